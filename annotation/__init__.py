@@ -1,0 +1,1 @@
+"""Domain logic and shared value types. Imports neither Qt, PyBullet nor SQL."""

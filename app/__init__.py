@@ -1,0 +1,1 @@
+"""Application layer: composition root, CLI, main window."""

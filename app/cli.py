@@ -1,0 +1,182 @@
+"""The `reasonscope` command: the GUI with no arguments, headless work as subcommands.
+
+Every subcommand has --help, reports with --json where it reports, and exits
+2 with one line naming the file and the problem on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from annotation.progress import Cancelled, Progress
+from store import ProjectError, open_project
+
+EXIT_BAD_INPUT = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is a single line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"reasonscope: error: {message}\n")
+    return EXIT_BAD_INPUT
+
+
+class TerminalProgress(Progress):
+    """Progress on stderr: updated in place on a terminal, one line per message otherwise."""
+
+    def __init__(self) -> None:
+        super().__init__(self._show)
+        self._last = ""
+        self._tty = sys.stderr.isatty()
+
+    def _show(self, done: int, total: int, message: str) -> None:
+        pct = int(100 * done / total) if total else 100
+        line = f"{pct:3d}% {message}"
+        if self._tty:
+            sys.stderr.write("\r" + line.ljust(78)[:78])
+            sys.stderr.flush()
+        elif message != self._last:
+            sys.stderr.write(line + "\n")
+        self._last = message
+
+    def close(self) -> None:
+        if self._tty and self._last:
+            sys.stderr.write("\n")
+
+
+def _db_arg(parser: argparse.ArgumentParser, *, help_text: str) -> None:
+    parser.add_argument("--db", metavar="PATH", type=Path, default=None, help=help_text)
+
+
+def _default_db(args: argparse.Namespace) -> Path:
+    from app.paths import demo_project_path
+
+    return args.db if args.db is not None else demo_project_path()
+
+
+# -- subcommands ---------------------------------------------------------------
+def cmd_demo(args: argparse.Namespace) -> int:
+    from app.demo import build_demo
+
+    path = _default_db(args)
+    progress = TerminalProgress()
+    try:
+        added = build_demo(path, progress)
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps({"path": str(path), "added_parts": added}))
+    elif added:
+        print(f"Demo project {path}: added {', '.join(added)}")
+    else:
+        print(f"Demo project {path} is already complete")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    import os
+
+    path = _default_db(args)
+    readonly = path.exists() and not os.access(path, os.W_OK)
+    with open_project(path, readonly=readonly) as project:
+        summary = project.summary.summary().as_dict()
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    width = max(len(k) for k in summary)
+    for key, value in summary.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        print(f"{key.replace('_', ' '):<{width}}  {value}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from app.bench import CASES, run_cases
+
+    names = args.case or None
+    unknown = [n for n in names or [] if n not in CASES]
+    if unknown:
+        return _fail(f"unknown bench case {unknown[0]!r}; known: {', '.join(sorted(CASES))}")
+
+    def note(message: str) -> None:
+        if not args.json:
+            sys.stderr.write(message + "\n")
+
+    results = run_cases(names, quick=args.quick, progress=note)
+    if args.json:
+        print(json.dumps([r.as_dict() for r in results], indent=2))
+    else:
+        for r in results:
+            mark = "ok " if r.passed else "MISS"
+            print(f"{mark} {r.name:<28} {r.value:>10.3g} {r.unit:<8} goal {r.goal:<24} {r.detail}")
+    return 0
+
+
+# -- parser ------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="reasonscope",
+        description=(
+            "Build, check and study visual-reasoning benchmarks for robots. "
+            "With no subcommand, open the desktop app."
+        ),
+    )
+    _db_arg(parser, help_text="project file to open in the GUI (default: the demo project)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+
+    p = sub.add_parser("demo", help="build the demo project headless",
+                       description="Build (or complete) the demo project without a screen.")
+    _db_arg(p, help_text="where to build it (default: the demo project in the user data folder)")
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("info", help="show what a project holds",
+                       description="Count what a project holds: annotators, scenes, "
+                       "sequences, labels, questions by status, episodes, steps.")
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("bench", help="run the performance cases",
+                       description="Run the benchmark cases; each reports a value (a ratio "
+                       "against a baseline measured in the same process), its goal and "
+                       "whether it met it.")
+    p.add_argument("--json", action="store_true", help="print a JSON list of results")
+    p.add_argument("--quick", action="store_true", help="smaller inputs (a few minutes at most)")
+    p.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable)")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from app.gui import run_gui
+
+        return run_gui(args.db)
+    try:
+        return args.func(args)
+    except ProjectError as exc:
+        return _fail(str(exc))
+    except Cancelled:
+        sys.stderr.write("reasonscope: cancelled\n")
+        return 130
+    except KeyboardInterrupt:
+        sys.stderr.write("\nreasonscope: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""The demo project: built headless by `reasonscope demo` or on the GUI's first run.
+
+The demo is assembled from parts; each capability adds its own part to
+`DEMO_PARTS`. A part runs once per project (recorded in `project_meta`), so
+building the demo again only adds what a newer build brings. A brand-new demo
+is built in a temporary file and moved into place when complete, so a
+cancelled or failed first run never leaves a half-built project behind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from annotation.progress import Progress
+from store import Project, open_project
+
+# The people in the demo: one labels, two others review (JRDB-Reasoning's
+# two-reviewer rule), and two verify questions blind to each other (MG-VQA).
+DEMO_ANNOTATORS = ("Ada (annotator)", "Ben (reviewer)", "Cleo (reviewer)")
+
+
+def _part_annotators(project: Project, progress: Progress) -> None:
+    for i, name in enumerate(DEMO_ANNOTATORS):
+        progress.report(i, len(DEMO_ANNOTATORS), f"Adding annotator {name}")
+        project.annotators.sign_in(name)
+
+
+DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
+    ("annotators", _part_annotators),
+]
+
+
+def build_demo(path: str | os.PathLike[str], progress: Progress | None = None) -> list[str]:
+    """Build or complete the demo project at `path`; return the parts added."""
+    progress = progress or Progress()
+    path = Path(path)
+    fresh = not path.exists()
+    target = path.with_name(path.name + ".building") if fresh else path
+    if fresh and target.exists():
+        target.unlink()
+    project = open_project(target, create=True)
+    added: list[str] = []
+    try:
+        done = set(project.meta_list("demo_parts"))
+        for i, (name, part) in enumerate(DEMO_PARTS):
+            progress.report(i, len(DEMO_PARTS), f"Demo: {name}")
+            if name in done:
+                continue
+            part(project, progress)
+            project.meta_append("demo_parts", name)
+            added.append(name)
+        progress.report(len(DEMO_PARTS), len(DEMO_PARTS), "Demo ready")
+        project.checkpoint()
+    except BaseException:
+        project.close()
+        if fresh:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(target) + suffix).unlink(missing_ok=True)
+        raise
+    project.close()
+    if fresh:
+        os.replace(target, path)
+        for suffix in ("-wal", "-shm"):
+            Path(str(target) + suffix).unlink(missing_ok=True)
+    return added

@@ -1,0 +1,57 @@
+"""Start the desktop app."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from app.paths import demo_project_path
+
+
+def display_available() -> bool:
+    """Whether Qt can reach a screen (X11, Wayland) or was told to go offscreen."""
+    if os.environ.get("QT_QPA_PLATFORM", "").startswith(("offscreen", "minimal", "vnc")):
+        return True
+    if sys.platform != "linux":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def create_application(argv: list[str] | None = None):
+    from PySide6.QtWidgets import QApplication
+
+    from widgets.icons import icon
+    from widgets.theme import apply_theme
+
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName("ReasonScope")
+    app.setOrganizationName("ReasonScope")
+    app.setWindowIcon(icon("app"))
+    apply_theme(app)
+    return app
+
+
+def run_gui(db: Path | None) -> int:
+    if not display_available():
+        sys.stderr.write(
+            "reasonscope: no display; run `xvfb-run make run` for a virtual one, "
+            "or `make screenshots` for PNGs of every mode\n"
+        )
+        return 2
+    from app.crash import install_excepthook
+    from app.main_window import MainWindow
+
+    app = create_application()
+    window = MainWindow()
+    install_excepthook(lambda: window)
+    window.show()
+    if db is not None:
+        if not window.open_path(db, create=False):
+            window.message_box.finished.connect(lambda *_: None)
+    elif demo_project_path().exists():
+        window.open_path(demo_project_path())
+        window.open_demo()  # completes parts added by newer builds, off the GUI thread
+    else:
+        window.open_demo()
+    return app.exec()

@@ -1,0 +1,350 @@
+"""The main window: a thin assembler of menus, the mode bar, the modes and the status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QStackedWidget,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
+
+from app import settings as app_settings
+from app.modes import MODES, ModeSpec
+from app.paths import demo_project_path
+from app.session import ProjectSession
+from store import ProjectError
+from widgets.activity import ActivityPanel
+from widgets.empty_state import EmptyState
+from widgets.icons import icon
+from widgets.mode import ModeWindow
+from widgets.shortcuts import ShortcutSheet, shortcut_rows
+from widgets.signin import SignInDialog
+from widgets.summary import SummaryView
+from widgets.tasks import TaskRunner
+
+PROJECT_FILTER = "ReasonScope projects (*.reasonscope *.db *.sqlite);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    mode_changed = Signal(str)
+
+    def __init__(self, session: ProjectSession | None = None) -> None:
+        super().__init__()
+        self.session = session or ProjectSession()
+        self.setObjectName("main_window")
+        self.setWindowTitle("ReasonScope")
+        self.setWindowIcon(icon("app"))
+        self.modes: dict[str, ModeWindow] = {}
+        self.empty_states: dict[str, EmptyState] = {}
+        self.summary_views: list[SummaryView] = []
+        self.activity_panels: list[ActivityPanel] = []
+        self.message_box: QMessageBox | None = None
+        self.sign_in_dialog: SignInDialog | None = None
+        self.task: TaskRunner | None = None
+
+        self.stack = QStackedWidget()
+        self.setCentralWidget(self.stack)
+        self._build_actions()
+        self._build_menus()
+        self._build_mode_bar()
+        for spec in MODES:
+            self._add_mode(spec)
+        self._build_status_bar()
+
+        self.session.project_changed.connect(self._on_project_changed)
+        self.session.annotator_changed.connect(self._on_annotator_changed)
+        self.session.data_changed.connect(self.refresh)
+        self._restore_settings()
+        self.refresh()
+
+    # -- construction ---------------------------------------------------------
+    def _action(self, text: str, slot, shortcut=None, icon_name: str | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if icon_name:
+            action.setIcon(icon(icon_name))
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        self.new_action = self._action("&New project…", self.new_project_dialog, QKeySequence.StandardKey.New)
+        self.open_action = self._action("&Open project…", self.open_project_dialog, QKeySequence.StandardKey.Open)
+        self.demo_action = self._action("Open &demo project", self.open_demo, "Ctrl+Shift+D")
+        self.sign_in_action = self._action("&Switch annotator…", self.request_sign_in, "Ctrl+Shift+U", "user")
+        self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.shortcuts_action = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard")
+        self.about_action = self._action("&About ReasonScope", self.show_about)
+        self.reset_layout_action = self._action("&Reset panel layout", self.reset_layout)
+        self.mode_group = QActionGroup(self)
+        self.mode_actions: dict[str, QAction] = {}
+        for i, spec in enumerate(MODES, start=1):
+            action = self._action(spec.title, lambda _=False, k=spec.key: self.set_mode(k),
+                                  f"Ctrl+{i}", spec.icon)
+            action.setCheckable(True)
+            action.setToolTip(f"{spec.title} (Ctrl+{i})")
+            self.mode_group.addAction(action)
+            self.mode_actions[spec.key] = action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.new_action)
+        file_menu.addAction(self.open_action)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addAction(self.demo_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.sign_in_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        mode_menu = bar.addMenu("&Mode")
+        for action in self.mode_actions.values():
+            mode_menu.addAction(action)
+        self.view_menu = bar.addMenu("&View")
+        self.view_menu.aboutToShow.connect(self._fill_view_menu)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addAction(self.about_action)
+
+    def _build_mode_bar(self) -> None:
+        self.mode_bar = QToolBar("Modes")
+        self.mode_bar.setObjectName("mode_bar")
+        self.mode_bar.setMovable(False)
+        self.mode_bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for action in self.mode_actions.values():
+            self.mode_bar.addAction(action)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.mode_bar)
+
+    def _add_mode(self, spec: ModeSpec) -> None:
+        empty = EmptyState(title=spec.title, purpose=spec.purpose, how_to=spec.how_to,
+                           icon=icon(spec.icon))
+        mode = ModeWindow(spec.key, spec.title, empty)
+        summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
+        mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
+        mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
+        mode.default_state = mode.layout_state()
+        self.summary_views.append(summary)
+        self.activity_panels.append(activity)
+        self.empty_states[spec.key] = empty
+        self.modes[spec.key] = mode
+        self.stack.addWidget(mode)
+
+    def _build_status_bar(self) -> None:
+        self.annotator_button = QToolButton()
+        self.annotator_button.setObjectName("annotator_button")
+        self.annotator_button.setIcon(icon("user"))
+        self.annotator_button.setToolTip("Switch annotator (Ctrl+Shift+U)")
+        self.annotator_button.clicked.connect(self.request_sign_in)
+        self.annotator_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.annotator_button.setAutoRaise(True)
+        self.project_label = QLabel()
+        self.statusBar().addPermanentWidget(self.project_label, 1)
+        self.statusBar().addPermanentWidget(self.annotator_button)
+
+    # -- modes and layout -----------------------------------------------------
+    @property
+    def current_mode(self) -> str:
+        return self.stack.currentWidget().key
+
+    def set_mode(self, key: str) -> None:
+        if key not in self.modes:
+            raise KeyError(f"no mode {key!r}; modes are {list(self.modes)}")
+        self.stack.setCurrentWidget(self.modes[key])
+        self.mode_actions[key].setChecked(True)
+        self.refresh()
+        self.mode_changed.emit(key)
+
+    def reset_layout(self) -> None:
+        mode = self.modes[self.current_mode]
+        mode.restore_layout(mode.default_state)
+        for dock in mode.docks.values():
+            dock.show()
+
+    def _fill_view_menu(self) -> None:
+        self.view_menu.clear()
+        for dock in self.modes[self.current_mode].docks.values():
+            self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.reset_layout_action)
+
+    def _restore_settings(self) -> None:
+        s = app_settings.settings()
+        geometry = s.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 860)
+        for key, mode in self.modes.items():
+            state = s.value(f"modes/{key}/state")
+            if isinstance(state, QByteArray):
+                mode.restore_layout(state)
+        mode_key = s.value("window/mode", MODES[0].key)
+        self.set_mode(mode_key if mode_key in self.modes else MODES[0].key)
+
+    def save_settings(self) -> None:
+        s = app_settings.settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/mode", self.current_mode)
+        for key, mode in self.modes.items():
+            s.setValue(f"modes/{key}/state", mode.layout_state())
+        s.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.save_settings()
+        self.session.close()
+        super().closeEvent(event)
+
+    # -- projects -------------------------------------------------------------
+    def open_path(self, path: Path | str, *, create: bool = False) -> bool:
+        """Open a project; on a bad file, say why in one line and keep the current one."""
+        try:
+            self.session.open(path, create=create)
+        except ProjectError as exc:
+            self.show_message("Cannot open project", str(exc), QMessageBox.Icon.Warning)
+            return False
+        app_settings.remember_project(self.session.path)
+        if self.session.annotator is None:
+            remembered = app_settings.annotator_name()
+            if remembered:
+                self.session.sign_in(remembered)
+            else:
+                QTimer.singleShot(0, self.request_sign_in)
+        return True
+
+    def new_project_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", str(Path.home() / "project.reasonscope"),
+                                              PROJECT_FILTER)
+        if path:
+            if Path(path).exists():
+                self.show_message("Cannot create project",
+                                  f"{path}: already exists; open it instead", QMessageBox.Icon.Warning)
+                return
+            self.open_path(path, create=True)
+
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", str(Path.home()), PROJECT_FILTER)
+        if path:
+            self.open_path(path)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = app_settings.recent_projects()
+        for path in recent:
+            action = self.recent_menu.addAction(path)
+            action.setEnabled(Path(path).exists())
+            action.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if not recent:
+            self.recent_menu.addAction("No recent projects").setEnabled(False)
+
+    def open_demo(self) -> None:
+        """Open the demo project, building or completing it off the GUI thread first."""
+        from app.demo import build_demo
+
+        path = demo_project_path()
+        if self.task is not None:
+            return
+        self.task = TaskRunner("Preparing the demo project", lambda p: build_demo(path, p), self)
+        self.task.succeeded.connect(lambda _: self.open_path(path))
+        self.task.failed.connect(lambda summary, _details: self.show_message(
+            "Demo project not built", summary, QMessageBox.Icon.Warning))
+        self.task.finished.connect(self._task_done)
+        self.task.start()
+
+    def _task_done(self) -> None:
+        self.task = None
+
+    # -- people ---------------------------------------------------------------
+    def request_sign_in(self) -> None:
+        if self.session.project is None:
+            self.show_message("No project open", "Open a project before signing in.",
+                              QMessageBox.Icon.Information)
+            return
+        current = self.session.annotator.name if self.session.annotator else None
+        self.sign_in_dialog = SignInDialog(self.session.known_annotators(), current, self)
+        self.sign_in_dialog.accepted.connect(self._accept_sign_in)
+        self.sign_in_dialog.open()
+
+    def _accept_sign_in(self) -> None:
+        name = self.sign_in_dialog.name()
+        try:
+            self.session.sign_in(name)
+        except ProjectError as exc:
+            self.show_message("Cannot sign in", str(exc), QMessageBox.Icon.Warning)
+            return
+        app_settings.remember_annotator(self.session.annotator.name)
+
+    # -- display --------------------------------------------------------------
+    def _on_project_changed(self) -> None:
+        path = self.session.path
+        self.setWindowTitle(f"ReasonScope — {path.name}" if path else "ReasonScope")
+        self.refresh()
+
+    def _on_annotator_changed(self) -> None:
+        a = self.session.annotator
+        self.annotator_button.setText(f"Signed in as {a.name}" if a else "Not signed in — sign in")
+
+    def refresh(self) -> None:
+        """Re-read what the project holds into every visible panel."""
+        summary = self.session.summary()
+        self.project_label.setText(str(self.session.path) if self.session.path else "No project open")
+        for spec in MODES:
+            if summary is None:
+                text = "No project open: File ▸ Open project, or File ▸ Open demo project."
+            else:
+                text = spec.status(summary)
+            self.empty_states[spec.key].set_status(text)
+        for view in self.summary_views:
+            view.set_summary(summary)
+        current = self.stack.currentIndex()
+        if 0 <= current < len(self.activity_panels):
+            self.activity_panels[current].refresh()
+        self._on_annotator_changed()
+
+    def show_message(self, title: str, text: str, icon_kind: QMessageBox.Icon) -> None:
+        self.message_box = QMessageBox(icon_kind, title, text, QMessageBox.StandardButton.Ok, self)
+        self.message_box.setObjectName("message_box")
+        self.message_box.open()
+
+    def shortcut_groups(self) -> list[tuple[str, QAction]]:
+        pairs: list[tuple[str, QAction]] = []
+
+        def walk(menu: QMenu, group: str) -> None:
+            for action in menu.actions():
+                if action.menu():
+                    walk(action.menu(), group)
+                else:
+                    pairs.append((group, action))
+
+        for action in self.menuBar().actions():
+            if action.menu():
+                walk(action.menu(), action.text().replace("&", ""))
+        return pairs
+
+    def show_shortcuts(self) -> None:
+        self.shortcut_sheet = ShortcutSheet(shortcut_rows(self.shortcut_groups()), self)
+        self.shortcut_sheet.open()
+
+    def show_about(self) -> None:
+        self.show_message(
+            "About ReasonScope",
+            "ReasonScope builds, checks and studies visual-reasoning benchmarks for robots: "
+            "HOI annotation on JRDB, two-verifier question checking, live scene graphs and "
+            "episode replay in PyBullet, all saved as you work in one SQLite project file.",
+            QMessageBox.Icon.Information,
+        )
+
+
+def parent_widget(window: MainWindow | None) -> QWidget | None:
+    return window

@@ -1,0 +1,75 @@
+"""The five modes: what each is for, and how data gets into it in this build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from annotation.models import ProjectSummary
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    key: str
+    title: str
+    icon: str
+    purpose: str
+    how_to: str
+    status: Callable[[ProjectSummary], str]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+MODES: tuple[ModeSpec, ...] = (
+    ModeSpec(
+        "explore", "Explore scenes", "explore",
+        "Browse simulated tabletop scenes in the 3D viewport: bodies, cameras, "
+        "visibility, and the live scene graph of the current state.",
+        "Scenes come from the tabletop simulator (<code>reasonscope scenes generate</code>), "
+        "which is not part of this build yet.",
+        lambda s: f"This project holds {_plural(s.scenes, 'scene')}.",
+    ),
+    ModeSpec(
+        "annotate", "Annotate HOI", "annotate",
+        "Label human-object interactions on panoramic images and lidar point clouds of "
+        "crowded scenes, each with a difficulty (1 easy, 2 medium, 3 hard); two other "
+        "annotators review every label.",
+        "Sequences come from a JRDB folder (<code>reasonscope import jrdb</code>), "
+        "which is not part of this build yet.",
+        lambda s: (f"This project holds {_plural(s.sequences, 'sequence')}, "
+                   f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."),
+    ),
+    ModeSpec(
+        "verify", "Verify questions", "verify",
+        "Check generated benchmark questions (Count, Find, Beneath, Compare) against the "
+        "restored scene, two verifiers per question, blind to each other; then approve, "
+        "correct or reject.",
+        "Questions come from the generators (<code>reasonscope questions generate</code>) or "
+        "a benchmark file (<code>reasonscope import benchmark</code>), neither part of this "
+        "build yet.",
+        lambda s: (f"This project holds {_plural(sum(s.questions.values()), 'question')} "
+                   f"({s.questions.get('pending', 0)} pending) and "
+                   f"{_plural(s.verifications, 'verification')}."),
+    ),
+    ModeSpec(
+        "replay", "Replay episodes", "replay",
+        "Step through recorded agent episodes (tool calls, plans, 16-dim dual-arm actions), "
+        "see where a grasp failed and why, re-simulate, and label the error.",
+        "Episodes come from agents run in the simulator (<code>reasonscope run-agent</code>) "
+        "or from evaluation logs (<code>reasonscope import episodes</code>), neither part of "
+        "this build yet.",
+        lambda s: (f"This project holds {_plural(s.episodes, 'episode')} with "
+                   f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors."),
+    ),
+    ModeSpec(
+        "results", "Results", "results",
+        "Read success rates per task and difficulty, failure analyses and annotation "
+        "agreement across the project.",
+        "Results are computed from episodes and verified questions; the project's contents "
+        "are listed in the Project panel.",
+        lambda s: (f"{_plural(s.episodes, 'episode')} and "
+                   f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."),
+    ),
+)

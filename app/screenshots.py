@@ -1,0 +1,78 @@
+"""`make screenshots`: one PNG per mode, with the demo project, into build/screenshots/.
+
+Run under a display (xvfb-run); it builds the demo project in a scratch
+folder so it never touches the user's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def _settle(app, ms: int = 200) -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+    app.processEvents()
+
+
+def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[Path]:
+    from app.demo import build_demo
+    from app.gui import create_application
+    from app.main_window import MainWindow
+    from app.modes import MODES
+    from app.paths import demo_project_path
+
+    out.mkdir(parents=True, exist_ok=True)
+    build_demo(demo_project_path())
+    app = create_application()
+    window = MainWindow()
+    window.resize(*size)
+    window.show()
+    window.open_path(demo_project_path())
+    window.session.sign_in("Ada (annotator)")
+    written = []
+    for i, spec in enumerate(MODES, start=1):
+        window.set_mode(spec.key)
+        _settle(app)
+        path = out / f"{i:02d}-{spec.key}.png"
+        window.grab().save(str(path))
+        written.append(path)
+    window.show_shortcuts()
+    _settle(app)
+    path = out / "06-shortcuts.png"
+    window.shortcut_sheet.grab().save(str(path))
+    written.append(path)
+    window.shortcut_sheet.close()
+    window.request_sign_in()
+    _settle(app)
+    path = out / "07-sign-in.png"
+    window.sign_in_dialog.grab().save(str(path))
+    written.append(path)
+    window.sign_in_dialog.reject()
+    window.close()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", type=Path, default=Path("build/screenshots"))
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        for var, name in (("REASONSCOPE_DATA_DIR", "data"), ("REASONSCOPE_CONFIG_DIR", "config"),
+                          ("REASONSCOPE_LOG_DIR", "logs")):
+            os.environ[var] = str(Path(scratch) / name)
+        os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+        for path in take_screenshots(args.out):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

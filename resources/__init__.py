@@ -1,0 +1,1 @@
+"""Shipped assets: icons, taxonomies, textures, demo-data recipes."""

@@ -1,0 +1,1 @@
+"""PyBullet worlds, robots, rendering and tools (no Qt, no SQL)."""

@@ -1,0 +1,226 @@
+"""Opening, checking and migrating a project file.
+
+A project is one SQLite file opened through sqlite-utils with WAL, foreign
+keys and a busy timeout. Every write goes through `Project.write()`, a
+`BEGIN IMMEDIATE` transaction committed on exit, so a person's action is on
+disk when the call returns and concurrent writers queue instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from store import schema
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_S = 30.0
+
+
+class ProjectError(Exception):
+    """A project cannot be opened or changed; the message is one line naming the file."""
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _check_file(path: Path, *, create: bool, readonly: bool) -> None:
+    if path.is_dir():
+        raise ProjectError(f"{path}: is a directory, not a project file")
+    if not path.exists():
+        if not create:
+            raise ProjectError(f"{path}: no such project file")
+        if not path.parent.exists():
+            raise ProjectError(f"{path}: folder {path.parent} does not exist")
+        if not os.access(path.parent, os.W_OK):
+            raise ProjectError(f"{path}: cannot create a project in read-only folder {path.parent}")
+        return
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise ProjectError(f"{path}: cannot be read ({exc.strerror})") from None
+    if header and header != SQLITE_HEADER:
+        raise ProjectError(f"{path}: not a SQLite database (wrong file header)")
+    if not readonly and (not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)):
+        raise ProjectError(
+            f"{path}: is read-only; ReasonScope saves every change as it happens, "
+            "so it needs write access (copy the file somewhere writable)"
+        )
+
+
+def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[set[str], list[str]]:
+    """Tables and applied reasonscope migrations of an existing file, read-only."""
+    try:
+        tables = {
+            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"{path}: not a usable SQLite database ({exc})") from None
+    applied: list[str] = []
+    if "_sqlite_migrations" in tables:
+        applied = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
+                [schema.MIGRATION_SET],
+            )
+        ]
+    return tables, applied
+
+
+class Project:
+    """An open project file. Repositories hang off it as attributes."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.db = Database(conn, execute_plugins=False)
+        from store.repositories import attach_repositories
+
+        attach_repositories(self)
+
+    # -- transactions -------------------------------------------------------
+    @contextmanager
+    def write(self) -> Iterator[Database]:
+        """One atomic, immediately committed write. Nested calls join the outer one."""
+        if self.readonly:
+            raise ProjectError(f"{self.path}: opened read-only; cannot change it")
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield self.db
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise ProjectError(f"{self.path}: cannot start a write ({exc})") from None
+        try:
+            yield self.db
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    @property
+    def schema_version(self) -> int:
+        return len(
+            [
+                r
+                for r in self.db.execute(
+                    "SELECT name FROM _sqlite_migrations WHERE migration_set = ?",
+                    [schema.MIGRATION_SET],
+                ).fetchall()
+            ]
+        )
+
+    # -- project metadata ----------------------------------------------------
+    def meta_get(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM project_meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def meta_list(self, key: str) -> list[str]:
+        value = self.meta_get(key)
+        return json.loads(value) if value else []
+
+    def meta_append(self, key: str, item: str) -> None:
+        with self.write():
+            items = self.meta_list(key)
+            if item not in items:
+                items.append(item)
+            self.db.execute(
+                "INSERT INTO project_meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, json.dumps(items)],
+            )
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file (before copying or moving it)."""
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def integrity_ok(self) -> bool:
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_project(
+    path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+) -> Project:
+    """Open (or with `create`, make) a project; migrate it to this build's schema.
+
+    Raises `ProjectError` with a one-line message, leaving the file untouched,
+    when the file is not SQLite, not a ReasonScope project, from a newer
+    ReasonScope, or read-only (unless `readonly`).
+    """
+    path = Path(path).expanduser().absolute()
+    _check_file(path, create=create, readonly=readonly)
+    existed = path.exists() and path.stat().st_size > 0
+    if readonly:
+        uri = f"{path.as_uri()}?mode=ro"
+        if not os.access(path, os.W_OK):
+            uri += "&immutable=1"  # nobody can be writing a file nobody may write
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    else:
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=True
+        )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        if existed:
+            tables, applied = _inspect(conn, path)
+            if "project_meta" not in tables and tables - {"sqlite_sequence"}:
+                raise ProjectError(f"{path}: a SQLite database, but not a ReasonScope project")
+            known = schema.known_migration_names()
+            unknown = [name for name in applied if name not in known]
+            if unknown:
+                raise ProjectError(
+                    f"{path}: written by a newer ReasonScope (schema {len(applied)}, "
+                    f"this build knows {len(known)}); upgrade ReasonScope to open it"
+                )
+        if readonly:
+            if existed and len(applied) < schema.SCHEMA_VERSION:
+                raise ProjectError(
+                    f"{path}: uses an older schema and is read-only; open a writable copy to upgrade it"
+                )
+            conn.execute("PRAGMA foreign_keys = ON")
+            return Project(path, conn, readonly=True)
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise ProjectError(f"{path}: cannot switch to WAL journal mode (got {mode})")
+        # NORMAL in WAL mode: a commit survives the process being killed; only an
+        # OS crash or power loss may lose the last transactions.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        project = Project(path, conn, readonly=False)
+        with project.write():  # BEGIN IMMEDIATE: concurrent first opens queue, not fail
+            schema.migrations.apply(project.db)
+        if not existed:
+            with project.write():
+                project.db.execute(
+                    "INSERT OR IGNORE INTO project_meta(key, value) VALUES ('created_at', ?)",
+                    [utc_now()],
+                )
+        return project
+    except ProjectError:
+        conn.close()
+        raise
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise ProjectError(f"{path}: {exc}") from None

@@ -1,0 +1,25 @@
+"""Attach every repository to a `Project`; one module per family of tables."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from store.db import Project
+
+
+def attach_repositories(project: Project) -> None:
+    from store.annotators import AnnotatorRepository, AuditRepository
+    from store.episodes import EpisodeRepository, ImageRepository
+    from store.jrdb import HoiRepository, SequenceRepository
+    from store.questions import QuestionRepository
+    from store.summary import SummaryRepository
+
+    project.annotators = AnnotatorRepository(project)
+    project.audit = AuditRepository(project)
+    project.images = ImageRepository(project)
+    project.episodes = EpisodeRepository(project)
+    project.sequences = SequenceRepository(project)
+    project.hoi = HoiRepository(project)
+    project.questions = QuestionRepository(project)
+    project.summary = SummaryRepository(project)

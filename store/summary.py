@@ -1,0 +1,36 @@
+"""What a project holds, for `reasonscope info` and the Results mode."""
+
+from __future__ import annotations
+
+from annotation.models import ProjectSummary
+from store.base import Repository
+
+_COUNTS = {
+    "annotators": "SELECT count(*) FROM annotators",
+    "scenes": "SELECT count(*) FROM scenes",
+    "sequences": "SELECT count(*) FROM sequences",
+    "frames": "SELECT count(*) FROM frames",
+    "entities": "SELECT count(*) FROM entities",
+    "boxes_2d": "SELECT count(*) FROM boxes_2d",
+    "boxes_3d": "SELECT count(*) FROM boxes_3d",
+    "hoi_labels": "SELECT count(*) FROM hoi_labels",
+    "hoi_reviews": "SELECT count(*) FROM hoi_reviews",
+    "verifications": "SELECT count(*) FROM verifications",
+    "episodes": "SELECT count(*) FROM episodes",
+    "steps": "SELECT count(*) FROM steps",
+    "format_error_steps": "SELECT count(*) FROM steps WHERE kind = 'format_error'",
+    "error_labels": "SELECT count(*) FROM error_labels",
+    "images": "SELECT count(*) FROM images",
+    "audit_entries": "SELECT count(*) FROM audit_log",
+}
+
+
+class SummaryRepository(Repository):
+    def summary(self) -> ProjectSummary:
+        counts = {key: self.db.execute(sql).fetchone()[0] for key, sql in _COUNTS.items()}
+        return ProjectSummary(
+            path=str(self.project.path),
+            schema_version=self.project.schema_version,
+            questions=self.project.questions.counts_by_status(),
+            **counts,
+        )

@@ -1,0 +1,45 @@
+"""Shared fixtures. GUI tests run under Xvfb (pytest-xvfb) on Qt's xcb platform."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# Qt's offscreen platform has no OpenGL; pytest-xvfb gives us a real X display.
+os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory, monkeypatch):
+    """Never touch the real user's settings, demo project or logs."""
+    base = tmp_path_factory.mktemp("userdirs")
+    monkeypatch.setenv("REASONSCOPE_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("REASONSCOPE_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("REASONSCOPE_LOG_DIR", str(base / "logs"))
+    yield
+
+
+@pytest.fixture
+def project(tmp_path):
+    from store import open_project
+
+    p = open_project(tmp_path / "project.reasonscope", create=True)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def alice(project):
+    return project.annotators.sign_in("Alice")
+
+
+@pytest.fixture
+def bob(project):
+    return project.annotators.sign_in("Bob")

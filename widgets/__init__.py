@@ -1,0 +1,1 @@
+"""Qt widgets and panels. No SQL; models come in as plain-Python objects."""

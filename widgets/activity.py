@@ -1,0 +1,81 @@
+"""The activity panel: the project's audit log, newest first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
+
+from annotation.models import AuditEntry
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class AuditTableModel(QAbstractTableModel):
+    """A read-only table adapter over a list of `AuditEntry`."""
+
+    HEADERS = ("When (UTC)", "Who", "Action", "What", "Detail")
+
+    def __init__(self, entries: list[AuditEntry] | None = None) -> None:
+        super().__init__()
+        self._entries: list[AuditEntry] = list(entries or [])
+
+    def set_entries(self, entries: list[AuditEntry]) -> None:
+        self.beginResetModel()
+        self._entries = list(entries)
+        self.endResetModel()
+
+    def entry(self, row: int) -> AuditEntry:
+        return self._entries[row]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._entries)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        e = self._entries[index.row()]
+        detail = ", ".join(f"{k}={v}" for k, v in e.detail.items())
+        values = (e.at[:19].replace("T", " "), e.annotator or "(system)", e.action,
+                  f"{e.table} #{e.row_id}", detail)
+        return values[index.column()]
+
+
+class ActivityPanel(QWidget):
+    """Shows the latest changes from an entries source (e.g. `AuditRepository.recent`)."""
+
+    def __init__(self, source: Callable[[], list[AuditEntry]] | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._source = source
+        self.model = AuditTableModel()
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setAlternatingRowColors(True)
+        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.view.verticalHeader().hide()
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - a short strip under the mode's main view
+        return QSize(720, 190)
+
+    def set_source(self, source: Callable[[], list[AuditEntry]] | None) -> None:
+        self._source = source
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.model.set_entries(self._source() if self._source else [])
