@@ -1,0 +1,51 @@
+# ReasonScope: `make run` opens the app, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
+
+.PHONY: run test screenshots bench lint format system-deps clean
+
+system-deps:
+	@PYTHON=$(PYTHON) sh scripts/system-deps.sh
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamps: reinstall only when the project's requirements change.
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-app
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	@touch $@
+
+run: system-deps $(VENV)/.installed-app
+	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ]; then \
+		echo "No display: run 'xvfb-run make run' for a virtual one, or 'make screenshots' for PNGs of every mode."; \
+	else \
+		QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-xcb} $(BIN)/reasonscope $(ARGS); \
+	fi
+
+test: system-deps $(VENV)/.installed-test
+	QT_QPA_PLATFORM=xcb $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+screenshots: system-deps $(VENV)/.installed-app
+	rm -rf build/screenshots
+	QT_QPA_PLATFORM=xcb $(XVFB) $(BIN)/python -m app.screenshots build/screenshots
+
+bench: system-deps $(VENV)/.installed-app
+	$(BIN)/reasonscope bench $(ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf build $(VENV) *.egg-info .pytest_cache .ruff_cache
