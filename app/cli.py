@@ -135,26 +135,37 @@ def build_parser() -> argparse.ArgumentParser:
     _db_arg(parser, help_text="project file to open in the GUI (default: the demo project)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
 
-    p = sub.add_parser("demo", help="build the demo project headless",
-                       description="Build (or complete) the demo project without a screen.")
+    p = sub.add_parser(
+        "demo",
+        help="build the demo project headless",
+        description="Build (or complete) the demo project without a screen.",
+    )
     _db_arg(p, help_text="where to build it (default: the demo project in the user data folder)")
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("info", help="show what a project holds",
-                       description="Count what a project holds: annotators, scenes, "
-                       "sequences, labels, questions by status, episodes, steps.")
+    p = sub.add_parser(
+        "info",
+        help="show what a project holds",
+        description="Count what a project holds: annotators, scenes, "
+        "sequences, labels, questions by status, episodes, steps.",
+    )
     _db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("bench", help="run the performance cases",
-                       description="Run the benchmark cases; each reports a value (a ratio "
-                       "against a baseline measured in the same process), its goal and "
-                       "whether it met it.")
+    p = sub.add_parser(
+        "bench",
+        help="run the performance cases",
+        description="Run the benchmark cases; each reports a value (a ratio "
+        "against a baseline measured in the same process), its goal and "
+        "whether it met it.",
+    )
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
     p.add_argument("--quick", action="store_true", help="smaller inputs (a few minutes at most)")
-    p.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable)")
+    p.add_argument(
+        "--case", action="append", metavar="NAME", help="run only this case (repeatable)"
+    )
     p.set_defaults(func=cmd_bench)
     return parser
 

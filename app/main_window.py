@@ -79,19 +79,28 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
-        self.new_action = self._action("&New project…", self.new_project_dialog, QKeySequence.StandardKey.New)
-        self.open_action = self._action("&Open project…", self.open_project_dialog, QKeySequence.StandardKey.Open)
+        self.new_action = self._action(
+            "&New project…", self.new_project_dialog, QKeySequence.StandardKey.New
+        )
+        self.open_action = self._action(
+            "&Open project…", self.open_project_dialog, QKeySequence.StandardKey.Open
+        )
         self.demo_action = self._action("Open &demo project", self.open_demo, "Ctrl+Shift+D")
-        self.sign_in_action = self._action("&Switch annotator…", self.request_sign_in, "Ctrl+Shift+U", "user")
+        self.sign_in_action = self._action(
+            "&Switch annotator…", self.request_sign_in, "Ctrl+Shift+U", "user"
+        )
         self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.shortcuts_action = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard")
+        self.shortcuts_action = self._action(
+            "&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard"
+        )
         self.about_action = self._action("&About ReasonScope", self.show_about)
         self.reset_layout_action = self._action("&Reset panel layout", self.reset_layout)
         self.mode_group = QActionGroup(self)
         self.mode_actions: dict[str, QAction] = {}
         for i, spec in enumerate(MODES, start=1):
-            action = self._action(spec.title, lambda _=False, k=spec.key: self.set_mode(k),
-                                  f"Ctrl+{i}", spec.icon)
+            action = self._action(
+                spec.title, lambda _=False, k=spec.key: self.set_mode(k), f"Ctrl+{i}", spec.icon
+            )
             action.setCheckable(True)
             action.setToolTip(f"{spec.title} (Ctrl+{i})")
             self.mode_group.addAction(action)
@@ -128,8 +137,9 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.mode_bar)
 
     def _add_mode(self, spec: ModeSpec) -> None:
-        empty = EmptyState(title=spec.title, purpose=spec.purpose, how_to=spec.how_to,
-                           icon=icon(spec.icon))
+        empty = EmptyState(
+            title=spec.title, purpose=spec.purpose, how_to=spec.how_to, icon=icon(spec.icon)
+        )
         mode = ModeWindow(spec.key, spec.title, empty)
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -202,6 +212,8 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.task is not None:
+            self.task.shutdown()
         self.save_settings()
         self.session.close()
         super().closeEvent(event)
@@ -224,17 +236,23 @@ class MainWindow(QMainWindow):
         return True
 
     def new_project_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", str(Path.home() / "project.reasonscope"),
-                                              PROJECT_FILTER)
+        path, _ = QFileDialog.getSaveFileName(
+            self, "New project", str(Path.home() / "project.reasonscope"), PROJECT_FILTER
+        )
         if path:
             if Path(path).exists():
-                self.show_message("Cannot create project",
-                                  f"{path}: already exists; open it instead", QMessageBox.Icon.Warning)
+                self.show_message(
+                    "Cannot create project",
+                    f"{path}: already exists; open it instead",
+                    QMessageBox.Icon.Warning,
+                )
                 return
             self.open_path(path, create=True)
 
     def open_project_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", str(Path.home()), PROJECT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open project", str(Path.home()), PROJECT_FILTER
+        )
         if path:
             self.open_path(path)
 
@@ -257,8 +275,11 @@ class MainWindow(QMainWindow):
             return
         self.task = TaskRunner("Preparing the demo project", lambda p: build_demo(path, p), self)
         self.task.succeeded.connect(lambda _: self.open_path(path))
-        self.task.failed.connect(lambda summary, _details: self.show_message(
-            "Demo project not built", summary, QMessageBox.Icon.Warning))
+        self.task.failed.connect(
+            lambda summary, _details: self.show_message(
+                "Demo project not built", summary, QMessageBox.Icon.Warning
+            )
+        )
         self.task.finished.connect(self._task_done)
         self.task.start()
 
@@ -268,8 +289,9 @@ class MainWindow(QMainWindow):
     # -- people ---------------------------------------------------------------
     def request_sign_in(self) -> None:
         if self.session.project is None:
-            self.show_message("No project open", "Open a project before signing in.",
-                              QMessageBox.Icon.Information)
+            self.show_message(
+                "No project open", "Open a project before signing in.", QMessageBox.Icon.Information
+            )
             return
         current = self.session.annotator.name if self.session.annotator else None
         self.sign_in_dialog = SignInDialog(self.session.known_annotators(), current, self)
@@ -298,7 +320,9 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         """Re-read what the project holds into every visible panel."""
         summary = self.session.summary()
-        self.project_label.setText(str(self.session.path) if self.session.path else "No project open")
+        self.project_label.setText(
+            str(self.session.path) if self.session.path else "No project open"
+        )
         for spec in MODES:
             if summary is None:
                 text = "No project open: File ▸ Open project, or File ▸ Open demo project."

@@ -24,7 +24,9 @@ def _plural(n: int, word: str) -> str:
 
 MODES: tuple[ModeSpec, ...] = (
     ModeSpec(
-        "explore", "Explore scenes", "explore",
+        "explore",
+        "Explore scenes",
+        "explore",
         "Browse simulated tabletop scenes in the 3D viewport: bodies, cameras, "
         "visibility, and the live scene graph of the current state.",
         "Scenes come from the tabletop simulator (<code>reasonscope scenes generate</code>), "
@@ -32,44 +34,60 @@ MODES: tuple[ModeSpec, ...] = (
         lambda s: f"This project holds {_plural(s.scenes, 'scene')}.",
     ),
     ModeSpec(
-        "annotate", "Annotate HOI", "annotate",
+        "annotate",
+        "Annotate HOI",
+        "annotate",
         "Label human-object interactions on panoramic images and lidar point clouds of "
         "crowded scenes, each with a difficulty (1 easy, 2 medium, 3 hard); two other "
         "annotators review every label.",
         "Sequences come from a JRDB folder (<code>reasonscope import jrdb</code>), "
         "which is not part of this build yet.",
-        lambda s: (f"This project holds {_plural(s.sequences, 'sequence')}, "
-                   f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."),
+        lambda s: (
+            f"This project holds {_plural(s.sequences, 'sequence')}, "
+            f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."
+        ),
     ),
     ModeSpec(
-        "verify", "Verify questions", "verify",
+        "verify",
+        "Verify questions",
+        "verify",
         "Check generated benchmark questions (Count, Find, Beneath, Compare) against the "
         "restored scene, two verifiers per question, blind to each other; then approve, "
         "correct or reject.",
         "Questions come from the generators (<code>reasonscope questions generate</code>) or "
         "a benchmark file (<code>reasonscope import benchmark</code>), neither part of this "
         "build yet.",
-        lambda s: (f"This project holds {_plural(sum(s.questions.values()), 'question')} "
-                   f"({s.questions.get('pending', 0)} pending) and "
-                   f"{_plural(s.verifications, 'verification')}."),
+        lambda s: (
+            f"This project holds {_plural(sum(s.questions.values()), 'question')} "
+            f"({s.questions.get('pending', 0)} pending) and "
+            f"{_plural(s.verifications, 'verification')}."
+        ),
     ),
     ModeSpec(
-        "replay", "Replay episodes", "replay",
+        "replay",
+        "Replay episodes",
+        "replay",
         "Step through recorded agent episodes (tool calls, plans, 16-dim dual-arm actions), "
         "see where a grasp failed and why, re-simulate, and label the error.",
         "Episodes come from agents run in the simulator (<code>reasonscope run-agent</code>) "
         "or from evaluation logs (<code>reasonscope import episodes</code>), neither part of "
         "this build yet.",
-        lambda s: (f"This project holds {_plural(s.episodes, 'episode')} with "
-                   f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors."),
+        lambda s: (
+            f"This project holds {_plural(s.episodes, 'episode')} with "
+            f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors."
+        ),
     ),
     ModeSpec(
-        "results", "Results", "results",
+        "results",
+        "Results",
+        "results",
         "Read success rates per task and difficulty, failure analyses and annotation "
         "agreement across the project.",
         "Results are computed from episodes and verified questions; the project's contents "
         "are listed in the Project panel.",
-        lambda s: (f"{_plural(s.episodes, 'episode')} and "
-                   f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."),
+        lambda s: (
+            f"{_plural(s.episodes, 'episode')} and "
+            f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."
+        ),
     ),
 )

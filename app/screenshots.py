@@ -65,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", nargs="?", type=Path, default=Path("build/screenshots"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        for var, name in (("REASONSCOPE_DATA_DIR", "data"), ("REASONSCOPE_CONFIG_DIR", "config"),
-                          ("REASONSCOPE_LOG_DIR", "logs")):
+        for var, name in (
+            ("REASONSCOPE_DATA_DIR", "data"),
+            ("REASONSCOPE_CONFIG_DIR", "config"),
+            ("REASONSCOPE_LOG_DIR", "logs"),
+        ):
             os.environ[var] = str(Path(scratch) / name)
         os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
         for path in take_screenshots(args.out):

@@ -54,5 +54,7 @@ class Repository:
 
     def _require(self, annotator: Annotator | None) -> Annotator:
         if annotator is None:
-            raise ProjectError(f"{self.project.path}: a person's change needs a signed-in annotator")
+            raise ProjectError(
+                f"{self.project.path}: a person's change needs a signed-in annotator"
+            )
         return annotator

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -60,9 +61,7 @@ def _check_file(path: Path, *, create: bool, readonly: bool) -> None:
 def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[set[str], list[str]]:
     """Tables and applied reasonscope migrations of an existing file, read-only."""
     try:
-        tables = {
-            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
         raise ProjectError(f"{path}: not a usable SQLite database ({exc})") from None
     applied: list[str] = []
@@ -75,6 +74,19 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[set[str], list[str]]
             )
         ]
     return tables, applied
+
+
+def _set_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL. SQLite does not apply the busy timeout to this pragma, so
+    two processes creating the same new project at once retry here instead."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 class Project:
@@ -172,12 +184,14 @@ def open_project(
     path = Path(path).expanduser().absolute()
     _check_file(path, create=create, readonly=readonly)
     existed = path.exists() and path.stat().st_size > 0
-    if readonly:
-        uri = f"{path.as_uri()}?mode=ro"
-        if not os.access(path, os.W_OK):
-            uri += "&immutable=1"  # nobody can be writing a file nobody may write
+    if readonly and not os.access(path, os.W_OK):
+        # Nobody may write this file, so nobody is writing it: immutable needs no
+        # -wal/-shm files (which a read-only connection could not clean up).
+        uri = f"{path.as_uri()}?mode=ro&immutable=1"
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     else:
+        # A readonly Project on a writable file still connects normally (so SQLite
+        # removes its WAL index on close); Project.write() refuses all writes.
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=True
         )
@@ -201,7 +215,7 @@ def open_project(
                 )
             conn.execute("PRAGMA foreign_keys = ON")
             return Project(path, conn, readonly=True)
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _set_wal(conn)
         if mode.lower() != "wal":
             raise ProjectError(f"{path}: cannot switch to WAL journal mode (got {mode})")
         # NORMAL in WAL mode: a commit survives the process being killed; only an

@@ -13,7 +13,9 @@ from store.db import ProjectError, utc_now
 
 
 class ImageRepository(Repository):
-    def put(self, data: bytes, mime: str, width: int | None = None, height: int | None = None) -> str:
+    def put(
+        self, data: bytes, mime: str, width: int | None = None, height: int | None = None
+    ) -> str:
         """Store image bytes once; return their sha256. Joins the caller's transaction."""
         sha = hashlib.sha256(data).hexdigest()
         with self.project.write():
@@ -39,15 +41,28 @@ _EPISODE_COLUMNS = (
 
 def _episode(r: tuple) -> Episode:
     return Episode(
-        id=r[0], uid=r[1], benchmark=r[2], model=r[3], agent=r[4], mode=r[5], task=r[6],
-        question_id=r[7], scene_id=r[8], outcome=r[9],
-        success=None if r[10] is None else bool(r[10]), score=r[11], header=loads(r[12], {}),
-        created_at=r[13], step_count=r[14],
+        id=r[0],
+        uid=r[1],
+        benchmark=r[2],
+        model=r[3],
+        agent=r[4],
+        mode=r[5],
+        task=r[6],
+        question_id=r[7],
+        scene_id=r[8],
+        outcome=r[9],
+        success=None if r[10] is None else bool(r[10]),
+        score=r[11],
+        header=loads(r[12], {}),
+        created_at=r[13],
+        step_count=r[14],
     )
 
 
 class EpisodeRepository(Repository):
-    def add(self, header: dict[str, Any], steps: Iterable[dict[str, Any]], source: str = "") -> Episode:
+    def add(
+        self, header: dict[str, Any], steps: Iterable[dict[str, Any]], source: str = ""
+    ) -> Episode:
         """Store an episode and all its steps in one transaction: all or nothing."""
         with self.project.write():
             cur = self.db.execute(
@@ -55,27 +70,44 @@ class EpisodeRepository(Repository):
                 "scene_id, outcome, success, score, header, source, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    header.get("uid") or uuid.uuid4().hex, header.get("benchmark", ""),
-                    header.get("model", ""), header.get("agent", ""), header.get("mode", ""),
-                    header.get("task", ""), header.get("question_id"), header.get("scene_id"),
-                    header.get("outcome", ""), header.get("success"), header.get("score"),
-                    dumps(header), source, utc_now(),
+                    header.get("uid") or uuid.uuid4().hex,
+                    header.get("benchmark", ""),
+                    header.get("model", ""),
+                    header.get("agent", ""),
+                    header.get("mode", ""),
+                    header.get("task", ""),
+                    header.get("question_id"),
+                    header.get("scene_id"),
+                    header.get("outcome", ""),
+                    header.get("success"),
+                    header.get("score"),
+                    dumps(header),
+                    source,
+                    utc_now(),
                 ],
             )
             episode_id = cur.lastrowid
             for index, step in enumerate(steps):
                 kind = step.get("kind", "tool")
                 if kind not in STEP_KINDS:
-                    raise ValueError(f"step {index}: kind must be one of {STEP_KINDS}, not {kind!r}")
+                    raise ValueError(
+                        f"step {index}: kind must be one of {STEP_KINDS}, not {kind!r}"
+                    )
                 self.db.execute(
                     "INSERT INTO steps(episode_id, step_index, kind, name, arguments, result, ok, "
                     "feedback, model_text, raw_output, state, image_sha256) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        episode_id, index, kind, step.get("name", ""),
-                        dumps(step.get("arguments", {})), dumps(step.get("result")),
-                        step.get("ok"), step.get("feedback", ""),
-                        dumps(step.get("model_text", {})), step.get("raw_output", ""),
+                        episode_id,
+                        index,
+                        kind,
+                        step.get("name", ""),
+                        dumps(step.get("arguments", {})),
+                        dumps(step.get("result")),
+                        step.get("ok"),
+                        step.get("feedback", ""),
+                        dumps(step.get("model_text", {})),
+                        step.get("raw_output", ""),
                         dumps(step["state"]) if step.get("state") is not None else None,
                         step.get("image_sha256"),
                     ],
@@ -100,9 +132,17 @@ class EpisodeRepository(Repository):
         ).fetchall()
         return [
             Step(
-                episode_id=r[0], index=r[1], kind=r[2], name=r[3], arguments=loads(r[4], {}),
-                result=loads(r[5]), ok=None if r[6] is None else bool(r[6]), feedback=r[7],
-                model_text=loads(r[8], {}), raw_output=r[9], state=loads(r[10]),
+                episode_id=r[0],
+                index=r[1],
+                kind=r[2],
+                name=r[3],
+                arguments=loads(r[4], {}),
+                result=loads(r[5]),
+                ok=None if r[6] is None else bool(r[6]),
+                feedback=r[7],
+                model_text=loads(r[8], {}),
+                raw_output=r[9],
+                state=loads(r[10]),
                 image_sha256=r[11],
             )
             for r in rows

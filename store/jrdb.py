@@ -39,8 +39,30 @@ class SequenceRepository(Repository):
             raise ProjectError(f"{self.project.path}: no sequence with id {sequence_id}")
         return Sequence(row[0], row[1], row[2], loads(row[3], {}), row[4])
 
+    def find(self, name: str) -> Sequence | None:
+        row = self.db.execute("SELECT id FROM sequences WHERE name = ?", [name]).fetchone()
+        return self.get(row[0]) if row else None
+
+    def frames(self, sequence_id: int) -> list[Frame]:
+        rows = self.db.execute(
+            "SELECT id, sequence_id, frame_index, image_path, pointcloud_paths FROM frames "
+            "WHERE sequence_id = ? ORDER BY frame_index",
+            [sequence_id],
+        ).fetchall()
+        return [Frame(r[0], r[1], r[2], r[3], tuple(loads(r[4], []))) for r in rows]
+
+    def entity_ids(self, sequence_id: int) -> dict[str, int]:
+        """Entity key (e.g. "pedestrian:3") -> row id, for one sequence."""
+        rows = self.db.execute(
+            "SELECT entity_key, id FROM entities WHERE sequence_id = ?", [sequence_id]
+        ).fetchall()
+        return dict(rows)
+
     def add_frame(
-        self, sequence_id: int, index: int, image_path: str | None = None,
+        self,
+        sequence_id: int,
+        index: int,
+        image_path: str | None = None,
         pointcloud_paths: tuple[str, ...] = (),
     ) -> Frame:
         with self.project.write():
@@ -52,7 +74,11 @@ class SequenceRepository(Repository):
         return Frame(cur.lastrowid, sequence_id, index, image_path, tuple(pointcloud_paths))
 
     def add_entity(
-        self, sequence_id: int, key: str, kind: str, category: str = "",
+        self,
+        sequence_id: int,
+        key: str,
+        kind: str,
+        category: str = "",
         attributes: dict[str, Any] | None = None,
     ) -> int:
         if kind not in ENTITY_KINDS:
@@ -73,14 +99,21 @@ _LABEL_COLUMNS = (
 
 
 def _check_difficulty(difficulty: int) -> None:
-    if difficulty not in HOI_DIFFICULTIES:
+    if type(difficulty) is not int or difficulty not in HOI_DIFFICULTIES:
         raise ValueError(f"difficulty must be 1 (easy), 2 (medium) or 3 (hard), not {difficulty!r}")
 
 
 class HoiRepository(Repository):
     def add_label(
-        self, *, frame_id: int, subject_entity_id: int, object_entity_id: int | None,
-        category: str, predicate: str, difficulty: int, annotator: Annotator,
+        self,
+        *,
+        frame_id: int,
+        subject_entity_id: int,
+        object_entity_id: int | None,
+        category: str,
+        predicate: str,
+        difficulty: int,
+        annotator: Annotator,
     ) -> HoiLabel:
         """Save one HOI label now, carrying its annotator (autosave)."""
         self._require(annotator)
@@ -91,13 +124,37 @@ class HoiRepository(Repository):
                 "INSERT INTO hoi_labels(frame_id, subject_entity_id, object_entity_id, category, "
                 "predicate, difficulty, annotator_id, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [frame_id, subject_entity_id, object_entity_id, category, predicate,
-                 difficulty, annotator.id, now, now],
+                [
+                    frame_id,
+                    subject_entity_id,
+                    object_entity_id,
+                    category,
+                    predicate,
+                    difficulty,
+                    annotator.id,
+                    now,
+                    now,
+                ],
             )
-            self._audit(annotator, "create", "hoi_labels", cur.lastrowid,
-                        {"predicate": predicate, "difficulty": difficulty})
-        return HoiLabel(cur.lastrowid, frame_id, subject_entity_id, object_entity_id, category,
-                        predicate, difficulty, annotator.id, now, now)
+            self._audit(
+                annotator,
+                "create",
+                "hoi_labels",
+                cur.lastrowid,
+                {"predicate": predicate, "difficulty": difficulty},
+            )
+        return HoiLabel(
+            cur.lastrowid,
+            frame_id,
+            subject_entity_id,
+            object_entity_id,
+            category,
+            predicate,
+            difficulty,
+            annotator.id,
+            now,
+            now,
+        )
 
     def get_label(self, label_id: int) -> HoiLabel:
         row = self.db.execute(
@@ -116,8 +173,13 @@ class HoiRepository(Repository):
                 "UPDATE hoi_labels SET difficulty = ?, updated_at = ? WHERE id = ?",
                 [difficulty, utc_now(), label_id],
             )
-            self._audit(annotator, "update", "hoi_labels", label_id,
-                        {"difficulty": [old.difficulty, difficulty]})
+            self._audit(
+                annotator,
+                "update",
+                "hoi_labels",
+                label_id,
+                {"difficulty": [old.difficulty, difficulty]},
+            )
         return self.get_label(label_id)
 
     def labels_for_frame(self, frame_id: int) -> list[HoiLabel]:
@@ -127,8 +189,13 @@ class HoiRepository(Repository):
         return [HoiLabel(*r) for r in rows]
 
     def review(
-        self, label_id: int, *, reviewer: Annotator, verdict: str,
-        difficulty: int | None = None, comment: str = "",
+        self,
+        label_id: int,
+        *,
+        reviewer: Annotator,
+        verdict: str,
+        difficulty: int | None = None,
+        comment: str = "",
     ) -> HoiReview:
         """A second or third annotator's review; the label's author cannot review it."""
         self._require(reviewer)

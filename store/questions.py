@@ -91,11 +91,15 @@ class QuestionRepository(Repository):
     def add(self, question: dict[str, Any], annotator: Annotator | None = None) -> Question:
         """Store one new question (version 1). Generators pass no annotator."""
         with self.project.write():
-            cur = self.db.execute(_INSERT, _row(question, created_by=annotator.id if annotator else None))
+            cur = self.db.execute(
+                _INSERT, _row(question, created_by=annotator.id if annotator else None)
+            )
             self._audit(annotator, "create", "questions", cur.lastrowid)
         return self.get(cur.lastrowid)
 
-    def add_many(self, questions: Iterable[dict[str, Any]], annotator: Annotator | None = None) -> int:
+    def add_many(
+        self, questions: Iterable[dict[str, Any]], annotator: Annotator | None = None
+    ) -> int:
         """Store many questions in one transaction: all or nothing."""
         by = annotator.id if annotator else None
         with self.project.write():
@@ -107,7 +111,9 @@ class QuestionRepository(Repository):
         return n
 
     def get(self, question_id: int) -> Question:
-        row = self.db.execute(f"SELECT {_COLUMNS} FROM questions WHERE id = ?", [question_id]).fetchone()
+        row = self.db.execute(
+            f"SELECT {_COLUMNS} FROM questions WHERE id = ?", [question_id]
+        ).fetchone()
         if row is None:
             raise ProjectError(f"{self.project.path}: no question with id {question_id}")
         return _question(row)
@@ -168,7 +174,9 @@ class QuestionRepository(Repository):
         with self.project.write():
             old = self.get(question_id)
             self.db.execute("UPDATE questions SET status = ? WHERE id = ?", [status, question_id])
-            self._audit(annotator, "status", "questions", question_id, {"from": old.status, "to": status})
+            self._audit(
+                annotator, "status", "questions", question_id, {"from": old.status, "to": status}
+            )
         return self.get(question_id)
 
     def correct(self, question_id: int, changes: dict[str, Any], annotator: Annotator) -> Question:
@@ -181,7 +189,9 @@ class QuestionRepository(Repository):
         with self.project.write():
             old = self.get(question_id)
             if not old.is_current:
-                raise ProjectError(f"{self.project.path}: question {question_id} has a newer version")
+                raise ProjectError(
+                    f"{self.project.path}: question {question_id} has a newer version"
+                )
             latest = self.db.execute(
                 "SELECT max(version) FROM questions WHERE uid = ?", [old.uid]
             ).fetchone()[0]
@@ -206,7 +216,10 @@ class QuestionRepository(Repository):
             self.db.execute("UPDATE questions SET is_current = 0 WHERE id = ?", [question_id])
             cur = self.db.execute(_INSERT, _row(fields, created_by=annotator.id))
             self._audit(
-                annotator, "correct", "questions", cur.lastrowid,
+                annotator,
+                "correct",
+                "questions",
+                cur.lastrowid,
                 {"previous_id": question_id, "changed": sorted(changes)},
             )
         return self.get(cur.lastrowid)

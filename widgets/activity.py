@@ -36,26 +36,37 @@ class AuditTableModel(QAbstractTableModel):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:  # noqa: N802
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return self.HEADERS[section]
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if not index.isValid() or role not in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+        ):
             return None
         e = self._entries[index.row()]
         detail = ", ".join(f"{k}={v}" for k, v in e.detail.items())
-        values = (e.at[:19].replace("T", " "), e.annotator or "(system)", e.action,
-                  f"{e.table} #{e.row_id}", detail)
+        values = (
+            e.at[:19].replace("T", " "),
+            e.annotator or "(system)",
+            e.action,
+            f"{e.table} #{e.row_id}",
+            detail,
+        )
         return values[index.column()]
 
 
 class ActivityPanel(QWidget):
     """Shows the latest changes from an entries source (e.g. `AuditRepository.recent`)."""
 
-    def __init__(self, source: Callable[[], list[AuditEntry]] | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, source: Callable[[], list[AuditEntry]] | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._source = source
         self.model = AuditTableModel()

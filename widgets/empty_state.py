@@ -10,8 +10,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 class EmptyState(QWidget):
     """A calm, centred explanation; `set_status` updates the line about this project."""
 
-    def __init__(self, *, title: str, purpose: str, how_to: str, icon: QIcon,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, *, title: str, purpose: str, how_to: str, icon: QIcon, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("empty_state")
         layout = QVBoxLayout(self)
@@ -40,8 +41,13 @@ class EmptyState(QWidget):
         column_layout = QVBoxLayout(column)
         column_layout.setContentsMargins(0, 0, 0, 0)
         column_layout.setSpacing(14)
-        for w in (self.icon_label, self.title_label, self.purpose_label, self.status_label,
-                  self.how_to_label):
+        for w in (
+            self.icon_label,
+            self.title_label,
+            self.purpose_label,
+            self.status_label,
+            self.how_to_label,
+        ):
             column_layout.addWidget(w)
         row = QHBoxLayout()
         row.addStretch(1)

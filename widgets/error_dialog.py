@@ -13,8 +13,9 @@ def error_summary(exc: BaseException) -> str:
 class ErrorDialog(QMessageBox):
     """Non-blocking: the app keeps running underneath and the log file has it all."""
 
-    def __init__(self, summary: str, details: str, log_path: str,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, summary: str, details: str, log_path: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("error_dialog")
         self.setIcon(QMessageBox.Icon.Critical)

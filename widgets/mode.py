@@ -11,18 +11,27 @@ class ModeWindow(QMainWindow):
 
     STATE_VERSION = 1
 
-    def __init__(self, key: str, title: str, central: QWidget, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, key: str, title: str, central: QWidget, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.key = key
         self.title = title
         self.setObjectName(f"mode_{key}")
         self.setWindowFlags(Qt.WindowType.Widget)
-        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+        self.setDockOptions(
+            QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
+        )
         self.setCentralWidget(central)
         self.docks: dict[str, QDockWidget] = {}
 
-    def add_dock(self, name: str, title: str, widget: QWidget,
-                 area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea) -> QDockWidget:
+    def add_dock(
+        self,
+        name: str,
+        title: str,
+        widget: QWidget,
+        area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea,
+    ) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"{self.key}_{name}_dock")  # saveState needs stable names
         dock.setWidget(widget)

@@ -15,8 +15,9 @@ from PySide6.QtWidgets import (
 class SignInDialog(QDialog):
     """Pick a known annotator or type a new name. `name()` is the cleaned choice."""
 
-    def __init__(self, known_names: list[str], current: str | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, known_names: list[str], current: str | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Who is working?")
         self.setObjectName("sign_in_dialog")

@@ -7,11 +7,12 @@ The work is a plain function `fn(progress)` that reports through
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from annotation.progress import Cancelled, Progress
@@ -26,7 +27,16 @@ class _Worker(QObject):
     def __init__(self, fn: Callable[[Progress], Any]) -> None:
         super().__init__()
         self.fn = fn
-        self.progress = Progress(lambda d, t, m: self.progressed.emit(d, t, m))
+        self.progress = Progress(self._report)
+        self._last_emit = 0.0
+        self._last_message = ""
+
+    def _report(self, done: int, total: int, message: str) -> None:
+        # At most ~30 updates a second reach the GUI; a new message or the end always does.
+        now = time.monotonic()
+        if now - self._last_emit >= 0.033 or done >= total or message != self._last_message:
+            self._last_emit, self._last_message = now, message
+            self.progressed.emit(done, total, message)
 
     def run(self) -> None:
         try:
@@ -48,8 +58,14 @@ class TaskRunner(QObject):
     cancelled = Signal()
     finished = Signal()
 
-    def __init__(self, title: str, fn: Callable[[Progress], Any],
-                 parent: QWidget | None = None, *, show_dialog: bool = True) -> None:
+    def __init__(
+        self,
+        title: str,
+        fn: Callable[[Progress], Any],
+        parent: QWidget | None = None,
+        *,
+        show_dialog: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.thread = QThread()
         self.worker = _Worker(fn)
@@ -66,11 +82,12 @@ class TaskRunner(QObject):
             self.dialog.canceled.connect(self.cancel)
         self.thread.started.connect(self.worker.run)
         self.worker.progressed.connect(self._on_progress)
-        for signal, slot in ((self.worker.succeeded, self.succeeded.emit),
-                             (self.worker.failed, self.failed.emit),
-                             (self.worker.cancelled, self.cancelled.emit)):
-            signal.connect(slot)
-            signal.connect(self._stop)
+        # Bound slots of this (GUI-thread) object, so the connections are queued:
+        # a lambda would run in the worker thread. The thread is stopped before
+        # the outcome is announced, so listeners may drop this runner at once.
+        self.worker.succeeded.connect(self._on_succeeded)
+        self.worker.failed.connect(self._on_failed)
+        self.worker.cancelled.connect(self._on_cancelled)
 
     def start(self) -> None:
         self.thread.start()
@@ -80,6 +97,7 @@ class TaskRunner(QObject):
         if self.dialog is not None:
             self.dialog.setLabelText("Cancelling…")
 
+    @Slot(int, int, str)
     def _on_progress(self, done: int, total: int, message: str) -> None:
         if self.dialog is not None:
             self.dialog.setMaximum(max(total, 1))
@@ -87,9 +105,33 @@ class TaskRunner(QObject):
             if message:
                 self.dialog.setLabelText(message)
 
-    def _stop(self, *_: object) -> None:
+    @property
+    def running(self) -> bool:
+        return self.thread.isRunning()
+
+    def shutdown(self) -> None:
+        """Cancel and wait for the worker (e.g. when the window closes mid-task)."""
+        if self.thread.isRunning():
+            self.worker.progress.cancel()
+            self.thread.quit()
+            self.thread.wait()
+
+    @Slot(object)
+    def _on_succeeded(self, result: object) -> None:
+        self._finish(self.succeeded, result)
+
+    @Slot(str, str)
+    def _on_failed(self, summary: str, details: str) -> None:
+        self._finish(self.failed, summary, details)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._finish(self.cancelled)
+
+    def _finish(self, signal, *args: object) -> None:
         self.thread.quit()
         self.thread.wait()
         if self.dialog is not None:
             self.dialog.close()
+        signal.emit(*args)
         self.finished.emit()

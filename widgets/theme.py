@@ -29,7 +29,11 @@ def _dark_palette() -> QPalette:
         (QPalette.ColorRole.PlaceholderText, QColor(140, 144, 150)),
     ):
         p.setColor(role, color)
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.ButtonText,
+    ):
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor(120, 123, 128))
     return p
 

@@ -1,0 +1,398 @@
+"""The engine behind `reasonscope bench`: performance as ratios to same-process baselines.
+
+These machines are noisy, so a case never compares a wall-clock time with a fixed
+number from elsewhere: it times its subject and a baseline in the same process,
+one after the other, and reports the ratio (or, where the goal is a latency a
+person feels, the median of many repetitions). Nothing here imports Qt; every
+measurement goes through the public store API, never through SQL.
+
+A case is a function `fn(quick: bool) -> BenchResult` registered by name::
+
+    from app.bench import BenchResult, bench_case, report
+
+    @bench_case("scene_render", goal="<= 3x bare getCameraImage")
+    def scene_render(quick: bool) -> BenchResult:
+        report("scene_render: building the tabletop world")
+        ratio = ...
+        return BenchResult(
+            name="scene_render", value=ratio, unit="x", goal="<= 3x bare getCameraImage",
+            passed=ratio <= 3, detail="...",
+        )
+
+Registration happens when the module is imported. To add cases from another
+module, put that module in `app/` (the layers contract lets only `app` import
+`app`) and append its dotted name to `CASE_MODULES` below; `run_cases` imports
+every listed module before it looks names up. `quick=True` asks for a smaller
+run (CI, `reasonscope bench --quick`); `report(message)` forwards a progress line
+to whoever called `run_cases`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from store import open_project
+
+#: Modules that register more cases; imported by `run_cases` and `known_cases`.
+CASE_MODULES: list[str] = []
+
+#: Where benchmark projects are built (default: the system's temporary folder).
+#: Autosave latency depends on the disk, so point this at the disk projects live on.
+BENCH_DIR_ENV = "REASONSCOPE_BENCH_DIR"
+
+# Sizes, module-level so that tests can shrink them.
+PAGING_SMALL = 1_000
+PAGING_LARGE = {False: 100_000, True: 20_000}
+PAGING_REPEATS = 30
+PAGE_SIZE = 100
+AUTOSAVE_WRITES = {False: 500, True: 200}
+AUTOSAVE_WARMUP = 10
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """One case's outcome: `value` in `unit`, judged against `goal`."""
+
+    name: str
+    value: float
+    unit: str
+    goal: str
+    passed: bool
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    goal: str
+    fn: Callable[[bool], BenchResult]
+
+    @property
+    def description(self) -> str:
+        doc = (self.fn.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else ""
+
+
+CASES: dict[str, Case] = {}
+
+
+def bench_case(
+    name: str, *, goal: str
+) -> Callable[[Callable[[bool], BenchResult]], Callable[[bool], BenchResult]]:
+    """Register `fn(quick) -> BenchResult` as case `name`; returns `fn` unchanged."""
+
+    def register(fn: Callable[[bool], BenchResult]) -> Callable[[bool], BenchResult]:
+        existing = CASES.get(name)
+        if existing is not None and (existing.fn.__module__, existing.fn.__qualname__) != (
+            fn.__module__,
+            fn.__qualname__,
+        ):
+            raise ValueError(
+                f"bench case {name!r} is already registered by "
+                f"{existing.fn.__module__}.{existing.fn.__qualname__}"
+            )
+        CASES[name] = Case(name=name, goal=goal, fn=fn)
+        return fn
+
+    return register
+
+
+_progress: Callable[[str], None] | None = None
+
+
+def report(message: str) -> None:
+    """Tell the caller of `run_cases` what a case is doing (no-op without a listener)."""
+    if _progress is not None:
+        _progress(message)
+
+
+def known_cases() -> list[str]:
+    for module in CASE_MODULES:
+        importlib.import_module(module)
+    return list(CASES)
+
+
+def run_cases(
+    names: list[str] | None = None,
+    quick: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> list[BenchResult]:
+    """Run the named cases (all of them for None), in order; return their results."""
+    global _progress
+    known = known_cases()
+    wanted = list(known) if names is None else list(names)
+    unknown = [n for n in wanted if n not in CASES]
+    if unknown:
+        raise ValueError(
+            f"unknown bench case{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"known: {', '.join(known)}"
+        )
+    results = []
+    previous, _progress = _progress, progress
+    try:
+        for name in wanted:
+            report(f"{name}: running{' (quick)' if quick else ''}")
+            result = CASES[name].fn(quick)
+            report(
+                f"{name}: {result.value:.3g} {result.unit} "
+                f"({'pass' if result.passed else 'FAIL'}, goal {result.goal})"
+            )
+            results.append(result)
+    finally:
+        _progress = previous
+    return results
+
+
+def format_results(results: list[BenchResult]) -> str:
+    """A plain-text table, one case a line, for terminals."""
+    width = max((len(r.name) for r in results), default=4)
+    lines = []
+    for r in results:
+        verdict = "pass" if r.passed else "FAIL"
+        lines.append(
+            f"{r.name:<{width}}  {r.value:>9.3g} {r.unit:<7} {verdict}  goal {r.goal}; {r.detail}"
+        )
+    return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def _workdir() -> Iterator[Path]:
+    base = os.environ.get(BENCH_DIR_ENV) or None
+    with tempfile.TemporaryDirectory(prefix="reasonscope-bench-", dir=base) as folder:
+        yield Path(folder)
+
+
+def _median_ms(fn: Callable[[], Any], repeats: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+# -- question paging ------------------------------------------------------------
+
+# Half of the questions wait for verification, as in a freshly generated benchmark.
+_STATUS_MIX = ("pending", "approved", "pending", "corrected", "pending", "excluded") + (
+    "pending",
+    "approved",
+    "pending",
+    "corrected",
+)
+_TASKS = ("count", "find", "beneath", "compare", "vg")
+
+
+def _questions(n: int) -> Iterator[dict[str, Any]]:
+    for i in range(n):
+        yield {
+            "benchmark": "mgvqa",
+            "task": _TASKS[i % len(_TASKS)],
+            "text": f"How many objects of kind {i % 37} are beneath the tray in scene {i}?",
+            "options": ["0", "1", "2", "3"],
+            "answer": str(i % 4),
+            "evidence_ids": [f"body_{i % 15}", f"body_{(i + 3) % 15}"],
+            "steps": [{"description": "find the tray", "entity_ids": [f"body_{i % 15}"]}],
+            "difficulty": {"S": 2, "R": 1, "T": 1},
+            "status": _STATUS_MIX[i % len(_STATUS_MIX)],
+            "seed": i,
+        }
+
+
+@dataclass(frozen=True)
+class PagingProfile:
+    """Page timings in one project."""
+
+    questions: int
+    pending: int
+    first_ms: float
+    deep_ms: float
+    deep_page: int  # 0-based index of the timed deep page
+    page_rows: tuple[int, int]  # rows in the timed first and deep pages
+    statuses: frozenset[str]  # statuses seen in the timed pages
+
+
+@dataclass(frozen=True)
+class PagingMeasurement:
+    small: PagingProfile
+    large: PagingProfile
+    repeats: int
+
+    @property
+    def ratio_first(self) -> float:
+        return self.large.first_ms / self.small.first_ms
+
+    @property
+    def ratio_deep(self) -> float:
+        return self.large.deep_ms / self.small.deep_ms
+
+    @property
+    def ratio(self) -> float:
+        return max(self.ratio_first, self.ratio_deep)
+
+
+def _profile_paging(path: Path, n: int, repeats: int) -> PagingProfile:
+    with open_project(path, create=True) as project:
+        report(f"question_paging: storing {n:,} questions")
+        project.questions.add_many(_questions(n))
+        pending = project.questions.counts_by_status()["pending"]
+        questions = project.questions
+
+        def page(after=None):
+            return questions.page(status="pending", sort="created", after=after, limit=PAGE_SIZE)
+
+        # Walk to the middle of the pending list, keeping the deep page a full one.
+        full_pages = pending // PAGE_SIZE
+        deep_page = max(0, min(full_pages // 2, full_pages - 1))
+        cursor = None
+        for _ in range(deep_page):
+            cursor = page(cursor).next_cursor
+        report(f"question_paging: timing pages of {n:,} questions")
+        first_ms = _median_ms(page, repeats)
+        deep_ms = _median_ms(lambda: page(cursor), repeats)
+        first, deep = page(), page(cursor)
+        return PagingProfile(
+            questions=n,
+            pending=pending,
+            first_ms=first_ms,
+            deep_ms=deep_ms,
+            deep_page=deep_page,
+            page_rows=(len(first.rows), len(deep.rows)),
+            statuses=frozenset(q.status for q in first.rows + deep.rows),
+        )
+
+
+def measure_paging(small: int, large: int, repeats: int = PAGING_REPEATS) -> PagingMeasurement:
+    """Median time of a 100-row 'pending, oldest first' page in two project sizes."""
+    with _workdir() as folder:
+        small_profile = _profile_paging(folder / "small.reasonscope", small, repeats)
+        large_profile = _profile_paging(folder / "large.reasonscope", large, repeats)
+    return PagingMeasurement(small_profile, large_profile, repeats)
+
+
+_PAGING_GOAL = "<= 2"
+
+
+@bench_case("question_paging", goal=_PAGING_GOAL)
+def question_paging(quick: bool) -> BenchResult:
+    """A page of pending questions costs the same in a large project as in a small one."""
+    m = measure_paging(PAGING_SMALL, PAGING_LARGE[quick], PAGING_REPEATS)
+    sane = all(
+        p.page_rows == (PAGE_SIZE, PAGE_SIZE) and p.statuses == {"pending"}
+        for p in (m.small, m.large)
+    )
+    detail = (
+        f"{m.small.questions:,} questions: first {m.small.first_ms:.3f} ms, "
+        f"deep (page {m.small.deep_page + 1}) {m.small.deep_ms:.3f} ms; "
+        f"{m.large.questions:,} questions: first {m.large.first_ms:.3f} ms, "
+        f"deep (page {m.large.deep_page + 1}) {m.large.deep_ms:.3f} ms; "
+        f"ratios first {m.ratio_first:.2f}x, deep {m.ratio_deep:.2f}x; "
+        f"medians of {m.repeats}, {PAGE_SIZE} rows a page"
+    )
+    if not sane:
+        detail += f"; WRONG PAGES: rows {m.small.page_rows}/{m.large.page_rows}"
+    return BenchResult(
+        name="question_paging",
+        value=m.ratio,
+        unit="x",
+        goal=_PAGING_GOAL,
+        passed=sane and m.ratio <= 2,
+        detail=detail,
+    )
+
+
+# -- autosave --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AutosaveMeasurement:
+    writes: int
+    write_median_ms: float
+    write_p90_ms: float
+    dict_us: float  # one insert into a Python dict, in microseconds
+    labels_stored: int
+
+    @property
+    def ratio(self) -> float:
+        return self.write_median_ms * 1000 / self.dict_us
+
+
+def measure_autosave(writes: int) -> AutosaveMeasurement:
+    """Time `writes` committed `hoi.add_label` calls against dict inserts of the same records."""
+    with _workdir() as folder, open_project(folder / "autosave.reasonscope", create=True) as p:
+        annotator = p.annotators.sign_in("Bench")
+        seq = p.sequences.add("bench-sequence", "/synthetic/bench")
+        frame = p.sequences.add_frame(seq.id, 0)
+        person = p.sequences.add_entity(seq.id, "pedestrian:1", "human", "pedestrian")
+        cup = p.sequences.add_entity(seq.id, "cup:1", "object", "cup")
+        records = [
+            {
+                "frame_id": frame.id,
+                "subject_entity_id": person,
+                "object_entity_id": cup,
+                "category": "object",
+                "predicate": f"holding-{i}",
+                "difficulty": 1 + i % 3,
+                "annotator": annotator,
+            }
+            for i in range(AUTOSAVE_WARMUP + writes)
+        ]
+        report(f"autosave_label_write: {writes} autosaved labels")
+        for record in records[:AUTOSAVE_WARMUP]:
+            p.hoi.add_label(**record)
+        times = []
+        for record in records[AUTOSAVE_WARMUP:]:
+            t0 = time.perf_counter()
+            p.hoi.add_label(**record)
+            times.append(time.perf_counter() - t0)
+        stored = len(p.hoi.labels_for_frame(frame.id))
+    # A single dict insert is below the timer's resolution: time whole batches.
+    batches = []
+    for _ in range(7):
+        memory: dict[int, dict[str, Any]] = {}
+        t0 = time.perf_counter()
+        for i, record in enumerate(records):
+            memory[i] = record
+        batches.append((time.perf_counter() - t0) / len(records))
+    times.sort()
+    return AutosaveMeasurement(
+        writes=writes,
+        write_median_ms=statistics.median(times) * 1000,
+        write_p90_ms=times[int(0.9 * (len(times) - 1))] * 1000,
+        dict_us=statistics.median(batches) * 1e6,
+        labels_stored=stored,
+    )
+
+
+_AUTOSAVE_GOAL = "median < 2 ms per write"
+
+
+@bench_case("autosave_label_write", goal=_AUTOSAVE_GOAL)
+def autosave_label_write(quick: bool) -> BenchResult:
+    """Saving an HOI label on every keypress is fast enough that nobody waits for it."""
+    m = measure_autosave(AUTOSAVE_WRITES[quick])
+    return BenchResult(
+        name="autosave_label_write",
+        value=m.ratio,
+        unit="x dict",
+        goal=_AUTOSAVE_GOAL,
+        passed=m.write_median_ms < 2.0,
+        detail=(
+            f"median {m.write_median_ms:.3f} ms, p90 {m.write_p90_ms:.3f} ms over "
+            f"{m.writes} committed writes; dict insert {m.dict_us:.3f} µs"
+        ),
+    )

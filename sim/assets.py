@@ -1,0 +1,118 @@
+"""Asset references: short, portable strings that name a file (or a primitive shape).
+
+Scenes, the catalog and exports never store absolute paths; they store references:
+
+- ``pybullet_data:<path>``  relative to ``pybullet_data.getDataPath()``
+- ``airo_models:<path>``    relative to the ``airo_models`` package directory
+- ``resources:<path>``      relative to this repository's ``resources/`` package
+- ``primitive:box`` | ``primitive:cylinder`` | ``primitive:sphere``  (no file; the
+  body's ``size`` gives box half extents, cylinder ``[radius, height]`` or sphere
+  ``[radius]``)
+
+Paths use ``/`` and may not be absolute or climb out of their root with ``..``.
+A malformed or unresolvable reference raises :class:`ValueError` naming it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path, PurePosixPath
+
+FILE_SCHEMES = ("pybullet_data", "airo_models", "resources")
+PRIMITIVE_SCHEME = "primitive"
+PRIMITIVE_SHAPES = ("box", "cylinder", "sphere")
+
+__all__ = [
+    "FILE_SCHEMES",
+    "PRIMITIVE_SCHEME",
+    "PRIMITIVE_SHAPES",
+    "is_primitive",
+    "parse_ref",
+    "primitive_shape",
+    "resolve_asset",
+    "scheme_root",
+    "to_ref",
+]
+
+
+def parse_ref(ref: str) -> tuple[str, str]:
+    """Split ``ref`` into ``(scheme, rest)`` after checking its form (not the file)."""
+    if not isinstance(ref, str) or ":" not in ref:
+        raise ValueError(f"bad asset reference {ref!r}: expected '<scheme>:<path>'")
+    scheme, _, rest = ref.partition(":")
+    if scheme == PRIMITIVE_SCHEME:
+        if rest not in PRIMITIVE_SHAPES:
+            raise ValueError(
+                f"bad asset reference {ref!r}: primitive shape must be one of "
+                f"{', '.join(PRIMITIVE_SHAPES)}"
+            )
+        return scheme, rest
+    if scheme not in FILE_SCHEMES:
+        known = ", ".join((*FILE_SCHEMES, PRIMITIVE_SCHEME))
+        raise ValueError(f"bad asset reference {ref!r}: unknown scheme {scheme!r} (known: {known})")
+    if not rest or "\\" in rest:
+        raise ValueError(f"bad asset reference {ref!r}: expected a '/'-separated relative path")
+    rel = PurePosixPath(rest)
+    if rel.is_absolute() or ".." in rel.parts or rest.startswith("~"):
+        raise ValueError(f"bad asset reference {ref!r}: path must stay inside {scheme}")
+    return scheme, rest
+
+
+def is_primitive(ref: str) -> bool:
+    """True for ``primitive:<shape>`` references (raises ValueError on malformed refs)."""
+    return parse_ref(ref)[0] == PRIMITIVE_SCHEME
+
+
+def primitive_shape(ref: str) -> str:
+    """``"box"``, ``"cylinder"`` or ``"sphere"`` for a primitive reference."""
+    scheme, rest = parse_ref(ref)
+    if scheme != PRIMITIVE_SCHEME:
+        raise ValueError(f"asset reference {ref!r} is not a primitive")
+    return rest
+
+
+def scheme_root(scheme: str) -> Path:
+    """The directory a file scheme's paths are relative to."""
+    if scheme == "pybullet_data":
+        import pybullet_data
+
+        return Path(pybullet_data.getDataPath()).resolve()
+    if scheme in ("airo_models", "resources"):
+        module = importlib.import_module(scheme)
+        return Path(module.__file__).resolve().parent
+    raise ValueError(f"unknown asset scheme {scheme!r}")
+
+
+def resolve_asset(ref: str, *, must_exist: bool = True) -> Path:
+    """The absolute path a file reference names.
+
+    Raises ValueError for malformed references, primitives (they have no file) and,
+    when ``must_exist``, references whose file is missing.
+    """
+    scheme, rest = parse_ref(ref)
+    if scheme == PRIMITIVE_SCHEME:
+        raise ValueError(f"asset reference {ref!r} is a primitive and has no file")
+    try:
+        root = scheme_root(scheme)
+    except ImportError as exc:
+        raise ValueError(f"cannot resolve {ref!r}: package {scheme!r} is not installed") from exc
+    path = root.joinpath(*PurePosixPath(rest).parts)
+    if must_exist and not path.is_file():
+        raise ValueError(f"asset reference {ref!r} names a missing file: {path}")
+    return path
+
+
+def to_ref(path: str | Path) -> str | None:
+    """The reference for a file under one of the scheme roots, or None."""
+    target = Path(path).resolve()
+    for scheme in FILE_SCHEMES:
+        try:
+            root = scheme_root(scheme)
+        except ImportError:
+            continue
+        try:
+            rel = target.relative_to(root)
+        except ValueError:
+            continue
+        return f"{scheme}:{rel.as_posix()}"
+    return None
