@@ -245,43 +245,68 @@ class PagingMeasurement:
         return max(self.ratio_first, self.ratio_deep)
 
 
-def _profile_paging(path: Path, n: int, repeats: int) -> PagingProfile:
-    with open_project(path, create=True) as project:
-        report(f"question_paging: storing {n:,} questions")
-        project.questions.add_many(_questions(n))
-        pending = project.questions.counts_by_status()["pending"]
-        questions = project.questions
+def _prepare_paging(project, n: int):
+    """Fill `project` with `n` questions; return the page function and a deep cursor."""
+    report(f"question_paging: storing {n:,} questions")
+    project.questions.add_many(_questions(n))
+    pending = project.questions.counts_by_status()["pending"]
+    questions = project.questions
 
-        def page(after=None):
-            return questions.page(status="pending", sort="created", after=after, limit=PAGE_SIZE)
+    def page(after=None):
+        return questions.page(status="pending", sort="created", after=after, limit=PAGE_SIZE)
 
-        # Walk to the middle of the pending list, keeping the deep page a full one.
-        full_pages = pending // PAGE_SIZE
-        deep_page = max(0, min(full_pages // 2, full_pages - 1))
-        cursor = None
-        for _ in range(deep_page):
-            cursor = page(cursor).next_cursor
-        report(f"question_paging: timing pages of {n:,} questions")
-        first_ms = _median_ms(page, repeats)
-        deep_ms = _median_ms(lambda: page(cursor), repeats)
-        first, deep = page(), page(cursor)
-        return PagingProfile(
-            questions=n,
-            pending=pending,
-            first_ms=first_ms,
-            deep_ms=deep_ms,
-            deep_page=deep_page,
-            page_rows=(len(first.rows), len(deep.rows)),
-            statuses=frozenset(q.status for q in first.rows + deep.rows),
-        )
+    # Walk to the middle of the pending list, keeping the deep page a full one.
+    full_pages = pending // PAGE_SIZE
+    deep_page = max(0, min(full_pages // 2, full_pages - 1))
+    cursor = None
+    for _ in range(deep_page):
+        cursor = page(cursor).next_cursor
+    return page, cursor, pending, deep_page
+
+
+def _interleaved_medians(fns: list[Callable[[], Any]], repeats: int) -> list[float]:
+    """Median ms of each function, timed in alternation so machine noise hits all alike."""
+    for fn in fns:
+        fn(), fn()  # warm caches
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - t0)
+    return [statistics.median(t) * 1000 for t in times]
 
 
 def measure_paging(small: int, large: int, repeats: int = PAGING_REPEATS) -> PagingMeasurement:
     """Median time of a 100-row 'pending, oldest first' page in two project sizes."""
-    with _workdir() as folder:
-        small_profile = _profile_paging(folder / "small.reasonscope", small, repeats)
-        large_profile = _profile_paging(folder / "large.reasonscope", large, repeats)
-    return PagingMeasurement(small_profile, large_profile, repeats)
+    with (
+        _workdir() as folder,
+        open_project(folder / "small.reasonscope", create=True) as p_small,
+        open_project(folder / "large.reasonscope", create=True) as p_large,
+    ):
+        prepared = [_prepare_paging(p_small, small), _prepare_paging(p_large, large)]
+        report("question_paging: timing first and deep pages, interleaved")
+        fns = []
+        for page, cursor, _, _ in prepared:
+            fns += [page, lambda page=page, cursor=cursor: page(cursor)]
+        medians = _interleaved_medians(fns, repeats)
+        profiles = []
+        for i, (n, (page, cursor, pending, deep_page)) in enumerate(
+            zip((small, large), prepared, strict=True)
+        ):
+            first, deep = page(), page(cursor)
+            profiles.append(
+                PagingProfile(
+                    questions=n,
+                    pending=pending,
+                    first_ms=medians[2 * i],
+                    deep_ms=medians[2 * i + 1],
+                    deep_page=deep_page,
+                    page_rows=(len(first.rows), len(deep.rows)),
+                    statuses=frozenset(q.status for q in first.rows + deep.rows),
+                )
+            )
+    return PagingMeasurement(profiles[0], profiles[1], repeats)
 
 
 _PAGING_GOAL = "<= 2"

@@ -47,8 +47,7 @@ def run_gui(db: Path | None) -> int:
     install_excepthook(lambda: window)
     window.show()
     if db is not None:
-        if not window.open_path(db, create=False):
-            window.message_box.finished.connect(lambda *_: None)
+        window.open_path(db, create=False)  # a bad file is explained in a message box
     elif demo_project_path().exists():
         window.open_path(demo_project_path())
         window.open_demo()  # completes parts added by newer builds, off the GUI thread
