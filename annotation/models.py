@@ -100,10 +100,31 @@ class Body:
     texture: str | None = None
     fixed: bool = False
     joints: dict[str, float] = field(default_factory=dict)
+    role: str = "object"  # "object", "fixture" or "robot"
+
+    def as_record(self) -> dict[str, Any]:
+        """The body as one entry of a benchmark scene's `bodies` list."""
+        return {
+            "id": self.key,
+            "name": self.name,
+            "category": self.category,
+            "role": self.role,
+            "asset": self.asset,
+            "size": list(self.size) if self.size else None,
+            "scale": self.scale,
+            "rgba": list(self.rgba) if self.rgba else None,
+            "texture": self.texture,
+            "position": list(self.position),
+            "orientation": list(self.orientation),
+            "fixed": self.fixed,
+            "joints": dict(self.joints),
+        }
 
 
 @dataclass(frozen=True)
 class Scene:
+    """A stored simulator scene: enough to restore it exactly and to rebuild it elsewhere."""
+
     id: int
     name: str
     benchmark: str
@@ -112,6 +133,31 @@ class Scene:
     state: dict[str, Any]
     created_at: str
     bodies: tuple[Body, ...] = ()
+    generator: str = ""
+    object_count: int = 0
+
+    def export_record(self) -> dict[str, Any]:
+        """The self-contained `scene` object of reasonscope-benchmark/1, with an id."""
+        return {
+            "format": "reasonscope-scene/1",
+            "id": f"scene-{self.id}",
+            "name": self.name,
+            "seed": self.seed,
+            "camera": self.camera,
+            "table_texture": self.state.get("table_texture"),
+            "bodies": [b.as_record() for b in self.bodies],
+        }
+
+
+@dataclass(frozen=True)
+class SceneSummary:
+    """A row of the scene list."""
+
+    id: int
+    name: str
+    seed: int | None
+    object_count: int
+    created_at: str
 
 
 @dataclass(frozen=True)

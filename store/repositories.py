@@ -13,6 +13,7 @@ def attach_repositories(project: Project) -> None:
     from store.episodes import EpisodeRepository, ImageRepository
     from store.jrdb import HoiRepository, SequenceRepository
     from store.questions import QuestionRepository
+    from store.scenes import SceneRepository
     from store.summary import SummaryRepository
 
     project.annotators = AnnotatorRepository(project)
@@ -22,4 +23,5 @@ def attach_repositories(project: Project) -> None:
     project.sequences = SequenceRepository(project)
     project.hoi = HoiRepository(project)
     project.questions = QuestionRepository(project)
+    project.scenes = SceneRepository(project)
     project.summary = SummaryRepository(project)

@@ -265,4 +265,12 @@ def known_migration_names() -> list[str]:
     return [m.name for m in migrations._migrations]
 
 
+@migrations(name="0002_scene_body_roles")
+def m0002_scene_body_roles(db: Database) -> None:
+    """Which bodies are objects (not fixtures or the robot), for listing and filtering scenes."""
+    db.execute("ALTER TABLE scene_bodies ADD COLUMN role TEXT NOT NULL DEFAULT 'object'")
+    db.execute("ALTER TABLE scenes ADD COLUMN object_count INTEGER NOT NULL DEFAULT 0")
+    db.execute("CREATE INDEX scenes_filter ON scenes(object_count, seed)")
+
+
 SCHEMA_VERSION = len(known_migration_names())

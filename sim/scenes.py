@@ -1,0 +1,221 @@
+"""Seeded cluttered-tabletop scene generation: sample, drop, settle, check.
+
+The same seed gives the same scene: the same objects, scales and colours, and
+final poses equal to 1e-6, because every random draw comes from one seeded
+generator and PyBullet is deterministic for a fixed sequence of calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.camera import CameraSpec, corners, project_points
+from sim.catalog import CatalogEntry, load_catalog
+from sim.world import (
+    TABLE_HALF,
+    TABLE_TOP_Z,
+    TIMESTEP,
+    TOP_DOWN,
+    WORKSPACE_CENTRE,
+    WORKSPACE_HALF,
+    TabletopWorld,
+)
+
+MAX_SETTLE_S = 30.0
+REST_LINEAR = 0.005  # m/s
+REST_ANGULAR = 0.05  # rad/s
+REST_WINDOW_S = 0.25  # every body must stay at rest this long
+CHECK_EVERY = 12  # steps between speed checks (20 Hz at 240 Hz physics)
+SPAWN_MARGIN = 0.04  # keep spawn points this far inside the workspace edge
+MAX_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class SettleReport:
+    steps: int
+    simulated_s: float
+    at_rest: bool  # False: stopped by the 30 s limit
+
+
+@dataclass(frozen=True)
+class SpawnSpec:
+    """One object to drop: which catalog entry, how big, where."""
+
+    entry: CatalogEntry
+    scale: float
+    position: tuple[float, float, float]
+    yaw: float
+    key: str
+
+
+@dataclass
+class GeneratedScene:
+    seed: int
+    attempt: int
+    world: TabletopWorld
+    settle: SettleReport
+    texture: str | None
+    spawned: list[SpawnSpec] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # why earlier attempts were discarded
+
+    def scene_dict(self, camera: CameraSpec = TOP_DOWN) -> dict[str, Any]:
+        """The self-contained `scene` object of reasonscope-benchmark/1."""
+        return {
+            "camera": camera.as_dict(),
+            "bodies": self.world.body_records(),
+            "table_texture": self.texture,
+        }
+
+
+def settle(
+    world: TabletopWorld, *, max_s: float = MAX_SETTLE_S, early_stop: bool = True
+) -> SettleReport:
+    """Step until every object has been at rest for REST_WINDOW_S, or max_s of simulated time."""
+    max_steps = int(round(max_s / TIMESTEP))
+    window_checks = max(1, int(math.ceil(REST_WINDOW_S / (CHECK_EVERY * TIMESTEP))))
+    calm = 0
+    steps = 0
+    while steps < max_steps:
+        n = min(CHECK_EVERY, max_steps - steps)
+        world.step(n)
+        steps += n
+        if not early_stop:
+            continue
+        lin, ang = world.object_speeds()
+        calm = calm + 1 if (lin < REST_LINEAR and ang < REST_ANGULAR) else 0
+        if calm >= window_checks:
+            return SettleReport(steps, steps * TIMESTEP, True)
+    lin, ang = world.object_speeds()
+    return SettleReport(steps, steps * TIMESTEP, lin < REST_LINEAR and ang < REST_ANGULAR)
+
+
+def problems(world: TabletopWorld, camera: CameraSpec = TOP_DOWN) -> list[str]:
+    """Why a settled scene is unusable: objects off the table or outside the camera's view."""
+    found = []
+    hx, hy = TABLE_HALF
+    for body in world.objects():
+        lo, hi = world.aabb(body.key)
+        centre = (lo + hi) / 2
+        if centre[2] < TABLE_TOP_Z - 0.005 or abs(centre[0]) > hx or abs(centre[1]) > hy:
+            found.append(f"{body.key} left the table")
+            continue
+        uv, depth = project_points(camera, corners(lo, hi))
+        if (
+            (depth <= 0).any()
+            or (uv < 0).any()
+            or (uv[:, 0] > camera.width).any()
+            or (uv[:, 1] > camera.height).any()
+        ):
+            found.append(f"{body.key} is outside the top-down view")
+    return found
+
+
+def sample_spawns(
+    rng: np.random.Generator,
+    entries: Sequence[CatalogEntry],
+    n: int,
+    *,
+    first: Sequence[CatalogEntry] = (),
+) -> list[SpawnSpec]:
+    """`first` entries are dropped before the random ones (so they tend to end up covered)."""
+    chosen = list(first) + [
+        entries[i] for i in rng.integers(0, len(entries), size=max(0, n - len(first)))
+    ]
+    spawns = []
+    lim = WORKSPACE_HALF - SPAWN_MARGIN
+    for i, entry in enumerate(chosen):
+        lo, hi = entry.scale_range
+        scale = float(rng.uniform(lo, hi))
+        x = WORKSPACE_CENTRE[0] + float(rng.uniform(-lim, lim))
+        y = WORKSPACE_CENTRE[1] + float(rng.uniform(-lim, lim))
+        height = entry.extent(scale)[2]
+        z = TABLE_TOP_Z + 0.02 + height / 2 + 0.035 * i  # staggered so drops do not interpenetrate
+        spawns.append(
+            SpawnSpec(
+                entry, scale, (x, y, z), float(rng.uniform(-math.pi, math.pi)), f"obj_{i:02d}"
+            )
+        )
+    return spawns
+
+
+def spawn(world: TabletopWorld, spec: SpawnSpec) -> None:
+    e = spec.entry
+    orientation = world.client.getQuaternionFromEuler((0, 0, spec.yaw))
+    if e.is_primitive:
+        world.add_primitive(
+            spec.key,
+            e.shape,
+            e.size,
+            spec.position,
+            orientation,
+            rgba=e.rgba or (0.7, 0.7, 0.7, 1),
+            mass=e.mass(spec.scale),
+            name=e.name,
+            category=e.category,
+            scale=spec.scale,
+        )
+    else:
+        world.add_urdf(
+            spec.key,
+            e.asset,
+            spec.position,
+            orientation,
+            scale=spec.scale,
+            rgba=e.rgba,
+            name=e.name,
+            category=e.category,
+        )
+        world.client.changeDynamics(
+            world.bodies[spec.key].uid, -1, mass=e.mass(spec.scale), lateralFriction=0.8
+        )
+    world.bodies[spec.key].extra["catalog"] = e.name
+
+
+def table_textures() -> list[str]:
+    """Asset references of the shipped table textures (resources/textures/table/index.json)."""
+    import json
+
+    from sim.assets import resolve_asset
+
+    index = resolve_asset("resources:textures/table/index.json")
+    return [item["file"] for item in json.loads(index.read_text())]
+
+
+def generate_scene(
+    seed: int,
+    *,
+    objects: tuple[int, int] = (8, 15),
+    entries: Sequence[CatalogEntry] | None = None,
+    first: Sequence[CatalogEntry] = (),
+    early_stop: bool = True,
+    textures: Sequence[str] | None = None,
+    with_robot: bool = True,
+) -> GeneratedScene:
+    """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded)."""
+    lo, hi = objects
+    if not (1 <= lo <= hi <= 15):
+        raise ValueError(f"object count range {lo}-{hi} must lie within 1-15")
+    entries = list(entries or load_catalog())
+    textures = list(textures if textures is not None else table_textures())
+    rejected: list[str] = []
+    for attempt in range(MAX_ATTEMPTS):
+        rng = np.random.default_rng([seed, attempt])
+        n = int(rng.integers(lo, hi + 1))
+        texture = textures[int(rng.integers(0, len(textures)))] if textures else None
+        spawns = sample_spawns(rng, entries, n, first=first)
+        world = TabletopWorld(with_robot=with_robot)
+        world.set_table_texture(texture)
+        for spec in spawns:
+            spawn(world, spec)
+        report = settle(world, early_stop=early_stop)
+        found = problems(world)
+        if not found:
+            return GeneratedScene(seed, attempt, world, report, texture, spawns, rejected)
+        rejected.append(f"attempt {attempt}: {found[0]}")
+        world.close()
+    raise RuntimeError(f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})")

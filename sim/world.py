@@ -1,0 +1,538 @@
+"""The tabletop world: table, UR5e arm with a Robotiq 2F-85 gripper, a basket, objects.
+
+Each world owns its own PyBullet client in DIRECT mode, so several worlds (the
+verification view and the replay view, say) live in one process. Z is up,
+metres, quaternions [qx, qy, qz, qw]. The robot stands at the table's near
+edge facing +y; the 50 x 50 cm workspace lies in front of it and the top-down
+camera looks straight down on it, image top = +y.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pybullet
+import pybullet_data
+from pybullet_utils.bullet_client import BulletClient
+
+from sim.assets import resolve_asset
+from sim.camera import CameraSpec
+
+TIMESTEP = 1.0 / 240.0
+TABLE_TOP_Z = 0.62
+TABLE_HALF = (0.70, 0.50)  # half extents of the top in x, y
+TABLE_THICKNESS = 0.04
+WORKSPACE_CENTRE = (0.0, 0.05)
+WORKSPACE_HALF = 0.25  # the 50 x 50 cm workspace
+ROBOT_BASE = (0.0, -0.46, TABLE_TOP_Z)
+BASKET_CENTRE = (0.47, -0.22)
+BASKET_SIZE = (0.26, 0.20, 0.10)  # outer x, y, wall height
+# Arm folded up and back over its base: the workspace stays clear for the top-down camera.
+HOME_JOINTS = {
+    "shoulder_pan_joint": 0.75 * math.pi,
+    "shoulder_lift_joint": -2.5,
+    "elbow_joint": 2.6,
+    "wrist_1_joint": -1.72,
+    "wrist_2_joint": -math.pi / 2,
+    "wrist_3_joint": 0.0,
+}
+# The 2F-85's linkage: every finger joint follows finger_joint with this factor.
+GRIPPER_MIMIC = {
+    "left_inner_knuckle_joint": 1.0,
+    "left_inner_finger_joint": -1.0,
+    "right_outer_knuckle_joint": 1.0,
+    "right_inner_knuckle_joint": 1.0,
+    "right_inner_finger_joint": -1.0,
+}
+GRIPPER_OPEN, GRIPPER_CLOSED = 0.0, 0.8
+
+TOP_DOWN = CameraSpec(
+    width=1024,
+    height=1024,
+    fov_deg=45.0,
+    eye=(WORKSPACE_CENTRE[0], WORKSPACE_CENTRE[1], TABLE_TOP_Z + 0.85),
+    target=(WORKSPACE_CENTRE[0], WORKSPACE_CENTRE[1], TABLE_TOP_Z),
+    up=(0.0, 1.0, 0.0),
+    near=0.05,
+    far=3.0,
+    name="top_down",
+)
+OBLIQUE = CameraSpec(
+    width=1024,
+    height=768,
+    fov_deg=50.0,
+    eye=(WORKSPACE_CENTRE[0], WORKSPACE_CENTRE[1] + 0.75, TABLE_TOP_Z + 0.55),
+    target=(WORKSPACE_CENTRE[0], WORKSPACE_CENTRE[1], TABLE_TOP_Z),
+    up=(0.0, 0.0, 1.0),
+    near=0.05,
+    far=4.0,
+    name="oblique",
+)
+
+
+@dataclass
+class BodyInfo:
+    """What we know of a body beyond PyBullet: enough to export and rebuild it."""
+
+    uid: int
+    key: str
+    name: str
+    category: str
+    role: str  # "fixture", "robot" or "object"
+    asset: str
+    size: tuple[float, ...] | None = None
+    scale: float = 1.0
+    rgba: tuple[float, float, float, float] | None = None
+    texture: str | None = None
+    fixed: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TabletopWorld:
+    """A PyBullet world with the MG-VQA tabletop layout."""
+
+    def __init__(self, *, with_robot: bool = True) -> None:
+        self.client = BulletClient(connection_mode=pybullet.DIRECT)
+        # PyBullet clients are not thread-safe: whoever steps or reads from another
+        # thread (the live view's worker) holds this lock.
+        self.lock = threading.RLock()
+        c = self.client
+        c.setAdditionalSearchPath(pybullet_data.getDataPath())
+        c.setGravity(0, 0, -9.81)
+        c.setTimeStep(TIMESTEP)
+        c.setPhysicsEngineParameter(deterministicOverlappingPairs=1)
+        self.bodies: dict[str, BodyInfo] = {}
+        self._by_uid: dict[int, BodyInfo] = {}
+        self._textures: dict[str, int] = {}
+        self.table_texture: str | None = None
+        self.time = 0.0
+        self._build_fixtures()
+        self.robot_uid = self.gripper_uid = None
+        if with_robot:
+            self._build_robot()
+
+    # -- construction -----------------------------------------------------------
+    def _register(self, info: BodyInfo) -> BodyInfo:
+        if info.key in self.bodies:
+            raise ValueError(f"body key {info.key!r} already used")
+        self.bodies[info.key] = info
+        self._by_uid[info.uid] = info
+        self.pin_colours(info.uid)
+        return info
+
+    def pin_colours(self, uid: int) -> None:
+        """Set every visual shape's colour to what it already is.
+
+        The TinyRenderer shades a shape whose colour was never set through
+        changeVisualShape slightly differently from one whose colour was set back
+        to the same value; pinning the colours up front makes hiding a body and
+        showing it again (visibility renders) leave the image exactly as it was.
+        """
+        c = self.client
+        index_in_link: dict[int, int] = {}
+        for row in c.getVisualShapeData(uid):
+            link = row[1]
+            shape_index = index_in_link.get(link, 0)
+            index_in_link[link] = shape_index + 1
+            c.changeVisualShape(uid, link, shapeIndex=shape_index, rgbaColor=row[7])
+
+    def add_primitive(
+        self,
+        key: str,
+        shape: str,
+        size,
+        position,
+        orientation=(0, 0, 0, 1),
+        *,
+        rgba=(0.8, 0.8, 0.8, 1.0),
+        mass: float = 0.0,
+        name: str | None = None,
+        category: str = "",
+        role: str = "object",
+        scale: float = 1.0,
+        friction: float = 0.8,
+    ) -> BodyInfo:
+        """A box (half extents), cylinder (radius, height) or sphere (radius) body."""
+        c = self.client
+        s = [float(v) * scale for v in size]
+        if shape == "box":
+            col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=s)
+            vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=s, rgbaColor=rgba)
+        elif shape == "cylinder":
+            col = c.createCollisionShape(pybullet.GEOM_CYLINDER, radius=s[0], height=s[1])
+            vis = c.createVisualShape(
+                pybullet.GEOM_CYLINDER, radius=s[0], length=s[1], rgbaColor=rgba
+            )
+        elif shape == "sphere":
+            col = c.createCollisionShape(pybullet.GEOM_SPHERE, radius=s[0])
+            vis = c.createVisualShape(pybullet.GEOM_SPHERE, radius=s[0], rgbaColor=rgba)
+        else:
+            raise ValueError(f"unknown primitive shape {shape!r}")
+        uid = c.createMultiBody(
+            baseMass=mass,
+            baseCollisionShapeIndex=col,
+            baseVisualShapeIndex=vis,
+            basePosition=position,
+            baseOrientation=orientation,
+        )
+        c.changeDynamics(
+            uid, -1, lateralFriction=friction, rollingFriction=0.001, spinningFriction=0.001
+        )
+        return self._register(
+            BodyInfo(
+                uid,
+                key,
+                name or key,
+                category,
+                role,
+                f"primitive:{shape}",
+                tuple(float(v) for v in size),
+                scale,
+                tuple(rgba),
+                None,
+                mass == 0.0,
+            )
+        )
+
+    def add_urdf(
+        self,
+        key: str,
+        asset: str,
+        position,
+        orientation=(0, 0, 0, 1),
+        *,
+        scale: float = 1.0,
+        fixed: bool = False,
+        rgba=None,
+        name: str | None = None,
+        category: str = "",
+        role: str = "object",
+    ) -> BodyInfo:
+        """Load a URDF asset reference (pybullet_data:, airo_models:, resources:)."""
+        c = self.client
+        flags = pybullet.URDF_ENABLE_CACHED_GRAPHICS_SHAPES
+        uid = c.loadURDF(
+            str(resolve_asset(asset)),
+            basePosition=position,
+            baseOrientation=orientation,
+            globalScaling=scale,
+            useFixedBase=fixed,
+            flags=flags,
+        )
+        if rgba is not None:
+            for link in range(-1, c.getNumJoints(uid)):
+                c.changeVisualShape(uid, link, rgbaColor=rgba)
+        return self._register(
+            BodyInfo(
+                uid,
+                key,
+                name or key,
+                category,
+                role,
+                asset,
+                None,
+                scale,
+                tuple(rgba) if rgba is not None else None,
+                None,
+                fixed,
+            )
+        )
+
+    def _build_fixtures(self) -> None:
+        c = self.client
+        plane = c.loadURDF("plane.urdf")
+        self._register(
+            BodyInfo(
+                plane,
+                "floor",
+                "floor",
+                "surface",
+                "fixture",
+                "pybullet_data:plane.urdf",
+                fixed=True,
+            )
+        )
+        hx, hy = TABLE_HALF
+        self.add_primitive(
+            "table",
+            "box",
+            (hx, hy, TABLE_THICKNESS / 2),
+            (0, 0, TABLE_TOP_Z - TABLE_THICKNESS / 2),
+            rgba=(1, 1, 1, 1),
+            name="table",
+            category="surface",
+            role="fixture",
+            friction=0.9,
+        )
+        leg_h = (TABLE_TOP_Z - TABLE_THICKNESS) / 2
+        for i, (sx, sy) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
+            self.add_primitive(
+                f"table_leg_{i}",
+                "box",
+                (0.03, 0.03, leg_h),
+                (sx * (hx - 0.06), sy * (hy - 0.06), leg_h),
+                rgba=(0.35, 0.33, 0.31, 1),
+                name="table leg",
+                category="surface",
+                role="fixture",
+            )
+        self._build_basket()
+
+    def _build_basket(self) -> None:
+        """An open box of thin walls: the basket cleared objects go to."""
+        bx, by = BASKET_CENTRE
+        ox, oy, h = BASKET_SIZE
+        t = 0.006
+        colour = (0.55, 0.42, 0.26, 1.0)
+        z0 = TABLE_TOP_Z
+        parts = {
+            "basket_floor": ((ox / 2, oy / 2, t / 2), (bx, by, z0 + t / 2)),
+            "basket_wall_n": ((ox / 2, t / 2, h / 2), (bx, by + oy / 2 - t / 2, z0 + h / 2)),
+            "basket_wall_s": ((ox / 2, t / 2, h / 2), (bx, by - oy / 2 + t / 2, z0 + h / 2)),
+            "basket_wall_e": ((t / 2, oy / 2, h / 2), (bx + ox / 2 - t / 2, by, z0 + h / 2)),
+            "basket_wall_w": ((t / 2, oy / 2, h / 2), (bx - ox / 2 + t / 2, by, z0 + h / 2)),
+        }
+        for key, (half, pos) in parts.items():
+            self.add_primitive(
+                key,
+                "box",
+                half,
+                pos,
+                rgba=colour,
+                name="basket",
+                category="container",
+                role="fixture",
+            )
+
+    def _build_robot(self) -> None:
+        c = self.client
+        arm = self.add_urdf(
+            "robot_arm",
+            "airo_models:arms/ur5e/ur5e.urdf",
+            ROBOT_BASE,
+            fixed=True,
+            name="UR5e arm",
+            category="robot",
+            role="robot",
+        )
+        self.robot_uid = arm.uid
+        self.arm_joints = {
+            c.getJointInfo(arm.uid, j)[1].decode(): j
+            for j in range(c.getNumJoints(arm.uid))
+            if c.getJointInfo(arm.uid, j)[2] == pybullet.JOINT_REVOLUTE
+        }
+        self.tool_link = next(
+            j
+            for j in range(c.getNumJoints(arm.uid))
+            if c.getJointInfo(arm.uid, j)[12].decode() == "tool0"
+        )
+        for name, angle in HOME_JOINTS.items():
+            c.resetJointState(arm.uid, self.arm_joints[name], angle)
+        tool = c.getLinkState(arm.uid, self.tool_link, computeForwardKinematics=True)
+        grip = self.add_urdf(
+            "robot_gripper",
+            "airo_models:grippers/robotiq_2f_85/urdf/robotiq_2f_85.urdf",
+            tool[4],
+            tool[5],
+            name="Robotiq 2F-85 gripper",
+            category="robot",
+            role="robot",
+        )
+        self.gripper_uid = grip.uid
+        c.createConstraint(
+            arm.uid,
+            self.tool_link,
+            grip.uid,
+            -1,
+            pybullet.JOINT_FIXED,
+            (0, 0, 0),
+            (0, 0, 0),
+            (0, 0, 0),
+        )
+        self.gripper_joints = {
+            c.getJointInfo(grip.uid, j)[1].decode(): j
+            for j in range(c.getNumJoints(grip.uid))
+            if c.getJointInfo(grip.uid, j)[2] == pybullet.JOINT_REVOLUTE
+        }
+        self.set_gripper(GRIPPER_OPEN)
+        self.hold_arm()
+
+    def hold_arm(self) -> None:
+        """Position motors keep the arm and fingers where they are while physics steps."""
+        c = self.client
+        for j in self.arm_joints.values():
+            c.setJointMotorControl2(
+                self.robot_uid,
+                j,
+                pybullet.POSITION_CONTROL,
+                targetPosition=c.getJointState(self.robot_uid, j)[0],
+                force=500,
+            )
+        for j in self.gripper_joints.values():
+            c.setJointMotorControl2(
+                self.gripper_uid,
+                j,
+                pybullet.POSITION_CONTROL,
+                targetPosition=c.getJointState(self.gripper_uid, j)[0],
+                force=50,
+            )
+
+    def set_gripper(self, finger_angle: float) -> None:
+        """Set the 2F-85 opening (finger_joint angle, 0 open .. 0.8 closed), linkage included."""
+        c = self.client
+        c.resetJointState(self.gripper_uid, self.gripper_joints["finger_joint"], finger_angle)
+        for name, factor in GRIPPER_MIMIC.items():
+            c.resetJointState(self.gripper_uid, self.gripper_joints[name], factor * finger_angle)
+
+    # -- queries ------------------------------------------------------------------
+    def info(self, uid: int) -> BodyInfo | None:
+        return self._by_uid.get(uid)
+
+    def objects(self) -> list[BodyInfo]:
+        return [b for b in self.bodies.values() if b.role == "object"]
+
+    def aabb(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """World AABB over all links of a body."""
+        c, uid = self.client, self.bodies[key].uid
+        los, his = [], []
+        for link in range(-1, c.getNumJoints(uid)):
+            lo, hi = c.getAABB(uid, link)
+            los.append(lo)
+            his.append(hi)
+        return np.min(los, axis=0), np.max(his, axis=0)
+
+    def link_frame_pose(self, key: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The base link's URDF frame (what loadURDF's basePosition means), not its centre of mass."""
+        c, uid = self.client, self.bodies[key].uid
+        com_pos, com_orn = c.getBasePositionAndOrientation(uid)
+        local_pos, local_orn = c.getDynamicsInfo(uid, -1)[3:5]
+        inv_pos, inv_orn = c.invertTransform(local_pos, local_orn)
+        return c.multiplyTransforms(com_pos, com_orn, inv_pos, inv_orn)
+
+    # -- textures -------------------------------------------------------------------
+    def set_table_texture(self, ref: str | None) -> None:
+        """Texture the table top with a resources: image, or plain white with None."""
+        c = self.client
+        table = self.bodies["table"].uid
+        if ref is None:
+            c.changeVisualShape(table, -1, textureUniqueId=-1, rgbaColor=(1, 1, 1, 1))
+        else:
+            if ref not in self._textures:
+                self._textures[ref] = c.loadTexture(str(resolve_asset(ref)))
+            c.changeVisualShape(
+                table, -1, textureUniqueId=self._textures[ref], rgbaColor=(1, 1, 1, 1)
+            )
+        self.table_texture = ref
+        self.bodies["table"].texture = ref
+
+    # -- physics --------------------------------------------------------------------
+    def step(self, n: int = 1) -> None:
+        for _ in range(n):
+            self.client.stepSimulation()
+        self.time += n * TIMESTEP
+
+    def object_speeds(self) -> tuple[float, float]:
+        """Largest linear (m/s) and angular (rad/s) speed over all objects."""
+        lin = ang = 0.0
+        c = self.client
+        for b in self.objects():
+            v, w = c.getBaseVelocity(b.uid)
+            lin = max(lin, math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2))
+            ang = max(ang, math.sqrt(w[0] ** 2 + w[1] ** 2 + w[2] ** 2))
+        return lin, ang
+
+    # -- state ------------------------------------------------------------------------
+    def capture_state(self) -> dict[str, Any]:
+        """Every body's base pose (centre-of-mass frame, as PyBullet keeps it) and joint positions.
+
+        JSON-serialisable; `restore_state` reproduces the world exactly.
+        """
+        c = self.client
+        bodies = {}
+        for key, b in self.bodies.items():
+            pos, orn = c.getBasePositionAndOrientation(b.uid)
+            joints = {}
+            for j in range(c.getNumJoints(b.uid)):
+                info = c.getJointInfo(b.uid, j)
+                if info[2] != pybullet.JOINT_FIXED:
+                    joints[info[1].decode()] = c.getJointState(b.uid, j)[0]
+            bodies[key] = {
+                "com_position": list(pos),
+                "com_orientation": list(orn),
+                "joints": joints,
+            }
+        return {
+            "format": "reasonscope-state/1",
+            "time": self.time,
+            "table_texture": self.table_texture,
+            "bodies": bodies,
+        }
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        c = self.client
+        missing = set(self.bodies) - set(state["bodies"])
+        if missing:
+            raise ValueError(f"state lacks bodies {sorted(missing)}")
+        for key, s in state["bodies"].items():
+            b = self.bodies.get(key)
+            if b is None:
+                raise ValueError(f"state has unknown body {key!r}")
+            c.resetBasePositionAndOrientation(b.uid, s["com_position"], s["com_orientation"])
+            c.resetBaseVelocity(b.uid, (0, 0, 0), (0, 0, 0))
+            if s["joints"]:
+                by_name = {
+                    c.getJointInfo(b.uid, j)[1].decode(): j for j in range(c.getNumJoints(b.uid))
+                }
+                for name, angle in s["joints"].items():
+                    c.resetJointState(b.uid, by_name[name], angle, 0.0)
+        if state.get("table_texture") != self.table_texture:
+            self.set_table_texture(state.get("table_texture"))
+        self.time = state.get("time", self.time)
+        if self.robot_uid is not None:
+            self.hold_arm()
+
+    def body_records(self) -> list[dict[str, Any]]:
+        """Every body in the benchmark export form (link-frame poses, asset references)."""
+        c = self.client
+        records = []
+        for key, b in self.bodies.items():
+            pos, orn = self.link_frame_pose(key)
+            joints = {}
+            for j in range(c.getNumJoints(b.uid)):
+                info = c.getJointInfo(b.uid, j)
+                if info[2] != pybullet.JOINT_FIXED:
+                    joints[info[1].decode()] = c.getJointState(b.uid, j)[0]
+            records.append(
+                {
+                    "id": key,
+                    "name": b.name,
+                    "category": b.category,
+                    "role": b.role,
+                    "asset": b.asset,
+                    "size": list(b.size) if b.size else None,
+                    "scale": b.scale,
+                    "rgba": list(b.rgba) if b.rgba else None,
+                    "texture": b.texture,
+                    "position": list(pos),
+                    "orientation": list(orn),
+                    "fixed": b.fixed,
+                    "joints": joints,
+                }
+            )
+        return records
+
+    def close(self) -> None:
+        try:
+            self.client.disconnect()
+        except pybullet.error:
+            pass
+
+    def __enter__(self) -> TabletopWorld:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
