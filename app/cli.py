@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,8 +85,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    import os
-
     path = _default_db(args)
     readonly = path.exists() and not os.access(path, os.W_OK)
     with open_project(path, readonly=readonly) as project:
@@ -123,6 +122,37 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scenes_generate(args: argparse.Namespace) -> int:
+    from app.scene_jobs import generate_and_store, parse_object_range
+
+    if args.n < 1:
+        return _fail(f"--n {args.n}: need at least one scene")
+    try:
+        objects = parse_object_range(args.objects)
+    except ValueError as exc:
+        return _fail(str(exc))
+    path = _default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    progress = TerminalProgress()
+    try:
+        ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps({"path": str(path), "scene_ids": ids}))
+    else:
+        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]})")
+    return 0
+
+
+def cmd_scenes_export(args: argparse.Namespace) -> int:
+    from app.scene_jobs import export_scenes
+
+    count = export_scenes(_default_db(args), args.out)
+    print(f"Wrote {count} scenes to {args.out}")
+    return 0
+
+
 # -- parser ------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
@@ -153,6 +183,45 @@ def build_parser() -> argparse.ArgumentParser:
     _db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_info)
+
+    scenes = sub.add_parser(
+        "scenes",
+        help="generate and export tabletop scenes",
+        description="Cluttered tabletop scenes in the PyBullet world: generate, export.",
+    )
+    scenes_sub = scenes.add_subparsers(
+        dest="scenes_command", metavar="SUBCOMMAND", parser_class=OneLineParser, required=True
+    )
+    p = scenes_sub.add_parser(
+        "generate",
+        help="generate seeded scenes and store them",
+        description="Sample objects into the 50 x 50 cm workspace, drop them, settle, discard "
+        "scenes where an object left the table or the top-down view, and store each scene's "
+        "full state.",
+    )
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--n", type=int, required=True, help="how many scenes")
+    p.add_argument(
+        "--seed", type=int, required=True, help="seed of the first scene; the rest follow"
+    )
+    p.add_argument(
+        "--objects",
+        default="8-15",
+        metavar="LOW-HIGH",
+        help="objects per scene, a count or a range within 1-15 (default 8-15)",
+    )
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_scenes_generate)
+    p = scenes_sub.add_parser(
+        "export",
+        help="write scenes as JSON Lines",
+        description="Write every scene of the project, one JSON object a line, in the "
+        "self-contained scene form of reasonscope-benchmark/1 (camera and every body, fixtures "
+        "and robot included).",
+    )
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
+    p.set_defaults(func=cmd_scenes_export)
 
     p = sub.add_parser(
         "bench",
@@ -187,6 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\nreasonscope: interrupted\n")
         return 130
+    except BrokenPipeError:  # e.g. `reasonscope info | head`: the reader has gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

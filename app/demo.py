@@ -27,8 +27,26 @@ def _part_annotators(project: Project, progress: Progress) -> None:
         project.annotators.sign_in(name)
 
 
+DEMO_SCENE_SEEDS = range(4)
+
+
+def _part_scenes(project: Project, progress: Progress) -> None:
+    """A handful of cluttered tabletop scenes for Explore scenes (and, later, questions)."""
+    from sim.scenes import generate_scene, scene_record
+
+    seeds = list(DEMO_SCENE_SEEDS)
+    for i, seed in enumerate(seeds):
+        progress.report(i, len(seeds), f"Simulating demo scene {i + 1} of {len(seeds)}")
+        scene = generate_scene(seed, objects=(8, 15))
+        try:
+            project.scenes.add(scene_record(scene))
+        finally:
+            scene.world.close()
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
+    ("scenes", _part_scenes),
 ]
 
 

@@ -362,26 +362,32 @@ def _mesh_volume(vertices: np.ndarray, triangles: np.ndarray, method: str | None
     mesh.remove_duplicated_vertices()
     mesh.remove_degenerate_triangles()
     if method is None:
-        pieces = _closed_convex_pieces(mesh)
         if mesh.is_watertight():
             method = "mesh"
-        elif pieces is not None and len(pieces) > 1:
-            method = "convex_pieces"
         else:
-            method = "convex_hull"
+            pieces = _closed_convex_pieces(mesh)
+            method = "convex_pieces" if pieces is not None and len(pieces) > 1 else "convex_hull"
     if method == "mesh":
+        if not mesh.is_watertight():
+            raise ValueError("volume method 'mesh' needs a watertight mesh")
         return abs(mesh.get_volume()), method
     if method == "convex_hull":
         return ConvexHull(np.asarray(mesh.vertices)).volume, method
     if method == "convex_pieces":
         pieces = _closed_convex_pieces(mesh, require_closed=False)
+        if not pieces:
+            raise ValueError("volume method 'convex_pieces' found no solid parts")
         return _union_of_hulls_volume(pieces), method
     raise ValueError(f"volume method {method!r} does not apply to meshes")
 
 
 def _closed_convex_pieces(mesh, require_closed: bool = True) -> list[np.ndarray] | None:
-    """Vertex arrays of the mesh's connected parts, or None if one is not closed+convex."""
-    from scipy.spatial import ConvexHull
+    """Vertex arrays of the mesh's connected parts.
+
+    With ``require_closed``, None unless every part is closed and convex (its signed
+    volume matches its hull's); without, flat or tiny parts are skipped.
+    """
+    from scipy.spatial import ConvexHull, QhullError
 
     labels, _, _ = mesh.cluster_connected_triangles()
     labels = np.asarray(labels)
@@ -391,14 +397,19 @@ def _closed_convex_pieces(mesh, require_closed: bool = True) -> list[np.ndarray]
     for label in np.unique(labels):
         sub = tris[labels == label]
         pts = verts[np.unique(sub)]
-        if len(pts) < 4:
-            return None
+        try:
+            hull = ConvexHull(pts).volume if len(pts) >= 4 else 0.0
+        except QhullError:  # flat part
+            hull = 0.0
+        if hull <= 0.0:
+            if require_closed:
+                return None
+            continue
         if require_closed:
             a, b, c = verts[sub[:, 0]], verts[sub[:, 1]], verts[sub[:, 2]]
             vol = abs(np.einsum("ij,ij->i", a, np.cross(b, c)).sum()) / 6.0
             edges = np.sort(np.concatenate([sub[:, [0, 1]], sub[:, [1, 2]], sub[:, [2, 0]]]), 1)
             _, counts = np.unique(edges, axis=0, return_counts=True)
-            hull = ConvexHull(pts).volume
             if not (counts == 2).all() or abs(vol - hull) > 0.02 * hull:
                 return None
         pieces.append(pts)
@@ -413,14 +424,18 @@ def _union_of_hulls_volume(pieces: list[np.ndarray], cells: int = 96) -> float:
     hi = np.max([p.max(0) for p in pieces], axis=0)
     step = (hi - lo).max() / cells
     axes = [np.arange(lo[k] + step / 2, hi[k], step) for k in range(3)]
-    grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
-    inside = np.zeros(len(grid), dtype=bool)
+    inside = np.zeros([len(a) for a in axes], dtype=bool)
     for pts in pieces:
         hull = ConvexHull(pts)
-        box = np.all((grid >= pts.min(0)) & (grid <= pts.max(0)), axis=1) & ~inside
-        cand = grid[box]
-        ok = np.ones(len(cand), dtype=bool)
+        span = [
+            slice(np.searchsorted(a, pts[:, k].min()), np.searchsorted(a, pts[:, k].max(), "right"))
+            for k, a in enumerate(axes)
+        ]
+        sub = np.stack(
+            np.meshgrid(*[a[s] for a, s in zip(axes, span, strict=True)], indexing="ij"), -1
+        )
+        ok = np.ones(sub.shape[:3], dtype=bool)
         for eq in hull.equations:
-            ok &= cand @ eq[:3] + eq[3] <= 1e-12
-        inside[np.flatnonzero(box)[ok]] = True
+            ok &= sub @ eq[:3] + eq[3] <= 1e-12
+        inside[tuple(span)] |= ok
     return float(inside.sum()) * step**3

@@ -8,7 +8,7 @@ generator and PyBullet is deterministic for a fixed sequence of calls.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,9 +73,17 @@ class GeneratedScene:
 
 
 def settle(
-    world: TabletopWorld, *, max_s: float = MAX_SETTLE_S, early_stop: bool = True
+    world: TabletopWorld,
+    *,
+    max_s: float = MAX_SETTLE_S,
+    early_stop: bool = True,
+    doomed: Callable[[], bool] | None = None,
 ) -> SettleReport:
-    """Step until every object has been at rest for REST_WINDOW_S, or max_s of simulated time."""
+    """Step until every object has been at rest for REST_WINDOW_S, or max_s of simulated time.
+
+    `doomed`, checked every half second of simulated time, ends a settle that can
+    no longer give a usable scene (an object already off the table or out of view).
+    """
     max_steps = int(round(max_s / TIMESTEP))
     window_checks = max(1, int(math.ceil(REST_WINDOW_S / (CHECK_EVERY * TIMESTEP))))
     calm = 0
@@ -84,6 +92,8 @@ def settle(
         n = min(CHECK_EVERY, max_steps - steps)
         world.step(n)
         steps += n
+        if doomed is not None and steps % (10 * CHECK_EVERY) == 0 and doomed():
+            return SettleReport(steps, steps * TIMESTEP, False)
         if not early_stop:
             continue
         lin, ang = world.object_speeds()
@@ -212,10 +222,86 @@ def generate_scene(
         world.set_table_texture(texture)
         for spec in spawns:
             spawn(world, spec)
-        report = settle(world, early_stop=early_stop)
+        report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
         found = problems(world)
         if not found:
             return GeneratedScene(seed, attempt, world, report, texture, spawns, rejected)
         rejected.append(f"attempt {attempt}: {found[0]}")
         world.close()
     raise RuntimeError(f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})")
+
+
+GENERATOR = "mgvqa-clutter/1"
+
+
+def scene_record(scene: GeneratedScene) -> dict[str, Any]:
+    """What the store keeps of a generated scene: camera, exact state, bodies, provenance."""
+    state = scene.world.capture_state()
+    state["generation"] = {
+        "attempt": scene.attempt,
+        "rejected": scene.rejected,
+        "settle_steps": scene.settle.steps,
+        "settled": scene.settle.at_rest,
+        "spawned": [
+            {"key": s.key, "catalog": s.entry.name, "scale": s.scale} for s in scene.spawned
+        ],
+    }
+    return {
+        "name": f"clutter seed {scene.seed}",
+        "benchmark": "mgvqa",
+        "seed": scene.seed,
+        "generator": GENERATOR,
+        "camera": TOP_DOWN.as_dict(),
+        "state": state,
+        "bodies": scene.world.body_records(),
+    }
+
+
+def world_from_records(
+    bodies: Sequence[dict[str, Any]], state: dict[str, Any] | None = None
+) -> TabletopWorld:
+    """Rebuild a stored scene: our fixtures and robot, its objects, then its exact state."""
+    from sim.catalog import catalog_by_name
+
+    catalog = catalog_by_name()
+    with_robot = any(b.get("role") == "robot" for b in bodies)
+    world = TabletopWorld(with_robot=with_robot)
+    for b in bodies:
+        if b.get("role", "object") != "object":
+            continue
+        entry = catalog.get(b["name"])
+        scale = float(b.get("scale", 1.0))
+        mass = entry.mass(scale) if entry else 0.1
+        if b["asset"].startswith("primitive:"):
+            world.add_primitive(
+                b["id"],
+                b["asset"].split(":", 1)[1],
+                b["size"],
+                b["position"],
+                b["orientation"],
+                rgba=tuple(b["rgba"] or (0.7, 0.7, 0.7, 1)),
+                mass=mass,
+                name=b["name"],
+                category=b.get("category", ""),
+                scale=scale,
+            )
+        else:
+            world.add_urdf(
+                b["id"],
+                b["asset"],
+                b["position"],
+                b["orientation"],
+                scale=scale,
+                rgba=tuple(b["rgba"]) if b.get("rgba") else None,
+                name=b["name"],
+                category=b.get("category", ""),
+            )
+            world.client.changeDynamics(
+                world.bodies[b["id"]].uid, -1, mass=mass, lateralFriction=0.8
+            )
+    if state is not None:
+        world.restore_state(state)
+    else:
+        texture = next((b.get("texture") for b in bodies if b["id"] == "table"), None)
+        world.set_table_texture(texture)
+    return world

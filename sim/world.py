@@ -15,9 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pybullet
-import pybullet_data
-from pybullet_utils.bullet_client import BulletClient
+
+from sim.quiet import quiet_c_output
+
+with quiet_c_output():  # the module prints its build time on import
+    import pybullet
+    import pybullet_data
+    from pybullet_utils.bullet_client import BulletClient
 
 from sim.assets import resolve_asset
 from sim.camera import CameraSpec
@@ -96,7 +100,8 @@ class TabletopWorld:
     """A PyBullet world with the MG-VQA tabletop layout."""
 
     def __init__(self, *, with_robot: bool = True) -> None:
-        self.client = BulletClient(connection_mode=pybullet.DIRECT)
+        with quiet_c_output():
+            self.client = BulletClient(connection_mode=pybullet.DIRECT)
         # PyBullet clients are not thread-safe: whoever steps or reads from another
         # thread (the live view's worker) holds this lock.
         self.lock = threading.RLock()
@@ -215,14 +220,15 @@ class TabletopWorld:
         """Load a URDF asset reference (pybullet_data:, airo_models:, resources:)."""
         c = self.client
         flags = pybullet.URDF_ENABLE_CACHED_GRAPHICS_SHAPES
-        uid = c.loadURDF(
-            str(resolve_asset(asset)),
-            basePosition=position,
-            baseOrientation=orientation,
-            globalScaling=scale,
-            useFixedBase=fixed,
-            flags=flags,
-        )
+        with quiet_c_output():  # the URDF importer warns about every link without inertia
+            uid = c.loadURDF(
+                str(resolve_asset(asset)),
+                basePosition=position,
+                baseOrientation=orientation,
+                globalScaling=scale,
+                useFixedBase=fixed,
+                flags=flags,
+            )
         if rgba is not None:
             for link in range(-1, c.getNumJoints(uid)):
                 c.changeVisualShape(uid, link, rgbaColor=rgba)
@@ -244,7 +250,8 @@ class TabletopWorld:
 
     def _build_fixtures(self) -> None:
         c = self.client
-        plane = c.loadURDF("plane.urdf")
+        with quiet_c_output():
+            plane = c.loadURDF("plane.urdf")
         self._register(
             BodyInfo(
                 plane,
@@ -353,6 +360,11 @@ class TabletopWorld:
             (0, 0, 0),
             (0, 0, 0),
         )
+        # The gripper's base overlaps the flange it is mounted on: without this filter
+        # the contact pushes the fingers open and the wrist round.
+        for arm_link in range(-1, c.getNumJoints(arm.uid)):
+            for grip_link in range(-1, c.getNumJoints(grip.uid)):
+                c.setCollisionFilterPair(arm.uid, grip.uid, arm_link, grip_link, 0)
         self.gripper_joints = {
             c.getJointInfo(grip.uid, j)[1].decode(): j
             for j in range(c.getNumJoints(grip.uid))
@@ -370,7 +382,7 @@ class TabletopWorld:
                 j,
                 pybullet.POSITION_CONTROL,
                 targetPosition=c.getJointState(self.robot_uid, j)[0],
-                force=500,
+                force=5000,
             )
         for j in self.gripper_joints.values():
             c.setJointMotorControl2(
@@ -378,7 +390,7 @@ class TabletopWorld:
                 j,
                 pybullet.POSITION_CONTROL,
                 targetPosition=c.getJointState(self.gripper_uid, j)[0],
-                force=50,
+                force=1000,
             )
 
     def set_gripper(self, finger_angle: float) -> None:

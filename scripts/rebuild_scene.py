@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Rebuild an exported scene with plain PyBullet and render its camera view.
+
+Uses nothing from ReasonScope: only pybullet, pybullet_data, airo_models (for
+the robot's URDFs), numpy and Pillow. It shows that a line of
+`reasonscope scenes export` (format reasonscope-scene/1) is self-contained.
+
+    python scripts/rebuild_scene.py scenes.jsonl --id scene-1 --out view.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pybullet as p
+import pybullet_data
+from PIL import Image
+
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+
+
+def resolve(ref: str) -> str:
+    scheme, _, rel = ref.partition(":")
+    if scheme == "pybullet_data":
+        return str(Path(pybullet_data.getDataPath()) / rel)
+    if scheme == "airo_models":
+        import airo_models
+
+        return str(Path(airo_models.__file__).parent / rel)
+    if scheme == "resources":
+        return str(RESOURCES / rel)
+    raise ValueError(f"cannot resolve asset {ref!r}")
+
+
+def build(scene: dict, client: int) -> dict[str, int]:
+    """Create every body of the scene in `client`; return id -> body uid."""
+    uids = {}
+    for body in scene["bodies"]:
+        asset, scale = body["asset"], float(body.get("scale", 1.0))
+        pos, orn = body["position"], body["orientation"]
+        if asset.startswith("primitive:"):
+            shape = asset.split(":", 1)[1]
+            size = [float(s) * scale for s in body["size"]]
+            rgba = body.get("rgba") or [0.7, 0.7, 0.7, 1]
+            if shape == "box":
+                vis = p.createVisualShape(
+                    p.GEOM_BOX, halfExtents=size, rgbaColor=rgba, physicsClientId=client
+                )
+            elif shape == "cylinder":
+                vis = p.createVisualShape(
+                    p.GEOM_CYLINDER,
+                    radius=size[0],
+                    length=size[1],
+                    rgbaColor=rgba,
+                    physicsClientId=client,
+                )
+            else:
+                vis = p.createVisualShape(
+                    p.GEOM_SPHERE, radius=size[0], rgbaColor=rgba, physicsClientId=client
+                )
+            uid = p.createMultiBody(0, -1, vis, pos, orn, physicsClientId=client)
+        else:
+            uid = p.loadURDF(
+                resolve(asset),
+                pos,
+                orn,
+                globalScaling=scale,
+                useFixedBase=True,
+                physicsClientId=client,
+            )
+            if body.get("rgba"):
+                for link in range(-1, p.getNumJoints(uid, physicsClientId=client)):
+                    p.changeVisualShape(uid, link, rgbaColor=body["rgba"], physicsClientId=client)
+        joints = body.get("joints") or {}
+        for j in range(p.getNumJoints(uid, physicsClientId=client)):
+            name = p.getJointInfo(uid, j, physicsClientId=client)[1].decode()
+            if name in joints:
+                p.resetJointState(uid, j, joints[name], physicsClientId=client)
+        if body.get("texture"):
+            tex = p.loadTexture(resolve(body["texture"]), physicsClientId=client)
+            p.changeVisualShape(uid, -1, textureUniqueId=tex, physicsClientId=client)
+        uids[body["id"]] = uid
+    return uids
+
+
+def render(scene: dict, client: int) -> tuple[np.ndarray, np.ndarray]:
+    cam = scene["camera"]
+    w, h = int(cam["width"]), int(cam["height"])
+    view = p.computeViewMatrix(cam["eye"], cam["target"], cam["up"])
+    proj = p.computeProjectionMatrixFOV(cam["fov_deg"], w / h, cam["near"], cam["far"])
+    _, _, rgba, _, seg = p.getCameraImage(
+        w,
+        h,
+        view,
+        proj,
+        renderer=p.ER_TINY_RENDERER,
+        shadow=0,
+        lightDirection=(0.3, -0.4, 1.0),
+        physicsClientId=client,
+    )
+    rgb = np.asarray(rgba, dtype=np.uint8).reshape(h, w, 4)[:, :, :3]
+    return rgb, np.asarray(seg, dtype=np.int32).reshape(h, w)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenes", type=Path)
+    parser.add_argument("--id", help="scene id (default: the first line)")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    for line in args.scenes.read_text().splitlines():
+        scene = json.loads(line)
+        if args.id is None or scene["id"] == args.id:
+            break
+    else:
+        print(f"{args.scenes}: no scene {args.id!r}", file=sys.stderr)
+        return 2
+    client = p.connect(p.DIRECT)
+    build(scene, client)
+    rgb, _ = render(scene, client)
+    Image.fromarray(rgb).save(args.out)
+    print(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
