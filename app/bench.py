@@ -43,7 +43,7 @@ from typing import Any
 from store import open_project
 
 #: Modules that register more cases; imported by `run_cases` and `known_cases`.
-CASE_MODULES: list[str] = []
+CASE_MODULES: list[str] = ["app.bench_sim"]
 
 #: Where benchmark projects are built (default: the system's temporary folder).
 #: Autosave latency depends on the disk, so point this at the disk projects live on.

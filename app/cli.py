@@ -101,12 +101,13 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from app.bench import CASES, run_cases
+    from app.bench import known_cases, run_cases
 
     names = args.case or None
-    unknown = [n for n in names or [] if n not in CASES]
+    known = known_cases()
+    unknown = [n for n in names or [] if n not in known]
     if unknown:
-        return _fail(f"unknown bench case {unknown[0]!r}; known: {', '.join(sorted(CASES))}")
+        return _fail(f"unknown bench case {unknown[0]!r}; known: {', '.join(sorted(known))}")
 
     def note(message: str) -> None:
         if not args.json:

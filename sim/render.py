@@ -227,12 +227,20 @@ def visibility(
     view = view or render(world, camera)
     uids, counts = np.unique(view.segmentation, return_counts=True)
     visible = dict(zip(uids.tolist(), counts.tolist(), strict=True))
-    return {
-        key: Visibility(
-            key, visible.get(world.bodies[key].uid, 0), alone_pixels(world, camera, key, fast=fast)
-        )
-        for key in keys
-    }
+    alone = alone_pixel_counts(world, camera, keys, fast=fast)
+    return {key: Visibility(key, visible.get(world.bodies[key].uid, 0), alone[key]) for key in keys}
+
+
+def _overlaps(world: TabletopWorld, camera: CameraSpec, key: str, window) -> bool:
+    other = screen_window(world, camera, key)
+    if other is None:
+        return False
+    return not (
+        other[2] <= window[0]
+        or other[0] >= window[2]
+        or other[3] <= window[1]
+        or other[1] >= window[3]
+    )
 
 
 def counterfactual_visibility(
@@ -248,16 +256,19 @@ def counterfactual_visibility(
     """Each object's visibility gain (fraction points) when `cover` is made transparent."""
     keys = [b.key for b in world.objects() if b.key != cover] if keys is None else list(keys)
     view = view or render(world, camera)
-    alone = (
-        alone if alone is not None else {k: alone_pixels(world, camera, k, fast=fast) for k in keys}
-    )
+    alone = alone if alone is not None else alone_pixel_counts(world, camera, keys, fast=fast)
     if fast:
         window = screen_window(world, camera, cover)
         seg = view.segmentation
         if window is not None:
             x0, y0, x1, y1 = window
             seg = seg.copy()
-            seg[y0:y1, x0:x1] = render_window(world, camera, window, hide=[cover])
+            # Only the cover's window can change; bodies that project elsewhere cannot
+            # draw a pixel in it, so they are skipped (the robot's meshes are costly).
+            elsewhere = [
+                k for k in world.bodies if k != cover and not _overlaps(world, camera, k, window)
+            ]
+            seg[y0:y1, x0:x1] = render_window(world, camera, window, hide=[cover, *elsewhere])
     else:
         seg = render(world, camera, hide=[cover]).segmentation
     gains = {}

@@ -17,6 +17,8 @@ import numpy as np
 from sim.camera import CameraSpec, corners, project_points
 from sim.catalog import CatalogEntry, load_catalog
 from sim.world import (
+    ROLLING_FRICTION,
+    SPINNING_FRICTION,
     TABLE_HALF,
     TABLE_TOP_Z,
     TIMESTEP,
@@ -27,9 +29,9 @@ from sim.world import (
 )
 
 MAX_SETTLE_S = 30.0
-REST_LINEAR = 0.005  # m/s
-REST_ANGULAR = 0.05  # rad/s
-REST_WINDOW_S = 0.25  # every body must stay at rest this long
+REST_LINEAR = 0.002  # m/s
+REST_ANGULAR = 0.02  # rad/s
+REST_WINDOW_S = 0.5  # every body must stay at rest this long
 CHECK_EVERY = 12  # steps between speed checks (20 Hz at 240 Hz physics)
 SPAWN_MARGIN = 0.04  # keep spawn points this far inside the workspace edge
 MAX_ATTEMPTS = 8
@@ -62,6 +64,7 @@ class GeneratedScene:
     texture: str | None
     spawned: list[SpawnSpec] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why earlier attempts were discarded
+    attempt_steps: list[int] = field(default_factory=list)  # physics steps of every attempt
 
     def scene_dict(self, camera: CameraSpec = TOP_DOWN) -> dict[str, Any]:
         """The self-contained `scene` object of reasonscope-benchmark/1."""
@@ -181,7 +184,12 @@ def spawn(world: TabletopWorld, spec: SpawnSpec) -> None:
             category=e.category,
         )
         world.client.changeDynamics(
-            world.bodies[spec.key].uid, -1, mass=e.mass(spec.scale), lateralFriction=0.8
+            world.bodies[spec.key].uid,
+            -1,
+            mass=e.mass(spec.scale),
+            lateralFriction=0.8,
+            rollingFriction=ROLLING_FRICTION,
+            spinningFriction=SPINNING_FRICTION,
         )
     world.bodies[spec.key].extra["catalog"] = e.name
 
@@ -213,6 +221,7 @@ def generate_scene(
     entries = list(entries or load_catalog())
     textures = list(textures if textures is not None else table_textures())
     rejected: list[str] = []
+    attempt_steps: list[int] = []
     for attempt in range(MAX_ATTEMPTS):
         rng = np.random.default_rng([seed, attempt])
         n = int(rng.integers(lo, hi + 1))
@@ -223,9 +232,12 @@ def generate_scene(
         for spec in spawns:
             spawn(world, spec)
         report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
+        attempt_steps.append(report.steps)
         found = problems(world)
         if not found:
-            return GeneratedScene(seed, attempt, world, report, texture, spawns, rejected)
+            return GeneratedScene(
+                seed, attempt, world, report, texture, spawns, rejected, attempt_steps
+            )
         rejected.append(f"attempt {attempt}: {found[0]}")
         world.close()
     raise RuntimeError(f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})")
@@ -297,7 +309,12 @@ def world_from_records(
                 category=b.get("category", ""),
             )
             world.client.changeDynamics(
-                world.bodies[b["id"]].uid, -1, mass=mass, lateralFriction=0.8
+                world.bodies[b["id"]].uid,
+                -1,
+                mass=mass,
+                lateralFriction=0.8,
+                rollingFriction=ROLLING_FRICTION,
+                spinningFriction=SPINNING_FRICTION,
             )
     if state is not None:
         world.restore_state(state)

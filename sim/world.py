@@ -53,6 +53,10 @@ GRIPPER_MIMIC = {
     "right_inner_finger_joint": -1.0,
 }
 GRIPPER_OPEN, GRIPPER_CLOSED = 0.0, 0.8
+# Rolling resistance of things on a table top (metres of lever arm): enough that a
+# ball comes to rest instead of creeping for seconds at millimetres per second.
+ROLLING_FRICTION = 0.003
+SPINNING_FRICTION = 0.003
 
 TOP_DOWN = CameraSpec(
     width=1024,
@@ -185,7 +189,11 @@ class TabletopWorld:
             baseOrientation=orientation,
         )
         c.changeDynamics(
-            uid, -1, lateralFriction=friction, rollingFriction=0.001, spinningFriction=0.001
+            uid,
+            -1,
+            lateralFriction=friction,
+            rollingFriction=ROLLING_FRICTION,
+            spinningFriction=SPINNING_FRICTION,
         )
         return self._register(
             BodyInfo(

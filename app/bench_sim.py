@@ -1,0 +1,170 @@
+"""Bench cases of the tabletop simulator: settling, visibility, generation overhead."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from app.bench import BenchResult, bench_case, report
+from sim.catalog import load_catalog
+from sim.render import alone_pixel_counts, counterfactual_visibility, render
+from sim.scenes import generate_scene, sample_spawns, settle, spawn, table_textures
+from sim.world import TOP_DOWN, TabletopWorld
+
+SETTLE_SEEDS = {False: 20, True: 4}
+VISIBILITY_SEEDS = {False: 4, True: 2}
+VISIBILITY_SIZE = {False: 1024, True: 512}
+OVERHEAD_SEEDS = {False: 6, True: 3}
+
+
+def _dropped_world(seed: int, entries) -> TabletopWorld:
+    """The first attempt of generate_scene(seed), dropped but not yet settled."""
+    rng = np.random.default_rng([seed, 0])
+    n = int(rng.integers(8, 16))
+    textures = table_textures()
+    texture = textures[int(rng.integers(0, len(textures)))]
+    world = TabletopWorld(with_robot=False)
+    world.set_table_texture(texture)
+    for spec in sample_spawns(rng, entries, n):
+        spawn(world, spec)
+    return world
+
+
+def _object_positions(world: TabletopWorld) -> np.ndarray:
+    return np.array([world.client.getBasePositionAndOrientation(b.uid)[0] for b in world.objects()])
+
+
+@bench_case("settle_early_stop", goal=">= 5x, <= 5 mm")
+def settle_early_stop(quick: bool) -> BenchResult:
+    """Stopping when everything is at rest vs always simulating 30 s, on the same drops."""
+    entries = load_catalog()
+    seeds = range(SETTLE_SEEDS[quick])
+    early_s = fixed_s = 0.0
+    worst_mm = 0.0
+    early_steps = []
+    for seed in seeds:
+        report(f"settle_early_stop: seed {seed + 1} of {len(seeds)}")
+        a, b = _dropped_world(seed, entries), _dropped_world(seed, entries)
+        t0 = time.perf_counter()
+        rep = settle(a, early_stop=True)
+        t1 = time.perf_counter()
+        settle(b, early_stop=False)
+        t2 = time.perf_counter()
+        early_s += t1 - t0
+        fixed_s += t2 - t1
+        early_steps.append(rep.steps)
+        worst_mm = max(
+            worst_mm,
+            float(np.linalg.norm(_object_positions(a) - _object_positions(b), axis=1).max()) * 1000,
+        )
+        a.close()
+        b.close()
+    speedup = fixed_s / early_s
+    return BenchResult(
+        "settle_early_stop",
+        speedup,
+        "x",
+        ">= 5x, <= 5 mm",
+        speedup >= 5 and worst_mm <= 5,
+        f"{len(seeds)} seeds; early stop {early_s:.2f} s (median {int(np.median(early_steps))} steps) "
+        f"vs fixed 30 s {fixed_s:.2f} s; largest final position difference {worst_mm:.2f} mm",
+    )
+
+
+@bench_case("visibility_windowed", goal=">= 5x, <= 0.02")
+def visibility_windowed(quick: bool) -> BenchResult:
+    """Windowed alone/counterfactual renders vs full-resolution renders, same scenes."""
+    size = VISIBILITY_SIZE[quick]
+    camera = TOP_DOWN.with_size(size, size)
+    ours_s = naive_s = shared_s = 0.0
+    worst = 0.0
+    objects = 0
+    seeds = range(VISIBILITY_SEEDS[quick])
+    for seed in seeds:
+        report(f"visibility_windowed: scene {seed + 1} of {len(seeds)} at {size} px")
+        scene = generate_scene(100 + seed)
+        world = scene.world
+        keys = [b.key for b in world.objects()]
+        objects += len(keys)
+        t0 = time.perf_counter()
+        view = render(world, camera)  # the model-facing image: needed either way
+        shared_s += time.perf_counter() - t0
+        results = {}
+        for fast in (True, False):
+            t0 = time.perf_counter()
+            alone = alone_pixel_counts(world, camera, keys, fast=fast)
+            fractions = {}
+            for cover in keys:
+                gains = counterfactual_visibility(
+                    world, camera, cover, view=view, alone=alone, fast=fast
+                )
+                fractions.update({(cover, k): g for k, g in gains.items()})
+            elapsed = time.perf_counter() - t0
+            if fast:
+                ours_s += elapsed
+            else:
+                naive_s += elapsed
+            uids, counts = np.unique(view.segmentation, return_counts=True)
+            seen = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+            for k in keys:
+                fractions[("visible", k)] = (
+                    seen.get(world.bodies[k].uid, 0) / alone[k] if alone[k] else 0.0
+                )
+            results[fast] = fractions
+        worst = max(worst, max(abs(results[True][k] - results[False][k]) for k in results[True]))
+        world.close()
+    speedup = naive_s / ours_s
+    with_shared = (naive_s + shared_s) / (ours_s + shared_s)
+    return BenchResult(
+        "visibility_windowed",
+        speedup,
+        "x",
+        ">= 5x, <= 0.02",
+        speedup >= 5 and worst <= 0.02,
+        f"{len(seeds)} scenes, {objects} objects, every object as a cover, {size}x{size}: windowed "
+        f"{ours_s:.2f} s vs full-resolution {naive_s:.2f} s; largest visibility difference "
+        f"{worst:.4f}; {with_shared:.1f}x counting the shared scene render ({shared_s:.2f} s)",
+    )
+
+
+@bench_case("generation_overhead", goal="<= 1.5")
+def generation_overhead(quick: bool) -> BenchResult:
+    """generate_scene vs building the same world and stepping it bare for as many steps."""
+    entries = load_catalog()
+    ours_s = raw_s = 0.0
+    steps_total = 0
+    seeds = range(OVERHEAD_SEEDS[quick])
+    for seed in seeds:
+        report(f"generation_overhead: seed {seed + 1} of {len(seeds)}")
+        t0 = time.perf_counter()
+        scene = generate_scene(seed, entries=entries)
+        ours_s += time.perf_counter() - t0
+        attempt_steps = list(scene.attempt_steps)
+        scene.world.close()
+        # the baseline: the same worlds built and stepped the same number of times, no checks
+        t0 = time.perf_counter()
+        for attempt, steps in enumerate(attempt_steps):
+            rng = np.random.default_rng([seed, attempt])
+            n = int(rng.integers(8, 16))
+            textures = table_textures()
+            texture = textures[int(rng.integers(0, len(textures)))]
+            world = TabletopWorld()
+            world.set_table_texture(texture)
+            for spec in sample_spawns(rng, entries, n):
+                spawn(world, spec)
+            for _ in range(steps):
+                world.client.stepSimulation()
+            world.close()
+        raw_s += time.perf_counter() - t0
+        steps_total += sum(attempt_steps)
+    ratio = ours_s / raw_s
+    return BenchResult(
+        "generation_overhead",
+        ratio,
+        "x",
+        "<= 1.5",
+        ratio <= 1.5,
+        f"{len(seeds)} scenes: generate_scene {ours_s:.2f} s vs the same worlds stepped bare "
+        f"{raw_s:.2f} s (about {steps_total} steps)",
+    )
