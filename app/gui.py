@@ -19,11 +19,15 @@ def display_available() -> bool:
 
 
 def create_application(argv: list[str] | None = None):
+    from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtWidgets import QApplication
 
     from widgets.icons import icon
     from widgets.theme import apply_theme
 
+    if QCoreApplication.instance() is None:
+        # every GL view shares pyqtgraph's shader programs: one context group
+        QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("ReasonScope")
     app.setOrganizationName("ReasonScope")

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import settings as app_settings
+from app.explore_mode import ExploreMode
 from app.modes import MODES, ModeSpec
 from app.paths import demo_project_path
 from app.session import ProjectSession
@@ -140,10 +141,18 @@ class MainWindow(QMainWindow):
         empty = EmptyState(
             title=spec.title, purpose=spec.purpose, how_to=spec.how_to, icon=icon(spec.icon)
         )
-        mode = ModeWindow(spec.key, spec.title, empty)
+        pages = QStackedWidget()  # page 0: the empty state; later pages: the mode's views
+        pages.addWidget(empty)
+        mode = ModeWindow(spec.key, spec.title, pages)
+        if spec.key == "explore":
+            self.explore = ExploreMode(mode, pages, self.session)
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
+        if spec.key == "explore":
+            mode.tabifyDockWidget(mode.docks["objects"], mode.docks["project"])
+            mode.docks["objects"].raise_()
+            mode.docks["activity"].hide()
         mode.default_state = mode.layout_state()
         self.summary_views.append(summary)
         self.activity_panels.append(activity)
@@ -214,6 +223,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self.task is not None:
             self.task.shutdown()
+        self.explore.shutdown()
         self.save_settings()
         self.session.close()
         super().closeEvent(event)

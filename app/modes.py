@@ -29,8 +29,8 @@ MODES: tuple[ModeSpec, ...] = (
         "explore",
         "Browse simulated tabletop scenes in the 3D viewport: bodies, cameras, "
         "visibility, and the live scene graph of the current state.",
-        "Scenes come from the tabletop simulator (<code>reasonscope scenes generate</code>), "
-        "which is not part of this build yet.",
+        "Generate scenes with <code>reasonscope scenes generate --n 10 --seed 0 --db "
+        "PROJECT</code>; the demo project comes with a few.",
         lambda s: f"This project holds {_plural(s.scenes, 'scene')}.",
     ),
     ModeSpec(

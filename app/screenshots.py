@@ -38,6 +38,17 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.open_path(demo_project_path())
     window.session.sign_in("Ada (annotator)")
     written = []
+    explore = window.explore
+    if explore.state.scenes:  # show a scene with a body selected, as a person would leave it
+        explore.scene_list.select_row(0)
+        deadline = 0
+        while explore.state.loaded is None and deadline < 200:
+            _settle(app, 100)
+            deadline += 1
+        objects = explore.state.loaded.world.objects() if explore.state.loaded else []
+        if objects:
+            explore.state.select(objects[0].key)
+        explore.image.overlay_box.setChecked(True)
     for i, spec in enumerate(MODES, start=1):
         window.set_mode(spec.key)
         _settle(app)

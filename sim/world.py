@@ -57,6 +57,7 @@ GRIPPER_OPEN, GRIPPER_CLOSED = 0.0, 0.8
 # ball comes to rest instead of creeping for seconds at millimetres per second.
 ROLLING_FRICTION = 0.003
 SPINNING_FRICTION = 0.003
+SLEEP_THRESHOLD = 0.05  # Bullet's sleep epsilon for resting objects
 
 TOP_DOWN = CameraSpec(
     width=1024,
@@ -131,7 +132,23 @@ class TabletopWorld:
         self.bodies[info.key] = info
         self._by_uid[info.uid] = info
         self.pin_colours(info.uid)
+        if info.role == "object":
+            self.allow_sleep(info.uid)
         return info
+
+    def allow_sleep(self, uid: int) -> None:
+        """Let a resting object fall asleep, as Bullet allows.
+
+        Without it, objects resting on other objects creep at fractions of a
+        millimetre per second for as long as the simulation runs (contact-solver
+        drift, not physics); a sleeping body wakes when something touches it.
+        """
+        self.client.changeDynamics(
+            uid,
+            -1,
+            activationState=pybullet.ACTIVATION_STATE_ENABLE_SLEEPING,
+            sleepThreshold=SLEEP_THRESHOLD,
+        )
 
     def pin_colours(self, uid: int) -> None:
         """Set every visual shape's colour to what it already is.

@@ -1,0 +1,175 @@
+"""The model's top-down image, with a segmentation overlay and the selection outlined."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QImage, QPainter, QPixmap, QWheelEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGraphicsPixmapItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def to_qimage(rgb: np.ndarray) -> QImage:
+    """An (H, W, 3) or (H, W, 4) uint8 array as a QImage that owns its pixels."""
+    rgb = np.ascontiguousarray(rgb)
+    h, w = rgb.shape[:2]
+    fmt = QImage.Format.Format_RGB888 if rgb.shape[2] == 3 else QImage.Format.Format_RGBA8888
+    return QImage(rgb.data, w, h, rgb.strides[0], fmt).copy()
+
+
+def segmentation_colours(seg: np.ndarray, *, alpha: int = 120) -> np.ndarray:
+    """A stable, distinct colour per body id (background transparent), as RGBA."""
+    ids = np.unique(seg)
+    lut = {}
+    for uid in ids:
+        if uid < 0:
+            continue
+        # golden-ratio hue steps give neighbouring ids very different colours
+        hue = (int(uid) * 0.618033988749895) % 1.0
+        r, g, b = _hsv(hue, 0.75, 1.0)
+        lut[int(uid)] = (r, g, b, alpha)
+    out = np.zeros((*seg.shape, 4), dtype=np.uint8)
+    for uid, colour in lut.items():
+        out[seg == uid] = colour
+    return out
+
+
+def _hsv(h: float, s: float, v: float) -> tuple[int, int, int]:
+    i = int(h * 6) % 6
+    f = h * 6 - int(h * 6)
+    p, q, t = v * (1 - s), v * (1 - f * s), v * (1 - (1 - f) * s)
+    r, g, b = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)][i]
+    return int(r * 255), int(g * 255), int(b * 255)
+
+
+def selection_outline(seg: np.ndarray, uid: int, *, width: int = 2) -> np.ndarray:
+    """RGBA image with the boundary of body `uid`'s pixels drawn in a bright colour."""
+    mask = seg == uid
+    edge = np.zeros_like(mask)
+    for _ in range(width):
+        grown = mask.copy()
+        grown[1:, :] |= mask[:-1, :]
+        grown[:-1, :] |= mask[1:, :]
+        grown[:, 1:] |= mask[:, :-1]
+        grown[:, :-1] |= mask[:, 1:]
+        edge |= grown & ~mask
+        mask = grown
+    out = np.zeros((*seg.shape, 4), dtype=np.uint8)
+    out[edge] = (255, 214, 0, 255)
+    return out
+
+
+class _ZoomView(QGraphicsView):
+    clicked = Signal(QPointF)
+
+    def __init__(self, scene: QGraphicsScene) -> None:
+        super().__init__(scene)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        self._press = None
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
+        factor = 1.25 if event.angleDelta().y() > 0 else 0.8
+        self.scale(factor, factor)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        self._press = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        if self._press is not None and (event.position() - self._press).manhattanLength() < 4:
+            self.clicked.emit(self.mapToScene(event.position().toPoint()))
+        self._press = None
+
+
+class TopDownImagePanel(QWidget):
+    """Shows what the model sees. Click a pixel to select the body there."""
+
+    pixel_clicked = Signal(int, int)  # image x, y
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scene = QGraphicsScene(self)
+        self.image_item = QGraphicsPixmapItem()
+        self.overlay_item = QGraphicsPixmapItem()
+        self.outline_item = QGraphicsPixmapItem()
+        for z, item in enumerate((self.image_item, self.overlay_item, self.outline_item)):
+            item.setZValue(z)
+            self.scene.addItem(item)
+        self.view = _ZoomView(self.scene)
+        self.view.clicked.connect(self._on_click)
+        self.overlay_box = QCheckBox("Segmentation")
+        self.overlay_box.setToolTip("Colour every body's pixels (S)")
+        self.overlay_box.setShortcut("S")
+        self.overlay_box.toggled.connect(self._update_overlay)
+        self.caption = QLabel()
+        bar = QHBoxLayout()
+        bar.addWidget(self.overlay_box)
+        bar.addStretch(1)
+        bar.addWidget(self.caption)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+        self.segmentation: np.ndarray | None = None
+        self.selected_uid: int | None = None
+
+    def sizeHint(self):  # noqa: N802 - the model's view deserves room
+        from PySide6.QtCore import QSize
+
+        return QSize(360, 420)
+
+    def set_image(self, rgb: np.ndarray | None, segmentation: np.ndarray | None) -> None:
+        self.segmentation = segmentation
+        self.selected_uid = None
+        if rgb is None:
+            self.image_item.setPixmap(QPixmap())
+            self.caption.setText("")
+        else:
+            self.image_item.setPixmap(QPixmap.fromImage(to_qimage(rgb)))
+            self.caption.setText(f"{rgb.shape[1]} x {rgb.shape[0]} px")
+            self.scene.setSceneRect(0, 0, rgb.shape[1], rgb.shape[0])
+            self.view.fitInView(self.image_item, Qt.AspectRatioMode.KeepAspectRatio)
+        self._update_overlay()
+        self.outline_item.setPixmap(QPixmap())
+
+    def set_selected_uid(self, uid: int | None) -> None:
+        self.selected_uid = uid
+        if self.segmentation is None or uid is None:
+            self.outline_item.setPixmap(QPixmap())
+            return
+        self.outline_item.setPixmap(
+            QPixmap.fromImage(to_qimage(selection_outline(self.segmentation, uid)))
+        )
+
+    def _update_overlay(self) -> None:
+        if self.segmentation is None or not self.overlay_box.isChecked():
+            self.overlay_item.setPixmap(QPixmap())
+        else:
+            self.overlay_item.setPixmap(
+                QPixmap.fromImage(to_qimage(segmentation_colours(self.segmentation)))
+            )
+
+    def _on_click(self, point: QPointF) -> None:
+        x, y = int(point.x()), int(point.y())
+        if (
+            self.segmentation is not None
+            and 0 <= y < self.segmentation.shape[0]
+            and 0 <= x < self.segmentation.shape[1]
+        ):
+            self.pixel_clicked.emit(x, y)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if not self.image_item.pixmap().isNull():
+            self.view.fitInView(self.image_item, Qt.AspectRatioMode.KeepAspectRatio)
