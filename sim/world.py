@@ -136,19 +136,19 @@ class TabletopWorld:
             self.allow_sleep(info.uid)
         return info
 
-    def allow_sleep(self, uid: int) -> None:
-        """Let a resting object fall asleep, as Bullet allows.
+    def allow_sleep(self, uid: int, allowed: bool = True) -> None:
+        """Let a resting object fall asleep, as Bullet allows (or forbid it).
 
         Without it, objects resting on other objects creep at fractions of a
         millimetre per second for as long as the simulation runs (contact-solver
         drift, not physics); a sleeping body wakes when something touches it.
         """
-        self.client.changeDynamics(
-            uid,
-            -1,
-            activationState=pybullet.ACTIVATION_STATE_ENABLE_SLEEPING,
-            sleepThreshold=SLEEP_THRESHOLD,
+        state = (
+            pybullet.ACTIVATION_STATE_ENABLE_SLEEPING
+            if allowed
+            else pybullet.ACTIVATION_STATE_DISABLE_SLEEPING
         )
+        self.client.changeDynamics(uid, -1, activationState=state, sleepThreshold=SLEEP_THRESHOLD)
 
     def pin_colours(self, uid: int) -> None:
         """Set every visual shape's colour to what it already is.
