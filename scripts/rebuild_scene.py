@@ -36,6 +36,23 @@ def resolve(ref: str) -> str:
     raise ValueError(f"cannot resolve asset {ref!r}")
 
 
+def box_atlas(path: str) -> str:
+    """PyBullet textures a box's top face with the last quarter of u and v, mirrored:
+    give it a 4 x 4 tiling of the vertically flipped image, so the top shows it all."""
+    import tempfile
+
+    with Image.open(path) as image:
+        tile = image.convert("RGB").transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+    w, h = tile.size
+    atlas = Image.new("RGB", (4 * w, 4 * h))
+    for i in range(4):
+        for j in range(4):
+            atlas.paste(tile, (i * w, j * h))
+    out = Path(tempfile.mkdtemp()) / "atlas.png"
+    atlas.save(out)
+    return str(out)
+
+
 def build(scene: dict, client: int) -> dict[str, int]:
     """Create every body of the scene in `client`; return id -> body uid."""
     uids = {}
@@ -81,7 +98,7 @@ def build(scene: dict, client: int) -> dict[str, int]:
             if name in joints:
                 p.resetJointState(uid, j, joints[name], physicsClientId=client)
         if body.get("texture"):
-            tex = p.loadTexture(resolve(body["texture"]), physicsClientId=client)
+            tex = p.loadTexture(box_atlas(resolve(body["texture"])), physicsClientId=client)
             p.changeVisualShape(uid, -1, textureUniqueId=tex, physicsClientId=client)
         uids[body["id"]] = uid
     return uids

@@ -16,6 +16,7 @@ A malformed or unresolvable reference raises :class:`ValueError` naming it.
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path, PurePosixPath
 
 FILE_SCHEMES = ("pybullet_data", "airo_models", "resources")
@@ -116,3 +117,36 @@ def to_ref(path: str | Path) -> str | None:
             continue
         return f"{scheme}:{rel.as_posix()}"
     return None
+
+
+#: PyBullet's box maps only the last quarter of the texture's u and v (0.75 to 1)
+#: onto its top face, mirrored top to bottom. A table texture is therefore
+#: loaded as a 4 x 4 atlas of its image flipped vertically, so the table top
+#: shows the whole image, upright in the top-down view (image top = +y).
+BOX_TEXTURE_TILES = 4
+
+
+def box_texture_file(ref: str) -> Path:
+    """The atlas PyBullet loads for texturing a box with `ref` (made once, cached)."""
+    import hashlib
+    import tempfile
+
+    from PIL import Image
+
+    source = resolve_asset(ref)
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    cache = Path(tempfile.gettempdir()) / "reasonscope-textures"
+    cache.mkdir(parents=True, exist_ok=True)
+    atlas_path = cache / f"{source.stem}-{digest}-x{BOX_TEXTURE_TILES}.png"
+    if not atlas_path.exists():
+        with Image.open(source) as image:
+            tile = image.convert("RGB").transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+        w, h = tile.size
+        atlas = Image.new("RGB", (w * BOX_TEXTURE_TILES, h * BOX_TEXTURE_TILES))
+        for i in range(BOX_TEXTURE_TILES):
+            for j in range(BOX_TEXTURE_TILES):
+                atlas.paste(tile, (i * w, j * h))
+        partial = atlas_path.with_suffix(f".{os.getpid()}.partial.png")
+        atlas.save(partial, compress_level=1)
+        os.replace(partial, atlas_path)  # concurrent makers never see half a file
+    return atlas_path

@@ -23,7 +23,7 @@ with quiet_c_output():  # the module prints its build time on import
     import pybullet_data
     from pybullet_utils.bullet_client import BulletClient
 
-from sim.assets import resolve_asset
+from sim.assets import box_texture_file, resolve_asset
 from sim.camera import CameraSpec
 
 TIMESTEP = 1.0 / 240.0
@@ -459,7 +459,7 @@ class TabletopWorld:
             c.changeVisualShape(table, -1, textureUniqueId=-1, rgbaColor=(1, 1, 1, 1))
         else:
             if ref not in self._textures:
-                self._textures[ref] = c.loadTexture(str(resolve_asset(ref)))
+                self._textures[ref] = c.loadTexture(str(box_texture_file(ref)))
             c.changeVisualShape(
                 table, -1, textureUniqueId=self._textures[ref], rgbaColor=(1, 1, 1, 1)
             )

@@ -9,17 +9,18 @@ import sys
 
 import pytest
 
-from app import bench
-from app.bench import BenchResult, bench_case, measure_autosave, measure_paging, run_cases
+from app import bench, bench_store
+from app.bench import BenchResult, bench_case, run_cases
+from app.bench_store import measure_autosave, measure_paging
 
 
 @pytest.fixture
 def tiny(monkeypatch):
     """Shrink every case so the whole engine runs in a second or two."""
-    monkeypatch.setattr(bench, "PAGING_SMALL", 400)
-    monkeypatch.setattr(bench, "PAGING_LARGE", {False: 2_000, True: 2_000})
-    monkeypatch.setattr(bench, "PAGING_REPEATS", 3)
-    monkeypatch.setattr(bench, "AUTOSAVE_WRITES", {False: 30, True: 30})
+    monkeypatch.setattr(bench_store, "PAGING_SMALL", 400)
+    monkeypatch.setattr(bench_store, "PAGING_LARGE", {False: 2_000, True: 2_000})
+    monkeypatch.setattr(bench_store, "PAGING_REPEATS", 3)
+    monkeypatch.setattr(bench_store, "AUTOSAVE_WRITES", {False: 30, True: 30})
 
 
 @pytest.fixture
@@ -62,8 +63,9 @@ def test_run_cases_quick(tiny, tmp_path, monkeypatch):
     assert bench._progress is None
 
 
-def test_run_all_cases_by_default(scratch_cases):
+def test_run_all_cases_by_default(scratch_cases, monkeypatch):
     scratch_cases.clear()
+    monkeypatch.setattr(bench, "CASE_MODULES", [])  # only the case registered here
 
     @bench_case("constant", goal="== 1")
     def constant(quick: bool) -> BenchResult:
@@ -130,7 +132,7 @@ def test_measure_autosave(tmp_path, monkeypatch):
     monkeypatch.setenv(bench.BENCH_DIR_ENV, str(tmp_path))
     m = measure_autosave(25)
     assert m.writes == 25
-    assert m.labels_stored == 25 + bench.AUTOSAVE_WARMUP  # every write was committed
+    assert m.labels_stored == 25 + bench_store.AUTOSAVE_WARMUP  # every write was committed
     assert 0 < m.write_median_ms <= m.write_p90_ms
     assert m.dict_us > 0
     assert m.ratio == pytest.approx(m.write_median_ms * 1000 / m.dict_us)
