@@ -7,7 +7,8 @@ everywhere, through the mode's `ExploreState`.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QStackedWidget
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QStackedWidget, QToolBar
 
 from app.session import ProjectSession
 from widgets.explore_state import ExploreState, LoadedScene, load_scene
@@ -38,6 +39,7 @@ class ExploreMode(QObject):
         mode.add_dock("objects", "Objects", self.objects, Qt.DockWidgetArea.RightDockWidgetArea)
         self.task: TaskRunner | None = None
         self.pending: int | None = None
+        self._build_toolbar()
 
         self.scene_list.open_requested.connect(self.open_scene)
         self.viewport.body_selected.connect(self.state.select)
@@ -48,6 +50,47 @@ class ExploreMode(QObject):
         self.state.scenes_changed.connect(self._show_page)
         session.project_changed.connect(self.reload)
         session.data_changed.connect(self.state.refresh)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("View")
+        bar.setObjectName("explore_view_toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.mode.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        group = QActionGroup(bar)
+        self.preset_actions: dict[str, QAction] = {}
+        for key, text, shortcut in (
+            ("top_down", "Top-down", "T"),
+            ("oblique", "Oblique", "O"),
+            ("free", "Free", "F"),
+        ):
+            action = QAction(f"{text} camera", bar, checkable=True)
+            action.setShortcut(QKeySequence(shortcut))
+            action.setToolTip(f"{text} camera ({shortcut})")
+            action.triggered.connect(lambda _=False, k=key: self.viewport.set_camera_preset(k))
+            group.addAction(action)
+            bar.addAction(action)
+            self.preset_actions[key] = action
+        bar.addSeparator()
+        self.live_action = QAction("Live physics", bar, checkable=True)
+        self.live_action.setShortcut(QKeySequence("P"))
+        self.live_action.setToolTip("Step the simulation and watch it (P)")
+        self.live_action.toggled.connect(self.viewport.set_live)
+        bar.addAction(self.live_action)
+        self.overlay_action = QAction("Segmentation overlay", bar, checkable=True)
+        self.overlay_action.setShortcut(QKeySequence("S"))
+        self.overlay_action.setToolTip("Colour every body in the model view (S)")
+        self.overlay_action.toggled.connect(self.image.overlay_box.setChecked)
+        self.image.overlay_box.toggled.connect(self.overlay_action.setChecked)
+        self.image.overlay_box.setShortcut(QKeySequence())  # the action owns the key now
+        bar.addAction(self.overlay_action)
+        self.viewport.camera_preset_changed.connect(self._preset_changed)
+        self.viewport.live_changed.connect(self.live_action.setChecked)
+        self._preset_changed(self.viewport.camera_preset)
+
+    def _preset_changed(self, key: str) -> None:
+        action = self.preset_actions.get(key)
+        if action is not None:
+            action.setChecked(True)
 
     # -- data -------------------------------------------------------------------
     def reload(self) -> None:

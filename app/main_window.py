@@ -364,6 +364,9 @@ class MainWindow(QMainWindow):
         for action in self.menuBar().actions():
             if action.menu():
                 walk(action.menu(), action.text().replace("&", ""))
+        for mode in self.modes.values():  # each mode's own tools
+            for bar in mode.findChildren(QToolBar):
+                pairs.extend((mode.title, a) for a in bar.actions() if not a.isSeparator())
         return pairs
 
     def show_shortcuts(self) -> None:

@@ -86,3 +86,22 @@ def test_clicking_a_body_in_the_model_image_selects_it_everywhere(qtbot, window)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
     assert explore.state.selected == target.key
     assert explore.objects.selected_key() == target.key
+
+
+def test_view_keys_switch_camera_and_live_physics(qtbot, window):
+    from gestures import press_shortcut
+
+    explore = open_first_scene(qtbot, window)
+    press_shortcut(qtbot, window, Qt.Key.Key_T)
+    assert explore.viewport.camera_preset == "top_down"
+    assert explore.preset_actions["top_down"].isChecked()
+    press_shortcut(qtbot, window, Qt.Key.Key_O)
+    assert explore.viewport.camera_preset == "oblique"
+    press_shortcut(qtbot, window, Qt.Key.Key_P)
+    assert explore.viewport.is_live
+    press_shortcut(qtbot, window, Qt.Key.Key_P)
+    qtbot.waitUntil(lambda: not explore.viewport.is_live)
+    press_shortcut(qtbot, window, Qt.Key.Key_S)
+    assert explore.image.overlay_box.isChecked()
+    rows = {(g, a.text()) for g, a in window.shortcut_groups() if not a.shortcut().isEmpty()}
+    assert ("Explore scenes", "Live physics") in rows
