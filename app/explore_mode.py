@@ -36,7 +36,7 @@ class ExploreMode(QObject):
         mode.add_dock(
             "image", "Model view (top-down)", self.image, Qt.DockWidgetArea.RightDockWidgetArea
         )
-        mode.add_dock("objects", "Objects", self.objects, Qt.DockWidgetArea.RightDockWidgetArea)
+        mode.add_dock("objects", "Objects", self.objects, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.task: TaskRunner | None = None
         self.pending: int | None = None
         self._build_toolbar()
@@ -142,7 +142,9 @@ class ExploreMode(QObject):
             self.image.set_image(None, None)
             self.objects.set_rows([])
             return
-        self.image.set_image(loaded.view.rgb, loaded.view.segmentation)
+        self.image.set_image(
+            loaded.view.rgb, loaded.view.segmentation, [b.uid for b in loaded.world.objects()]
+        )
         self.objects.set_rows(
             [
                 ObjectRow(

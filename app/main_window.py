@@ -150,8 +150,8 @@ class MainWindow(QMainWindow):
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
         if spec.key == "explore":
-            mode.tabifyDockWidget(mode.docks["objects"], mode.docks["project"])
-            mode.docks["objects"].raise_()
+            mode.tabifyDockWidget(mode.docks["image"], mode.docks["project"])
+            mode.docks["image"].raise_()
             mode.docks["activity"].hide()
         mode.default_state = mode.layout_state()
         self.summary_views.append(summary)

@@ -25,9 +25,12 @@ def to_qimage(rgb: np.ndarray) -> QImage:
     return QImage(rgb.data, w, h, rgb.strides[0], fmt).copy()
 
 
-def segmentation_colours(seg: np.ndarray, *, alpha: int = 120) -> np.ndarray:
-    """A stable, distinct colour per body id (background transparent), as RGBA."""
-    ids = np.unique(seg)
+def segmentation_colours(seg: np.ndarray, *, alpha: int = 120, only=None) -> np.ndarray:
+    """A stable, distinct colour per body id (background transparent), as RGBA.
+
+    `only`: the body ids to colour (e.g. the objects, not the table); default all.
+    """
+    ids = np.unique(seg) if only is None else [i for i in np.unique(seg) if int(i) in set(only)]
     lut = {}
     for uid in ids:
         if uid < 0:
@@ -122,6 +125,7 @@ class TopDownImagePanel(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.view, 1)
         self.segmentation: np.ndarray | None = None
+        self.coloured_ids: frozenset[int] | None = None
         self.selected_uid: int | None = None
 
     def sizeHint(self):  # noqa: N802 - the model's view deserves room
@@ -129,8 +133,14 @@ class TopDownImagePanel(QWidget):
 
         return QSize(360, 420)
 
-    def set_image(self, rgb: np.ndarray | None, segmentation: np.ndarray | None) -> None:
+    def set_image(
+        self, rgb: np.ndarray | None, segmentation: np.ndarray | None, coloured_ids=None
+    ) -> None:
+        """Show an image; the overlay colours `coloured_ids` (default: every body)."""
         self.segmentation = segmentation
+        self.coloured_ids = (
+            None if coloured_ids is None else frozenset(int(i) for i in coloured_ids)
+        )
         self.selected_uid = None
         if rgb is None:
             self.image_item.setPixmap(QPixmap())
@@ -156,9 +166,8 @@ class TopDownImagePanel(QWidget):
         if self.segmentation is None or not self.overlay_box.isChecked():
             self.overlay_item.setPixmap(QPixmap())
         else:
-            self.overlay_item.setPixmap(
-                QPixmap.fromImage(to_qimage(segmentation_colours(self.segmentation)))
-            )
+            colours = segmentation_colours(self.segmentation, only=self.coloured_ids)
+            self.overlay_item.setPixmap(QPixmap.fromImage(to_qimage(colours)))
 
     def _on_click(self, point: QPointF) -> None:
         x, y = int(point.x()), int(point.y())

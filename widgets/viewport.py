@@ -47,7 +47,7 @@ if QCoreApplication.instance() is None:
 PRESETS = {"top_down": TOP_DOWN, "oblique": OBLIQUE}
 # "free": an overview of table and robot from the front right; the user orbits from there.
 FREE_VIEW = ViewParams(
-    center=(0.0, -0.05, 0.62), distance=2.3, elevation=32.0, azimuth=35.0, fov=55.0
+    center=(0.05, 0.0, 0.66), distance=1.45, elevation=38.0, azimuth=35.0, fov=50.0
 )
 
 

@@ -105,3 +105,18 @@ def test_view_keys_switch_camera_and_live_physics(qtbot, window):
     assert explore.image.overlay_box.isChecked()
     rows = {(g, a.text()) for g, a in window.shortcut_groups() if not a.shortcut().isEmpty()}
     assert ("Explore scenes", "Live physics") in rows
+
+
+def test_segmentation_overlay_colours_objects_not_the_table(qtbot, window):
+    explore = open_first_scene(qtbot, window)
+    explore.image.overlay_box.setChecked(True)
+    loaded = explore.state.loaded
+    overlay = explore.image.overlay_item.pixmap().toImage()
+    seg = loaded.view.segmentation
+    table = loaded.world.bodies["table"].uid
+    ys, xs = np.nonzero(seg == table)
+    assert overlay.pixelColor(int(xs[0]), int(ys[0])).alpha() == 0
+    obj = loaded.world.objects()[0].uid
+    ys, xs = np.nonzero(seg == obj)
+    if len(xs):
+        assert overlay.pixelColor(int(xs[0]), int(ys[0])).alpha() > 0
