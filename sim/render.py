@@ -64,14 +64,7 @@ class ColourSwitch:
         self.shapes: dict[str, list[tuple[int, int, int, tuple[float, ...]]]] = {}
         for key in keys:
             uid = world.bodies[key].uid
-            index_in_link: dict[int, int] = {}
-            rows = []
-            for row in self.client.getVisualShapeData(uid):
-                link = row[1]
-                shape_index = index_in_link.get(link, 0)
-                index_in_link[link] = shape_index + 1
-                rows.append((uid, link, shape_index, tuple(row[7])))
-            self.shapes[key] = rows
+            self.shapes[key] = [(uid, link, i, rgba) for link, i, rgba in world.visual_slots(uid)]
         self.hidden: set[str] = set()
 
     def hide(self, key: str) -> None:
@@ -102,15 +95,14 @@ def hidden(world: TabletopWorld, keys: Iterable[str]) -> Iterator[ColourSwitch]:
 
 
 def _render(
-    world: TabletopWorld,
-    camera: CameraSpec,
-    *,
-    projection: np.ndarray,
-    width: int,
-    height: int,
-    rgb: bool = True,
+    world: TabletopWorld, camera: CameraSpec, window: tuple[int, int, int, int] | None = None
 ):
-    flags = 0 if rgb else pybullet.ER_NO_SEGMENTATION_MASK * 0
+    """RGB, raw depth buffer and segmentation of the whole image, or of a pixel window of it."""
+    if window is None:
+        projection, width, height = projection_matrix(camera), camera.width, camera.height
+    else:
+        x0, y0, x1, y1 = window
+        projection, width, height = crop_projection(camera, x0, y0, x1, y1), x1 - x0, y1 - y0
     _, _, pixels, depth, seg = world.client.getCameraImage(
         width,
         height,
@@ -119,7 +111,6 @@ def _render(
         renderer=pybullet.ER_TINY_RENDERER,
         shadow=0,
         lightDirection=LIGHT_DIRECTION,
-        flags=flags,
     )
     pixels = np.asarray(pixels, dtype=np.uint8).reshape(height, width, 4)[:, :, :3]
     depth = np.asarray(depth, dtype=np.float32).reshape(height, width)
@@ -130,13 +121,7 @@ def _render(
 def render(world: TabletopWorld, camera: CameraSpec, *, hide: Iterable[str] = ()) -> RenderedView:
     """The camera's full image: RGB, metric depth and body segmentation."""
     with hidden(world, hide):
-        pixels, depth, seg = _render(
-            world,
-            camera,
-            projection=projection_matrix(camera),
-            width=camera.width,
-            height=camera.height,
-        )
+        pixels, depth, seg = _render(world, camera)
     return RenderedView(camera, pixels, depth_to_metres(depth, camera.near, camera.far), seg)
 
 
@@ -148,16 +133,8 @@ def render_window(
     hide: Iterable[str] = (),
 ) -> np.ndarray:
     """Segmentation of the pixel window (x0, y0, x1, y1) of the camera's image, exactly aligned."""
-    x0, y0, x1, y1 = window
     with hidden(world, hide):
-        _, _, seg = _render(
-            world,
-            camera,
-            projection=crop_projection(camera, x0, y0, x1, y1),
-            width=x1 - x0,
-            height=y1 - y0,
-        )
-    return seg
+        return _render(world, camera, window)[2]
 
 
 def screen_window(
@@ -182,27 +159,11 @@ def alone_pixel_counts(
             uid = world.bodies[key].uid
             switch.show(key)
             try:
-                if fast:
-                    window = screen_window(world, camera, key)
-                    if window is None:
-                        counts[key] = 0
-                        continue
-                    x0, y0, x1, y1 = window
-                    _, _, seg = _render(
-                        world,
-                        camera,
-                        projection=crop_projection(camera, x0, y0, x1, y1),
-                        width=x1 - x0,
-                        height=y1 - y0,
-                    )
-                else:
-                    _, _, seg = _render(
-                        world,
-                        camera,
-                        projection=projection_matrix(camera),
-                        width=camera.width,
-                        height=camera.height,
-                    )
+                window = screen_window(world, camera, key) if fast else None
+                if fast and window is None:
+                    counts[key] = 0  # entirely off the image
+                    continue
+                seg = _render(world, camera, window)[2]
                 counts[key] = int(np.count_nonzero(seg == uid))
             finally:
                 switch.hide(key)

@@ -150,6 +150,18 @@ class TabletopWorld:
         )
         self.client.changeDynamics(uid, -1, activationState=state, sleepThreshold=SLEEP_THRESHOLD)
 
+    def visual_slots(self, uid: int) -> list[tuple[int, int, tuple[float, ...]]]:
+        """(link, shape index within the link, rgba) of every visual shape of a body,
+        as `changeVisualShape(..., shapeIndex=...)` addresses them."""
+        slots = []
+        index_in_link: dict[int, int] = {}
+        for row in self.client.getVisualShapeData(uid):
+            link = row[1]
+            shape_index = index_in_link.get(link, 0)
+            index_in_link[link] = shape_index + 1
+            slots.append((link, shape_index, tuple(row[7])))
+        return slots
+
     def pin_colours(self, uid: int) -> None:
         """Set every visual shape's colour to what it already is.
 
@@ -158,13 +170,8 @@ class TabletopWorld:
         to the same value; pinning the colours up front makes hiding a body and
         showing it again (visibility renders) leave the image exactly as it was.
         """
-        c = self.client
-        index_in_link: dict[int, int] = {}
-        for row in c.getVisualShapeData(uid):
-            link = row[1]
-            shape_index = index_in_link.get(link, 0)
-            index_in_link[link] = shape_index + 1
-            c.changeVisualShape(uid, link, shapeIndex=shape_index, rgbaColor=row[7])
+        for link, shape_index, rgba in self.visual_slots(uid):
+            self.client.changeVisualShape(uid, link, shapeIndex=shape_index, rgbaColor=rgba)
 
     def add_primitive(
         self,

@@ -5,18 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from annotation.models import AuditEntry
+from widgets.table_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 
 
-class AuditTableModel(QAbstractTableModel):
+class AuditTableModel(RowTableModel):
     """A read-only table adapter over a list of `AuditEntry`."""
 
     HEADERS = ("When (UTC)", "Who", "Action", "What", "Detail")
+
+    def row_list(self):
+        return self._entries
 
     def __init__(self, entries: list[AuditEntry] | None = None) -> None:
         super().__init__()
@@ -29,19 +33,6 @@ class AuditTableModel(QAbstractTableModel):
 
     def entry(self, row: int) -> AuditEntry:
         return self._entries[row]
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self._entries)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role not in (

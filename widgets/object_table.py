@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -15,6 +14,8 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
+
+from widgets.table_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -28,8 +29,11 @@ class ObjectRow:
     visibility: float | None  # fraction 0..1
 
 
-class ObjectTableModel(QAbstractTableModel):
+class ObjectTableModel(RowTableModel):
     HEADERS = ("Object", "Category", "Visible")
+
+    def row_list(self):
+        return self.rows
 
     def __init__(self) -> None:
         super().__init__()
@@ -39,19 +43,6 @@ class ObjectTableModel(QAbstractTableModel):
         self.beginResetModel()
         self.rows = list(rows)
         self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

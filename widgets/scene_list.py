@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -17,34 +17,21 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.explore_state import ExploreState, SceneFilter
+from widgets.table_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 
 
-class SceneTableModel(QAbstractTableModel):
+class SceneTableModel(RowTableModel):
     HEADERS = ("Scene", "Seed", "Objects")
+
+    def row_list(self):
+        return self.state.scenes
 
     def __init__(self, state: ExploreState) -> None:
         super().__init__()
         self.state = state
-        state.scenes_changed.connect(self._reset)
-
-    def _reset(self) -> None:
-        self.beginResetModel()
-        self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.state.scenes)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
+        state.scenes_changed.connect(self.reset)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
