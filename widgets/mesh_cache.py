@@ -28,7 +28,7 @@ _DEFAULT_GREY = (0.6, 0.6, 0.6, 1.0)
 # Mesh parts with more triangles than this are welded and decimated to DECIMATE_KEEP
 # of their triangles (never below DECIMATE_ABOVE) for drawing.
 DECIMATE_ABOVE = 600
-DECIMATE_KEEP = 0.05
+DECIMATE_KEEP = 0.03
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,7 +125,7 @@ def unit_textured_box() -> Geometry:
 
 
 @functools.cache
-def unit_cylinder(segments: int = 40) -> Geometry:
+def unit_cylinder(segments: int = 28) -> Geometry:
     """Radius 1, length 1 along z, centred on the origin (PyBullet's cylinder frame)."""
     angles = np.linspace(0.0, 2 * math.pi, segments, endpoint=False)
     ring = np.c_[np.cos(angles), np.sin(angles)]
@@ -171,7 +171,7 @@ def _sphere_rings(rows: int, cols: int, z_offset_top: float = 0.0, z_offset_bott
 
 
 @functools.cache
-def unit_sphere(rows: int = 18, cols: int = 32) -> Geometry:
+def unit_sphere(rows: int = 12, cols: int = 24) -> Geometry:
     """Radius 1, centred on the origin."""
     return _geometry(*_sphere_rings(rows, cols))
 
