@@ -154,6 +154,44 @@ def cmd_scenes_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_questions_generate(args: argparse.Namespace) -> int:
+    from app.question_jobs import BUILT_TASKS, generate_questions
+
+    if args.benchmark != "mgvqa":
+        return _fail(f"--benchmark {args.benchmark}: only mgvqa questions can be generated so far")
+    if args.task == "compare":
+        return _fail("--task compare: Compare questions (A/B/C labels) are not built yet")
+    tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
+    if args.n < 1:
+        return _fail(f"--n {args.n}: need at least one question")
+    if not 0.0 <= args.max_visibility <= 1.0:
+        return _fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
+    path = _default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    progress = TerminalProgress()
+    try:
+        summary = generate_questions(
+            path,
+            tasks=tasks,
+            n=args.n,
+            seed=args.seed,
+            threshold=args.max_visibility,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+        return 0
+    for task, count in summary.accepted.items():
+        print(f"{task:<8} {count} accepted")
+    print(f"{summary.attempts} candidates tried; rejected:")
+    for reason, count in summary.rejected.most_common() or [("none", 0)]:
+        print(f"  {count:>4}  {reason}")
+    print(f"time: settling {summary.scene_s:.1f} s, visibility checks {summary.visibility_s:.1f} s")
+    return 0
+
+
 # -- parser ------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
@@ -223,6 +261,41 @@ def build_parser() -> argparse.ArgumentParser:
     _db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
     p.set_defaults(func=cmd_scenes_export)
+
+    questions = sub.add_parser(
+        "questions",
+        help="generate benchmark questions",
+        description="Generate benchmark questions about the project's worlds.",
+    )
+    questions_sub = questions.add_subparsers(
+        dest="questions_command", metavar="SUBCOMMAND", parser_class=OneLineParser, required=True
+    )
+    p = questions_sub.add_parser(
+        "generate",
+        help="generate occlusion-grounded tabletop questions",
+        description="Generate MG-VQA questions whose answer-critical objects are hidden in the "
+        "model's first view (visibility at most --max-visibility), each with its own scene. "
+        "--n questions per task; a summary says how many candidates each criterion rejected.",
+    )
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--benchmark", default="mgvqa", help="benchmark (mgvqa)")
+    p.add_argument(
+        "--task",
+        choices=["count", "find", "beneath", "compare", "all"],
+        required=True,
+        help="task, or all of the built ones",
+    )
+    p.add_argument("--n", type=int, required=True, help="questions per task")
+    p.add_argument("--seed", type=int, required=True, help="first generator seed")
+    p.add_argument(
+        "--max-visibility",
+        type=float,
+        default=0.10,
+        metavar="FRACTION",
+        help="largest visible fraction of an answer-critical object (default 0.10)",
+    )
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_questions_generate)
 
     p = sub.add_parser(
         "bench",

@@ -35,6 +35,8 @@ REST_WINDOW_S = 0.5  # every body must stay at rest this long
 CHECK_EVERY = 12  # steps between speed checks (20 Hz at 240 Hz physics)
 SPAWN_MARGIN = 0.04  # keep spawn points this far inside the workspace edge
 MAX_ATTEMPTS = 8
+PILE_SHARE = 0.7  # with piles: this share of later objects lands on an earlier one
+PILE_SPREAD = 0.035  # metres: how far from its anchor a piled object lands (1 sigma)
 
 
 @dataclass(frozen=True)
@@ -134,8 +136,14 @@ def sample_spawns(
     n: int,
     *,
     first: Sequence[CatalogEntry] = (),
+    piles: bool = False,
 ) -> list[SpawnSpec]:
-    """`first` entries are dropped before the random ones (so they tend to end up covered)."""
+    """`first` entries are dropped before the random ones (so they tend to end up covered).
+
+    With `piles`, most later objects are dropped close above an earlier one (a
+    `first` one when there are any), heaping the clutter the way MG-VQA's scenes
+    are heaped, so that what was dropped first is likely to end up buried.
+    """
     chosen = list(first) + [
         entries[i] for i in rng.integers(0, len(entries), size=max(0, n - len(first)))
     ]
@@ -146,6 +154,23 @@ def sample_spawns(
         scale = float(rng.uniform(lo, hi))
         x = WORKSPACE_CENTRE[0] + float(rng.uniform(-lim, lim))
         y = WORKSPACE_CENTRE[1] + float(rng.uniform(-lim, lim))
+        if piles and spawns and float(rng.uniform()) < PILE_SHARE:
+            anchors = spawns[: len(first)] or spawns
+            ax, ay, _ = anchors[int(rng.integers(0, len(anchors)))].position
+            x = float(
+                np.clip(
+                    ax + rng.normal(0, PILE_SPREAD),
+                    WORKSPACE_CENTRE[0] - lim,
+                    WORKSPACE_CENTRE[0] + lim,
+                )
+            )
+            y = float(
+                np.clip(
+                    ay + rng.normal(0, PILE_SPREAD),
+                    WORKSPACE_CENTRE[1] - lim,
+                    WORKSPACE_CENTRE[1] + lim,
+                )
+            )
         height = entry.extent(scale)[2]
         z = TABLE_TOP_Z + 0.02 + height / 2 + 0.035 * i  # staggered so drops do not interpenetrate
         spawns.append(
@@ -213,6 +238,7 @@ def generate_scene(
     early_stop: bool = True,
     textures: Sequence[str] | None = None,
     with_robot: bool = True,
+    piles: bool = False,
 ) -> GeneratedScene:
     """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded)."""
     lo, hi = objects
@@ -226,7 +252,7 @@ def generate_scene(
         rng = np.random.default_rng([seed, attempt])
         n = int(rng.integers(lo, hi + 1))
         texture = textures[int(rng.integers(0, len(textures)))] if textures else None
-        spawns = sample_spawns(rng, entries, n, first=first)
+        spawns = sample_spawns(rng, entries, n, first=first, piles=piles)
         world = TabletopWorld(with_robot=with_robot)
         world.set_table_texture(texture)
         for spec in spawns:
