@@ -159,8 +159,6 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
 
     if args.benchmark != "mgvqa":
         return _fail(f"--benchmark {args.benchmark}: only mgvqa questions can be generated so far")
-    if args.task == "compare":
-        return _fail("--task compare: Compare questions (A/B/C labels) are not built yet")
     tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
     if args.n < 1:
         return _fail(f"--n {args.n}: need at least one question")

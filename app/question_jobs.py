@@ -11,7 +11,7 @@ from sim.questions import MAX_VISIBILITY, Candidate, generate
 from sim.scenes import scene_record
 from store import open_project
 
-BUILT_TASKS = ("count", "find", "beneath")  # compare needs A/B/C label textures: not yet
+BUILT_TASKS = ("count", "find", "beneath", "compare")
 MAX_ATTEMPTS_PER_QUESTION = 30
 
 

@@ -19,13 +19,15 @@ import numpy as np
 from annotation.question_text import NONE_OF_THE_ABOVE, phrase, plural, with_article
 from sim.camera import CameraSpec, project_points
 from sim.catalog import CatalogEntry, load_catalog
-from sim.render import alone_pixel_counts, counterfactual_visibility, render
+from sim.render import alone_pixel_counts, counterfactual_visibility, label_visibility, render
 from sim.scenes import GeneratedScene, generate_scene
 from sim.world import TOP_DOWN
 
 TASKS = ("count", "find", "beneath", "compare")
 MAX_VISIBILITY = 0.10  # answer-critical objects show at most this fraction of themselves
 MIN_REVEAL = 0.30  # a cover must reveal at least this much of the hidden object
+LABEL_OCCLUDED = 0.25  # a label with at most this much of its letter in view cannot be read
+SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) than the next
 CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
 GENERATOR = "mgvqa-occlusion/1"
 
@@ -333,7 +335,78 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
 
 
 def _compare(rng, seed, entries, camera, threshold, timing):
-    return Rejection("compare: A/B/C label texturing not built yet", timing)
+    boxes = [
+        e
+        for e in entries
+        if e.shape == "box" and e.texturable and e.rgba is not None and sum(e.rgba[:3]) / 3 > 0.35
+    ]  # the black letter must show
+    trio = None
+    for _ in range(30):
+        pick = sorted(rng.sample(boxes, 3), key=lambda e: e.volume(sum(e.scale_range) / 2))
+        v = [e.volume(sum(e.scale_range) / 2) for e in pick]
+        if v[1] / v[0] >= SIZE_RATIO and v[2] / v[1] >= SIZE_RATIO:
+            trio = pick
+            break
+    if trio is None:
+        return Rejection("compare: no three clearly different sizes", timing)
+    extreme = rng.choice(["largest", "smallest"])
+    letters = rng.sample(["A", "B", "C"], 3)
+    pool = [e for e in entries if e.name not in {t.name for t in trio}]
+    scene = _timed_scene(timing, seed, rng.randint(9, 15), pool, trio)
+    if scene is None:
+        return Rejection("scene: no valid layout", timing)
+    world = scene.world
+    labelled = scene.spawned[:3]
+    volumes = {s.key: s.entry.volume(s.scale) for s in labelled}
+    ordered = sorted(volumes, key=volumes.get)
+    if any(
+        volumes[b] / volumes[a] < SIZE_RATIO * 0.85
+        for a, b in zip(ordered, ordered[1:], strict=False)
+    ):
+        return _reject(scene, "compare: sampled sizes too close", timing)
+    label_of = {}
+    for spec, letter in zip(labelled, letters, strict=True):
+        world.set_body_texture(spec.key, f"resources:textures/labels/{letter}.png")
+        label_of[spec.key] = letter
+    t0 = time.perf_counter()
+    seen = label_visibility(world, camera, list(label_of))
+    timing.visibility_s += time.perf_counter() - t0
+    if min(seen.values()) > LABEL_OCCLUDED:
+        return _reject(scene, "compare: every label readable in the first view", timing)
+    target = ordered[-1] if extreme == "largest" else ordered[0]
+    steps = [
+        {
+            "description": f"read the labels in view: {', '.join(label_of[k] for k in label_of if seen[k] > LABEL_OCCLUDED) or 'none'}",
+            "entity_ids": [k for k in label_of if seen[k] > LABEL_OCCLUDED],
+        },
+        {
+            "description": "uncover the hidden labels",
+            "entity_ids": [k for k in label_of if seen[k] <= LABEL_OCCLUDED],
+        },
+        {"description": "compare the three objects' sizes", "entity_ids": list(label_of)},
+        {"description": f"the {extreme} is {label_of[target]}", "entity_ids": [target]},
+    ]
+    criteria = _criteria(
+        threshold,
+        {},
+        label_visibility={label_of[k]: round(v, 4) for k, v in seen.items()},
+        label_occluded_below=LABEL_OCCLUDED,
+        volumes_m3={label_of[k]: round(v, 7) for k, v in volumes.items()},
+        labels={label_of[k]: world.bodies[k].name for k in label_of},
+    )
+    return Candidate(
+        "compare",
+        phrase("compare", rng, extreme=extreme),
+        ["A", "B", "C"],
+        label_of[target],
+        list(label_of),
+        steps,
+        _difficulty(3, 2),
+        criteria,
+        seed,
+        False,
+        scene,
+    )
 
 
 def _present_confounders(scene: GeneratedScene, target: CatalogEntry) -> list[str]:

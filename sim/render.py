@@ -239,3 +239,41 @@ def counterfactual_visibility(
         after = int(np.count_nonzero(seg == uid))
         gains[key] = (after - before) / alone[key] if alone.get(key) else 0.0
     return gains
+
+
+def label_visibility(
+    world: TabletopWorld,
+    camera: CameraSpec,
+    keys: Iterable[str],
+    *,
+    view: RenderedView | None = None,
+) -> dict[str, float]:
+    """For bodies carrying a dark letter label: the fraction of the letter's pixels the camera sees.
+
+    The letter's pixels are the near-black ones of the body rendered alone (the
+    label texture is white with a black letter, tinted by the body's colour);
+    a letter pixel counts as seen when the scene image shows the body there.
+    """
+    view = view or render(world, camera)
+    fractions: dict[str, float] = {}
+    keys = list(keys)
+    with hidden(world, list(world.bodies)) as switch:
+        for key in keys:
+            uid = world.bodies[key].uid
+            window = screen_window(world, camera, key)
+            if window is None:
+                fractions[key] = 0.0
+                continue
+            switch.show(key)
+            try:
+                pixels, _, seg = _render(world, camera, window)
+            finally:
+                switch.hide(key)
+            letter = (seg == uid) & (pixels.astype(int).sum(axis=2) < LETTER_DARKNESS)
+            x0, y0, x1, y1 = window
+            seen = letter & (view.segmentation[y0:y1, x0:x1] == uid)
+            fractions[key] = float(seen.sum() / letter.sum()) if letter.any() else 0.0
+    return fractions
+
+
+LETTER_DARKNESS = 150  # R + G + B below this is the letter, not the body's colour

@@ -342,6 +342,9 @@ def world_from_records(
                 rollingFriction=ROLLING_FRICTION,
                 spinningFriction=SPINNING_FRICTION,
             )
+    for b in bodies:
+        if b.get("role", "object") == "object" and b.get("texture"):
+            world.set_body_texture(b["id"], b["texture"])  # e.g. A/B/C labels
     if state is not None:
         world.restore_state(state)
     else:

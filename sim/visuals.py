@@ -56,7 +56,7 @@ def visual_shapes(world: TabletopWorld) -> list[VisualShape]:
             if name is None:
                 continue
             mesh_path = mesh.decode() if isinstance(mesh, bytes) else mesh
-            texture = body.texture if (key == "table" and link == -1) else None
+            texture = body.texture if link == -1 else None  # textures go on the base (boxes)
             shapes.append(
                 VisualShape(
                     key,

@@ -458,20 +458,27 @@ class TabletopWorld:
         return c.multiplyTransforms(com_pos, com_orn, inv_pos, inv_orn)
 
     # -- textures -------------------------------------------------------------------
-    def set_table_texture(self, ref: str | None) -> None:
-        """Texture the table top with a resources: image, or plain white with None."""
+    def set_body_texture(self, key: str, ref: str | None) -> None:
+        """Texture a box body's faces with a resources: image (None: plain colour).
+
+        The body's rgba multiplies the texture, so a white texture with a black
+        letter gives a black letter on the body's own colour.
+        """
         c = self.client
-        table = self.bodies["table"].uid
+        body = self.bodies[key]
+        rgba = body.rgba or (1.0, 1.0, 1.0, 1.0)
         if ref is None:
-            c.changeVisualShape(table, -1, textureUniqueId=-1, rgbaColor=(1, 1, 1, 1))
+            c.changeVisualShape(body.uid, -1, textureUniqueId=-1, rgbaColor=rgba)
         else:
             if ref not in self._textures:
                 self._textures[ref] = c.loadTexture(str(box_texture_file(ref)))
-            c.changeVisualShape(
-                table, -1, textureUniqueId=self._textures[ref], rgbaColor=(1, 1, 1, 1)
-            )
+            c.changeVisualShape(body.uid, -1, textureUniqueId=self._textures[ref], rgbaColor=rgba)
+        body.texture = ref
+
+    def set_table_texture(self, ref: str | None) -> None:
+        """Texture the table top with a resources: image, or plain white with None."""
+        self.set_body_texture("table", ref)
         self.table_texture = ref
-        self.bodies["table"].texture = ref
 
     # -- physics --------------------------------------------------------------------
     def step(self, n: int = 1) -> None:

@@ -107,3 +107,27 @@ def test_same_seed_same_question():
         )
     else:
         assert a.reason == b.reason
+
+
+def test_compare_answer_is_the_extreme_volume_and_a_label_is_hidden():
+    from sim.questions import LABEL_OCCLUDED
+    from sim.render import label_visibility
+
+    c = first_accepted("compare")
+    try:
+        world = c.scene.world
+        letters = {}
+        volumes = {}
+        for key in c.evidence_ids:
+            body = world.bodies[key]
+            letters[key] = body.texture.rsplit("/", 1)[1][0]  # resources:textures/labels/A.png
+            hx, hy, hz = (s * body.scale for s in body.size)
+            volumes[key] = 8 * hx * hy * hz  # a box: from the simulator's own half extents
+        assert sorted(letters.values()) == ["A", "B", "C"]
+        extreme = "largest" if "largest" in c.text else "smallest"
+        pick = max(volumes, key=volumes.get) if extreme == "largest" else min(volumes, key=volumes.get)
+        assert c.answer == letters[pick]
+        seen = label_visibility(world, CAM, c.evidence_ids)
+        assert min(seen.values()) <= LABEL_OCCLUDED + 0.05
+    finally:
+        c.scene.world.close()
