@@ -190,6 +190,22 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_benchmark(args: argparse.Namespace) -> int:
+    from app.benchmark_io import export_benchmark
+
+    count = export_benchmark(_default_db(args), args.out, status=args.status)
+    print(f"Wrote {count} questions to {args.out}")
+    return 0
+
+
+def cmd_import_benchmark(args: argparse.Namespace) -> int:
+    from app.benchmark_io import import_benchmark
+
+    count = import_benchmark(_default_db(args), args.file)
+    print(f"Imported {count} questions from {args.file}")
+    return 0
+
+
 # -- parser ------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
@@ -294,6 +310,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
+
+    export = sub.add_parser(
+        "export",
+        help="write project data in interchange formats",
+        description="Write project data in documented interchange formats.",
+    )
+    export_sub = export.add_subparsers(
+        dest="export_command", metavar="WHAT", parser_class=OneLineParser, required=True
+    )
+    p = export_sub.add_parser(
+        "benchmark",
+        help="questions with their scenes as reasonscope-benchmark/1 JSON Lines",
+        description="Write the current version of each question, one JSON object a line, with "
+        "its self-contained scene (docs/benchmark-format.md).",
+    )
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
+    p.add_argument(
+        "--status",
+        choices=["approved", "any"],
+        default="approved",
+        help="approved (and corrected) questions only, or any (default approved)",
+    )
+    p.set_defaults(func=cmd_export_benchmark)
+
+    imp = sub.add_parser(
+        "import",
+        help="read interchange files into a project",
+        description="Read interchange files into a project, in one transaction.",
+    )
+    import_sub = imp.add_subparsers(
+        dest="import_command", metavar="WHAT", parser_class=OneLineParser, required=True
+    )
+    p = import_sub.add_parser(
+        "benchmark",
+        help="read a reasonscope-benchmark/1 file",
+        description="Read questions and their scenes from a reasonscope-benchmark/1 file. Every "
+        "line is checked first; a bad line names itself and nothing is imported.",
+    )
+    p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.set_defaults(func=cmd_import_benchmark)
 
     p = sub.add_parser(
         "bench",

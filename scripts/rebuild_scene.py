@@ -6,6 +6,7 @@ the robot's URDFs), numpy and Pillow. It shows that a line of
 `reasonscope scenes export` (format reasonscope-scene/1) is self-contained.
 
     python scripts/rebuild_scene.py scenes.jsonl --id scene-1 --out view.png
+    python scripts/rebuild_scene.py benchmark.jsonl --id <question id> --out view.png
 """
 
 from __future__ import annotations
@@ -130,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     for line in args.scenes.read_text().splitlines():
-        scene = json.loads(line)
-        if args.id is None or scene["id"] == args.id:
+        record = json.loads(line)
+        if args.id is None or record["id"] == args.id:
+            # a scenes-export line is the scene; a benchmark line carries it in "scene"
+            scene = record.get("scene") or record
             break
     else:
         print(f"{args.scenes}: no scene {args.id!r}", file=sys.stderr)
