@@ -41,7 +41,12 @@ from pathlib import Path
 from typing import Any
 
 #: Modules that register more cases; imported by `run_cases` and `known_cases`.
-CASE_MODULES: list[str] = ["app.bench_store", "app.bench_sim", "app.bench_viewport"]
+CASE_MODULES: list[str] = [
+    "app.bench_store",
+    "app.bench_sim",
+    "app.bench_viewport",
+    "app.bench_questions",
+]
 
 #: Where benchmark projects are built (default: the system's temporary folder).
 #: Autosave latency depends on the disk, so point this at the disk projects live on.

@@ -119,8 +119,12 @@ class QuestionRepository(Repository):
         return _question(row)
 
     def versions(self, uid: str) -> list[Question]:
+        """The question's history. A correction a verifier proposed is left out until
+        the verification outcome adopts it (it would reveal a blind verdict)."""
         rows = self.db.execute(
-            f"SELECT {_COLUMNS} FROM questions WHERE uid = ? ORDER BY version", [uid]
+            f"SELECT {_COLUMNS} FROM questions WHERE uid = ? "
+            "AND (proposal_state IS NULL OR proposal_state = 'adopted') ORDER BY version",
+            [uid],
         ).fetchall()
         return [_question(r) for r in rows]
 

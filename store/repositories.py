@@ -15,6 +15,7 @@ def attach_repositories(project: Project) -> None:
     from store.questions import QuestionRepository
     from store.scenes import SceneRepository
     from store.summary import SummaryRepository
+    from store.verifications import VerificationRepository
 
     project.annotators = AnnotatorRepository(project)
     project.audit = AuditRepository(project)
@@ -25,3 +26,4 @@ def attach_repositories(project: Project) -> None:
     project.questions = QuestionRepository(project)
     project.scenes = SceneRepository(project)
     project.summary = SummaryRepository(project)
+    project.verifications = VerificationRepository(project)

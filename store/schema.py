@@ -273,4 +273,57 @@ def m0002_scene_body_roles(db: Database) -> None:
     db.execute("CREATE INDEX scenes_filter ON scenes(object_count, seed)")
 
 
+_V3_VERIFICATIONS = """
+CREATE TABLE verifications_v3 (
+    id INTEGER PRIMARY KEY,
+    question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    round TEXT NOT NULL DEFAULT 'first' CHECK (round IN ('first', 'adjudication')),
+    unambiguous INTEGER NOT NULL,
+    evidence_withheld INTEGER NOT NULL,
+    evidence_recoverable INTEGER NOT NULL,
+    decision TEXT NOT NULL CHECK (decision IN ('approve', 'correct', 'reject')),
+    reason TEXT NOT NULL DEFAULT '',
+    corrections TEXT NOT NULL DEFAULT '{}',
+    proposed_question_id INTEGER REFERENCES questions(id),
+    seconds_on_task REAL CHECK (seconds_on_task IS NULL OR seconds_on_task >= 0),
+    created_at TEXT NOT NULL,
+    retracted_at TEXT
+);
+
+INSERT INTO verifications_v3 (id, question_id, annotator_id, round, unambiguous,
+    evidence_withheld, evidence_recoverable, decision, reason, corrections,
+    proposed_question_id, seconds_on_task, created_at, retracted_at)
+SELECT id, question_id, annotator_id, 'first', unambiguous, evidence_withheld,
+    evidence_recoverable, decision, reason, '{}', corrected_question_id, NULL, created_at, NULL
+FROM verifications;
+
+DROP TABLE verifications;
+
+ALTER TABLE verifications_v3 RENAME TO verifications;
+
+-- One live verdict per person and question; undone (retracted) verdicts are kept.
+CREATE UNIQUE INDEX verifications_live ON verifications(question_id, annotator_id)
+    WHERE retracted_at IS NULL;
+CREATE INDEX verifications_annotator ON verifications(annotator_id, id);
+
+-- A version a correction verdict proposes: 'proposed' (not current), 'adopted'
+-- (made current by the outcome) or 'discarded' (its verdict was undone).
+ALTER TABLE questions ADD COLUMN proposal_state TEXT
+    CHECK (proposal_state IS NULL OR proposal_state IN ('proposed', 'adopted', 'discarded'))
+"""
+
+
+@migrations(name="0003_verification_protocol")
+def m0003_verification_protocol(db: Database) -> None:
+    """Blind two-annotator verification: rounds, undo, time on task, proposed corrections.
+
+    The old table's UNIQUE(question_id, annotator_id) would forbid keeping an
+    undone verdict, so the table is rebuilt (create, copy, drop, rename) inside
+    this migration's transaction; existing verdicts become first-round ones.
+    """
+    for statement in _split(_V3_VERIFICATIONS):
+        db.execute(statement)
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -15,7 +15,7 @@ _COUNTS = {
     "boxes_3d": "SELECT count(*) FROM boxes_3d",
     "hoi_labels": "SELECT count(*) FROM hoi_labels",
     "hoi_reviews": "SELECT count(*) FROM hoi_reviews",
-    "verifications": "SELECT count(*) FROM verifications",
+    "verifications": "SELECT count(*) FROM verifications WHERE retracted_at IS NULL",
     "episodes": "SELECT count(*) FROM episodes",
     "steps": "SELECT count(*) FROM steps",
     "format_error_steps": "SELECT count(*) FROM steps WHERE kind = 'format_error'",

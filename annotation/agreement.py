@@ -1,0 +1,93 @@
+"""Inter-annotator agreement: Cohen's kappa, percent agreement, disagreement counts.
+
+Pairs are (first rater's label, second rater's label) for one item each. In
+verification the "first rater" is whoever gave a question's first verdict, so
+the raters are slots rather than fixed people: the usual way to report Cohen's
+kappa when many annotators share the work two per item.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+from annotation.verification import CRITERIA, DECISIONS, Verdict
+
+Pair = tuple[Hashable, Hashable]
+
+
+def cohens_kappa(pairs: Iterable[Pair]) -> float | None:
+    """Cohen's kappa of two raters' categorical labels; None for no pairs.
+
+    kappa = (p_o - p_e) / (1 - p_e), with p_o the observed agreement and p_e
+    the agreement expected from each rater's label frequencies. Computed on
+    counts, exactly: kappa = (n * agreed - S) / (n^2 - S), S = sum over labels
+    of count_1(label) * count_2(label).
+
+    Degenerate case: when p_e is 1 (both raters gave one and the same label to
+    every item) kappa is 0/0. We return 1.0 if the raters agree on every item
+    (they do whenever p_e is 1) and 0.0 otherwise, so that perfect agreement
+    never reads as "no better than chance".
+    """
+    pairs = list(pairs)
+    n = len(pairs)
+    if n == 0:
+        return None
+    agreed = sum(1 for a, b in pairs if a == b)
+    first = Counter(a for a, _ in pairs)
+    second = Counter(b for _, b in pairs)
+    expected = sum(first[label] * second[label] for label in first)
+    if expected == n * n:
+        return 1.0 if agreed == n else 0.0
+    return (n * agreed - expected) / (n * n - expected)
+
+
+def percent_agreement(pairs: Iterable[Pair]) -> float | None:
+    """Share of pairs with equal labels, in percent (0 to 100); None for no pairs."""
+    pairs = list(pairs)
+    if not pairs:
+        return None
+    return 100.0 * sum(1 for a, b in pairs if a == b) / len(pairs)
+
+
+def label_agreement(pairs: Iterable[Pair]) -> dict[str, Any]:
+    """Kappa, percent agreement and disagreement counts for one labelled property.
+
+    `disagreements_by_pair` counts the unordered label pairs that disagreed,
+    keyed "a|b" with the labels in sorted order, e.g. {"approve|reject": 2}.
+    """
+    pairs = list(pairs)
+    by_pair = Counter("|".join(sorted((str(a), str(b)))) for a, b in pairs if a != b)
+    return {
+        "kappa": cohens_kappa(pairs),
+        "percent_agreement": percent_agreement(pairs),
+        "disagreements": sum(by_pair.values()),
+        "disagreements_by_pair": dict(sorted(by_pair.items())),
+    }
+
+
+def verification_agreement(pairs: Iterable[tuple[Verdict, Verdict]]) -> dict[str, Any]:
+    """Agreement of first-round verdict pairs, per criterion and on the decision.
+
+    Returns {"n": pairs, "criteria": {criterion: {...}}, "decision": {...},
+    "decision_labels": [...]}, each {...} as `label_agreement` makes it;
+    criteria labels are "yes" / "no".
+    """
+    pairs = list(pairs)
+
+    def yes_no(value: bool) -> str:
+        return "yes" if value else "no"
+
+    criteria = {
+        name: label_agreement(
+            (yes_no(getattr(a, name)), yes_no(getattr(b, name))) for a, b in pairs
+        )
+        for name in CRITERIA
+    }
+    return {
+        "n": len(pairs),
+        "criteria": criteria,
+        "decision": label_agreement((a.decision, b.decision) for a, b in pairs),
+        "decision_labels": list(DECISIONS),
+    }

@@ -1,0 +1,240 @@
+"""The blind two-annotator verification protocol, as pure rules.
+
+A verifier answers three yes/no criteria (MG-VQA, section 3.2 and appendix C.2):
+
+- `unambiguous`: the wording, the options and the answer are unambiguous;
+- `evidence_withheld`: the initial view withholds the answer-critical evidence;
+- `evidence_recoverable`: feasible clutter removal reveals that evidence;
+
+then decides: approve, correct (edit the text, options or answer) or reject
+(with a reason). Two distinct annotators give first-round verdicts, blind to
+each other; when they disagree a third annotator adjudicates. The question's
+final status is derived from the verdicts by `derive_outcome`, never typed in.
+
+Outcome of the two first-round verdicts (order does not matter):
+
+| first   | second  | outcome                                                       |
+| ------- | ------- | ------------------------------------------------------------- |
+| approve | approve | approved                                                      |
+| reject  | reject  | excluded (the reasons may differ)                             |
+| approve | correct | corrected, if the correction keeps the answer; else adjudicate |
+| correct | correct | corrected, if both corrections are identical; else adjudicate  |
+| reject  | approve or correct | adjudicate                                         |
+
+An adjudicator's verdict then decides alone: approve -> approved, correct ->
+corrected (with the adjudicator's correction), reject -> excluded.
+
+Approving with an amended answer is not an agreement: the answer is the ground
+truth, and one annotator accepted the old one. A correction of the wording or
+options only clarifies a question the other annotator already found sound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.models import Question
+
+CRITERIA = ("unambiguous", "evidence_withheld", "evidence_recoverable")
+DECISIONS = ("approve", "correct", "reject")
+CORRECTABLE_FIELDS = ("text", "options", "answer")
+ROUNDS = ("first", "adjudication")
+OUTCOME_STATUSES = ("pending", "approved", "corrected", "excluded")
+
+_FINAL_BY_DECISION = {"approve": "approved", "correct": "corrected", "reject": "excluded"}
+
+
+def allowed_decisions(
+    *, unambiguous: bool, evidence_withheld: bool, evidence_recoverable: bool
+) -> tuple[str, ...]:
+    """The decisions consistent with the three criteria (the GUI enables only these).
+
+    Approve needs all three criteria met. Correct needs a valid scene (evidence
+    withheld and recoverable): editing text cannot fix a scene that gives the
+    answer away or hides it for good. Reject is always possible.
+    """
+    scene_valid = evidence_withheld and evidence_recoverable
+    if scene_valid and unambiguous:
+        return DECISIONS
+    if scene_valid:
+        return ("correct", "reject")
+    return ("reject",)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One annotator's answer to the three criteria and their decision.
+
+    Raises `ValueError` when the parts contradict each other: an unknown
+    decision, a reject without a reason, a correction that edits nothing or a
+    field other than text, options and answer, corrections on an approve or a
+    reject, or a decision the criteria do not allow (see `allowed_decisions`).
+    """
+
+    unambiguous: bool
+    evidence_withheld: bool
+    evidence_recoverable: bool
+    decision: str
+    reason: str = ""
+    corrections: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise ValueError(f"decision must be one of {DECISIONS}, not {self.decision!r}")
+        for name in CRITERIA:
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"criterion {name!r} must be yes or no (a bool)")
+        object.__setattr__(self, "reason", (self.reason or "").strip())
+        object.__setattr__(self, "corrections", _clean_corrections(self.corrections))
+        if self.decision == "reject" and not self.reason:
+            raise ValueError("a reject needs a reason")
+        if self.decision == "correct" and not self.corrections:
+            raise ValueError("a correction needs at least one edited field: text, options, answer")
+        if self.decision != "correct" and self.corrections:
+            raise ValueError(f"only a correction carries edits, not {self.decision!r}")
+        allowed = allowed_decisions(**self.criteria)
+        if self.decision not in allowed:
+            raise ValueError(
+                f"{self.decision!r} contradicts the criteria; allowed: {', '.join(allowed)}"
+            )
+
+    @classmethod
+    def from_storage(
+        cls,
+        *,
+        unambiguous: bool,
+        evidence_withheld: bool,
+        evidence_recoverable: bool,
+        decision: str,
+        reason: str = "",
+        corrections: Mapping[str, Any] | None = None,
+    ) -> Verdict:
+        """A verdict as saved, without the checks (rows from before these rules existed)."""
+        verdict = object.__new__(cls)
+        values = {
+            "unambiguous": bool(unambiguous),
+            "evidence_withheld": bool(evidence_withheld),
+            "evidence_recoverable": bool(evidence_recoverable),
+            "decision": decision,
+            "reason": reason,
+            "corrections": dict(corrections or {}),
+        }
+        for name, value in values.items():
+            object.__setattr__(verdict, name, value)
+        return verdict
+
+    @property
+    def criteria(self) -> dict[str, bool]:
+        return {name: getattr(self, name) for name in CRITERIA}
+
+
+def _clean_corrections(corrections: Mapping[str, Any] | None) -> dict[str, Any]:
+    corrections = dict(corrections or {})
+    unknown = sorted(set(corrections) - set(CORRECTABLE_FIELDS))
+    if unknown:
+        raise ValueError(f"cannot correct {unknown}; only {', '.join(CORRECTABLE_FIELDS)}")
+    if "text" in corrections:
+        text = corrections["text"]
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("a corrected text must be a non-empty string")
+        corrections["text"] = text.strip()
+    if "options" in corrections:
+        options = corrections["options"]
+        if options is not None and not isinstance(options, (list, tuple)):
+            raise ValueError("corrected options must be a list (or None for an open question)")
+        corrections["options"] = None if options is None else list(options)
+    return corrections
+
+
+def changed_fields(question: Question, corrections: Mapping[str, Any]) -> dict[str, Any]:
+    """The corrections that really change `question`; raises `ValueError` if none do."""
+    current = {"text": question.text, "options": question.options, "answer": question.answer}
+    changed = {k: v for k, v in corrections.items() if current[k] != v}
+    if not changed:
+        raise ValueError("the correction changes nothing: edit the text, options or answer")
+    return changed
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the verdicts so far make of a question.
+
+    `status` is one of pending / approved / corrected / excluded.
+    `needs_adjudication` is true while two first-round verdicts disagree and no
+    adjudicator has decided. `adopted` names the verdict whose correction
+    becomes the current version ("first", "second" or "adjudication") when the
+    status is corrected, else None.
+    """
+
+    status: str
+    needs_adjudication: bool = False
+    adopted: str | None = None
+
+
+def derive_outcome(
+    first: Verdict | None, second: Verdict | None, adjudication: Verdict | None = None
+) -> Outcome:
+    """The status the verdicts imply, by the rules in this module's docstring.
+
+    Raises `ValueError` for an adjudication the first-round verdicts do not call
+    for (the pair is incomplete or agrees).
+    """
+    if first is None or second is None:
+        if adjudication is not None:
+            raise ValueError("an adjudication needs two first-round verdicts")
+        return Outcome("pending")
+    agreed = _agreement(first, second)
+    if agreed is not None:
+        if adjudication is not None:
+            raise ValueError("the first-round verdicts agree; there is nothing to adjudicate")
+        return agreed
+    if adjudication is None:
+        return Outcome("pending", needs_adjudication=True)
+    status = _FINAL_BY_DECISION[adjudication.decision]
+    return Outcome(status, adopted="adjudication" if status == "corrected" else None)
+
+
+def _agreement(first: Verdict, second: Verdict) -> Outcome | None:
+    """The outcome two first-round verdicts agree on, or None if they disagree."""
+    decisions = (first.decision, second.decision)
+    if decisions == ("approve", "approve"):
+        return Outcome("approved")
+    if decisions == ("reject", "reject"):
+        return Outcome("excluded")
+    if decisions == ("correct", "correct"):
+        if first.corrections == second.corrections:
+            return Outcome("corrected", adopted="first")
+        return None
+    if set(decisions) == {"approve", "correct"}:
+        slot = "first" if first.decision == "correct" else "second"
+        correction = first if slot == "first" else second
+        if "answer" in correction.corrections:
+            return None  # a new answer against an approved old one: a real disagreement
+        return Outcome("corrected", adopted=slot)
+    return None  # a reject against an approve or a correct
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    """A stored verdict: who gave it, in which round, and how long it took.
+
+    `proposed_question_id` is the question version a correction proposes (not
+    current until the outcome is corrected); `retracted_at` is set by an undo.
+    """
+
+    id: int
+    question_id: int
+    annotator_id: int
+    annotator_name: str
+    round: str
+    verdict: Verdict
+    seconds_on_task: float | None
+    created_at: str
+    retracted_at: str | None = None
+    proposed_question_id: int | None = None
+
+    @property
+    def decision(self) -> str:
+        return self.verdict.decision

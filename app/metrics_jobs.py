@@ -1,0 +1,33 @@
+"""Metrics shared by `reasonscope metrics` and the Results mode."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from store import open_project
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Verification agreement and progress of a project, as the `verification` JSON key.
+
+    Opens the project read-only when the file (or its folder) is not writable.
+    Raises `ProjectError` with a one-line reason for a missing or bad file.
+
+    Shape: {"verification": {"n", "criteria", "decision", "decision_labels",
+    "status_counts", "adjudication_pending", "time_on_task"}}; see docs/verification.md.
+    """
+    path = Path(db_path).expanduser()
+    readonly = path.exists() and not _writable(path)
+    with open_project(path, readonly=readonly) as project:
+        repo = project.verifications
+        metrics = repo.agreement()
+        metrics["status_counts"] = project.questions.counts_by_status()
+        metrics["adjudication_pending"] = repo.adjudication_pending()
+        metrics["time_on_task"] = repo.time_on_task()
+    return {"verification": metrics}

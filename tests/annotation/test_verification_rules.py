@@ -1,0 +1,153 @@
+"""The pure rules of blind two-annotator verification."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Question
+from annotation.verification import (
+    Outcome,
+    Verdict,
+    allowed_decisions,
+    changed_fields,
+    derive_outcome,
+)
+
+APPROVE = Verdict(True, True, True, "approve")
+REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
+REJECT_OTHER = Verdict(True, True, False, "reject", reason="the apple cannot be uncovered")
+REWORD = Verdict(False, True, True, "correct", corrections={"text": "How many red mugs?"})
+REWORD_SAME = Verdict(False, True, True, "correct", corrections={"text": " How many red mugs? "})
+REWORD_OTHER = Verdict(False, True, True, "correct", corrections={"text": "Count the red mugs."})
+NEW_ANSWER = Verdict(True, True, True, "correct", corrections={"answer": 3})
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        (APPROVE, APPROVE, Outcome("approved")),
+        (REJECT, REJECT_OTHER, Outcome("excluded")),
+        (APPROVE, REWORD, Outcome("corrected", adopted="second")),
+        (REWORD, APPROVE, Outcome("corrected", adopted="first")),
+        (REWORD, REWORD_SAME, Outcome("corrected", adopted="first")),
+        (REWORD, REWORD_OTHER, Outcome("pending", needs_adjudication=True)),
+        (APPROVE, NEW_ANSWER, Outcome("pending", needs_adjudication=True)),
+        (APPROVE, REJECT, Outcome("pending", needs_adjudication=True)),
+        (REJECT, REWORD, Outcome("pending", needs_adjudication=True)),
+    ],
+)
+def test_outcome_of_two_first_round_verdicts(first, second, expected):
+    assert derive_outcome(first, second) == expected
+
+
+def test_one_or_no_verdict_is_pending():
+    assert derive_outcome(None, None) == Outcome("pending")
+    assert derive_outcome(APPROVE, None) == Outcome("pending")
+    assert derive_outcome(None, REJECT) == Outcome("pending")
+
+
+@pytest.mark.parametrize(
+    ("adjudication", "expected"),
+    [
+        (APPROVE, Outcome("approved")),
+        (REJECT, Outcome("excluded")),
+        (REWORD_OTHER, Outcome("corrected", adopted="adjudication")),
+    ],
+)
+def test_the_adjudicator_decides_a_disagreement(adjudication, expected):
+    assert derive_outcome(APPROVE, REJECT, adjudication) == expected
+
+
+def test_an_adjudication_nobody_asked_for_is_an_error():
+    with pytest.raises(ValueError, match="two first-round"):
+        derive_outcome(APPROVE, None, REJECT)
+    with pytest.raises(ValueError, match="nothing to adjudicate"):
+        derive_outcome(APPROVE, APPROVE, REJECT)
+
+
+def test_allowed_decisions_follow_the_criteria():
+    assert allowed_decisions(
+        unambiguous=True, evidence_withheld=True, evidence_recoverable=True
+    ) == ("approve", "correct", "reject")
+    assert allowed_decisions(
+        unambiguous=False, evidence_withheld=True, evidence_recoverable=True
+    ) == ("correct", "reject")
+    for withheld, recoverable in ((False, True), (True, False), (False, False)):
+        assert allowed_decisions(
+            unambiguous=True, evidence_withheld=withheld, evidence_recoverable=recoverable
+        ) == ("reject",)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"decision": "maybe"}, "decision must be one of"),
+        ({"decision": "reject"}, "needs a reason"),
+        ({"decision": "reject", "reason": "   "}, "needs a reason"),
+        ({"decision": "correct"}, "at least one edited field"),
+        ({"decision": "correct", "corrections": {"task": "find"}}, "cannot correct"),
+        ({"decision": "correct", "corrections": {"text": ""}}, "non-empty string"),
+        ({"decision": "correct", "corrections": {"options": "A"}}, "must be a list"),
+        ({"decision": "approve", "corrections": {"answer": 1}}, "only a correction"),
+        ({"decision": "approve", "unambiguous": False}, "contradicts the criteria"),
+        (
+            {"decision": "correct", "evidence_withheld": False, "corrections": {"answer": 1}},
+            "contradicts",
+        ),
+        ({"decision": "approve", "unambiguous": 1}, "yes or no"),
+    ],
+)
+def test_inconsistent_verdicts_are_refused(kwargs, message):
+    fields = {
+        "unambiguous": True,
+        "evidence_withheld": True,
+        "evidence_recoverable": True,
+        **kwargs,
+    }
+    with pytest.raises(ValueError, match=message):
+        Verdict(**fields)
+
+
+def test_verdicts_are_normalised():
+    v = Verdict(False, False, True, "reject", reason="  wrong answer  ")
+    assert v.reason == "wrong answer"
+    assert v.criteria == {
+        "unambiguous": False,
+        "evidence_withheld": False,
+        "evidence_recoverable": True,
+    }
+    fix = Verdict(True, True, True, "correct", corrections={"options": ("A", "B")})
+    assert fix.corrections == {"options": ["A", "B"]}
+
+
+def _question(**extra) -> Question:
+    fields = {
+        "id": 1,
+        "uid": "u",
+        "version": 1,
+        "benchmark": "mgvqa",
+        "task": "count",
+        "text": "How many mugs?",
+        "options": [1, 2, 3],
+        "answer": 2,
+        "evidence_ids": [],
+        "steps": [],
+        "difficulty": None,
+        "criteria": {},
+        "status": "pending",
+        "is_current": True,
+        "scene_id": None,
+        "sequence_id": None,
+        "seed": None,
+        "created_at": "2025-01-01T00:00:00+00:00",
+        "created_by": None,
+    }
+    fields.update(extra)
+    return Question(**fields)
+
+
+def test_changed_fields_keeps_only_real_changes():
+    q = _question()
+    assert changed_fields(q, {"text": "How many mugs?", "answer": 3}) == {"answer": 3}
+    with pytest.raises(ValueError, match="changes nothing"):
+        changed_fields(q, {"text": "How many mugs?", "options": [1, 2, 3]})
