@@ -190,6 +190,29 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from app.metrics_jobs import verification_metrics
+
+    metrics = verification_metrics(_default_db(args))
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+        return 0
+    v = metrics["verification"]
+    print(f"verification: {v['n']} questions verified by two annotators")
+    rows = [("decision", v["decision"])] + list(v["criteria"].items())
+    for name, m in rows:
+        kappa = "n/a" if m["kappa"] is None else f"{m['kappa']:.2f}"
+        print(
+            f"  {name:<22} kappa {kappa:>5}  agreement {m['percent_agreement'] or 0:5.1f} %  "
+            f"disagreements {m['disagreements']}"
+        )
+    print(
+        f"  status: {', '.join(f'{k} {n}' for k, n in v['status_counts'].items())}; "
+        f"awaiting adjudication {v['adjudication_pending']}"
+    )
+    return 0
+
+
 def cmd_export_benchmark(args: argparse.Namespace) -> int:
     from app.benchmark_io import export_benchmark
 
@@ -352,6 +375,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     _db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_benchmark)
+
+    p = sub.add_parser(
+        "metrics",
+        help="agreement and results",
+        description="Agreement between verifiers: Cohen's kappa per criterion and on the "
+        "decision, percent agreement, disagreement counts, status counts, adjudication backlog.",
+    )
+    _db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--json", action="store_true", help="print a JSON object (key verification)")
+    p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser(
         "bench",

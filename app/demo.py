@@ -44,9 +44,46 @@ def _part_scenes(project: Project, progress: Progress) -> None:
             scene.world.close()
 
 
+DEMO_QUESTION_TASKS = ("count", "find", "beneath", "compare")
+
+
+def _part_questions(project: Project, progress: Progress) -> None:
+    """One generated question per task, verified by the two reviewers: one disagreement."""
+    from annotation.verification import Verdict
+    from sim.questions import Candidate, generate
+    from sim.scenes import scene_record
+
+    ben, cleo = (project.annotators.sign_in(name) for name in DEMO_ANNOTATORS[1:])
+    yes = {"unambiguous": True, "evidence_withheld": True, "evidence_recoverable": True}
+    tasks = list(DEMO_QUESTION_TASKS)
+    for i, task in enumerate(tasks):
+        progress.report(i, len(tasks), f"Generating a demo {task} question")
+        for seed in range(40):
+            candidate = generate(task, seed)
+            if isinstance(candidate, Candidate):
+                break
+        else:
+            continue  # no question for this task on this machine: the demo says what it has
+        try:
+            with project.write():
+                scene_id = project.scenes.add(scene_record(candidate.scene))
+                question = project.questions.add(candidate.question_record(scene_id))
+        finally:
+            candidate.scene.world.close()
+        project.verifications.submit(question.id, ben, Verdict(**yes, decision="approve"), 41.0)
+        if i == len(tasks) - 1:  # the disagreement: waits for a third annotator
+            cleo_says = Verdict(
+                True, False, True, "reject", reason="one label is readable at the edge of the image"
+            )
+        else:
+            cleo_says = Verdict(**yes, decision="approve")
+        project.verifications.submit(question.id, cleo, cleo_says, 37.5)
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
+    ("questions", _part_questions),
 ]
 
 

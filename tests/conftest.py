@@ -43,3 +43,13 @@ def alice(project):
 @pytest.fixture
 def bob(project):
     return project.annotators.sign_in("Bob")
+
+
+@pytest.fixture(autouse=True)
+def _small_demo(monkeypatch):
+    """Demos built inside the test process stay small (one scene, one question);
+    the CLI test builds the full demo in a subprocess."""
+    import app.demo as demo
+
+    monkeypatch.setattr(demo, "DEMO_SCENE_SEEDS", range(1))
+    monkeypatch.setattr(demo, "DEMO_QUESTION_TASKS", ("find",))
