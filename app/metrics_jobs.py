@@ -25,9 +25,14 @@ def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(db_path).expanduser()
     readonly = path.exists() and not _writable(path)
     with open_project(path, readonly=readonly) as project:
-        repo = project.verifications
-        metrics = repo.agreement()
-        metrics["status_counts"] = project.questions.counts_by_status()
-        metrics["adjudication_pending"] = repo.adjudication_pending()
-        metrics["time_on_task"] = repo.time_on_task()
-    return {"verification": metrics}
+        return {"verification": project_verification_metrics(project)}
+
+
+def project_verification_metrics(project) -> dict[str, Any]:
+    """The `verification` metrics of an open project (the GUI's own connection)."""
+    repo = project.verifications
+    metrics = repo.agreement()
+    metrics["status_counts"] = project.questions.counts_by_status()
+    metrics["adjudication_pending"] = repo.adjudication_pending()
+    metrics["time_on_task"] = repo.time_on_task()
+    return metrics

@@ -65,7 +65,7 @@ class Candidate:
             "evidence_ids": self.evidence_ids,
             "steps": self.steps,
             "difficulty": self.difficulty,
-            "criteria": self.criteria,
+            "criteria": {**self.criteria, "confounding": self.confounding},
             "seed": self.seed,
             "scene_id": scene_id,
         }

@@ -131,3 +131,14 @@ def test_compare_answer_is_the_extreme_volume_and_a_label_is_hidden():
         assert min(seen.values()) <= LABEL_OCCLUDED + 0.05
     finally:
         c.scene.world.close()
+
+
+def test_question_record_keeps_the_threshold_the_seed_and_the_confounding_flag():
+    c = first_accepted("find", seeds=range(1, 80, 2))
+    try:
+        record = c.question_record(scene_id=7)
+        assert record["criteria"]["max_evidence_visibility"] == 0.1
+        assert record["criteria"]["confounding"] in (True, False)
+        assert record["seed"] == c.seed and record["scene_id"] == 7
+    finally:
+        c.scene.world.close()

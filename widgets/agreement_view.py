@@ -1,0 +1,103 @@
+"""Verifier agreement at a glance: kappa, percent agreement and disagreements, and the backlog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+ROWS = (
+    ("decision", "Decision (approve / correct / reject)"),
+    ("unambiguous", "Wording, options and answer unambiguous"),
+    ("evidence_withheld", "First view withholds the evidence"),
+    ("evidence_recoverable", "Clearing clutter reveals it"),
+)
+
+
+def kappa_words(kappa: float | None) -> str:
+    """Landis and Koch's reading of a kappa value."""
+    if kappa is None:
+        return "no pairs yet"
+    for limit, words in (
+        (0.0, "poor"),
+        (0.2, "slight"),
+        (0.4, "fair"),
+        (0.6, "moderate"),
+        (0.8, "substantial"),
+    ):
+        if kappa <= limit:
+            return words
+    return "almost perfect"
+
+
+class AgreementView(QWidget):
+    """Shows the `verification` metrics dict of `reasonscope metrics`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel(wordWrap=True)
+        self.table = QTableWidget(len(ROWS), 4)
+        self.table.setHorizontalHeaderLabels(["", "Cohen's kappa", "Agreement", "Disagreements"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setAlternatingRowColors(True)
+        self.status = QLabel(wordWrap=True)
+        box = QGroupBox("Question verification: agreement between the two verifiers")
+        inner = QVBoxLayout(box)
+        inner.addWidget(self.summary)
+        inner.addWidget(self.table)
+        inner.addWidget(self.status)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 24, 24, 24)
+        layout.addWidget(box)
+        layout.addStretch(1)
+
+    def set_metrics(self, v: dict[str, Any] | None) -> None:
+        if not v:
+            self.summary.setText("No project open.")
+            self.table.clearContents()
+            self.status.setText("")
+            return
+        n = v.get("n", 0)
+        self.summary.setText(
+            f"{n} question{'s' if n != 1 else ''} verified by two annotators."
+            + ("" if n else " Agreement appears once both verifiers of a question have submitted.")
+        )
+        for r, (key, title) in enumerate(ROWS):
+            m = v["decision"] if key == "decision" else v["criteria"][key]
+            kappa = m.get("kappa")
+            pct = m.get("percent_agreement")
+            cells = (
+                title,
+                "n/a" if kappa is None else f"{kappa:.2f} ({kappa_words(kappa)})",
+                "n/a" if pct is None else f"{pct:.0f} %",
+                str(m.get("disagreements", 0)),
+            )
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                self.table.setItem(r, c, item)
+        counts = v.get("status_counts", {})
+        time_on_task = v.get("time_on_task", {})
+        median = time_on_task.get("median_s")
+        self.status.setText(
+            "Questions: "
+            + ", ".join(
+                f"{counts.get(k, 0)} {k}" for k in ("approved", "corrected", "excluded", "pending")
+            )
+            + f". Waiting for a third annotator: {v.get('adjudication_pending', 0)}."
+            + (f" Median time per verdict: {median:.0f} s." if median else "")
+        )
