@@ -13,63 +13,30 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from annotation.progress import Cancelled, Progress
+from annotation.progress import Cancelled
+from app.cli_data import (
+    cmd_export_benchmark,
+    cmd_import_benchmark,
+    cmd_metrics,
+    cmd_questions_generate,
+    cmd_scenes_export,
+    cmd_scenes_generate,
+)
+from app.cli_support import (
+    OneLineParser,
+    TerminalProgress,
+    db_arg,
+    default_db,
+    fail,
+)
 from store import ProjectError, open_project
-
-EXIT_BAD_INPUT = 2
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a single line on stderr and exit code 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
-        raise SystemExit(EXIT_BAD_INPUT)
-
-
-def _fail(message: str) -> int:
-    sys.stderr.write(f"reasonscope: error: {message}\n")
-    return EXIT_BAD_INPUT
-
-
-class TerminalProgress(Progress):
-    """Progress on stderr: updated in place on a terminal, one line per message otherwise."""
-
-    def __init__(self) -> None:
-        super().__init__(self._show)
-        self._last = ""
-        self._tty = sys.stderr.isatty()
-
-    def _show(self, done: int, total: int, message: str) -> None:
-        pct = int(100 * done / total) if total else 100
-        line = f"{pct:3d}% {message}"
-        if self._tty:
-            sys.stderr.write("\r" + line.ljust(78)[:78])
-            sys.stderr.flush()
-        elif message != self._last:
-            sys.stderr.write(line + "\n")
-        self._last = message
-
-    def close(self) -> None:
-        if self._tty and self._last:
-            sys.stderr.write("\n")
-
-
-def _db_arg(parser: argparse.ArgumentParser, *, help_text: str) -> None:
-    parser.add_argument("--db", metavar="PATH", type=Path, default=None, help=help_text)
-
-
-def _default_db(args: argparse.Namespace) -> Path:
-    from app.paths import demo_project_path
-
-    return args.db if args.db is not None else demo_project_path()
 
 
 # -- subcommands ---------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     from app.demo import build_demo
 
-    path = _default_db(args)
+    path = default_db(args)
     progress = TerminalProgress()
     try:
         added = build_demo(path, progress)
@@ -85,7 +52,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    path = _default_db(args)
+    path = default_db(args)
     readonly = path.exists() and not os.access(path, os.W_OK)
     with open_project(path, readonly=readonly) as project:
         summary = project.summary.summary().as_dict()
@@ -107,7 +74,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     known = known_cases()
     unknown = [n for n in names or [] if n not in known]
     if unknown:
-        return _fail(f"unknown bench case {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        return fail(f"unknown bench case {unknown[0]!r}; known: {', '.join(sorted(known))}")
 
     def note(message: str) -> None:
         if not args.json:
@@ -123,112 +90,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_scenes_generate(args: argparse.Namespace) -> int:
-    from app.scene_jobs import generate_and_store, parse_object_range
-
-    if args.n < 1:
-        return _fail(f"--n {args.n}: need at least one scene")
-    try:
-        objects = parse_object_range(args.objects)
-    except ValueError as exc:
-        return _fail(str(exc))
-    path = _default_db(args)
-    open_project(path).close()  # refuse a bad project before any simulation
-    progress = TerminalProgress()
-    try:
-        ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
-    finally:
-        progress.close()
-    if args.json:
-        print(json.dumps({"path": str(path), "scene_ids": ids}))
-    else:
-        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]})")
-    return 0
-
-
-def cmd_scenes_export(args: argparse.Namespace) -> int:
-    from app.scene_jobs import export_scenes
-
-    count = export_scenes(_default_db(args), args.out)
-    print(f"Wrote {count} scenes to {args.out}")
-    return 0
-
-
-def cmd_questions_generate(args: argparse.Namespace) -> int:
-    from app.question_jobs import BUILT_TASKS, generate_questions
-
-    if args.benchmark != "mgvqa":
-        return _fail(f"--benchmark {args.benchmark}: only mgvqa questions can be generated so far")
-    tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
-    if args.n < 1:
-        return _fail(f"--n {args.n}: need at least one question")
-    if not 0.0 <= args.max_visibility <= 1.0:
-        return _fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
-    path = _default_db(args)
-    open_project(path).close()  # refuse a bad project before any simulation
-    progress = TerminalProgress()
-    try:
-        summary = generate_questions(
-            path,
-            tasks=tasks,
-            n=args.n,
-            seed=args.seed,
-            threshold=args.max_visibility,
-            progress=progress,
-        )
-    finally:
-        progress.close()
-    if args.json:
-        print(json.dumps(summary.as_dict(), indent=2))
-        return 0
-    for task, count in summary.accepted.items():
-        print(f"{task:<8} {count} accepted")
-    print(f"{summary.attempts} candidates tried; rejected:")
-    for reason, count in summary.rejected.most_common() or [("none", 0)]:
-        print(f"  {count:>4}  {reason}")
-    print(f"time: settling {summary.scene_s:.1f} s, visibility checks {summary.visibility_s:.1f} s")
-    return 0
-
-
-def cmd_metrics(args: argparse.Namespace) -> int:
-    from app.metrics_jobs import verification_metrics
-
-    metrics = verification_metrics(_default_db(args))
-    if args.json:
-        print(json.dumps(metrics, indent=2))
-        return 0
-    v = metrics["verification"]
-    print(f"verification: {v['n']} questions verified by two annotators")
-    rows = [("decision", v["decision"])] + list(v["criteria"].items())
-    for name, m in rows:
-        kappa = "n/a" if m["kappa"] is None else f"{m['kappa']:.2f}"
-        print(
-            f"  {name:<22} kappa {kappa:>5}  agreement {m['percent_agreement'] or 0:5.1f} %  "
-            f"disagreements {m['disagreements']}"
-        )
-    print(
-        f"  status: {', '.join(f'{k} {n}' for k, n in v['status_counts'].items())}; "
-        f"awaiting adjudication {v['adjudication_pending']}"
-    )
-    return 0
-
-
-def cmd_export_benchmark(args: argparse.Namespace) -> int:
-    from app.benchmark_io import export_benchmark
-
-    count = export_benchmark(_default_db(args), args.out, status=args.status)
-    print(f"Wrote {count} questions to {args.out}")
-    return 0
-
-
-def cmd_import_benchmark(args: argparse.Namespace) -> int:
-    from app.benchmark_io import import_benchmark
-
-    count = import_benchmark(_default_db(args), args.file)
-    print(f"Imported {count} questions from {args.file}")
-    return 0
-
-
 # -- parser ------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
@@ -238,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
             "With no subcommand, open the desktop app."
         ),
     )
-    _db_arg(parser, help_text="project file to open in the GUI (default: the demo project)")
+    db_arg(parser, help_text="project file to open in the GUI (default: the demo project)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
 
     p = sub.add_parser(
@@ -246,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="build the demo project headless",
         description="Build (or complete) the demo project without a screen.",
     )
-    _db_arg(p, help_text="where to build it (default: the demo project in the user data folder)")
+    db_arg(p, help_text="where to build it (default: the demo project in the user data folder)")
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_demo)
 
@@ -256,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Count what a project holds: annotators, scenes, "
         "sequences, labels, questions by status, episodes, steps.",
     )
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_info)
 
@@ -275,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         "scenes where an object left the table or the top-down view, and store each scene's "
         "full state.",
     )
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--n", type=int, required=True, help="how many scenes")
     p.add_argument(
         "--seed", type=int, required=True, help="seed of the first scene; the rest follow"
@@ -295,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         "self-contained scene form of reasonscope-benchmark/1 (camera and every body, fixtures "
         "and robot included).",
     )
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
     p.set_defaults(func=cmd_scenes_export)
 
@@ -314,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         "model's first view (visibility at most --max-visibility), each with its own scene. "
         "--n questions per task; a summary says how many candidates each criterion rejected.",
     )
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--benchmark", default="mgvqa", help="benchmark (mgvqa)")
     p.add_argument(
         "--task",
@@ -348,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write the current version of each question, one JSON object a line, with "
         "its self-contained scene (docs/benchmark-format.md).",
     )
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
     p.add_argument(
         "--status",
@@ -373,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         "line is checked first; a bad line names itself and nothing is imported.",
     )
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_benchmark)
 
     p = sub.add_parser(
@@ -382,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Agreement between verifiers: Cohen's kappa per criterion and on the "
         "decision, percent agreement, disagreement counts, status counts, adjudication backlog.",
     )
-    _db_arg(p, help_text="project file (default: the demo project)")
+    db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="print a JSON object (key verification)")
     p.set_defaults(func=cmd_metrics)
 
@@ -412,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except ProjectError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except Cancelled:
         sys.stderr.write("reasonscope: cancelled\n")
         return 130

@@ -22,7 +22,9 @@ from app import settings as app_settings
 from app.explore_mode import ExploreMode
 from app.modes import MODES, ModeSpec
 from app.paths import demo_project_path
+from app.results_mode import ResultsMode
 from app.session import ProjectSession
+from app.verify_mode import VerifyMode
 from store import ProjectError
 from widgets.activity import ActivityPanel
 from widgets.empty_state import EmptyState
@@ -146,10 +148,18 @@ class MainWindow(QMainWindow):
         mode = ModeWindow(spec.key, spec.title, pages)
         if spec.key == "explore":
             self.explore = ExploreMode(mode, pages, self.session)
+        elif spec.key == "verify":
+            self.verify = VerifyMode(mode, pages, self.session)
+        elif spec.key == "results":
+            self.results = ResultsMode(mode, pages, self.session)
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
         if spec.key == "explore":
+            mode.tabifyDockWidget(mode.docks["image"], mode.docks["project"])
+            mode.docks["image"].raise_()
+            mode.docks["activity"].hide()
+        elif spec.key == "verify":
             mode.tabifyDockWidget(mode.docks["image"], mode.docks["project"])
             mode.docks["image"].raise_()
             mode.docks["activity"].hide()
@@ -224,6 +234,7 @@ class MainWindow(QMainWindow):
         if self.task is not None:
             self.task.shutdown()
         self.explore.shutdown()
+        self.verify.shutdown()
         self.save_settings()
         self.session.close()
         super().closeEvent(event)

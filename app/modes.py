@@ -54,9 +54,9 @@ MODES: tuple[ModeSpec, ...] = (
         "Check generated benchmark questions (Count, Find, Beneath, Compare) against the "
         "restored scene, two verifiers per question, blind to each other; then approve, "
         "correct or reject.",
-        "Questions come from the generators (<code>reasonscope questions generate</code>) or "
-        "a benchmark file (<code>reasonscope import benchmark</code>), neither part of this "
-        "build yet.",
+        "Generate questions with <code>reasonscope questions generate --task all --n 5 "
+        "--seed 0 --db PROJECT</code>, or bring a benchmark file in with "
+        "<code>reasonscope import benchmark</code>.",
         lambda s: (
             f"This project holds {_plural(sum(s.questions.values()), 'question')} "
             f"({s.questions.get('pending', 0)} pending) and "

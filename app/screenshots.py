@@ -52,6 +52,8 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     for i, spec in enumerate(MODES, start=1):
         window.set_mode(spec.key)
         _settle(app)
+        if spec.key == "verify":
+            _open_question(app, window.verify)
         path = out / f"{i:02d}-{spec.key}.png"
         window.grab().save(str(path))
         written.append(path)
@@ -69,6 +71,20 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.sign_in_dialog.reject()
     window.close()
     return written
+
+
+def _open_question(app, verify) -> None:
+    """Leave Verify questions as a verifier would mid-task: a question open, two criteria ticked."""
+    state = verify.state
+    if state.current is None:
+        return  # a demo without questions shows the mode's empty queue
+    for _ in range(300):  # the scene restores off the GUI thread
+        if verify.loaded is not None or state.scene is None:
+            break
+        _settle(app, 100)
+    state.toggle(1)
+    state.toggle(2)
+    _settle(app)
 
 
 def main(argv: list[str] | None = None) -> int:

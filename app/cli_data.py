@@ -1,0 +1,119 @@
+"""Subcommands that work on a project's data: scenes, questions, metrics, export, import.
+
+Split from `app/cli.py`, which keeps the parser, the shared conventions and
+the project-level commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli_support import TerminalProgress, default_db, fail
+from store import open_project
+
+
+def cmd_scenes_generate(args: argparse.Namespace) -> int:
+    from app.scene_jobs import generate_and_store, parse_object_range
+
+    if args.n < 1:
+        return fail(f"--n {args.n}: need at least one scene")
+    try:
+        objects = parse_object_range(args.objects)
+    except ValueError as exc:
+        return fail(str(exc))
+    path = default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    progress = TerminalProgress()
+    try:
+        ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps({"path": str(path), "scene_ids": ids}))
+    else:
+        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]})")
+    return 0
+
+
+def cmd_scenes_export(args: argparse.Namespace) -> int:
+    from app.scene_jobs import export_scenes
+
+    count = export_scenes(default_db(args), args.out)
+    print(f"Wrote {count} scenes to {args.out}")
+    return 0
+
+
+def cmd_questions_generate(args: argparse.Namespace) -> int:
+    from app.question_jobs import BUILT_TASKS, generate_questions
+
+    if args.benchmark != "mgvqa":
+        return fail(f"--benchmark {args.benchmark}: only mgvqa questions can be generated so far")
+    tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
+    if args.n < 1:
+        return fail(f"--n {args.n}: need at least one question")
+    if not 0.0 <= args.max_visibility <= 1.0:
+        return fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
+    path = default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    progress = TerminalProgress()
+    try:
+        summary = generate_questions(
+            path,
+            tasks=tasks,
+            n=args.n,
+            seed=args.seed,
+            threshold=args.max_visibility,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+        return 0
+    for task, count in summary.accepted.items():
+        print(f"{task:<8} {count} accepted")
+    print(f"{summary.attempts} candidates tried; rejected:")
+    for reason, count in summary.rejected.most_common() or [("none", 0)]:
+        print(f"  {count:>4}  {reason}")
+    print(f"time: settling {summary.scene_s:.1f} s, visibility checks {summary.visibility_s:.1f} s")
+    return 0
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from app.metrics_jobs import verification_metrics
+
+    metrics = verification_metrics(default_db(args))
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+        return 0
+    v = metrics["verification"]
+    print(f"verification: {v['n']} questions verified by two annotators")
+    rows = [("decision", v["decision"])] + list(v["criteria"].items())
+    for name, m in rows:
+        kappa = "n/a" if m["kappa"] is None else f"{m['kappa']:.2f}"
+        print(
+            f"  {name:<22} kappa {kappa:>5}  agreement {m['percent_agreement'] or 0:5.1f} %  "
+            f"disagreements {m['disagreements']}"
+        )
+    print(
+        f"  status: {', '.join(f'{k} {n}' for k, n in v['status_counts'].items())}; "
+        f"awaiting adjudication {v['adjudication_pending']}"
+    )
+    return 0
+
+
+def cmd_export_benchmark(args: argparse.Namespace) -> int:
+    from app.benchmark_io import export_benchmark
+
+    count = export_benchmark(default_db(args), args.out, status=args.status)
+    print(f"Wrote {count} questions to {args.out}")
+    return 0
+
+
+def cmd_import_benchmark(args: argparse.Namespace) -> int:
+    from app.benchmark_io import import_benchmark
+
+    count = import_benchmark(default_db(args), args.file)
+    print(f"Imported {count} questions from {args.file}")
+    return 0

@@ -1,0 +1,254 @@
+"""Verify questions: the queue, the question with its verdict form, the model's image,
+and the scene restored in verification rendering (annotators only, never a model).
+
+Every key is a QAction in the mode's toolbar (so F1 lists it). Verdicts are
+saved when given, through `project.verifications`; refusals become messages.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QStackedWidget, QToolBar, QVBoxLayout, QWidget
+
+from annotation.models import Scene
+from app.session import ProjectSession
+from widgets.explore_state import LoadedScene, load_scene
+from widgets.image_view import TopDownImagePanel
+from widgets.mode import ModeWindow
+from widgets.tasks import TaskRunner
+from widgets.verify_panel import QuestionPanel
+from widgets.verify_queue import VerifyQueuePanel
+from widgets.verify_state import VerifyState, verification_rendering
+from widgets.viewport import SceneViewport
+
+BANNER = (
+    "Verification view: clutter that is not answer-critical is see-through, the evidence "
+    "glows. For annotators only; never shown to a model."
+)
+
+
+class VerifyMode(QObject):
+    """Assembles and wires the Verify questions panels inside a ModeWindow."""
+
+    def __init__(self, mode: ModeWindow, pages: QStackedWidget, session: ProjectSession) -> None:
+        super().__init__(mode)
+        self.mode, self.pages, self.session = mode, pages, session
+        self.image_size = 1024  # the model's image, as the generators rendered it
+        self.state = VerifyState()
+        self.viewport = SceneViewport()
+        self.banner = QLabel(BANNER)
+        self.banner.setObjectName("verify_banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("padding: 4px 8px; background: #fff4d6; color: #5a4300;")
+        self.page = QWidget()
+        column = QVBoxLayout(self.page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.banner)
+        column.addWidget(self.viewport, 1)
+        pages.addWidget(self.page)
+        self.page.installEventFilter(self)
+        self.queue = VerifyQueuePanel(self.state)
+        self.panel = QuestionPanel(self.state)
+        self.image = TopDownImagePanel()
+        mode.add_dock("queue", "Queue", self.queue, Qt.DockWidgetArea.LeftDockWidgetArea)
+        mode.add_dock("question", "Question", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        mode.add_dock(
+            "image", "Model view (top-down)", self.image, Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        self.task: TaskRunner | None = None
+        self.loaded: LoadedScene | None = None
+        self.wanted: Scene | None = None  # the scene the open question needs
+        self.stale = False  # a question opened while the mode was hidden: load when shown
+        self._build_toolbar()
+
+        self.state.question_opened.connect(self._question_opened)
+        self.state.draft_changed.connect(self._sync_actions)
+        self.state.verdict_saved.connect(self._saved)
+        self.state.refused.connect(lambda text: self._message(text, 8000))
+        session.project_changed.connect(self.reload)
+        session.annotator_changed.connect(self.reload)
+        session.data_changed.connect(self._data_changed)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Verify")
+        bar.setObjectName("verify_toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.mode.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        s = self.state
+        self.actions: dict[str, QAction] = {}
+        for key, text, keys, slot, tip in (
+            ("approve", "Approve", ["A"], s.approve, "Approve: all three criteria hold"),
+            ("reject", "Reject…", ["R"], s.reject, "Reject, with a reason"),
+            ("correct", "Correct…", ["E"], s.correct, "Edit text, options, answer"),
+            (None, None, None, None, None),
+            ("c1", "1 Unambiguous", ["1"], lambda: s.toggle(1), "Wording, options, answer"),
+            ("c2", "2 Withheld", ["2"], lambda: s.toggle(2), "The first view hides the evidence"),
+            ("c3", "3 Recoverable", ["3"], lambda: s.toggle(3), "Clutter removal reveals it"),
+            (None, None, None, None, None),
+            ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
+            ("next", "Next", ["J", "Down"], s.next, "Next question"),
+            ("undo", "Undo verdict", ["Ctrl+Z"], s.undo, "Retract your last verdict"),
+        ):
+            if key is None:
+                bar.addSeparator()
+                continue
+            action = QAction(text, bar, checkable=key.startswith("c"))
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setToolTip(f"{tip} ({', '.join(keys)})")
+            # triggered, not toggled: the state decides whether a criterion holds
+            action.triggered.connect(lambda _=False, f=slot: f())
+            bar.addAction(action)
+            self.actions[key] = action
+        bar.addSeparator()
+        self.rendering_action = QAction("Verification view", bar, checkable=True, checked=True)
+        self.rendering_action.setShortcut(QKeySequence("V"))
+        self.rendering_action.setToolTip("See-through clutter and glowing evidence, or plain (V)")
+        self.rendering_action.toggled.connect(lambda _on: self._apply_rendering())
+        bar.addAction(self.rendering_action)
+        self.overlay_action = QAction("Segmentation overlay", bar, checkable=True)
+        self.overlay_action.setShortcut(QKeySequence("S"))
+        self.overlay_action.setToolTip("Colour what the model's view shows of the evidence (S)")
+        self.overlay_action.toggled.connect(self.image.overlay_box.setChecked)
+        self.image.overlay_box.toggled.connect(self.overlay_action.setChecked)
+        self.image.overlay_box.setShortcut(QKeySequence())  # the action owns the key now
+        bar.addAction(self.overlay_action)
+
+    def _sync_actions(self) -> None:
+        for i, name in enumerate(("unambiguous", "evidence_withheld", "evidence_recoverable"), 1):
+            self.actions[f"c{i}"].setChecked(getattr(self.state.draft, name))
+
+    # -- data -------------------------------------------------------------------
+    def reload(self) -> None:
+        """Another project or annotator: start from the top of their queue."""
+        project = self.session.project
+        self.state.set_source(
+            project.verifications if project else None,
+            self.session.annotator,
+            project.scenes if project else None,
+        )
+        self._show_page()
+
+    def _data_changed(self) -> None:
+        self.state.refresh()
+        self._show_page()
+
+    def _show_page(self) -> None:
+        project = self.session.project
+        has_questions = project is not None and sum(project.questions.counts_by_status().values())
+        self.pages.setCurrentWidget(self.page if has_questions else self.pages.widget(0))
+
+    def _saved(self, text: str) -> None:
+        self._message(text, 5000)
+        self.session.data_changed.emit()  # the summary, the activity log, the other modes
+
+    def _message(self, text: str, ms: int) -> None:
+        self.mode.statusBar().showMessage(text, ms)
+
+    # -- the scene --------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.page and event.type() == QEvent.Type.Show and self.stale:
+            self.stale = False
+            self.state.restart_clock()  # time on task starts when the question is on screen
+            self._load()
+        return False
+
+    def _question_opened(self) -> None:
+        if self.page.isVisible() or self.state.current is None:
+            self._load()
+        else:
+            self.stale = True
+
+    def _load(self) -> None:
+        """Restore the open question's scene off the GUI thread; the newest request wins."""
+        scene = self.state.scene
+        self.wanted = scene
+        if scene is None:
+            self._show(None)
+            self.banner.setText(
+                BANNER if self.state.current is None else "This question has no stored scene."
+            )
+            return
+        self.banner.setText(BANNER)
+        if self.loaded is not None and self.loaded.scene == scene:
+            self._show(self.loaded)  # the same scene, untouched since it was restored
+            return
+        if self.task is not None:
+            return  # `_task_done` starts the wanted one
+        self._message(f"Restoring scene #{scene.id}…", 0)
+        size = self.image_size
+        self.task = TaskRunner(
+            f"Restoring scene #{scene.id}",
+            lambda _p: load_scene(scene, image_size=size),
+            self.mode,
+            show_dialog=False,
+        )
+        self.task.succeeded.connect(self._loaded)
+        self.task.failed.connect(lambda summary, _d: self._failed(scene, summary))
+        self.task.finished.connect(self._task_done)
+        self.task.start()
+
+    def _loaded(self, loaded: LoadedScene) -> None:
+        if loaded.scene != self.wanted:
+            loaded.world.close()  # superseded while it was loading
+            return
+        self._message("", 0)
+        self._show(loaded)
+
+    def _failed(self, scene: Scene, summary: str) -> None:
+        self._message(f"Cannot restore scene #{scene.id}: {summary}", 8000)
+        if self.wanted == scene:
+            self.wanted = None  # do not try it again and again
+
+    def _task_done(self) -> None:
+        self.task = None
+        current = self.loaded.scene if self.loaded else None
+        if self.wanted is not None and self.wanted != current and self.page.isVisible():
+            self._load()
+
+    def _show(self, loaded: LoadedScene | None) -> None:
+        previous, self.loaded = self.loaded, loaded
+        if loaded is not previous:
+            self.viewport.set_world(loaded.world if loaded else None)
+            if previous is not None:
+                previous.world.close()
+        if loaded is None:
+            self.image.set_image(None, None)
+            return
+        self._apply_rendering()
+        self.viewport.set_camera_preset("oblique")
+        world = loaded.world
+        evidence = [world.bodies[k].uid for k in self._evidence() if k in world.bodies]
+        # The overlay (S) colours what the model's view shows of the evidence.
+        self.image.set_image(
+            loaded.view.rgb, loaded.view.segmentation, evidence or [b.uid for b in world.objects()]
+        )
+        self.state.set_visibility({k: v.fraction for k, v in loaded.visibility.items()})
+
+    def _evidence(self) -> list[str]:
+        q = self.state.current
+        return list(q.evidence_ids) if q is not None else []
+
+    def _apply_rendering(self) -> None:
+        self.viewport.clear_transparency()
+        self.viewport.set_highlight(())
+        if self.loaded is None or self.state.current is None:
+            return
+        if not self.rendering_action.isChecked():
+            return
+        rendering = verification_rendering(
+            task=self.state.current.task,
+            evidence_ids=self._evidence(),
+            object_keys=[b.key for b in self.loaded.world.objects()],
+        )
+        for alpha in set(rendering.alpha.values()):
+            keys = [k for k, a in rendering.alpha.items() if a == alpha]
+            self.viewport.set_transparent(keys, alpha)
+        self.viewport.set_highlight(rendering.highlighted)
+
+    def shutdown(self) -> None:
+        self.wanted = None  # a restore still running is closed when it arrives
+        if self.task is not None:
+            self.task.shutdown()
+        self._show(None)
