@@ -91,6 +91,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # -- parser ------------------------------------------------------------------
+def _group(sub, name: str, help_text: str, description: str, metavar: str):
+    """A subcommand that has subcommands of its own (`scenes generate`, `export benchmark`)."""
+    group = sub.add_parser(name, help=help_text, description=description)
+    return group.add_subparsers(
+        dest=f"{name}_command", metavar=metavar, parser_class=OneLineParser, required=True
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="reasonscope",
@@ -121,13 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.set_defaults(func=cmd_info)
 
-    scenes = sub.add_parser(
+    scenes_sub = _group(
+        sub,
         "scenes",
-        help="generate and export tabletop scenes",
-        description="Cluttered tabletop scenes in the PyBullet world: generate, export.",
-    )
-    scenes_sub = scenes.add_subparsers(
-        dest="scenes_command", metavar="SUBCOMMAND", parser_class=OneLineParser, required=True
+        "generate and export tabletop scenes",
+        "Cluttered tabletop scenes in the PyBullet world: generate, export.",
+        "SUBCOMMAND",
     )
     p = scenes_sub.add_parser(
         "generate",
@@ -160,13 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
     p.set_defaults(func=cmd_scenes_export)
 
-    questions = sub.add_parser(
+    questions_sub = _group(
+        sub,
         "questions",
-        help="generate benchmark questions",
-        description="Generate benchmark questions about the project's worlds.",
-    )
-    questions_sub = questions.add_subparsers(
-        dest="questions_command", metavar="SUBCOMMAND", parser_class=OneLineParser, required=True
+        "generate benchmark questions",
+        "Generate benchmark questions about the project's worlds.",
+        "SUBCOMMAND",
     )
     p = questions_sub.add_parser(
         "generate",
@@ -195,13 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
 
-    export = sub.add_parser(
+    export_sub = _group(
+        sub,
         "export",
-        help="write project data in interchange formats",
-        description="Write project data in documented interchange formats.",
-    )
-    export_sub = export.add_subparsers(
-        dest="export_command", metavar="WHAT", parser_class=OneLineParser, required=True
+        "write project data in interchange formats",
+        "Write project data in documented interchange formats.",
+        "WHAT",
     )
     p = export_sub.add_parser(
         "benchmark",
@@ -219,13 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_export_benchmark)
 
-    imp = sub.add_parser(
+    import_sub = _group(
+        sub,
         "import",
-        help="read interchange files into a project",
-        description="Read interchange files into a project, in one transaction.",
-    )
-    import_sub = imp.add_subparsers(
-        dest="import_command", metavar="WHAT", parser_class=OneLineParser, required=True
+        "read interchange files into a project",
+        "Read interchange files into a project, in one transaction.",
+        "WHAT",
     )
     p = import_sub.add_parser(
         "benchmark",

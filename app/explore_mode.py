@@ -76,12 +76,9 @@ class ExploreMode(QObject):
         self.live_action.setToolTip("Step the simulation and watch it (P)")
         self.live_action.toggled.connect(self.viewport.set_live)
         bar.addAction(self.live_action)
-        self.overlay_action = QAction("Segmentation overlay", bar, checkable=True)
-        self.overlay_action.setShortcut(QKeySequence("S"))
-        self.overlay_action.setToolTip("Colour every body in the model view (S)")
-        self.overlay_action.toggled.connect(self.image.overlay_box.setChecked)
-        self.image.overlay_box.toggled.connect(self.overlay_action.setChecked)
-        self.image.overlay_box.setShortcut(QKeySequence())  # the action owns the key now
+        self.overlay_action = self.image.overlay_action(
+            bar, "Colour every body in the model view (S)"
+        )
         bar.addAction(self.overlay_action)
         self.viewport.camera_preset_changed.connect(self._preset_changed)
         self.viewport.live_changed.connect(self.live_action.setChecked)

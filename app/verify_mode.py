@@ -107,12 +107,9 @@ class VerifyMode(QObject):
         self.rendering_action.setToolTip("See-through clutter and glowing evidence, or plain (V)")
         self.rendering_action.toggled.connect(lambda _on: self._apply_rendering())
         bar.addAction(self.rendering_action)
-        self.overlay_action = QAction("Segmentation overlay", bar, checkable=True)
-        self.overlay_action.setShortcut(QKeySequence("S"))
-        self.overlay_action.setToolTip("Colour what the model's view shows of the evidence (S)")
-        self.overlay_action.toggled.connect(self.image.overlay_box.setChecked)
-        self.image.overlay_box.toggled.connect(self.overlay_action.setChecked)
-        self.image.overlay_box.setShortcut(QKeySequence())  # the action owns the key now
+        self.overlay_action = self.image.overlay_action(
+            bar, "Colour what the model's view shows of the evidence (S)"
+        )
         bar.addAction(self.overlay_action)
 
     def _sync_actions(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QImage, QPainter, QPixmap, QWheelEvent
+from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QPixmap, QWheelEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QGraphicsPixmapItem,
@@ -127,6 +127,16 @@ class TopDownImagePanel(QWidget):
         self.segmentation: np.ndarray | None = None
         self.coloured_ids: frozenset[int] | None = None
         self.selected_uid: int | None = None
+
+    def overlay_action(self, parent, tooltip: str) -> QAction:
+        """A checkable toolbar action (key S) that drives the overlay checkbox, and follows it."""
+        action = QAction("Segmentation overlay", parent, checkable=True)
+        action.setShortcut(QKeySequence("S"))
+        action.setToolTip(tooltip)
+        action.toggled.connect(self.overlay_box.setChecked)
+        self.overlay_box.toggled.connect(action.setChecked)
+        self.overlay_box.setShortcut(QKeySequence())  # the action owns the key now
+        return action
 
     def sizeHint(self):  # noqa: N802 - the model's view deserves room
         from PySide6.QtCore import QSize
