@@ -54,16 +54,20 @@ def import_benchmark(db: str | os.PathLike[str], source: str | os.PathLike[str])
     if not source.is_file():
         raise ProjectError(f"{source}: no such file")
     records = []
-    with source.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(validate(json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
-            except FormatError as exc:
-                raise ProjectError(f"{source}:{number}: {exc}") from None
+    try:
+        raw = source.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = source.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ProjectError(f"{source}:{line}: not UTF-8 text (is it a benchmark file?)") from None
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(validate(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
+        except FormatError as exc:
+            raise ProjectError(f"{source}:{number}: {exc}") from None
     with open_project(db) as project:
         with project.write():
             for number, r in enumerate(records, start=1):

@@ -278,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except ProjectError as exc:
         return fail(str(exc))
+    except OSError as exc:  # a file we were pointed at cannot be read or written
+        return fail(f"{exc.filename or 'file'}: {exc.strerror or exc}")
     except Cancelled:
         sys.stderr.write("reasonscope: cancelled\n")
         return 130

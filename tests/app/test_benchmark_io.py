@@ -104,3 +104,12 @@ def test_plain_pybullet_rebuild_gives_the_same_evidence_visibility(exported):
         assert fraction <= record["criteria"]["max_evidence_visibility"] + 0.02
     finally:
         p.disconnect(client)
+
+
+def test_a_binary_file_is_refused_in_one_line(tmp_path):
+    target = tmp_path / "t.reasonscope"
+    open_project(target, create=True).close()
+    binary = tmp_path / "photo.jpg"
+    binary.write_bytes(b"\xff\xd8\xff\xe0" + bytes(range(256)))
+    with pytest.raises(ProjectError, match=r"photo\.jpg:1: not UTF-8 text"):
+        import_benchmark(target, binary)
