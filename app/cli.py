@@ -16,7 +16,9 @@ from pathlib import Path
 from annotation.progress import Cancelled
 from app.cli_data import (
     cmd_export_benchmark,
+    cmd_export_episodes,
     cmd_import_benchmark,
+    cmd_import_episodes,
     cmd_metrics,
     cmd_questions_generate,
     cmd_scenes_export,
@@ -223,6 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="approved (and corrected) questions only, or any (default approved)",
     )
     p.set_defaults(func=cmd_export_benchmark)
+    p = export_sub.add_parser(
+        "episodes",
+        help="episodes with their steps as reasonscope-episode/1 JSON Lines",
+        description="Write every episode, one JSON object a line, with its steps and their "
+        "state snapshots (docs/episode-format.md).",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
+    p.set_defaults(func=cmd_export_episodes)
 
     import_sub = _group(
         sub,
@@ -240,6 +251,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_benchmark)
+    p = import_sub.add_parser(
+        "episodes",
+        help="read recorded episodes",
+        description="Read episodes in one transaction. Model replies that cannot be read "
+        "become format-error steps, recorded rather than refused.",
+    )
+    p.add_argument("file", type=Path, metavar="FILE")
+    p.add_argument(
+        "--format",
+        default="reasonscope",
+        choices=["reasonscope"],
+        help="the file's format (reasonscope-episode/1)",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.set_defaults(func=cmd_import_episodes)
 
     p = sub.add_parser(
         "metrics",

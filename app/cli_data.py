@@ -117,3 +117,21 @@ def cmd_import_benchmark(args: argparse.Namespace) -> int:
     count = import_benchmark(default_db(args), args.file)
     print(f"Imported {count} questions from {args.file}")
     return 0
+
+
+def cmd_export_episodes(args: argparse.Namespace) -> int:
+    from app.episode_io import export_episodes
+
+    count = export_episodes(default_db(args), args.out)
+    print(f"Wrote {count} episodes to {args.out}")
+    return 0
+
+
+def cmd_import_episodes(args: argparse.Namespace) -> int:
+    from app.episode_io import import_episodes
+
+    count, format_errors = import_episodes(default_db(args), args.file, args.format)
+    print(
+        f"Imported {count} episodes from {args.file} ({format_errors} format-error steps recorded)"
+    )
+    return 0

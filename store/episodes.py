@@ -147,3 +147,10 @@ class EpisodeRepository(Repository):
             )
             for r in rows
         ]
+
+    def ids(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM episodes ORDER BY id")]
+
+    def find(self, uid: str) -> Episode | None:
+        row = self.db.execute("SELECT id FROM episodes WHERE uid = ?", [uid]).fetchone()
+        return self.get(row[0]) if row else None
