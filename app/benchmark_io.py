@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from annotation.benchmark_format import FormatError, question_record, validate
+from app.jsonl import read_records, write_lines
 from store import ProjectError, open_project
 
 
@@ -26,9 +26,6 @@ def export_benchmark(
     db: str | os.PathLike[str], out: str | os.PathLike[str], *, status: str = "approved"
 ) -> int:
     """Write current question versions (all, or only approved/corrected ones) with their scenes."""
-    out = Path(out)
-    if out.is_dir() or not out.parent.exists():
-        raise ProjectError(f"{out}: not a writable file path")
     with open_project(db, readonly=not os.access(db, os.W_OK)) as project:
         wanted = None if status == "any" else {"approved", "corrected"}
         lines, after = [], None
@@ -42,32 +39,13 @@ def export_benchmark(
             if page.next_cursor is None:
                 break
             after = page.next_cursor
-    partial = out.with_name(out.name + ".partial")
-    partial.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    os.replace(partial, out)
+    write_lines(out, lines)
     return len(lines)
 
 
 def import_benchmark(db: str | os.PathLike[str], source: str | os.PathLike[str]) -> int:
     """Read a benchmark file into the project in one transaction: every line or none."""
-    source = Path(source)
-    if not source.is_file():
-        raise ProjectError(f"{source}: no such file")
-    records = []
-    try:
-        raw = source.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = source.read_bytes()[: exc.start].count(b"\n") + 1
-        raise ProjectError(f"{source}:{line}: not UTF-8 text (is it a benchmark file?)") from None
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(validate(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
-        except FormatError as exc:
-            raise ProjectError(f"{source}:{number}: {exc}") from None
+    records = read_records(source, validate, (FormatError,), "a benchmark file")
     with open_project(db) as project:
         with project.write():
             for number, r in enumerate(records, start=1):

@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from annotation.episode_format import EpisodeFormatError, episode_record, validate_episode
+from app.jsonl import read_records, write_lines
 from store import ProjectError, open_project
 
 FORMATS = ("reasonscope",)
 
 
 def export_episodes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
-    out = Path(out)
-    if out.is_dir() or not out.parent.exists():
-        raise ProjectError(f"{out}: not a writable file path")
     with open_project(db, readonly=not os.access(db, os.W_OK)) as project:
         lines = [
             json.dumps(episode_record(project.episodes.get(i), project.episodes.steps(i)))
             for i in project.episodes.ids()
         ]
-    partial = out.with_name(out.name + ".partial")
-    partial.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    os.replace(partial, out)
+    write_lines(out, lines)
     return len(lines)
 
 
@@ -33,23 +28,7 @@ def import_episodes(
     """Read episodes in one transaction; return (episodes, format-error steps recorded)."""
     if fmt not in FORMATS:
         raise ProjectError(f"--format {fmt}: known formats are {', '.join(FORMATS)}")
-    source = Path(source)
-    if not source.is_file():
-        raise ProjectError(f"{source}: no such file")
-    try:
-        text = source.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProjectError(f"{source}: not UTF-8 text (is it an episode file?)") from None
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(validate_episode(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
-        except EpisodeFormatError as exc:
-            raise ProjectError(f"{source}:{number}: {exc}") from None
+    records = read_records(source, validate_episode, (EpisodeFormatError,), "an episode file")
     format_errors = 0
     with open_project(db) as project, project.write():
         for number, r in enumerate(records, start=1):

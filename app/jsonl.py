@@ -1,0 +1,50 @@
+"""Reading and writing JSON Lines files the way every importer and exporter here does."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from store import ProjectError
+
+
+def read_records(
+    source: str | os.PathLike[str],
+    validate: Callable[[Any], dict],
+    errors: tuple[type[Exception], ...],
+    what: str,
+) -> list[dict]:
+    """Every line validated before anything is used; a bad one raises `FILE:LINE: problem`."""
+    source = Path(source)
+    if not source.is_file():
+        raise ProjectError(f"{source}: no such file")
+    data = source.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ProjectError(f"{source}:{line}: not UTF-8 text (is it {what}?)") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(validate(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
+        except errors as exc:
+            raise ProjectError(f"{source}:{number}: {exc}") from None
+    return records
+
+
+def write_lines(out: str | os.PathLike[str], lines: Iterable[str]) -> None:
+    """Write the whole file or nothing (a partial file is renamed into place at the end)."""
+    out = Path(out)
+    if out.is_dir() or not out.parent.exists():
+        raise ProjectError(f"{out}: not a writable file path")
+    partial = out.with_name(out.name + ".partial")
+    partial.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    os.replace(partial, out)
