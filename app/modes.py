@@ -69,9 +69,9 @@ MODES: tuple[ModeSpec, ...] = (
         "replay",
         "Step through recorded agent episodes (tool calls, plans, 16-dim dual-arm actions), "
         "see where a grasp failed and why, re-simulate, and label the error.",
-        "Episodes come from agents run in the simulator (<code>reasonscope run-agent</code>) "
-        "or from evaluation logs (<code>reasonscope import episodes</code>), neither part of "
-        "this build yet.",
+        "Episodes come from recorded runs: <code>reasonscope import episodes FILE --format "
+        "reasonscope --db PROJECT</code> stores them now; stepping through them here, and "
+        "running agents (<code>reasonscope run-agent</code>), are not part of this build yet.",
         lambda s: (
             f"This project holds {_plural(s.episodes, 'episode')} with "
             f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors."
