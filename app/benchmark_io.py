@@ -7,7 +7,7 @@ import os
 
 from annotation.benchmark_format import FormatError, question_record, validate
 from app.jsonl import read_records, write_lines
-from store import ProjectError, open_project
+from store import ProjectError, open_for_reading, open_project
 
 
 def _scene_object(scene) -> dict:
@@ -26,7 +26,7 @@ def export_benchmark(
     db: str | os.PathLike[str], out: str | os.PathLike[str], *, status: str = "approved"
 ) -> int:
     """Write current question versions (all, or only approved/corrected ones) with their scenes."""
-    with open_project(db, readonly=not os.access(db, os.W_OK)) as project:
+    with open_for_reading(db) as project:
         wanted = None if status == "any" else {"approved", "corrected"}
         lines, after = [], None
         while True:

@@ -31,7 +31,7 @@ from app.cli_support import (
     default_db,
     fail,
 )
-from store import ProjectError, open_project
+from store import ProjectError, open_for_reading
 
 
 # -- subcommands ---------------------------------------------------------------
@@ -54,9 +54,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    path = default_db(args)
-    readonly = path.exists() and not os.access(path, os.W_OK)
-    with open_project(path, readonly=readonly) as project:
+    with open_for_reading(default_db(args)) as project:
         summary = project.summary.summary().as_dict()
     if args.json:
         print(json.dumps(summary, indent=2))

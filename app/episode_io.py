@@ -7,13 +7,13 @@ import os
 
 from annotation.episode_format import EpisodeFormatError, episode_record, validate_episode
 from app.jsonl import read_records, write_lines
-from store import ProjectError, open_project
+from store import ProjectError, open_for_reading, open_project
 
 FORMATS = ("reasonscope",)
 
 
 def export_episodes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
-    with open_project(db, readonly=not os.access(db, os.W_OK)) as project:
+    with open_for_reading(db) as project:
         lines = [
             json.dumps(episode_record(project.episodes.get(i), project.episodes.steps(i)))
             for i in project.episodes.ids()

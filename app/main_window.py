@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QToolBar,
     QToolButton,
-    QWidget,
 )
 
 from app import settings as app_settings
@@ -392,7 +391,3 @@ class MainWindow(QMainWindow):
             "episode replay in PyBullet, all saved as you work in one SQLite project file.",
             QMessageBox.Icon.Information,
         )
-
-
-def parent_widget(window: MainWindow | None) -> QWidget | None:
-    return window

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
-from store import open_project
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+from store import open_for_reading
 
 
 def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -22,9 +17,7 @@ def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
     Shape: {"verification": {"n", "criteria", "decision", "decision_labels",
     "status_counts", "adjudication_pending", "time_on_task"}}; see docs/verification.md.
     """
-    path = Path(db_path).expanduser()
-    readonly = path.exists() and not _writable(path)
-    with open_project(path, readonly=readonly) as project:
+    with open_for_reading(db_path) as project:
         return {"verification": project_verification_metrics(project)}
 
 

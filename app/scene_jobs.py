@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from annotation.progress import Progress
+from app.jsonl import write_lines
 from sim.scenes import generate_scene, scene_record
-from store import ProjectError, open_project
+from store import open_for_reading, open_project
 
 
 def parse_object_range(text: str) -> tuple[int, int]:
@@ -47,17 +47,8 @@ def generate_and_store(
 
 
 def export_scenes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
-    """Write every scene as one JSON line (reasonscope-scene/1); return how many."""
-    out = Path(out)
-    if out.is_dir():
-        raise ProjectError(f"{out}: is a directory; give a file name")
-    if not out.parent.exists():
-        raise ProjectError(f"{out}: folder {out.parent} does not exist")
-    with open_project(db, readonly=not os.access(db, os.W_OK)) as project:
-        ids = project.scenes.ids()
-        tmp = out.with_name(out.name + ".partial")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for scene_id in ids:
-                fh.write(json.dumps(project.scenes.get(scene_id).export_record()) + "\n")
-        os.replace(tmp, out)  # a failed export leaves no half-written file
-    return len(ids)
+    """Write every scene as one JSON line (reasonscope-scene/1), all or nothing; return how many."""
+    with open_for_reading(db) as project:
+        lines = [json.dumps(project.scenes.get(i).export_record()) for i in project.scenes.ids()]
+    write_lines(out, lines)
+    return len(lines)

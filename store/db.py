@@ -125,15 +125,10 @@ class Project:
 
     @property
     def schema_version(self) -> int:
-        return len(
-            [
-                r
-                for r in self.db.execute(
-                    "SELECT name FROM _sqlite_migrations WHERE migration_set = ?",
-                    [schema.MIGRATION_SET],
-                ).fetchall()
-            ]
-        )
+        return self.db.execute(
+            "SELECT count(*) FROM _sqlite_migrations WHERE migration_set = ?",
+            [schema.MIGRATION_SET],
+        ).fetchone()[0]
 
     # -- project metadata ----------------------------------------------------
     def meta_get(self, key: str) -> str | None:
@@ -238,3 +233,15 @@ def open_project(
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise ProjectError(f"{path}: {exc}") from None
+
+
+def open_for_reading(path: str | os.PathLike[str]) -> Project:
+    """Open a project to read it: normally, or read-only when the file or its folder
+    may not be written (where `open_project` would refuse)."""
+    path = Path(path).expanduser()
+    return open_project(path, readonly=path.exists() and not writable(path))
+
+
+def writable(path: Path) -> bool:
+    """Whether this process may change the file and create its WAL files beside it."""
+    return os.access(path, os.W_OK) and os.access(path.absolute().parent, os.W_OK)

@@ -50,7 +50,7 @@ def test_verification_metrics_shape(project_path):
 
 def test_verification_metrics_on_a_read_only_file(project_path, monkeypatch):
     # Tests may run as root, for whom every file is writable: pretend it is not.
-    monkeypatch.setattr(metrics_jobs, "_writable", lambda path: False)
+    monkeypatch.setattr("store.db.writable", lambda path: False)
     before = project_path.read_bytes()
     assert metrics_jobs.verification_metrics(project_path)["verification"]["n"] == 2
     assert project_path.read_bytes() == before
