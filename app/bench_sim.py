@@ -9,7 +9,7 @@ import numpy as np
 from app.bench import BenchResult, bench_case, report
 from sim.catalog import load_catalog
 from sim.render import alone_pixel_counts, counterfactual_visibility, render
-from sim.scenes import generate_scene, sample_spawns, settle, spawn, table_textures
+from sim.scenes import drop, generate_scene, settle, table_textures
 from sim.world import TOP_DOWN, TabletopWorld
 
 SETTLE_SEEDS = {False: 20, True: 4}
@@ -19,15 +19,10 @@ OVERHEAD_SEEDS = {False: 6, True: 3}
 
 
 def _dropped_world(seed: int, entries) -> TabletopWorld:
-    """The first attempt of generate_scene(seed), dropped but not yet settled."""
-    rng = np.random.default_rng([seed, 0])
-    n = int(rng.integers(8, 16))
-    textures = table_textures()
-    texture = textures[int(rng.integers(0, len(textures)))]
-    world = TabletopWorld(with_robot=False)
-    world.set_table_texture(texture)
-    for spec in sample_spawns(rng, entries, n):
-        spawn(world, spec)
+    """The first attempt of generate_scene(seed), dropped but not yet settled (no robot)."""
+    world, _, _ = drop(
+        seed, 0, objects=(8, 15), entries=entries, textures=table_textures(), with_robot=False
+    )
     return world
 
 
@@ -155,14 +150,9 @@ def generation_overhead(quick: bool) -> BenchResult:
         # the baseline: the same worlds built and stepped the same number of times, no checks
         t0 = time.perf_counter()
         for attempt, steps in enumerate(attempt_steps):
-            rng = np.random.default_rng([seed, attempt])
-            n = int(rng.integers(8, 16))
-            textures = table_textures()
-            texture = textures[int(rng.integers(0, len(textures)))]
-            world = TabletopWorld()
-            world.set_table_texture(texture)
-            for spec in sample_spawns(rng, entries, n):
-                spawn(world, spec)
+            world, _, _ = drop(
+                seed, attempt, objects=(8, 15), entries=entries, textures=table_textures()
+            )
             for _ in range(steps):
                 world.client.stepSimulation()
             world.close()

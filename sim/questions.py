@@ -14,12 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from annotation.question_text import NONE_OF_THE_ABOVE, phrase, plural, with_article
 from sim.camera import CameraSpec, project_points
 from sim.catalog import CatalogEntry, load_catalog
-from sim.render import alone_pixel_counts, counterfactual_visibility, label_visibility, render
+from sim.render import counterfactual_visibility, label_visibility, render, visibility
 from sim.scenes import GeneratedScene, generate_scene
 from sim.world import TOP_DOWN
 
@@ -106,15 +104,10 @@ def _scene(seed: int, n: int, pool, first) -> GeneratedScene:
 
 
 def _visibility(scene: GeneratedScene, camera: CameraSpec, keys: Sequence[str]):
+    """The model's view, and each key's pixels alone and visible fraction in it."""
     view = render(scene.world, camera)
-    alone = alone_pixel_counts(scene.world, camera, keys)
-    uids, counts = np.unique(view.segmentation, return_counts=True)
-    uid_counts = dict(zip(uids.tolist(), counts.tolist(), strict=True))
-    fractions = {}
-    for key in keys:
-        visible = uid_counts.get(scene.world.bodies[key].uid, 0)
-        fractions[key] = visible / alone[key] if alone[key] else 0.0
-    return view, alone, fractions
+    vis = visibility(scene.world, camera, keys, view=view)
+    return view, {k: v.alone_px for k, v in vis.items()}, {k: v.fraction for k, v in vis.items()}
 
 
 def generate(

@@ -229,6 +229,34 @@ def table_textures() -> list[str]:
     return [item["file"] for item in json.loads(index.read_text())]
 
 
+def drop(
+    seed: int,
+    attempt: int,
+    *,
+    objects: tuple[int, int],
+    entries: Sequence[CatalogEntry],
+    textures: Sequence[str],
+    first: Sequence[CatalogEntry] = (),
+    piles: bool = False,
+    with_robot: bool = True,
+) -> tuple[TabletopWorld, list[SpawnSpec], str | None]:
+    """Attempt `attempt` of scene `seed`: the world with its objects dropped, not yet settled.
+
+    Every random draw of the attempt comes from one generator seeded with
+    (seed, attempt), in a fixed order, so an attempt can be rebuilt exactly.
+    """
+    lo, hi = objects
+    rng = np.random.default_rng([seed, attempt])
+    n = int(rng.integers(lo, hi + 1))
+    texture = textures[int(rng.integers(0, len(textures)))] if textures else None
+    spawns = sample_spawns(rng, entries, n, first=first, piles=piles)
+    world = TabletopWorld(with_robot=with_robot)
+    world.set_table_texture(texture)
+    for spec in spawns:
+        spawn(world, spec)
+    return world, spawns, texture
+
+
 def generate_scene(
     seed: int,
     *,
@@ -249,14 +277,16 @@ def generate_scene(
     rejected: list[str] = []
     attempt_steps: list[int] = []
     for attempt in range(MAX_ATTEMPTS):
-        rng = np.random.default_rng([seed, attempt])
-        n = int(rng.integers(lo, hi + 1))
-        texture = textures[int(rng.integers(0, len(textures)))] if textures else None
-        spawns = sample_spawns(rng, entries, n, first=first, piles=piles)
-        world = TabletopWorld(with_robot=with_robot)
-        world.set_table_texture(texture)
-        for spec in spawns:
-            spawn(world, spec)
+        world, spawns, texture = drop(
+            seed,
+            attempt,
+            objects=objects,
+            entries=entries,
+            textures=textures,
+            first=first,
+            piles=piles,
+            with_robot=with_robot,
+        )
         report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
         attempt_steps.append(report.steps)
         found = problems(world)
