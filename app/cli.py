@@ -259,11 +259,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         default="reasonscope",
-        choices=["reasonscope"],
-        help="the file's format (reasonscope-episode/1)",
+        choices=["reasonscope", "mgvqa"],
+        help="reasonscope (a reasonscope-episode/1 file) or mgvqa (an MG-VQA transcript "
+        "file, or a folder of *.json transcripts; docs/mgvqa-transcripts.md)",
     )
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_episodes)
+
+    from app.cli_agents import add_run_agent_parser
+
+    add_run_agent_parser(sub)
 
     p = sub.add_parser(
         "metrics",

@@ -81,9 +81,9 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    from app.metrics_jobs import verification_metrics
+    from app.metrics_jobs import project_metrics
 
-    metrics = verification_metrics(default_db(args))
+    metrics = project_metrics(default_db(args))
     if args.json:
         print(json.dumps(metrics, indent=2))
         return 0
@@ -100,7 +100,32 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         f"  status: {', '.join(f'{k} {n}' for k, n in v['status_counts'].items())}; "
         f"awaiting adjudication {v['adjudication_pending']}"
     )
+    _print_episode_table(metrics["episodes"])
     return 0
+
+
+def _print_episode_table(e: dict) -> None:
+    """Success (%) per task and mode, macro average and manipulation calls per question."""
+    print(f"episodes: {e['n']}")
+    if not e["rows"]:
+        return
+
+    def cell(value: float | None, width: int) -> str:
+        return f"{'-' if value is None else f'{value:.1f}':>{width}}"
+
+    tasks = e["tasks"]
+    print(
+        f"  {'model / agent':<28} {'mode':<12} {'n':>4} "
+        + " ".join(f"{t[:8]:>8}" for t in tasks)
+        + f" {'avg':>6} {'manip/q':>7}"
+    )
+    for r in e["rows"]:
+        who = f"{r['model']} / {r['agent']}" + (" (baseline)" if r["baseline"] else "")
+        print(
+            f"  {who[:28]:<28} {r['mode'][:12]:<12} {r['n']:>4} "
+            + " ".join(cell(r["success"][t]["success_pct"], 8) for t in tasks)
+            + f" {cell(r['average_pct'], 6)} {cell(r['manipulation']['mean_calls'], 7)}"
+        )
 
 
 def cmd_export_benchmark(args: argparse.Namespace) -> int:

@@ -1,15 +1,30 @@
-"""Export and import episodes (reasonscope-episode/1, JSON Lines, one episode a line)."""
+"""Export and import episodes: reasonscope-episode/1 JSON Lines, or MG-VQA-style transcripts."""
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from annotation.episode_format import EpisodeFormatError, episode_record, validate_episode
+from annotation.mgvqa_transcript import TranscriptError, transcript_records
 from app.jsonl import read_records, write_lines
 from store import ProjectError, open_for_reading, open_project
 
-FORMATS = ("reasonscope",)
+FORMATS = ("reasonscope", "mgvqa")
+_HEADER_KEYS = (
+    "benchmark",
+    "model",
+    "agent",
+    "mode",
+    "task",
+    "outcome",
+    "success",
+    "score",
+    "prompt_variant",
+    "question",
+    "scene",
+)
 
 
 def export_episodes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
@@ -22,36 +37,60 @@ def export_episodes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     return len(lines)
 
 
+def read_transcripts(source: str | os.PathLike[str]) -> list[tuple[str, dict]]:
+    """(where, record) for an MG-VQA transcript file, or every *.json file of a folder.
+
+    Everything is read and checked first; a bad file raises `FILE: problem naming the key`.
+    """
+    source = Path(source)
+    if source.is_dir():
+        files = sorted(p for p in source.glob("*.json") if p.is_file())
+        if not files:
+            raise ProjectError(f"{source}: no *.json transcript files in this folder")
+    elif source.is_file():
+        files = [source]
+    else:
+        raise ProjectError(f"{source}: no such file or folder")
+    out: list[tuple[str, dict]] = []
+    for path in files:
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ProjectError(f"{path}: not UTF-8 text (is it a transcript?)") from None
+        except json.JSONDecodeError as exc:
+            raise ProjectError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+        try:
+            records = transcript_records(data)
+        except TranscriptError as exc:
+            raise ProjectError(f"{path}: {exc}") from None
+        many = isinstance(data, list)
+        out += [(f"{path}[{i}]" if many else str(path), r) for i, r in enumerate(records)]
+    return out
+
+
 def import_episodes(
     db: str | os.PathLike[str], source: str | os.PathLike[str], fmt: str = "reasonscope"
 ) -> tuple[int, int]:
-    """Read episodes in one transaction; return (episodes, format-error steps recorded)."""
+    """Read episodes in one transaction; return (episodes, format-error steps recorded).
+
+    `fmt` is "reasonscope" (a reasonscope-episode/1 file) or "mgvqa" (a transcript
+    file or a folder of them, docs/mgvqa-transcripts.md).
+    """
     if fmt not in FORMATS:
         raise ProjectError(f"--format {fmt}: known formats are {', '.join(FORMATS)}")
-    records = read_records(source, validate_episode, (EpisodeFormatError,), "an episode file")
+    if fmt == "mgvqa":
+        located = read_transcripts(source)
+    else:
+        records = read_records(source, validate_episode, (EpisodeFormatError,), "an episode file")
+        located = [(f"{source}:{n}", r) for n, r in enumerate(records, start=1)]
     format_errors = 0
     with open_project(db) as project, project.write():
-        for number, r in enumerate(records, start=1):
+        for where, r in located:
             if project.episodes.find(r["id"]) is not None:
-                raise ProjectError(f"{source}:{number}: episode {r['id']} is already in {db}")
-            header = {
-                k: r.get(k)
-                for k in (
-                    "benchmark",
-                    "model",
-                    "agent",
-                    "mode",
-                    "task",
-                    "outcome",
-                    "success",
-                    "score",
-                    "prompt_variant",
-                    "question",
-                    "scene",
-                )
-            }
+                raise ProjectError(f"{where}: episode {r['id']} is already in {db}")
+            header = {k: r.get(k) for k in _HEADER_KEYS}
             header = {k: v for k, v in header.items() if v is not None}
             header["uid"] = r["id"]
             project.episodes.add(header, r["steps"], source=str(source))
             format_errors += sum(1 for s in r["steps"] if s["kind"] == "format_error")
-    return len(records), format_errors
+    return len(located), format_errors

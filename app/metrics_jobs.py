@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from annotation.episode_metrics import episode_metrics
 from store import open_for_reading
 
 
@@ -19,6 +20,25 @@ def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     with open_for_reading(db_path) as project:
         return {"verification": project_verification_metrics(project)}
+
+
+def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Everything `reasonscope metrics` reports: {"verification": {...}, "episodes": {...}}.
+
+    Read-only where needed, and one-line `ProjectError`s, as `verification_metrics`.
+    The `episodes` shape is documented in `annotation.episode_metrics.episode_metrics`.
+    """
+    with open_for_reading(db_path) as project:
+        return {
+            "verification": project_verification_metrics(project),
+            "episodes": project_episode_metrics(project),
+        }
+
+
+def project_episode_metrics(project) -> dict[str, Any]:
+    """The `episodes` metrics of an open project: success, manipulation, recovery, errors."""
+    repo = project.episodes
+    return episode_metrics((repo.get(i), repo.steps(i)) for i in repo.ids())
 
 
 def project_verification_metrics(project) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import pybullet
 from sim.camera import CameraSpec
 from sim.grasp_plan import GraspPlan, plan_grasp
 from sim.motion import DOWN, FINGERTIP_OFFSET, go_home, move_tool_to, tool_pose
+from sim.render import render
 from sim.world import BASKET_CENTRE, BASKET_SIZE, GRIPPER_MIMIC, TABLE_TOP_Z, TabletopWorld
 
 FINGER_FORCE = 40.0  # N·m at finger_joint: a firm but not crushing squeeze
@@ -75,7 +76,12 @@ def drive_fingers(world: TabletopWorld, angle: float, steps: int = 180) -> float
     c, g = world.client, world.gripper_uid
     driver = world.gripper_joints["finger_joint"]
     c.setJointMotorControl2(
-        g, driver, pybullet.POSITION_CONTROL, targetPosition=angle, force=FINGER_FORCE, maxVelocity=1.5
+        g,
+        driver,
+        pybullet.POSITION_CONTROL,
+        targetPosition=angle,
+        force=FINGER_FORCE,
+        maxVelocity=1.5,
     )
     world.step(steps)
     return c.getJointState(g, driver)[0]
@@ -84,7 +90,9 @@ def drive_fingers(world: TabletopWorld, angle: float, steps: int = 180) -> float
 def _fail(world, reason, detail, plan, body_key=None, at_close=None) -> GraspResult:
     drive_fingers(world, 0.0, 60)
     go_home(world)
-    return GraspResult(False, f"Action failed: {reason}: {detail}", reason, plan, body_key, at_close)
+    return GraspResult(
+        False, f"Action failed: {reason}: {detail}", reason, plan, body_key, at_close
+    )
 
 
 def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspResult:
@@ -94,7 +102,12 @@ def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspRe
     if not plan.feasible:
         detail = plan.reason.removeprefix("no feasible grasp: ")
         return GraspResult(
-            False, f"Action failed: no feasible grasp: {detail}", "no feasible grasp", plan, None, None
+            False,
+            f"Action failed: no feasible grasp: {detail}",
+            "no feasible grasp",
+            plan,
+            None,
+            None,
         )
     c = world.client
     orientation = c.multiplyTransforms(
@@ -106,9 +119,22 @@ def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspRe
     drive_fingers(world, 0.0, 30)
     if move_tool_to(world, above, orientation) > 0.02:
         return _fail(world, "unreachable", "the arm cannot get above the object", plan)
-    if move_tool_to(world, (x, y, grip_z), orientation, step_m=0.005) > 0.012:
+    target = _masked_body(world, camera, mask)
+    hit: list[str] = []
+    if (
+        move_tool_to(
+            world,
+            (x, y, grip_z),
+            orientation,
+            step_m=0.005,
+            guard=lambda: _bumped(world, target, hit),
+        )
+        > 0.012
+        or hit
+    ):
         move_tool_to(world, above, orientation)
-        return _fail(world, "collided", "the fingers were stopped on the way down", plan)
+        what = f"the {hit[0]}" if hit else "something"
+        return _fail(world, "collided", f"the gripper hit {what} on the way down", plan)
     at_close = tuple(float(v) for v in tool_pose(world)[0])
     drive_fingers(world, 0.8)
     body = _held_body(world)
@@ -119,7 +145,9 @@ def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspRe
     before = c.getBasePositionAndOrientation(body)[0][2]
     move_tool_to(world, (x, y, grip_z + LIFT), orientation, step_m=0.005)
     if c.getBasePositionAndOrientation(body)[0][2] - before < 0.5 * LIFT:
-        return _fail(world, "slipped", "the object did not come up with the gripper", plan, key, at_close)
+        return _fail(
+            world, "slipped", "the object did not come up with the gripper", plan, key, at_close
+        )
     bx, by = BASKET_CENTRE
     carry_z = max(grip_z + LIFT, TABLE_TOP_Z + BASKET_SIZE[2] + FINGERTIP_OFFSET + 0.10)
     move_tool_to(world, (x, y, carry_z), orientation, step_m=0.005)
@@ -158,7 +186,35 @@ def in_basket(world: TabletopWorld, uid: int) -> bool:
     (x, y, z), _ = world.client.getBasePositionAndOrientation(uid)
     bx, by = BASKET_CENTRE
     hx, hy = BASKET_SIZE[0] / 2, BASKET_SIZE[1] / 2
-    return abs(x - bx) < hx and abs(y - by) < hy and TABLE_TOP_Z < z < TABLE_TOP_Z + BASKET_SIZE[2] + 0.05
+    return (
+        abs(x - bx) < hx
+        and abs(y - by) < hy
+        and TABLE_TOP_Z < z < TABLE_TOP_Z + BASKET_SIZE[2] + 0.05
+    )
+
+
+BUMP_FORCE = 5.0  # N: a contact this hard with anything but the target stops the descent
+
+
+def _masked_body(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> int | None:
+    """The body most of the mask's pixels show (the planner's own bookkeeping)."""
+    seg = render(world, camera).segmentation[mask]
+    if seg.size == 0:
+        return None
+    values, counts = np.unique(seg, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def _bumped(world: TabletopWorld, target: int | None, hit: list[str]) -> bool:
+    """Whether the gripper presses on an object other than the target (or on the table)."""
+    c = world.client
+    for pt in c.getContactPoints(bodyA=world.gripper_uid):
+        info = world.info(pt[2])
+        if info is None or pt[2] == target or info.role == "robot" or pt[9] < BUMP_FORCE:
+            continue
+        hit.append(info.name)
+        return True
+    return False
 
 
 def _held_body(world: TabletopWorld) -> int | None:

@@ -9,6 +9,7 @@ is pushed by real contacts.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pybullet
@@ -64,15 +65,25 @@ def _ik(world: TabletopWorld, position, orientation) -> dict[int, float]:
 
 
 def move_tool_to(
-    world: TabletopWorld, position, orientation=DOWN, *, step_m: float = STEP_M
+    world: TabletopWorld,
+    position,
+    orientation=DOWN,
+    *,
+    step_m: float = STEP_M,
+    guard: Callable[[], bool] | None = None,
 ) -> float:
-    """Move tool0 in a straight line to `position`; return the final position error (m)."""
+    """Move tool0 in a straight line to `position`; return the final position error (m).
+
+    `guard` is asked after every waypoint; when it says stop, the motion ends there.
+    """
     start, _ = tool_pose(world)
     goal = np.asarray(position, dtype=float)
     n = max(1, int(math.ceil(np.linalg.norm(goal - start) / step_m)))
     for i in range(1, n + 1):
         _drive(world, _ik(world, start + (goal - start) * i / n, orientation))
         world.step(SETTLE_STEPS)
+        if guard is not None and guard():
+            return float(np.linalg.norm(tool_pose(world)[0] - goal))
     for _ in range(30):  # let the joints arrive
         world.step(SETTLE_STEPS)
         if np.linalg.norm(tool_pose(world)[0] - goal) < 0.004:

@@ -14,11 +14,13 @@ from typing import Protocol
 import numpy as np
 
 from sim.camera import CameraSpec
-from sim.render import RenderedView, render
+from sim.render import RenderedView, label_visibility, render
 from sim.world import TabletopWorld
 
 MIN_VISIBLE_PX = 25  # fewer visible pixels than this: too little to perceive
 SIDE_MARGIN_PX = 8  # centroids closer than this in u (or v) are neither left nor right
+LABEL_READABLE = 0.5  # share of a letter label's pixels in view for the letter to be read
+LABEL_TEXTURE = "resources:textures/labels/"
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,12 @@ class SimulatorPerceiver:
         seg = view.segmentation
         seen: list[SeenObject] = []
         keys: dict[int, str] = {}
+        labelled = {
+            b.key: b.texture.removeprefix(LABEL_TEXTURE).removesuffix(".png")
+            for b in world.objects()
+            if b.texture and b.texture.startswith(LABEL_TEXTURE)
+        }
+        readable = label_visibility(world, camera, labelled, view=view) if labelled else {}
         for body in world.objects():
             mask = seg == body.uid
             n = int(mask.sum())
@@ -79,10 +87,13 @@ class SimulatorPerceiver:
                 continue
             ys, xs = np.nonzero(mask)
             oid = len(seen)
+            name = body.name
+            if readable.get(body.key, 0.0) >= LABEL_READABLE:  # the letter can be read
+                name = f"{name} labelled {labelled[body.key]}"
             seen.append(
                 SeenObject(
                     oid,
-                    body.name,
+                    name,
                     _on_object_point(mask),
                     (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1),
                     n,

@@ -52,7 +52,7 @@ TOOL_SPECS = {
     ),
     "find_object": ToolSpec(
         "find_object",
-        "Segment the visible object at an image point. Returns a mask id for grasp or push.",
+        "Segment the visible object at an image point. Returns a mask id, its box and area.",
         {"type": "object", "properties": {"point": _POINT}, "required": ["point"]},
     ),
     "grasp": ToolSpec(

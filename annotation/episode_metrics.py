@@ -1,0 +1,367 @@
+"""What recorded MG-VQA episodes add up to: success, manipulation effort, failure patterns.
+
+Pure functions over `Episode`/`Step` pairs (annotation.models); no database, no
+simulator, no screen. `episode_metrics` is the `episodes` key of
+`reasonscope metrics --json` and what the Results mode draws.
+
+Episodes are grouped into rows by (model, agent, mode). A row whose agent or
+model is named ``chance`` is an image-blind baseline: it is counted like any
+other row and flagged ``"baseline": true`` so tables can set it apart.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.models import Episode, Step
+
+TASK_ORDER = ("count", "find", "beneath", "compare")
+MODE_ORDER = ("direct", "perception", "manipulation")
+MANIPULATION_TOOLS = ("grasp", "push")
+BASELINE_NAMES = ("chance",)
+NEXT_MANIPULATIONS = ("push", "grasp", "none")
+REGROUNDING = ("scene_and_seg", "seg_only", "no_seg")
+COUNT_OUTCOMES = ("under", "exact", "over", "invalid", "unanswered")
+TURN_KINDS = ("tool", "action", "answer", "format_error")
+
+
+def pct(part: int, whole: int) -> float | None:
+    """`part` as a percentage of `whole`, or None when there is nothing to divide by."""
+    return None if whole == 0 else 100.0 * part / whole
+
+
+def is_baseline(episode: Episode) -> bool:
+    """True for the image-blind chance baseline (agent or model named "chance")."""
+    return episode.agent.strip().lower() in BASELINE_NAMES or (
+        episode.model.strip().lower() in BASELINE_NAMES
+    )
+
+
+def _ordered(values: Iterable[str], canonical: Sequence[str]) -> list[str]:
+    """Known names in their canonical order first, then the rest alphabetically."""
+    values = set(values)
+    known = [v for v in canonical if v in values]
+    return known + sorted(values - set(canonical))
+
+
+def _tool_steps(steps: Sequence[Step]) -> list[Step]:
+    return [s for s in sorted(steps, key=lambda s: s.index) if s.kind == "tool"]
+
+
+def manipulation_calls(steps: Sequence[Step]) -> int:
+    """Grasp and push calls in an episode, whether or not the simulator carried them out."""
+    return sum(1 for s in steps if s.kind == "tool" and s.name in MANIPULATION_TOOLS)
+
+
+def model_turns(steps: Sequence[Step]) -> int:
+    """Replies the model gave: tool calls, actions, answers and unreadable replies."""
+    return sum(1 for s in steps if s.kind in TURN_KINDS)
+
+
+def final_answer(steps: Sequence[Step]) -> Step | None:
+    """The last answer step, or None when the episode ended without one."""
+    answers = [s for s in sorted(steps, key=lambda s: s.index) if s.kind == "answer"]
+    return answers[-1] if answers else None
+
+
+def episode_success(episode: Episode, steps: Sequence[Step]) -> bool:
+    """The episode's own verdict; failing that, the scored answer step's; otherwise False."""
+    if episode.success is not None:
+        return episode.success
+    answer = final_answer(steps)
+    if answer is not None and isinstance(answer.result, dict):
+        replay = answer.result.get("replay")
+        if isinstance(replay, dict) and isinstance(replay.get("correct"), bool):
+            return replay["correct"]
+    return False
+
+
+def _question(episode: Episode) -> dict[str, Any]:
+    q = episode.header.get("question")
+    return q if isinstance(q, dict) else {}
+
+
+def find_presence(episode: Episode) -> str | None:
+    """ "present" or "absent" for a Find question whose stored answer is yes or no, else None."""
+    truth = _question(episode).get("answer")
+    if isinstance(truth, dict):
+        truth = truth.get("answer")
+    word = str(truth).strip().lower() if truth is not None else ""
+    return {"yes": "present", "no": "absent"}.get(word)
+
+
+def as_number(value: Any) -> int | None:
+    """An integer read from an answer ("3", 3, 3.0), or None when it is not one."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    text = str(value).strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
+def count_outcome(episode: Episode, steps: Sequence[Step]) -> str | None:
+    """How a Count answer compares with the truth: one of COUNT_OUTCOMES.
+
+    None when the question's answer is unknown or not a number, so nothing can be compared.
+    """
+    truth = _question(episode).get("answer")
+    if isinstance(truth, dict):
+        truth = truth.get("answer")
+    truth = as_number(truth)
+    if truth is None:
+        return None
+    answer = final_answer(steps)
+    if answer is None:
+        return "unanswered"
+    given = as_number(answer.arguments.get("answer"))
+    if given is None:
+        return "invalid"
+    return "under" if given < truth else "over" if given > truth else "exact"
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What an agent did after its first failed grasp.
+
+    `next_manipulation` is "push", "grasp" or "none" (no further grasp or push:
+    it answered, or ran out of steps). For a push, `regrounding` says whether a
+    perceive_scene call came between the failed grasp and the find_object call
+    that preceded the push ("scene_and_seg"), only a find_object did
+    ("seg_only"), or the push reused a mask segmented before the failure ("no_seg").
+    """
+
+    next_manipulation: str
+    regrounding: str | None = None
+
+
+def classify_recovery(steps: Sequence[Step]) -> Recovery | None:
+    """The recovery after the first failed grasp, or None when no grasp failed."""
+    tools = _tool_steps(steps)
+    failed = next(
+        (i for i, s in enumerate(tools) if s.name == "grasp" and s.ok is False),
+        None,
+    )
+    if failed is None:
+        return None
+    nxt = next(
+        (j for j in range(failed + 1, len(tools)) if tools[j].name in MANIPULATION_TOOLS),
+        None,
+    )
+    if nxt is None:
+        return Recovery("none")
+    if tools[nxt].name == "grasp":
+        return Recovery("grasp")
+    finds = [k for k in range(failed + 1, nxt) if tools[k].name == "find_object"]
+    if not finds:
+        return Recovery("push", "no_seg")
+    scene = any(tools[k].name == "perceive_scene" for k in range(failed + 1, finds[-1]))
+    return Recovery("push", "scene_and_seg" if scene else "seg_only")
+
+
+@dataclass
+class _Row:
+    model: str
+    agent: str
+    mode: str
+    baseline: bool
+    outcomes: dict[str, list[bool]] = field(default_factory=dict)
+    calls: list[int] = field(default_factory=list)
+    calls_by_task: dict[str, list[int]] = field(default_factory=dict)
+    turns: list[int] = field(default_factory=list)
+    find: dict[str, list[bool]] = field(
+        default_factory=lambda: {"present": [], "absent": [], "unknown": []}
+    )
+    count: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNT_OUTCOMES, 0))
+    count_skipped: int = 0
+    recovery: list[Recovery] = field(default_factory=list)
+    steps: int = 0
+    format_error_steps: int = 0
+
+    def as_dict(self, tasks: Sequence[str]) -> dict[str, Any]:
+        success = {t: _rate(self.outcomes.get(t, [])) for t in tasks}
+        rates = [v["success_pct"] for v in success.values() if v["n"]]
+        count_n = sum(self.count.values())
+        failed = len(self.recovery)
+        nxt = {
+            k: sum(1 for r in self.recovery if r.next_manipulation == k) for k in NEXT_MANIPULATIONS
+        }
+        reg = {k: sum(1 for r in self.recovery if r.regrounding == k) for k in REGROUNDING}
+        return {
+            "model": self.model,
+            "agent": self.agent,
+            "mode": self.mode,
+            "baseline": self.baseline,
+            "n": len(self.calls),
+            "success": success,
+            "average_pct": statistics.fmean(rates) if rates else None,
+            "manipulation": {
+                **_spread(self.calls, "calls"),
+                "acted_episodes": sum(1 for c in self.calls if c > 0),
+                "by_task": {t: _spread(self.calls_by_task.get(t, []), "calls") for t in tasks},
+            },
+            "turns": _spread(self.turns, "turns"),
+            "find": {
+                "present": _rate(self.find["present"]),
+                "absent": _rate(self.find["absent"]),
+                "unknown": len(self.find["unknown"]),
+            },
+            "count": {
+                "n": count_n,
+                **self.count,
+                **{f"{k}_pct": pct(v, count_n) for k, v in self.count.items()},
+                "skipped": self.count_skipped,
+            },
+            "recovery": {
+                "failed_grasp_episodes": failed,
+                "next": nxt,
+                "next_pct": {k: pct(v, failed) for k, v in nxt.items()},
+                "regrounding": reg,
+                "regrounding_pct": {k: pct(v, nxt["push"]) for k, v in reg.items()},
+            },
+            "steps": self.steps,
+            "format_error_steps": self.format_error_steps,
+        }
+
+
+def _rate(outcomes: list[bool]) -> dict[str, Any]:
+    wins = sum(1 for o in outcomes if o)
+    return {"n": len(outcomes), "successes": wins, "success_pct": pct(wins, len(outcomes))}
+
+
+def _spread(values: list[int], what: str) -> dict[str, float | None]:
+    return {
+        f"mean_{what}": statistics.fmean(values) if values else None,
+        f"median_{what}": float(statistics.median(values)) if values else None,
+    }
+
+
+def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[str, Any]:
+    """Every episode figure of a project, as plain JSON-able data.
+
+    Shape (percentages are 0-100 floats, or null when their denominator is 0)::
+
+        {"n": int,                                  # episodes counted
+         "tasks": [str], "modes": [str],            # canonical order, then the rest
+         "rows": [{                                 # one per (model, agent, mode)
+             "model": str, "agent": str, "mode": str,
+             "baseline": bool,                      # agent or model named "chance"
+             "n": int,
+             "success": {task: {"n", "successes", "success_pct"}},   # every task listed
+             "average_pct": float | null,           # macro mean over tasks with n > 0
+             "manipulation": {"mean_calls", "median_calls",   # grasp + push per question
+                              "acted_episodes",      # episodes with >= 1 grasp or push
+                              "by_task": {task: {"mean_calls", "median_calls"}}},
+             "turns": {"mean_turns", "median_turns"},         # model replies per question
+             "find": {"present": {"n", "successes", "success_pct"},
+                      "absent": {...}, "unknown": int},       # Find episodes only
+             "count": {"n", "under", "exact", "over", "invalid", "unanswered",
+                       "under_pct", ..., "unanswered_pct",
+                       "skipped": int},              # Count episodes without a numeric truth
+             "recovery": {"failed_grasp_episodes": int,
+                          "next": {"push", "grasp", "none"}, "next_pct": {...},
+                          "regrounding": {"scene_and_seg", "seg_only", "no_seg"},
+                          "regrounding_pct": {...}},          # share of the push episodes
+             "steps": int, "format_error_steps": int}],
+         "mode_means": {mode: {task: float | null, "average": float | null}},
+         "format_errors": [{"model", "agent", "episodes", "steps",
+                            "format_error_steps", "episodes_with_format_errors"}]}
+
+    Rows come baseline first, then by model, agent and mode. `mode_means`
+    averages the per-model success rates of the non-baseline rows of a mode.
+    An episode's success is its own `success`; when that is null, the scored
+    answer step's `result.replay.correct`; otherwise it counts as a failure.
+    """
+    rows: dict[tuple[str, str, str], _Row] = {}
+    errors: dict[tuple[str, str], dict[str, int]] = {}
+    tasks: set[str] = set()
+    modes: set[str] = set()
+    total = 0
+    for episode, steps in episodes:
+        total += 1
+        key = (episode.model, episode.agent, episode.mode)
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = _Row(*key, baseline=is_baseline(episode))
+        task = episode.task
+        tasks.add(task)
+        modes.add(episode.mode)
+        ok = episode_success(episode, steps)
+        row.outcomes.setdefault(task, []).append(ok)
+        calls = manipulation_calls(steps)
+        row.calls.append(calls)
+        row.calls_by_task.setdefault(task, []).append(calls)
+        row.turns.append(model_turns(steps))
+        if task == "find":
+            row.find[find_presence(episode) or "unknown"].append(ok)
+        elif task == "count":
+            outcome = count_outcome(episode, steps)
+            if outcome is None:
+                row.count_skipped += 1
+            else:
+                row.count[outcome] += 1
+        recovery = classify_recovery(steps)
+        if recovery is not None:
+            row.recovery.append(recovery)
+        bad = sum(1 for s in steps if s.kind == "format_error")
+        row.steps += len(steps)
+        row.format_error_steps += bad
+        e = errors.setdefault(
+            (episode.model, episode.agent),
+            {"episodes": 0, "steps": 0, "format_error_steps": 0, "episodes_with_format_errors": 0},
+        )
+        e["episodes"] += 1
+        e["steps"] += len(steps)
+        e["format_error_steps"] += bad
+        e["episodes_with_format_errors"] += 1 if bad else 0
+
+    task_list = _ordered(tasks, TASK_ORDER)
+    mode_list = _ordered(modes, MODE_ORDER)
+
+    def order(r: _Row) -> tuple:
+        mode_rank = mode_list.index(r.mode)
+        return (not r.baseline, r.model.lower(), r.agent.lower(), mode_rank)
+
+    row_dicts = [r.as_dict(task_list) for r in sorted(rows.values(), key=order)]
+    return {
+        "n": total,
+        "tasks": task_list,
+        "modes": mode_list,
+        "rows": row_dicts,
+        "mode_means": _mode_means(row_dicts, task_list, mode_list),
+        "format_errors": [
+            {"model": model, "agent": agent, **counts}
+            for (model, agent), counts in sorted(
+                errors.items(), key=lambda kv: (kv[0][0].lower(), kv[0][1].lower())
+            )
+        ],
+    }
+
+
+def _mode_means(
+    rows: list[dict[str, Any]], tasks: list[str], modes: list[str]
+) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, float | None]] = {}
+    for mode in modes:
+        models = [r for r in rows if r["mode"] == mode and not r["baseline"]]
+        means: dict[str, float | None] = {}
+        for task in tasks:
+            rates = [r["success"][task]["success_pct"] for r in models if r["success"][task]["n"]]
+            means[task] = statistics.fmean(rates) if rates else None
+        averages = [r["average_pct"] for r in models if r["average_pct"] is not None]
+        means["average"] = statistics.fmean(averages) if averages else None
+        out[mode] = means
+    return out

@@ -1,0 +1,83 @@
+"""`reasonscope run-agent`: agents answer the project's questions; every step is recorded."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli_support import TerminalProgress, db_arg, default_db, fail
+from store import open_project
+
+
+def add_run_agent_parser(sub) -> None:
+    from sim.prompts import PROMPT_VARIANTS
+    from sim.toolenv import MODES
+
+    p = sub.add_parser(
+        "run-agent",
+        help="run an agent on the project's questions and record its episodes",
+        description="Run the chance baseline, the scripted search agent or a model behind an "
+        "OpenAI-compatible endpoint on MG-VQA questions, in Direct, Perception or Manipulation "
+        "mode. Each question becomes an episode with every tool call, its result and the "
+        "simulator state after it; replay them in the app or export them.",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--agent", choices=["chance", "search", "openai"], required=True)
+    p.add_argument("--mode", choices=sorted(MODES), required=True, help="which tools it may call")
+    p.add_argument(
+        "--questions",
+        choices=["approved", "any"],
+        default="approved",
+        help="verified questions only (default) or every current one",
+    )
+    p.add_argument("--limit", type=int, metavar="N", help="at most N questions")
+    p.add_argument(
+        "--prompt-variant",
+        choices=list(PROMPT_VARIANTS),
+        default="plain",
+        help="prompt ablation for model runs (recorded with each episode)",
+    )
+    p.add_argument("--config", metavar="FILE", help="JSON file with base_url, model, api_key")
+    p.add_argument("--seed", type=int, default=0, help="seed for the agents' random choices")
+    p.add_argument(
+        "--image-size", type=int, default=1024, metavar="PX", help="observation size (1024)"
+    )
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_run_agent)
+
+
+def cmd_run_agent(args: argparse.Namespace) -> int:
+    from app.agent_jobs import make_agent, run_agent
+
+    if args.limit is not None and args.limit < 1:
+        return fail(f"--limit {args.limit}: need at least one question")
+    if not 64 <= args.image_size <= 2048:
+        return fail(f"--image-size {args.image_size}: must lie within 64-2048")
+    path = default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    make_agent(args.agent, prompt_variant=args.prompt_variant, config=args.config)  # config check
+    progress = TerminalProgress()
+    try:
+        summary = run_agent(
+            path,
+            args.agent,
+            args.mode,
+            questions=args.questions,
+            limit=args.limit,
+            prompt_variant=args.prompt_variant,
+            seed=args.seed,
+            config=args.config,
+            image_size=args.image_size,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+        return 0
+    print(f"{summary.episodes} episodes recorded, {summary.correct} correct")
+    for task, (correct, n) in sorted(summary.by_task.items()):
+        print(f"  {task:<8} {correct}/{n}")
+    for error in summary.errors:
+        print(f"  error: {error}")
+    return 0
