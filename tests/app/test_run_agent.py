@@ -1,0 +1,62 @@
+"""`reasonscope run-agent`: agents answer stored questions; every step is stored and exportable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli import main
+from store import open_project
+from tests.sim.tabletop_cases import covered_cube_world, scene_record_of
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "agents.reasonscope"
+    with open_project(path, create=True) as project, covered_cube_world() as world:
+        with project.write():
+            sid = project.scenes.add(scene_record_of(world))
+            project.questions.add(
+                {"benchmark": "mgvqa", "task": "find",
+                 "text": "Is there a red cube on the table? If so, point to it.",
+                 "options": ["yes", "no"], "answer": {"answer": "yes"},
+                 "criteria": {"measured": {"target": "red cube"}}, "scene_id": sid}
+            )  # fmt: skip
+    return path
+
+
+def test_search_and_chance_runs_are_recorded_step_by_step(db, tmp_path, capsys):
+    args = ["--db", str(db), "--questions", "any", "--image-size", "256", "--json"]
+    assert main(["run-agent", "--agent", "search", "--mode", "manipulation", *args]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["episodes"] == 1 and report["correct"] == 1
+    assert main(["run-agent", "--agent", "chance", "--mode", "direct", *args]) == 0
+    assert json.loads(capsys.readouterr().out)["correct"] == 0
+    with open_project(db) as project:
+        search, chance = (project.episodes.get(i) for i in project.episodes.ids())
+        assert (search.agent, search.mode, search.success) == ("search", "manipulation", True)
+        assert (chance.agent, chance.mode, chance.outcome) == ("chance", "direct", "answered")
+        steps = project.episodes.steps(search.id)
+        assert steps[0].kind == "observation" and steps[-1].kind == "answer"
+        assert all(s.state and s.state["bodies"] for s in steps)
+        assert any(s.name == "grasp" and s.ok for s in steps)
+        assert search.header["camera"] == {"width": 256, "height": 256}
+    out = tmp_path / "episodes.jsonl"
+    assert main(["export", "episodes", "--db", str(db), "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    grasp = next(s for s in lines[0]["steps"] if s["name"] == "grasp")
+    assert grasp["result"]["replay"]["plan"]["feasible"] and grasp["state"]["bodies"]
+
+
+def test_bad_requests_fail_in_one_line_and_record_nothing(db, capsys):
+    base = ["run-agent", "--db", str(db), "--mode", "direct"]
+    assert main([*base, "--agent", "chance"]) == 2  # no approved questions yet
+    assert "no approved MG-VQA questions" in capsys.readouterr().err
+    assert main([*base, "--agent", "chance", "--limit", "0"]) == 2
+    assert "--limit 0" in capsys.readouterr().err
+    assert main([*base, "--agent", "openai", "--questions", "any"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "openai agent" in err
+    with open_project(db) as project:
+        assert project.episodes.ids() == []
