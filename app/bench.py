@@ -46,6 +46,7 @@ CASE_MODULES: list[str] = [
     "app.bench_sim",
     "app.bench_viewport",
     "app.bench_questions",
+    "app.bench_grasp",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).

@@ -80,10 +80,27 @@ def _part_questions(project: Project, progress: Progress) -> None:
         project.verifications.submit(question.id, cleo, cleo_says, 37.5)
 
 
+# (agent, mode): the chance baseline, and the scripted search agent with and without hands
+DEMO_RUNS = (("chance", "direct"), ("search", "perception"), ("search", "manipulation"))
+
+
+def _part_episodes(project: Project, progress: Progress) -> None:
+    """Episodes of both scripted agents on every demo question, for Replay and Results."""
+    from app.agent_jobs import make_agent, run_episode, select_questions
+
+    questions = select_questions(project, "any", None)
+    total = len(questions) * len(DEMO_RUNS)
+    for r, (agent_name, mode) in enumerate(DEMO_RUNS):
+        for i, question in enumerate(questions):
+            progress.report(r * len(questions) + i, total, f"Demo: {agent_name} agent, {mode} mode")
+            run_episode(project, question, make_agent(agent_name, seed=i), mode)
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
     ("questions", _part_questions),
+    ("episodes", _part_episodes),
 ]
 
 

@@ -47,9 +47,11 @@ def bob(project):
 
 @pytest.fixture(autouse=True)
 def _small_demo(monkeypatch):
-    """Demos built inside the test process stay small (one scene, one question);
+    """Demos built inside the test process stay small (one scene, one question, two episodes);
     the CLI test builds the full demo in a subprocess."""
     import app.demo as demo
 
     monkeypatch.setattr(demo, "DEMO_SCENE_SEEDS", range(1))
     monkeypatch.setattr(demo, "DEMO_QUESTION_TASKS", ("find",))
+    # episodes without grasps: a manipulation episode costs seconds of physics
+    monkeypatch.setattr(demo, "DEMO_RUNS", (("chance", "direct"), ("search", "perception")))
