@@ -273,11 +273,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "metrics",
         help="agreement and results",
-        description="Agreement between verifiers: Cohen's kappa per criterion and on the "
-        "decision, percent agreement, disagreement counts, status counts, adjudication backlog.",
+        description="Agreement between verifiers (Cohen's kappa per criterion and on the "
+        "decision, percent agreement, status counts, adjudication backlog) and episode results "
+        "(success per task and mode with the chance baseline, manipulation calls, Find present "
+        "vs absent, Count under- vs over-counting, recovery after a failed grasp).",
     )
     db_arg(p, help_text="project file (default: the demo project)")
-    p.add_argument("--json", action="store_true", help="print a JSON object (key verification)")
+    p.add_argument(
+        "--json", action="store_true", help="print a JSON object (keys verification, episodes)"
+    )
     p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser(
