@@ -33,6 +33,8 @@ def episode_record(episode, steps) -> dict[str, Any]:
         "prompt_variant": header.get("prompt_variant", ""),
         "question": header.get("question"),
         "scene": header.get("scene"),
+        "camera": header.get("camera"),
+        "answer": header.get("answer"),
         "outcome": episode.outcome,
         "success": episode.success,
         "score": episode.score,

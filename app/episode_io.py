@@ -24,6 +24,8 @@ _HEADER_KEYS = (
     "prompt_variant",
     "question",
     "scene",
+    "camera",
+    "answer",
 )
 
 

@@ -47,6 +47,17 @@ def test_search_and_chance_runs_are_recorded_step_by_step(db, tmp_path, capsys):
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     grasp = next(s for s in lines[0]["steps"] if s["name"] == "grasp")
     assert grasp["result"]["replay"]["plan"]["feasible"] and grasp["state"]["bodies"]
+    # and back into another project, step for step
+    other = tmp_path / "other.reasonscope"
+    open_project(other, create=True).close()
+    assert main(["import", "episodes", str(out), "--format", "reasonscope", "--db", str(other)]) == 0
+    with open_project(db) as a, open_project(other) as b:
+        first = a.episodes.ids()[0]
+        copy = b.episodes.find(a.episodes.get(first).uid)
+        assert copy.header["camera"] == {"width": 256, "height": 256}
+        assert [s.state for s in b.episodes.steps(copy.id)] == [
+            s.state for s in a.episodes.steps(first)
+        ]
 
 
 def test_bad_requests_fail_in_one_line_and_record_nothing(db, capsys):
