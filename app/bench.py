@@ -47,6 +47,7 @@ CASE_MODULES: list[str] = [
     "app.bench_viewport",
     "app.bench_questions",
     "app.bench_grasp",
+    "app.bench_replay",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).

@@ -21,6 +21,7 @@ from app import settings as app_settings
 from app.explore_mode import ExploreMode
 from app.modes import MODES, ModeSpec
 from app.paths import demo_project_path
+from app.replay_mode import ReplayMode
 from app.results_mode import ResultsMode
 from app.session import ProjectSession
 from app.verify_mode import VerifyMode
@@ -149,6 +150,8 @@ class MainWindow(QMainWindow):
             self.explore = ExploreMode(mode, pages, self.session)
         elif spec.key == "verify":
             self.verify = VerifyMode(mode, pages, self.session)
+        elif spec.key == "replay":
+            self.replay = ReplayMode(mode, pages, self.session)
         elif spec.key == "results":
             self.results = ResultsMode(mode, pages, self.session)
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
@@ -161,6 +164,11 @@ class MainWindow(QMainWindow):
         elif spec.key == "verify":
             mode.tabifyDockWidget(mode.docks["image"], mode.docks["project"])
             mode.docks["image"].raise_()
+            mode.docks["activity"].hide()
+        elif spec.key == "replay":
+            mode.tabifyDockWidget(mode.docks["labels"], mode.docks["project"])
+            mode.docks["labels"].raise_()
+            mode.docks["project"].hide()  # room for the step; View ▸ Project shows it
             mode.docks["activity"].hide()
         mode.default_state = mode.layout_state()
         self.summary_views.append(summary)
@@ -234,6 +242,7 @@ class MainWindow(QMainWindow):
             self.task.shutdown()
         self.explore.shutdown()
         self.verify.shutdown()
+        self.replay.shutdown()
         self.save_settings()
         self.session.close()
         super().closeEvent(event)

@@ -67,14 +67,16 @@ MODES: tuple[ModeSpec, ...] = (
         "replay",
         "Replay episodes",
         "replay",
-        "Step through recorded agent episodes (tool calls, plans, 16-dim dual-arm actions), "
-        "see where a grasp failed and why, re-simulate, and label the error.",
+        "Step through recorded agent episodes: the restored scene at every step, the model's "
+        "text and tool calls, what moved, what a grasp saw and planned; re-simulate from a "
+        "step to check it against the record, and label errors.",
         "Episodes come from recorded runs: <code>reasonscope import episodes FILE --format "
-        "reasonscope --db PROJECT</code> stores them now; stepping through them here, and "
-        "running agents (<code>reasonscope run-agent</code>), are not part of this build yet.",
+        "reasonscope --db PROJECT</code> stores them; the demo project comes with a few. "
+        "Running agents (<code>reasonscope run-agent</code>) is not part of this build yet.",
         lambda s: (
             f"This project holds {_plural(s.episodes, 'episode')} with "
-            f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors."
+            f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors, and "
+            f"{_plural(s.error_labels, 'error label')}."
         ),
     ),
     ModeSpec(

@@ -54,6 +54,8 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         _settle(app)
         if spec.key == "verify":
             _open_question(app, window.verify)
+        elif spec.key == "replay":
+            _open_grasp_step(app, window.replay)
         path = out / f"{i:02d}-{spec.key}.png"
         window.grab().save(str(path))
         written.append(path)
@@ -85,6 +87,36 @@ def _open_question(app, verify) -> None:
     state.toggle(1)
     state.toggle(2)
     _settle(app)
+
+
+def _grasp_step(project, episode_id: int) -> int | None:
+    """The first grasp step whose fingers closed (else the first grasp), if any."""
+    grasps = [s for s in project.episodes.steps(episode_id) if s.name == "grasp"]
+    closed = [s for s in grasps if ((s.result or {}).get("replay") or {}).get("tool_at_close")]
+    chosen = (closed or grasps or [None])[0]
+    return chosen.index if chosen is not None else None
+
+
+def _open_grasp_step(app, replay) -> None:
+    """Leave Replay episodes on a grasp step: the mask, the points, the plan, the fingers."""
+    state = replay.state
+    project = replay.session.project
+    found = [(e.id, _grasp_step(project, e.id)) for e in state.episodes]
+    with_grasp = [(e, i) for e, i in found if i is not None]
+    if not found:
+        return  # a demo without episodes shows the mode's empty list
+    episode_id, index = (with_grasp or [(found[0][0], 0)])[0]
+    replay.episodes.select_row([e.id for e in state.episodes].index(episode_id))
+    for _ in range(300):  # the scene restores off the GUI thread
+        if replay.view.loaded is not None:
+            break
+        _settle(app, 100)
+    state.seek(index)
+    for _ in range(300):  # the image and the points render off the GUI thread
+        if replay.cloud.point_count or not with_grasp:
+            break
+        _settle(app, 100)
+    _settle(app, 400)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -398,8 +398,10 @@ class ResimStep:
             and self.worst_m <= MATCH_M
         )
 
-    def diff(self) -> list[str]:
-        """What differs from the recording, one line each (empty when it matches)."""
+    def diff(self, names: dict[str, str] | None = None) -> list[str]:
+        """What differs from the recording, one line each (empty when it matches); objects
+        are named by `names` (body key -> name) where given."""
+        names = names or {}
         lines = []
         if self.ok != self.recorded_ok:
             lines.append(f"ok: recorded {self.recorded_ok}, re-simulated {self.ok}")
@@ -408,7 +410,7 @@ class ResimStep:
             lines.append(f"          re-simulated {self.feedback!r}")
         for key, d in sorted(self.deviations.items(), key=lambda kv: -kv[1]):
             if d > MATCH_M and key not in self.in_basket:
-                lines.append(f"{key}: {1000 * d:.1f} mm from its recorded position")
+                lines.append(f"{names.get(key, key)}: {1000 * d:.1f} mm off its recorded place")
         return lines
 
 
@@ -469,7 +471,10 @@ def resimulate(
     before = state_at(steps, start - 1, initial) if start > 0 else initial
     if not restorable(before):
         raise ValueError(f"no stored state before step {start} to start from")
-    world.restore_state(before)
+    if world.capture_state()["bodies"] != before["bodies"]:
+        # Restoring even an identical state perturbs the solver a little; a world built
+        # from the scene is already where the first step starts, exactly as recorded.
+        world.restore_state(before)
     if any(s.get("name") == "grasp" for s in steps[:start]):
         enable_finger_dynamics(world)  # as the recording's world had them from its first grasp
     env = ToolEnv(world, question or _Unscored(), mode, camera=camera, max_steps=len(steps) + 1)

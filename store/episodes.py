@@ -1,4 +1,4 @@
-"""Episodes with their steps, and images stored once by content hash."""
+"""Episodes with their steps, error labels on them, and images stored once by content hash."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from annotation.models import STEP_KINDS, Episode, Step
+from annotation.error_taxonomy import load_taxonomy
+from annotation.models import STEP_KINDS, Annotator, Episode, ErrorLabel, Step
 from store.base import Repository, dumps, loads
 from store.db import ProjectError, utc_now
 
@@ -36,6 +37,14 @@ class ImageRepository(Repository):
 _EPISODE_COLUMNS = (
     "id, uid, benchmark, model, agent, mode, task, question_id, scene_id, outcome, success, "
     "score, header, created_at, (SELECT count(*) FROM steps s WHERE s.episode_id = episodes.id)"
+)
+
+
+_LABEL_COLUMNS = "id, episode_id, step_index, category, subcategory, note, annotator_id, created_at"
+# An episode "has a failed grasp" when one of its grasp calls did not succeed.
+_FAILED_GRASP = (
+    "EXISTS (SELECT 1 FROM steps s WHERE s.episode_id = episodes.id "
+    "AND s.name = 'grasp' AND s.ok = 0)"
 )
 
 
@@ -154,3 +163,141 @@ class EpisodeRepository(Repository):
     def find(self, uid: str) -> Episode | None:
         row = self.db.execute("SELECT id FROM episodes WHERE uid = ?", [uid]).fetchone()
         return self.get(row[0]) if row else None
+
+    # -- listing with filters ---------------------------------------------------------
+    def list(
+        self,
+        *,
+        model: str | None = None,
+        task: str | None = None,
+        mode: str | None = None,
+        outcome: str | None = None,
+        success: bool | None = None,
+        failed_grasp: bool | None = None,
+        limit: int = 10_000,
+    ) -> list[Episode]:
+        """Episodes matching every filter given (None: any), oldest first."""
+        where, params = [], []
+        for column, value in (("model", model), ("task", task), ("mode", mode)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if outcome is not None:
+            where.append("outcome = ?")
+            params.append(outcome)
+        if success is not None:
+            where.append("success = ?")
+            params.append(int(success))
+        if failed_grasp is not None:
+            where.append(_FAILED_GRASP if failed_grasp else f"NOT {_FAILED_GRASP}")
+        sql = f"SELECT {_EPISODE_COLUMNS} FROM episodes"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self.db.execute(sql + " ORDER BY id LIMIT ?", [*params, limit]).fetchall()
+        return [_episode(r) for r in rows]
+
+    def facets(self) -> dict[str, list[str]]:
+        """The distinct models, tasks, modes and outcomes stored: the filters' choices."""
+        return {
+            column: [
+                r[0]
+                for r in self.db.execute(
+                    f"SELECT DISTINCT {column} FROM episodes WHERE {column} != '' "
+                    f"ORDER BY {column} COLLATE NOCASE"
+                )
+            ]
+            for column in ("model", "task", "mode", "outcome")
+        }
+
+    def failed_grasps(self) -> dict[int, int]:
+        """Episode id -> how many of its grasp calls failed (episodes without any left out)."""
+        rows = self.db.execute(
+            "SELECT episode_id, count(*) FROM steps WHERE name = 'grasp' AND ok = 0 "
+            "GROUP BY episode_id"
+        )
+        return {r[0]: r[1] for r in rows}
+
+    # -- error labels -----------------------------------------------------------------
+    def add_label(
+        self,
+        episode_id: int,
+        step_index: int | None,
+        category: str,
+        subcategory: str = "",
+        note: str = "",
+        annotator: Annotator | None = None,
+    ) -> ErrorLabel:
+        """Label a step (or, with step_index None, the whole episode); saved and audited now.
+
+        The category and subcategory must be ids of the episode-error taxonomy.
+        """
+        annotator = self._require(annotator)
+        load_taxonomy().check(category, subcategory)
+        episode = self.get(episode_id)
+        if step_index is not None and not 0 <= step_index < episode.step_count:
+            raise ProjectError(
+                f"{self.project.path}: episode {episode_id} has no step {step_index} "
+                f"(it has {episode.step_count})"
+            )
+        with self.project.write():
+            cur = self.db.execute(
+                "INSERT INTO error_labels(episode_id, step_index, category, subcategory, note, "
+                "annotator_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [episode_id, step_index, category, subcategory, note.strip(), annotator.id,
+                 utc_now()],
+            )  # fmt: skip
+            label_id = cur.lastrowid
+            self._audit(
+                annotator,
+                "create",
+                "error_labels",
+                label_id,
+                {"episode_id": episode_id, "step_index": step_index, "category": category,
+                 "subcategory": subcategory},
+            )  # fmt: skip
+        return self.label(label_id)
+
+    def label(self, label_id: int) -> ErrorLabel:
+        row = self.db.execute(
+            f"SELECT {_LABEL_COLUMNS} FROM error_labels WHERE id = ?", [label_id]
+        ).fetchone()
+        if row is None:
+            raise ProjectError(f"{self.project.path}: no error label with id {label_id}")
+        return ErrorLabel(*row)
+
+    def labels(self, episode_id: int) -> list[ErrorLabel]:
+        """Every label on an episode, by step (episode-wide ones first), oldest first."""
+        rows = self.db.execute(
+            f"SELECT {_LABEL_COLUMNS} FROM error_labels WHERE episode_id = ? "
+            "ORDER BY step_index IS NOT NULL, step_index, id",
+            [episode_id],
+        ).fetchall()
+        return [ErrorLabel(*r) for r in rows]
+
+    def remove_label(self, label_id: int, annotator: Annotator | None) -> None:
+        """Delete one's own label; saved and audited now. Another person's label is refused."""
+        annotator = self._require(annotator)
+        label = self.label(label_id)
+        if label.annotator_id != annotator.id:
+            raise ProjectError(
+                f"{self.project.path}: error label {label_id} belongs to another annotator"
+            )
+        with self.project.write():
+            self.db.execute("DELETE FROM error_labels WHERE id = ?", [label_id])
+            self._audit(
+                annotator,
+                "delete",
+                "error_labels",
+                label_id,
+                {"episode_id": label.episode_id, "step_index": label.step_index,
+                 "category": label.category, "subcategory": label.subcategory},
+            )  # fmt: skip
+
+    def label_authors(self, episode_id: int) -> dict[int, str]:
+        """Annotator id -> name, for everyone who labelled this episode."""
+        rows = self.db.execute(
+            "SELECT DISTINCT a.id, a.name FROM error_labels l JOIN annotators a "
+            "ON a.id = l.annotator_id WHERE l.episode_id = ?",
+            [episode_id],
+        )
+        return {r[0]: r[1] for r in rows}

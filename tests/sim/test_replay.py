@@ -177,6 +177,17 @@ def test_resimulation_from_the_push_matches_the_recording(recorded):
     assert messages[-1] == (6, 6)
 
 
+def test_resimulation_from_the_start_reproduces_the_recording_exactly(recorded):
+    records, state, steps = recorded
+    world = world_from_records(records, state)
+    try:  # a fresh world is already in the first state: nothing to restore, nothing perturbed
+        report = resimulate(world, Question(), "manipulation", CAMERA, steps, 0, initial=state)
+    finally:
+        world.close()
+    assert report.from_index == 1 and len(report.steps) == len(steps) - 1
+    assert report.matches and all(d == 0.0 for s in report.steps for d in s.deviations.values())
+
+
 def test_resimulation_reports_a_diff_and_can_be_cancelled(recorded):
     records, state, steps = recorded
     changed = [dict(s) for s in steps]
