@@ -157,18 +157,14 @@ class MainWindow(QMainWindow):
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
-        if spec.key == "explore":
-            mode.tabifyDockWidget(mode.docks["image"], mode.docks["project"])
-            mode.docks["image"].raise_()
-            mode.docks["activity"].hide()
-        elif spec.key == "verify":
-            mode.tabifyDockWidget(mode.docks["image"], mode.docks["project"])
-            mode.docks["image"].raise_()
-            mode.docks["activity"].hide()
-        elif spec.key == "replay":
-            mode.tabifyDockWidget(mode.docks["labels"], mode.docks["project"])
-            mode.docks["labels"].raise_()
+        # the mode's own main dock shares its tab stack with Project; Activity starts hidden
+        front = {"explore": "image", "verify": "image", "replay": "labels"}.get(spec.key)
+        if front is not None:
+            mode.tabifyDockWidget(mode.docks[front], mode.docks["project"])
+            mode.docks[front].raise_()
+        if spec.key == "replay":
             mode.docks["project"].hide()  # room for the step; View ▸ Project shows it
+        if spec.key in ("explore", "verify", "replay", "results"):
             mode.docks["activity"].hide()
         mode.default_state = mode.layout_state()
         self.summary_views.append(summary)

@@ -59,6 +59,13 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         path = out / f"{i:02d}-{spec.key}.png"
         window.grab().save(str(path))
         written.append(path)
+    window.set_mode("results")  # the second Results tab: episode results
+    window.results.tabs.setCurrentIndex(1)
+    _settle(app)
+    path = out / "05-results-episodes.png"
+    window.grab().save(str(path))
+    written.append(path)
+    window.results.tabs.setCurrentIndex(0)
     window.show_shortcuts()
     _settle(app)
     path = out / "06-shortcuts.png"
