@@ -48,6 +48,7 @@ CASE_MODULES: list[str] = [
     "app.bench_questions",
     "app.bench_grasp",
     "app.bench_replay",
+    "app.bench_relations",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).
