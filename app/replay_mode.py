@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from app.replay_jobs import LoadedEpisode, load_episode, run_resimulation
 from app.replay_view import StepPresenter
 from app.session import ProjectSession
 from sim.replay import ResimReport
 from store import ProjectError
-from widgets.mode import ModeWindow
+from widgets.mode import ModeWindow, mode_toolbar
 from widgets.point_cloud import PointCloudView
 from widgets.replay_labels import ErrorLabelPanel
 from widgets.replay_list import EpisodeListPanel
@@ -99,34 +99,25 @@ class ReplayMode(QObject):
         session.data_changed.connect(self._data_changed)
 
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Replay")
-        bar.setObjectName("replay_toolbar")
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.mode.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         s = self.state
-        self.actions: dict[str, QAction] = {}
-        for key, text, keys, slot, tip in (
-            ("play", "Play", ["Space"], self._toggle_play, "Play or pause the episode"),
-            (None, None, None, None, None),
-            ("first", "First", ["Home"], s.first, "First step"),
-            ("previous", "Previous", ["Left"], lambda: s.step_by(-1), "Previous step"),
-            ("next", "Next", ["Right"], lambda: s.step_by(1), "Next step"),
-            ("last", "Last", ["End"], s.last, "Last step"),
-            ("previous_failure", "◀ Failure", ["["], s.previous_bookmark, "Previous failed step"),
-            ("next_failure", "Failure ▶", ["]"], s.next_bookmark, "Next failed step"),
-            (None, None, None, None, None),
-            ("resim", "Re-simulate from here", ["R"], self.resimulate,
-             "Run the recorded calls again from this step and compare with the record"),
-        ):  # fmt: skip
-            if key is None:
-                bar.addSeparator()
-                continue
-            action = QAction(text, bar, checkable=key == "play")
-            action.setShortcuts([QKeySequence(k) for k in keys])
-            action.setToolTip(f"{tip} ({', '.join(keys)})")
-            action.triggered.connect(lambda _=False, f=slot: f())
-            bar.addAction(action)
-            self.actions[key] = action
+        bar, self.actions = mode_toolbar(
+            self.mode,
+            "Replay",
+            (
+                ("play", "Play", ["Space"], self._toggle_play, "Play or pause the episode"),
+                (None, None, None, None, None),
+                ("first", "First", ["Home"], s.first, "First step"),
+                ("previous", "Previous", ["Left"], lambda: s.step_by(-1), "Previous step"),
+                ("next", "Next", ["Right"], lambda: s.step_by(1), "Next step"),
+                ("last", "Last", ["End"], s.last, "Last step"),
+                ("previous_failure", "◀ Failure", ["["], s.previous_bookmark, "Previous failed step"),
+                ("next_failure", "Failure ▶", ["]"], s.next_bookmark, "Next failed step"),
+                (None, None, None, None, None),
+                ("resim", "Re-simulate from here", ["R"], self.resimulate,
+                 "Run the recorded calls again from this step and compare with the record"),
+            ),
+            checkable=lambda key: key == "play",
+        )  # fmt: skip
         bar.addSeparator()
         self.tool_view_action = QAction("Tool's view", bar, checkable=True, checked=True)
         self.tool_view_action.setShortcut(QKeySequence("B"))

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QStackedWidget, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from annotation.models import Scene
 from app.session import ProjectSession
 from widgets.explore_state import LoadedScene, load_scene
 from widgets.image_view import TopDownImagePanel
-from widgets.mode import ModeWindow
+from widgets.mode import ModeWindow, mode_toolbar
 from widgets.tasks import TaskRunner
 from widgets.verify_panel import QuestionPanel
 from widgets.verify_queue import VerifyQueuePanel
@@ -72,35 +72,25 @@ class VerifyMode(QObject):
         session.data_changed.connect(self._data_changed)
 
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Verify")
-        bar.setObjectName("verify_toolbar")
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.mode.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         s = self.state
-        self.actions: dict[str, QAction] = {}
-        for key, text, keys, slot, tip in (
-            ("approve", "Approve", ["A"], s.approve, "Approve: all three criteria hold"),
-            ("reject", "Reject…", ["R"], s.reject, "Reject, with a reason"),
-            ("correct", "Correct…", ["E"], s.correct, "Edit text, options, answer"),
-            (None, None, None, None, None),
-            ("c1", "1 Unambiguous", ["1"], lambda: s.toggle(1), "Wording, options, answer"),
-            ("c2", "2 Withheld", ["2"], lambda: s.toggle(2), "The first view hides the evidence"),
-            ("c3", "3 Recoverable", ["3"], lambda: s.toggle(3), "Clutter removal reveals it"),
-            (None, None, None, None, None),
-            ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
-            ("next", "Next", ["J", "Down"], s.next, "Next question"),
-            ("undo", "Undo verdict", ["Ctrl+Z"], s.undo, "Retract your last verdict"),
-        ):
-            if key is None:
-                bar.addSeparator()
-                continue
-            action = QAction(text, bar, checkable=key.startswith("c"))
-            action.setShortcuts([QKeySequence(k) for k in keys])
-            action.setToolTip(f"{tip} ({', '.join(keys)})")
-            # triggered, not toggled: the state decides whether a criterion holds
-            action.triggered.connect(lambda _=False, f=slot: f())
-            bar.addAction(action)
-            self.actions[key] = action
+        bar, self.actions = mode_toolbar(
+            self.mode,
+            "Verify",
+            (
+                ("approve", "Approve", ["A"], s.approve, "Approve: all three criteria hold"),
+                ("reject", "Reject…", ["R"], s.reject, "Reject, with a reason"),
+                ("correct", "Correct…", ["E"], s.correct, "Edit text, options, answer"),
+                (None, None, None, None, None),
+                ("c1", "1 Unambiguous", ["1"], lambda: s.toggle(1), "Wording, options, answer"),
+                ("c2", "2 Withheld", ["2"], lambda: s.toggle(2), "The first view hides the evidence"),
+                ("c3", "3 Recoverable", ["3"], lambda: s.toggle(3), "Clutter removal reveals it"),
+                (None, None, None, None, None),
+                ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
+                ("next", "Next", ["J", "Down"], s.next, "Next question"),
+                ("undo", "Undo verdict", ["Ctrl+Z"], s.undo, "Retract your last verdict"),
+            ),
+            checkable=lambda key: key.startswith("c"),
+        )  # fmt: skip
         bar.addSeparator()
         self.rendering_action = QAction("Verification view", bar, checkable=True, checked=True)
         self.rendering_action.setShortcut(QKeySequence("V"))
