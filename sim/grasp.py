@@ -121,17 +121,15 @@ def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspRe
         return _fail(world, "unreachable", "the arm cannot get above the object", plan)
     target = _masked_body(world, camera, mask)
     hit: list[str] = []
-    if (
-        move_tool_to(
-            world,
-            (x, y, grip_z),
-            orientation,
-            step_m=0.005,
-            guard=lambda: _bumped(world, target, hit),
-        )
-        > 0.012
-        or hit
-    ):
+    on_top: list[bool] = []
+    error = move_tool_to(
+        world,
+        (x, y, grip_z),
+        orientation,
+        step_m=0.005,
+        guard=lambda: _bumped(world, target, hit, on_top),
+    )
+    if hit or (error > 0.012 and not on_top):
         move_tool_to(world, above, orientation)
         what = f"the {hit[0]}" if hit else "something"
         return _fail(world, "collided", f"the gripper hit {what} on the way down", plan)
@@ -205,15 +203,22 @@ def _masked_body(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> 
     return int(values[np.argmax(counts)])
 
 
-def _bumped(world: TabletopWorld, target: int | None, hit: list[str]) -> bool:
-    """Whether the gripper presses on an object other than the target (or on the table)."""
+def _bumped(world: TabletopWorld, target: int | None, hit: list[str], on_top: list[bool]) -> bool:
+    """Whether the descent must stop: the gripper presses on another object or the table
+    (noted in `hit`), or something above the pads (a knuckle, the palm) has reached the
+    target's top (noted in `on_top`: the fingers are as deep as they can go)."""
     c = world.client
     for pt in c.getContactPoints(bodyA=world.gripper_uid):
         info = world.info(pt[2])
-        if info is None or pt[2] == target or info.role == "robot" or pt[9] < BUMP_FORCE:
+        if info is None or info.role == "robot" or pt[9] < BUMP_FORCE:
             continue
-        hit.append(info.name)
-        return True
+        if pt[2] != target:
+            hit.append(info.name)
+            return True
+        link = c.getJointInfo(world.gripper_uid, pt[3])[12].decode() if pt[3] >= 0 else "base"
+        if "inner_finger" not in link:
+            on_top.append(True)
+            return True
     return False
 
 
