@@ -49,6 +49,7 @@ CASE_MODULES: list[str] = [
     "app.bench_grasp",
     "app.bench_replay",
     "app.bench_relations",
+    "app.bench_jrdb",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).

@@ -265,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_episodes)
+    from app.cli_jrdb import add_import_jrdb_parser
+
+    add_import_jrdb_parser(import_sub)
 
     from app.cli_agents import add_run_agent_parser
 

@@ -96,11 +96,30 @@ def _part_episodes(project: Project, progress: Progress) -> None:
             run_episode(project, question, make_agent(agent_name, seed=i), mode)
 
 
+def _part_jrdb(project: Project, progress: Progress) -> None:
+    """A small synthetic JRDB sequence written beside the project (`<project>.jrdb/`), imported."""
+    import shutil
+
+    from app.jrdb_io import read_jrdb, store_jrdb
+    from app.jrdb_synth import MARKER, write_sequence
+
+    name = project.path.name.removesuffix(".building")
+    root = project.path.with_name(name + ".jrdb")
+    if (root / MARKER).exists():  # an earlier, unfinished demo build: ours to replace
+        shutil.rmtree(root)
+    progress.report(0, 2, "Demo: writing a synthetic JRDB sequence")
+    write_sequence(root)
+    progress.report(1, 2, "Demo: importing the JRDB sequence")
+    plans, _warnings = read_jrdb(root)
+    store_jrdb(project, plans)
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
     ("questions", _part_questions),
     ("episodes", _part_episodes),
+    ("jrdb", _part_jrdb),
 ]
 
 

@@ -326,4 +326,57 @@ def m0003_verification_protocol(db: Database) -> None:
         db.execute(statement)
 
 
+_V4_JRDB = """
+-- Seconds from the sequence's start (JRDB frames: index / 15 Hz).
+ALTER TABLE frames ADD COLUMN timestamp REAL;
+
+-- Where an entity came from: 'import' (a dataset file) or 'annotator' (drawn in the app).
+ALTER TABLE entities ADD COLUMN source TEXT NOT NULL DEFAULT 'import';
+
+-- Boxes drawn or adjusted by a person carry source 'annotator', who and when.
+ALTER TABLE boxes_2d ADD COLUMN annotator_id INTEGER REFERENCES annotators(id);
+ALTER TABLE boxes_2d ADD COLUMN updated_at TEXT;
+ALTER TABLE boxes_3d ADD COLUMN annotator_id INTEGER REFERENCES annotators(id);
+ALTER TABLE boxes_3d ADD COLUMN updated_at TEXT;
+CREATE INDEX entities_sequence ON entities(sequence_id, kind);
+
+-- Per-person, per-frame labels of JRDB-Act/Social: actions, social activities and
+-- groups, interactions with another person, demographics; each with JRDB's difficulty.
+CREATE TABLE person_labels (
+    id INTEGER PRIMARY KEY,
+    frame_id INTEGER NOT NULL REFERENCES frames(id) ON DELETE CASCADE,
+    entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('action', 'social_activity', 'social_group',
+        'interaction', 'gender', 'age', 'race')),
+    label TEXT NOT NULL,
+    difficulty INTEGER,
+    other_entity_id INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+    source TEXT NOT NULL DEFAULT 'import'
+);
+CREATE INDEX person_labels_frame ON person_labels(frame_id, entity_id);
+
+-- Computed spatial relations (JRDB-Reasoning Table 1) of a subject to a reference
+-- entity, or to the robot when reference_entity_id is NULL; replaced per frame.
+CREATE TABLE geometric_relations (
+    id INTEGER PRIMARY KEY,
+    frame_id INTEGER NOT NULL REFERENCES frames(id) ON DELETE CASCADE,
+    subject_entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    reference_entity_id INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+    direction TEXT NOT NULL,
+    vertical TEXT,
+    distance_bin TEXT NOT NULL,
+    distance_m REAL,
+    method TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX geometric_relations_frame ON geometric_relations(frame_id, subject_entity_id)
+"""
+
+
+@migrations(name="0004_jrdb_import")
+def m0004_jrdb_import(db: Database) -> None:
+    """JRDB import: frame timestamps, entity and box provenance, person labels, relations."""
+    for statement in _split(_V4_JRDB):
+        db.execute(statement)
+
+
 SCHEMA_VERSION = len(known_migration_names())
