@@ -48,18 +48,26 @@ class GraspResult:
 
 
 def enable_finger_dynamics(world: TabletopWorld) -> None:
-    """Couple the 2F-85's joints with gear constraints so one motor drives the linkage."""
-    if getattr(world, "_finger_gears", False):
-        return
+    """Couple the 2F-85's joints with gear constraints so one motor drives the linkage.
+
+    The couplings are made once per world; the followers' own motors are switched
+    off on every call, because `TabletopWorld.hold_arm` (after a push or a state
+    restore) turns them back on, and held followers keep the fingers from closing.
+    """
     c, g = world.client, world.gripper_uid
     driver = world.gripper_joints["finger_joint"]
+    for name in GRIPPER_MIMIC:
+        c.setJointMotorControl2(
+            g, world.gripper_joints[name], pybullet.VELOCITY_CONTROL, targetVelocity=0, force=0
+        )
+    if getattr(world, "_finger_gears", False):
+        return
     for name, factor in GRIPPER_MIMIC.items():
         joint = world.gripper_joints[name]
         gear = c.createConstraint(
             g, driver, g, joint, pybullet.JOINT_GEAR, [0, 1, 0], [0, 0, 0], [0, 0, 0]
         )
         c.changeConstraint(gear, gearRatio=-factor, maxForce=1000, erp=0.8)
-        c.setJointMotorControl2(g, joint, pybullet.VELOCITY_CONTROL, targetVelocity=0, force=0)
     for link in range(-1, c.getNumJoints(g)):
         name = c.getJointInfo(g, link)[12].decode() if link >= 0 else ""
         if name.endswith("finger_pad"):

@@ -66,3 +66,19 @@ def test_a_grasp_blocked_by_a_taller_neighbour_reports_the_collision():
         assert "hit the tall box" in result.feedback
         end = np.array(world.client.getBasePositionAndOrientation(low.uid)[0])
         assert end[2] < TABLE_TOP_Z + 0.03 and np.linalg.norm(end - start) < 0.05
+
+
+def test_a_grasp_after_a_restored_state_or_a_push_still_closes_the_fingers():
+    """Restoring a state (as replay does) or pushing re-arms the finger motors; the
+    grasp must take the linkage back, or the fingers would not close."""
+    with TabletopWorld() as world:
+        box = _box(world, "box", (0.018, 0.03, 0.025), (X - 0.05, Y + 0.05))
+        world.step(60)
+        first = grasp(world, CAM, render(world, CAM).segmentation == box.uid)
+        assert first.ok
+        box2 = _box(world, "box2", (0.018, 0.03, 0.025), (X + 0.05, Y))
+        world.step(60)
+        world.restore_state(world.capture_state())  # re-arms every gripper joint's motor
+        second = grasp(world, CAM, render(world, CAM).segmentation == box2.uid)
+        assert second.ok, second.feedback
+        assert in_basket(world, box2.uid)
