@@ -358,6 +358,8 @@ class ProjectSummary:
     error_labels: int
     images: int
     audit_entries: int
+    person_labels: int = 0  # imported JRDB-Act/Social labels, per person and frame
+    geometric_relations: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

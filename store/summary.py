@@ -15,6 +15,8 @@ _COUNTS = {
     "boxes_3d": "SELECT count(*) FROM boxes_3d",
     "hoi_labels": "SELECT count(*) FROM hoi_labels",
     "hoi_reviews": "SELECT count(*) FROM hoi_reviews",
+    "person_labels": "SELECT count(*) FROM person_labels",
+    "geometric_relations": "SELECT count(*) FROM geometric_relations",
     "verifications": "SELECT count(*) FROM verifications WHERE retracted_at IS NULL",
     "episodes": "SELECT count(*) FROM episodes",
     "steps": "SELECT count(*) FROM steps",
