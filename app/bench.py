@@ -50,6 +50,7 @@ CASE_MODULES: list[str] = [
     "app.bench_replay",
     "app.bench_relations",
     "app.bench_jrdb",
+    "app.bench_cloud",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).

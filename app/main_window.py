@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import settings as app_settings
+from app.annotate_mode import AnnotateMode
 from app.explore_mode import ExploreMode
 from app.modes import MODES, ModeSpec
 from app.paths import demo_project_path
@@ -148,6 +149,8 @@ class MainWindow(QMainWindow):
         mode = ModeWindow(spec.key, spec.title, pages)
         if spec.key == "explore":
             self.explore = ExploreMode(mode, pages, self.session)
+        elif spec.key == "annotate":
+            self.annotate = AnnotateMode(mode, pages, self.session)
         elif spec.key == "verify":
             self.verify = VerifyMode(mode, pages, self.session)
         elif spec.key == "replay":
@@ -162,6 +165,8 @@ class MainWindow(QMainWindow):
         if front is not None:
             mode.tabifyDockWidget(mode.docks[front], mode.docks["project"])
             mode.docks[front].raise_()
+        if spec.key == "annotate":
+            self.annotate.arrange_docks()  # Activity behind Relations; Project hidden
         if spec.key == "replay":
             mode.docks["project"].hide()  # room for the step; View ▸ Project shows it
         if spec.key in ("explore", "verify", "replay", "results"):
@@ -237,6 +242,7 @@ class MainWindow(QMainWindow):
         if self.task is not None:
             self.task.shutdown()
         self.explore.shutdown()
+        self.annotate.shutdown()
         self.verify.shutdown()
         self.replay.shutdown()
         self.save_settings()

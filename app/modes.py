@@ -40,8 +40,10 @@ MODES: tuple[ModeSpec, ...] = (
         "Label human-object interactions on panoramic images and lidar point clouds of "
         "crowded scenes, each with a difficulty (1 easy, 2 medium, 3 hard); two other "
         "annotators review every label.",
-        "Sequences come from a JRDB folder (<code>reasonscope import jrdb</code>), "
-        "which is not part of this build yet.",
+        "Import a JRDB sequence with <code>reasonscope import jrdb ROOT --db PROJECT</code> "
+        "(the dataset's folder layout, see docs/jrdb-import.md); "
+        "<code>python scripts/make_jrdb_sequence.py OUT</code> writes a small synthetic one, "
+        "and the demo project comes with one.",
         lambda s: (
             f"This project holds {_plural(s.sequences, 'sequence')}, "
             f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."

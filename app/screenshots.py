@@ -52,7 +52,9 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     for i, spec in enumerate(MODES, start=1):
         window.set_mode(spec.key)
         _settle(app)
-        if spec.key == "verify":
+        if spec.key == "annotate":
+            _select_person(app, window.annotate)
+        elif spec.key == "verify":
             _open_question(app, window.verify)
         elif spec.key == "replay":
             _open_grasp_step(app, window.replay)
@@ -94,6 +96,34 @@ def _open_question(app, verify) -> None:
     state.toggle(1)
     state.toggle(2)
     _settle(app)
+
+
+def _select_person(app, annotate) -> None:
+    """Leave Annotate HOI on the demo sequence with someone near objects selected, the points
+    coloured by entity."""
+    state = annotate.state
+    if state.frame is None:
+        return  # a demo without a sequence shows the mode's empty state
+    for _ in range(300):  # the cloud is read, and the relations computed, off the GUI thread
+        if annotate.shown == state.frame.id:
+            break
+        _settle(app, 100)
+    relations = annotate.session.project.sequences.relations(state.frame.id)
+    objects = set(state.objects_in_frame())
+
+    def near_objects(person: int) -> int:
+        return sum(
+            r.reference_entity_id == person and r.subject_entity_id in objects
+            and r.distance_bin in ("very-close", "close")
+            for r in relations
+        )  # fmt: skip
+
+    people = state.people_in_frame()
+    if people:
+        state.select(max(people, key=near_objects))
+    annotate.cloud.set_colour_mode("entity")
+    annotate.actions["colour"].setText("Colour: entity")
+    _settle(app, 600)
 
 
 def _grasp_step(project, episode_id: int) -> int | None:
