@@ -20,10 +20,6 @@ from app.relation_jobs import relations_for_frame
 from store import Project, ProjectError
 from widgets.cloud_points import PreparedCloud, prepare_cloud
 
-#: How far `list_sequences` looks past the last sequence it found, when the repository
-#: cannot list them itself (ids of deleted sequences leave gaps).
-_ID_SLACK = 1000
-
 
 @dataclass(frozen=True)
 class LoadedFrame:
@@ -59,22 +55,5 @@ def load_frame(
 
 
 def list_sequences(project: Project) -> list[Sequence]:
-    """The project's sequences in id order.
-
-    Uses `project.sequences.list()` when the repository has it; otherwise asks
-    for sequences by id until it has found as many as the project counts.
-    """
-    lister = getattr(project.sequences, "list", None)
-    if callable(lister):
-        return list(lister())
-    wanted = project.summary.summary().sequences
-    found: list[Sequence] = []
-    sequence_id, misses = 1, 0
-    while len(found) < wanted and misses < _ID_SLACK:
-        try:
-            found.append(project.sequences.get(sequence_id))
-            misses = 0
-        except ProjectError:
-            misses += 1
-        sequence_id += 1
-    return found
+    """The project's sequences in id order."""
+    return project.sequences.list()

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from annotation.geometry import GeometricRelation
 from annotation.models import Sequence
 from app.annotate_jobs import LoadedFrame, list_sequences, load_frame
+from app.hoi_panels import install_hoi_panels
 from app.relation_jobs import compute_sequence_relations_at
 from app.session import ProjectSession
 from widgets.cloud_points import PreparedCloud
@@ -95,6 +96,7 @@ class AnnotateMode(QObject):
         self.task_project = None  # the project the running frame task reads for
         self.all_task: TaskRunner | None = None
         self._build_toolbar()
+        self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
 
         self.sequence_box.currentIndexChanged.connect(self._sequence_chosen)
         self.slider.frame_requested.connect(self.state.set_frame)
@@ -386,7 +388,10 @@ class AnnotateMode(QObject):
             mode.addDockWidget(RIGHT, docks["activity"])
             docks["activity"].show()
             mode.tabifyDockWidget(docks["relations"], docks["activity"])
-            docks["relations"].raise_()
+        for name in ("hoi_labels", "hoi_review"):  # one tab group: two draw a stray tab bar
+            if name in docks:
+                mode.tabifyDockWidget(docks["relations"], docks[name])
+        docks.get("hoi_labels", docks["relations"]).raise_()
         if "project" in docks:
             docks["project"].hide()
         right = [docks["entities"], docks["relations"]]
@@ -398,6 +403,7 @@ class AnnotateMode(QObject):
         self.mode.statusBar().showMessage(text, ms)
 
     def shutdown(self) -> None:
+        self.hoi.shutdown()
         self.wanted = None
         for task in (self.task, self.all_task):
             if task is not None:

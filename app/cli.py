@@ -232,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
     p.set_defaults(func=cmd_export_episodes)
+    from app.cli_labels import add_export_labels_parser
+
+    add_export_labels_parser(export_sub)
 
     import_sub = _group(
         sub,
@@ -279,11 +282,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Agreement between verifiers (Cohen's kappa per criterion and on the "
         "decision, percent agreement, status counts, adjudication backlog) and episode results "
         "(success per task and mode with the chance baseline, manipulation calls, Find present "
-        "vs absent, Count under- vs over-counting, recovery after a failed grasp).",
+        "vs absent, Count under- vs over-counting, recovery after a failed grasp) and HOI "
+        "labels (review status, weighted kappa on difficulty, kappa on verdicts, progress).",
     )
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument(
-        "--json", action="store_true", help="print a JSON object (keys verification, episodes)"
+        "--json", action="store_true", help="print a JSON object (keys verification, episodes, hoi)"
     )
     p.set_defaults(func=cmd_metrics)
 

@@ -101,7 +101,39 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         f"awaiting adjudication {v['adjudication_pending']}"
     )
     _print_episode_table(metrics["episodes"])
+    _print_hoi(metrics["hoi"])
     return 0
+
+
+def _print_hoi(h: dict) -> None:
+    """HOI labels: status, agreement on difficulty and verdicts, progress per sequence."""
+    print(
+        f"hoi labels: {h['labels']} ({', '.join(f'{k} {n}' for k, n in h['status_counts'].items())})"
+    )
+    if not h["labels"]:
+        return
+
+    def kappa(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.2f}"
+
+    for name, m in h["difficulty"].items():
+        if isinstance(m, dict):
+            print(
+                f"  difficulty {name.replace('_', ' '):<22} pairs {m['n']:>4}  "
+                f"kappa quadratic {kappa(m['kappa_quadratic'])} linear {kappa(m['kappa_linear'])}"
+            )
+    v = h["verdicts"]
+    rate = "n/a" if v["accept_rate_pct"] is None else f"{v['accept_rate_pct']:.1f} %"
+    print(
+        f"  verdicts: {v['reviews']} reviews, accept rate {rate}; reviewer pairs {v['n']}, "
+        f"kappa {kappa(v['kappa'])}"
+    )
+    print(f"  quality checks: {h['qc']['checked']} of {h['qc']['sampled']} sampled labels")
+    for s in h["sequences"]:
+        print(
+            f"  {s['name']}: {s['labelled_person_frames']}/{s['person_frames']} person-frames "
+            f"labelled, {s['reviewed_twice']}/{s['labels']} labels reviewed twice"
+        )
 
 
 def _print_episode_table(e: dict) -> None:

@@ -114,12 +114,58 @@ def _part_jrdb(project: Project, progress: Progress) -> None:
     store_jrdb(project, plans)
 
 
+DEMO_HOI_FRAMES = 3
+
+
+def _part_hoi(project: Project, progress: Progress) -> None:
+    """HOI labels by the annotator on the demo sequence's first frames, reviewed by the two
+    reviewers: mostly accepted, one label returned, difficulties that sometimes differ."""
+    from annotation.hoi_taxonomy import load_hoi_taxonomy
+
+    ada, ben, cleo = (project.annotators.sign_in(name) for name in DEMO_ANNOTATORS)
+    pose = {label.id for label in load_hoi_taxonomy().categories[0].labels}
+    for sequence in project.sequences.list():
+        people = project.sequences.entities(sequence.id, "human")
+        objects = project.sequences.entities(sequence.id, "object")
+        frames = project.sequences.frames(sequence.id)[:DEMO_HOI_FRAMES]
+        for f, frame in enumerate(frames):
+            progress.report(f, len(frames), "Demo: HOI labels and reviews")
+            actions = {
+                (row["entity_id"], row["label"])
+                for row in project.sequences.person_labels(frame.id)
+            }
+            for p, person in enumerate(people):
+                seen = [label for (eid, label) in actions if eid == person.id and label in pose]
+                labels = [("pose", seen[0] if seen else "standing", None, 1)]
+                if p % 3 == 1 and objects:  # some people hold something, which is harder to see
+                    labels.append(("physical", "holding", objects[p % len(objects)].id, 2))
+                for category, predicate, target, difficulty in labels:
+                    label = project.hoi.add_label(
+                        frame_id=frame.id, subject_entity_id=person.id, object_entity_id=target,
+                        category=category, predicate=predicate, difficulty=difficulty,
+                        annotator=ada, unique=True,
+                    )  # fmt: skip
+                    for reviewer in (ben, cleo):
+                        odd = (person.id + frame.id + reviewer.id) % 5 == 0
+                        if odd and reviewer is cleo and target is not None:
+                            project.hoi.review(
+                                label.id, reviewer=cleo, verdict="reject", difficulty=3,
+                                comment="the target is out of reach: looking at, not holding",
+                            )  # fmt: skip
+                            break
+                        harder = min(3, difficulty + 1) if odd else difficulty
+                        project.hoi.review(
+                            label.id, reviewer=reviewer, verdict="accept", difficulty=harder
+                        )
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
     ("questions", _part_questions),
     ("episodes", _part_episodes),
     ("jrdb", _part_jrdb),
+    ("hoi", _part_hoi),
 ]
 
 

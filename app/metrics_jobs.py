@@ -6,6 +6,8 @@ import os
 from typing import Any
 
 from annotation.episode_metrics import episode_metrics
+from annotation.hoi_review import hoi_agreement, hoi_counts, in_qc_sample, sequence_progress
+from annotation.hoi_taxonomy import load_hoi_taxonomy
 from store import open_for_reading
 
 
@@ -23,7 +25,8 @@ def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Everything `reasonscope metrics` reports: {"verification": {...}, "episodes": {...}}.
+    """Everything `reasonscope metrics` reports: {"verification": {...}, "episodes": {...},
+    "hoi": {...}}.
 
     Read-only where needed, and one-line `ProjectError`s, as `verification_metrics`.
     The `episodes` shape is documented in `annotation.episode_metrics.episode_metrics`.
@@ -32,6 +35,7 @@ def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
         return {
             "verification": project_verification_metrics(project),
             "episodes": project_episode_metrics(project),
+            "hoi": project_hoi_metrics(project),
         }
 
 
@@ -48,4 +52,33 @@ def project_verification_metrics(project) -> dict[str, Any]:
     metrics["status_counts"] = project.questions.counts_by_status()
     metrics["adjudication_pending"] = repo.adjudication_pending()
     metrics["time_on_task"] = repo.time_on_task()
+    return metrics
+
+
+def project_hoi_metrics(project) -> dict[str, Any]:
+    """The `hoi` metrics of an open project: label counts by status and category, agreement
+    on difficulty (weighted kappa) and on verdicts, quality checks, progress per sequence.
+
+    Shape (docs/hoi-labels.md): {"labels", "status_counts", "rounds_after_return",
+    "by_category", "difficulty": {"weights", "author_vs_reviewer", "reviewer_vs_reviewer"},
+    "verdicts", "qc", "sequences": [{"name", "person_frames", ...}]}.
+    """
+    repo = project.hoi
+    records = repo.records()
+    categories = [c.id for c in load_hoi_taxonomy().categories]
+    seed, rate = repo.qc_settings()
+    metrics = {**hoi_counts(records, categories), **hoi_agreement(records)}
+    metrics["qc"].update(
+        seed=seed, rate=rate, sampled=sum(1 for r in records if in_qc_sample(r.id, seed, rate))
+    )
+    by_sequence: dict[int, list] = {}
+    for record in records:
+        by_sequence.setdefault(record.sequence_id, []).append(record)
+    metrics["sequences"] = [
+        {
+            "name": name,
+            **sequence_progress(repo.person_frames(sid), by_sequence.get(sid, [])).as_dict(),
+        }
+        for sid, name in repo.sequences()
+    ]
     return metrics

@@ -83,6 +83,10 @@ class SequenceRepository(Repository):
             raise ProjectError(f"{self.project.path}: no sequence with id {sequence_id}")
         return Sequence(row[0], row[1], row[2], loads(row[3], {}), row[4])
 
+    def list(self) -> list[Sequence]:
+        """Every sequence, in id order."""
+        return [self.get(r[0]) for r in self.db.execute("SELECT id FROM sequences ORDER BY id")]
+
     def find(self, name: str) -> Sequence | None:
         row = self.db.execute("SELECT id FROM sequences WHERE name = ?", [name]).fetchone()
         return self.get(row[0]) if row else None

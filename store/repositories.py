@@ -11,7 +11,8 @@ if TYPE_CHECKING:
 def attach_repositories(project: Project) -> None:
     from store.annotators import AnnotatorRepository, AuditRepository
     from store.episodes import EpisodeRepository, ImageRepository
-    from store.jrdb import HoiRepository, SequenceRepository
+    from store.hoi import HoiRepository
+    from store.jrdb import SequenceRepository
     from store.questions import QuestionRepository
     from store.scenes import SceneRepository
     from store.summary import SummaryRepository

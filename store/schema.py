@@ -379,4 +379,78 @@ def m0004_jrdb_import(db: Database) -> None:
         db.execute(statement)
 
 
+_V5_HOI_REVIEW = """
+-- A label's review round: 1 at first; the author changing a reviewed label starts the next.
+ALTER TABLE hoi_labels ADD COLUMN review_round INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX hoi_labels_subject ON hoi_labels(subject_entity_id, frame_id);
+
+CREATE TABLE hoi_reviews_v5 (
+    id INTEGER PRIMARY KEY,
+    label_id INTEGER NOT NULL REFERENCES hoi_labels(id) ON DELETE CASCADE,
+    reviewer_id INTEGER NOT NULL REFERENCES annotators(id),
+    round INTEGER NOT NULL DEFAULT 1,
+    kind TEXT NOT NULL DEFAULT 'review' CHECK (kind IN ('review', 'qc')),
+    verdict TEXT NOT NULL CHECK (verdict IN ('accept', 'reject', 'fix')),
+    difficulty INTEGER CHECK (difficulty IS NULL OR difficulty IN (1, 2, 3)),
+    label_difficulty INTEGER CHECK (label_difficulty IS NULL OR label_difficulty IN (1, 2, 3)),
+    comment TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    UNIQUE (label_id, kind, round, reviewer_id)
+);
+
+INSERT INTO hoi_reviews_v5 (id, label_id, reviewer_id, round, kind, verdict, difficulty,
+    label_difficulty, comment, created_at)
+SELECT r.id, r.label_id, r.reviewer_id, 1, 'review', r.verdict, r.difficulty, l.difficulty,
+    r.comment, r.created_at
+FROM hoi_reviews r JOIN hoi_labels l ON l.id = r.label_id;
+
+DROP TABLE hoi_reviews;
+
+ALTER TABLE hoi_reviews_v5 RENAME TO hoi_reviews;
+
+CREATE INDEX hoi_reviews_reviewer ON hoi_reviews(reviewer_id, kind);
+
+-- The rules hold whoever writes: no review of one's own label, two reviewers per round.
+CREATE TRIGGER hoi_reviews_not_own BEFORE INSERT ON hoi_reviews
+WHEN NEW.reviewer_id = (SELECT annotator_id FROM hoi_labels WHERE id = NEW.label_id)
+BEGIN SELECT RAISE(ABORT, 'annotators cannot review their own label'); END;
+
+CREATE TRIGGER hoi_reviews_two_per_round BEFORE INSERT ON hoi_reviews
+WHEN NEW.kind = 'review' AND (SELECT count(*) FROM hoi_reviews WHERE label_id = NEW.label_id
+    AND kind = 'review' AND round = NEW.round AND reviewer_id != NEW.reviewer_id) >= 2
+BEGIN SELECT RAISE(ABORT, 'a label round takes two reviews'); END;
+
+-- Deleted labels with their reviews (JSON), so that an undo can bring them back and
+-- label ids are never given out twice.
+CREATE TABLE hoi_label_trash (
+    label_id INTEGER PRIMARY KEY,
+    record TEXT NOT NULL,
+    deleted_at TEXT NOT NULL,
+    deleted_by INTEGER REFERENCES annotators(id)
+)
+"""
+
+
+@migrations(name="0005_hoi_review_rounds")
+def m0005_hoi_review_rounds(db: Database) -> None:
+    """HOI review rounds, quality checks, the author's difficulty a review saw, label trash.
+
+    hoi_reviews' UNIQUE(label_id, reviewer_id) would forbid a second round, so the
+    table is rebuilt (nothing references it); existing reviews become round-1 reviews.
+    """
+    for statement in _split_with_triggers(_V5_HOI_REVIEW):
+        db.execute(statement)
+
+
+def _split_with_triggers(script: str) -> list[str]:
+    """`_split`, keeping each CREATE TRIGGER ... END whole (its body has semicolons)."""
+    out: list[str] = []
+    for part in _split(script):
+        if out and out[-1].upper().startswith("CREATE TRIGGER") and not out[-1].endswith("END"):
+            out[-1] = f"{out[-1]}; {part}"
+        else:
+            out.append(part)
+    return out
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -1,0 +1,50 @@
+"""A small imported JRDB-layout project for the HOI label tests (store, state, export)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.jrdb_io import import_jrdb
+from app.jrdb_synth import SynthConfig, write_sequence
+from store import open_project
+
+NAME = "synthetic-cafe_0"
+SMALL = SynthConfig(frames=6, people=3, objects=4, points_per_sweep=300)
+
+
+@dataclass(frozen=True)
+class HoiProject:
+    db: Path
+    sequence_id: int
+    frame_ids: list[int]  # in frame order
+    persons: dict[str, int]  # "pedestrian:1" -> entity id
+    objects: dict[str, int]  # "chair:1" -> entity id
+
+
+def build_hoi_project(tmp_path: Path, config: SynthConfig = SMALL) -> HoiProject:
+    root = tmp_path / "jrdb"
+    write_sequence(root, config)
+    db = tmp_path / "hoi.reasonscope"
+    open_project(db, create=True).close()
+    import_jrdb(db, root)
+    with open_project(db) as project:
+        sequence = project.sequences.find(config.name)
+        frames = project.sequences.frames(sequence.id)
+        entities = project.sequences.entities(sequence.id)
+    return HoiProject(
+        db,
+        sequence.id,
+        [f.id for f in frames],
+        {e.key: e.id for e in entities if e.kind == "human"},
+        {e.key: e.id for e in entities if e.kind == "object"},
+    )
+
+
+def copy_of(base: HoiProject, tmp_path: Path) -> HoiProject:
+    """A private copy of a built project (building one takes seconds)."""
+    import shutil
+
+    db = tmp_path / "copy.reasonscope"
+    shutil.copyfile(base.db, db)
+    return HoiProject(db, base.sequence_id, base.frame_ids, base.persons, base.objects)
