@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from annotation.geometry import GeometricRelation
 from annotation.models import Sequence
+from app.annotate_boxes import install_box_editing
 from app.annotate_jobs import LoadedFrame, list_sequences, load_frame
 from app.hoi_panels import install_hoi_panels
 from app.relation_jobs import compute_sequence_relations_at
@@ -97,6 +98,7 @@ class AnnotateMode(QObject):
         self.all_task: TaskRunner | None = None
         self._build_toolbar()
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
+        self.boxes = install_box_editing(self)  # drawing boxes, the Box dock, calibration
 
         self.sequence_box.currentIndexChanged.connect(self._sequence_chosen)
         self.slider.frame_requested.connect(self.state.set_frame)

@@ -83,6 +83,8 @@ class _PanView(QGraphicsView):
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
         self.min_scale = 0.01
         self._press: QPointF | None = None
+        self.editor = None  # takes a left-button gesture: press(), move(), release()
+        self._editing = False
 
     @property
     def scale_factor(self) -> float:
@@ -109,21 +111,43 @@ class _PanView(QGraphicsView):
 
     def mousePressEvent(self, event) -> None:  # noqa: N802
         self._press = event.position()
+        if event.button() == Qt.MouseButton.LeftButton and self.editor is not None:
+            scene = self.mapToScene(event.position().toPoint())
+            if self.editor.press(scene, event.modifiers()):
+                self._editing = True  # a box is drawn, moved or resized: no panning
+                return
         super().mousePressEvent(event)
 
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        if self._editing:
+            self.editor.move(self.mapToScene(event.position().toPoint()))
+            return
+        super().mouseMoveEvent(event)
+
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802
-        super().mouseReleaseEvent(event)
         press, self._press = self._press, None
-        if press is not None and (event.position() - press).manhattanLength() < DRAG_SLOP:
-            if event.button() == Qt.MouseButton.LeftButton:
-                self.clicked.emit(self.mapToScene(event.position().toPoint()))
+        click = press is not None and (event.position() - press).manhattanLength() < DRAG_SLOP
+        if self._editing:
+            self._editing = False
+            self.editor.release(self.mapToScene(event.position().toPoint()), not click)
+        else:
+            super().mouseReleaseEvent(event)
+        if click and event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit(self.mapToScene(event.position().toPoint()))
 
 
 class PanoramaView(QWidget):
-    """The panorama with entity boxes; `entity_clicked` when a box is clicked."""
+    """The panorama with entity boxes; `entity_clicked` when a box is clicked.
+
+    With an editor installed (`widgets.box_editor.PanoramaBoxGestures`) it emits
+    `box_drawn` (a new image rectangle) and `box_edited` (an entity's moved box).
+    """
 
     entity_clicked = Signal(int)
     background_clicked = Signal()
+    box_drawn = Signal(QRectF)  # Ctrl+drag on the image: a new box (scene coordinates)
+    box_edited = Signal(int, QRectF)  # an entity's box after a move or resize (x may pass 0)
+    boxes_drawn = Signal()  # the box items were made again (editors decorate them)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -236,6 +260,7 @@ class PanoramaView(QWidget):
                 if label:
                     tag = _Tag(label, colour, item)
                     tag.setPos(max(rect.left(), 0.0), max(rect.top(), 0.0))
+        self.boxes_drawn.emit()
 
     # -- zoom and pan ---------------------------------------------------------------------------
     def fit(self) -> None:
