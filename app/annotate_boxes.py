@@ -46,8 +46,6 @@ class BoxEditing(QObject):
         self.gestures = PanoramaBoxGestures(annotate.panorama)
         self.panel = Box3DPanel()
         self.dock = mode.add_dock("box", "Box", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
-        mode.tabifyDockWidget(mode.docks["entities"], self.dock)
-        mode.docks["entities"].raise_()
         self.calibration: CalibrationDialog | None = None
         self.reload_pending = False
         self.ask_category = self._ask_category  # tests put an answer here

@@ -390,7 +390,7 @@ class AnnotateMode(QObject):
             mode.addDockWidget(RIGHT, docks["activity"])
             docks["activity"].show()
             mode.tabifyDockWidget(docks["relations"], docks["activity"])
-        for name in ("hoi_labels", "hoi_review"):  # one tab group: two draw a stray tab bar
+        for name in ("hoi_labels", "hoi_review", "box"):  # one tab group: two draw a stray bar
             if name in docks:
                 mode.tabifyDockWidget(docks["relations"], docks[name])
         docks.get("hoi_labels", docks["relations"]).raise_()
