@@ -53,6 +53,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from store import open_project
+
+    path = Path(args.path)
+    if path.exists():
+        return fail(f"{path}: already exists; a new project needs a new file")
+    if not path.parent.is_dir():
+        return fail(f"{path}: the folder {path.parent} does not exist")
+    open_project(path, create=True).close()
+    print(json.dumps({"path": str(path)}) if args.json else f"Created an empty project {path}")
+    return 0
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     with open_for_reading(default_db(args)) as project:
         summary = project.summary.summary().as_dict()
@@ -118,6 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     db_arg(p, help_text="where to build it (default: the demo project in the user data folder)")
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "new",
+        help="create an empty project file",
+        description="Create an empty project file, ready for `scenes generate`, `questions "
+        "generate`, `import jrdb`, `import benchmark` or `import episodes`. Refuses a path "
+        "that already exists.",
+    )
+    p.add_argument("path", metavar="PATH", help="the new project file, e.g. study.reasonscope")
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_new)
 
     p = sub.add_parser(
         "info",

@@ -91,3 +91,16 @@ def test_gui_without_display_says_so_in_one_line(tmp_path):
     env = {"DISPLAY": "", "WAYLAND_DISPLAY": "", "QT_QPA_PLATFORM": ""}
     result = run_cli(env_extra=env)
     _one_line_error(result, "xvfb-run make run", "make screenshots")
+
+
+def test_new_creates_an_empty_project_and_refuses_an_existing_path(tmp_path, capsys):
+    path = tmp_path / "study.reasonscope"
+    assert main(["new", str(path)]) == 0
+    assert "Created an empty project" in capsys.readouterr().out
+    assert main(["info", "--db", str(path), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["scenes"] == 0 and info["annotators"] == 0
+    assert main(["new", str(path)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["new", str(tmp_path / "missing" / "x.reasonscope")]) == 2
+    assert "does not exist" in capsys.readouterr().err
