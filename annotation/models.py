@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ENTITY_KINDS = ("human", "object", "robot", "surface")
-RELATION_KINDS = ("hoi", "geometry", "support")
 QUESTION_STATUSES = ("pending", "approved", "corrected", "excluded")
 VERIFICATION_DECISIONS = ("approve", "correct", "reject")
 HOI_DIFFICULTIES = {1: "easy", 2: "medium", 3: "hard"}
@@ -41,47 +40,6 @@ class Difficulty:
 
     def as_dict(self) -> dict[str, int]:
         return {"S": self.S, "R": self.R, "T": self.T, "D": self.D}
-
-
-@dataclass(frozen=True)
-class Entity:
-    """A node of a scene graph: a person, an object, a robot or a surface."""
-
-    id: str
-    kind: str
-    category: str = ""
-    attributes: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.kind not in ENTITY_KINDS:
-            raise ValueError(f"entity kind must be one of {ENTITY_KINDS}, not {self.kind!r}")
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A directed edge subject -predicate-> object in one time slot."""
-
-    subject: str
-    predicate: str
-    object: str
-    kind: str
-    time_slot: int = 0
-
-    def __post_init__(self) -> None:
-        if self.kind not in RELATION_KINDS:
-            raise ValueError(f"relation kind must be one of {RELATION_KINDS}, not {self.kind!r}")
-
-
-@dataclass
-class SceneGraph:
-    """Entities and relations over time slots."""
-
-    entities: dict[str, Entity] = field(default_factory=dict)
-    relations: list[Relation] = field(default_factory=list)
-
-    @property
-    def time_slots(self) -> list[int]:
-        return sorted({r.time_slot for r in self.relations}) or [0]
 
 
 @dataclass(frozen=True)
