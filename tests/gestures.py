@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
+
+# imported before any QApplication exists: the GL views ask Qt to share OpenGL contexts
+# (shader programs are cached across windows), which only works before it is created
+from app import settings
+from app.main_window import MainWindow
 
 
 def press_shortcut(qtbot, widget, key, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
@@ -49,3 +57,24 @@ def dismiss_message(qtbot, window) -> str:
     window.message_box.accept()
     QApplication.processEvents()
     return text
+
+
+def open_as_ada(qtbot, project_path, mode: str, *, copy_to=None, prepare=None):
+    """Sign in as Ada and open the main window (1280 x 860) in `mode` on the project,
+    or on a private copy of it in the folder `copy_to`. `prepare(window)` runs before
+    the project opens (e.g. to choose smaller renders)."""
+    path = Path(project_path)
+    if copy_to is not None:
+        path = Path(copy_to) / "copy.reasonscope"
+        shutil.copy(project_path, path)
+    settings.remember_annotator("Ada")
+    window = MainWindow()
+    if prepare is not None:
+        prepare(window)
+    qtbot.addWidget(window)
+    window.resize(1280, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.open_path(path)
+    window.set_mode(mode)
+    return window

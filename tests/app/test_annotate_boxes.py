@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
-from gestures import press_shortcut
+from gestures import open_as_ada, press_shortcut
+from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
-from app import settings as app_settings
-from app.jrdb_io import read_jrdb, store_jrdb
-from app.jrdb_synth import SynthConfig, write_sequence
-from app.main_window import MainWindow
-from store import open_project
+from app.jrdb_synth import SynthConfig
 
 CONFIG = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=2_000)
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -22,27 +17,12 @@ LEFT = Qt.MouseButton.LeftButton
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("annotate_boxes")
-    write_sequence(folder / "jrdb", CONFIG)
-    path = folder / "seq.reasonscope"
-    with open_project(path, create=True) as project:
-        plans, _warnings = read_jrdb(folder / "jrdb")
-        store_jrdb(project, plans)
-    return path
+    return build_hoi_project(tmp_path_factory.mktemp("annotate_boxes"), CONFIG).db
 
 
 @pytest.fixture
 def window(qtbot, imported, tmp_path):
-    path = tmp_path / "copy.reasonscope"
-    shutil.copy(imported, path)
-    app_settings.remember_annotator("Ada")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_path(path)
-    w.set_mode("annotate")
+    w = open_as_ada(qtbot, imported, "annotate", copy_to=tmp_path)
     annotate = w.annotate
     qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
     assert w.session.annotator is not None and w.session.annotator.name == "Ada"

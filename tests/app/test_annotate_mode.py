@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
-from gestures import press_shortcut
+from gestures import open_as_ada, press_shortcut
+from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
-from app import settings as app_settings
-from app.jrdb_io import read_jrdb, store_jrdb
-from app.jrdb_synth import SynthConfig, write_sequence
-from app.main_window import MainWindow
+from app.jrdb_synth import SynthConfig
 from app.modes import MODES
 from store import open_project
 from widgets.jrdb_state import JrdbViewState
@@ -26,27 +23,12 @@ WORDS = re.compile(
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("annotate")
-    write_sequence(folder / "jrdb", CONFIG)
-    path = folder / "seq.reasonscope"
-    with open_project(path, create=True) as project:
-        plans, _warnings = read_jrdb(folder / "jrdb")
-        store_jrdb(project, plans)
-    return path
+    return build_hoi_project(tmp_path_factory.mktemp("annotate"), CONFIG).db
 
 
 @pytest.fixture
 def window(qtbot, imported, tmp_path):
-    path = tmp_path / "copy.reasonscope"
-    shutil.copy(imported, path)
-    app_settings.remember_annotator("Ada")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_path(path)
-    w.set_mode("annotate")
+    w = open_as_ada(qtbot, imported, "annotate", copy_to=tmp_path)
     annotate = w.annotate
     qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
     yield w

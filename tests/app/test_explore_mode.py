@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gestures import open_as_ada
 from PySide6.QtCore import QPoint, Qt
 
-from app import settings as app_settings
-from app.main_window import MainWindow
 from sim.scenes import generate_scene, scene_record
 from store import open_project
 
@@ -25,14 +24,7 @@ def scene_project(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, scene_project):
-    app_settings.remember_annotator("Ada")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_path(scene_project)
-    w.set_mode("explore")
+    w = open_as_ada(qtbot, scene_project, "explore")
     yield w
     w.close()
 

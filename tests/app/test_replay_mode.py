@@ -9,15 +9,11 @@ wide box that cannot work) and one short perception episode of another model.
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
-from gestures import press_shortcut
+from gestures import open_as_ada, press_shortcut
 from PySide6.QtCore import QPoint, Qt
 
-from app import settings as app_settings
-from app.main_window import MainWindow
 from store import open_project
 
 MANIPULATION = ["observe", "find_object", "push", "find_object", "grasp", "find_object", "grasp",
@@ -94,16 +90,7 @@ def episode_project(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, episode_project, tmp_path):
-    path = tmp_path / "copy.reasonscope"
-    shutil.copy(episode_project, path)
-    app_settings.remember_annotator("Ada")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_path(path)
-    w.set_mode("replay")
+    w = open_as_ada(qtbot, episode_project, "replay", copy_to=tmp_path)
     yield w
     w.close()
 

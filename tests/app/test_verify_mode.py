@@ -7,15 +7,11 @@ widgets.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from gestures import press_shortcut
+from gestures import open_as_ada, press_shortcut
 from PySide6.QtCore import Qt
 
 from annotation.verification import Verdict
-from app import settings as app_settings
-from app.main_window import MainWindow
 from store import open_project
 from widgets.verify_state import (
     ADJUDICATION,
@@ -212,17 +208,10 @@ def question_project(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, question_project, tmp_path):
-    path = tmp_path / "copy.reasonscope"
-    shutil.copy(question_project, path)
-    app_settings.remember_annotator("Ada")
-    w = MainWindow()
-    w.verify.image_size = 256  # quick restores in tests
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_path(path)
-    w.set_mode("verify")
+    def small_renders(w):
+        w.verify.image_size = 256  # quick restores in tests
+
+    w = open_as_ada(qtbot, question_project, "verify", copy_to=tmp_path, prepare=small_renders)
     yield w
     w.close()
 
