@@ -1,8 +1,7 @@
 """HOI labels and their reviews: rounds, undo, queues, propagation along a track, progress.
 
-`project.hoi` is this repository. It keeps the methods of
-`store.jrdb.HoiRepository` (add_label, get_label, set_difficulty,
-labels_for_frame, review) and adds what the Annotate panels need. The review
+`project.hoi` is this repository: add_label, get_label, set_difficulty,
+labels_for_frame, review, and what the Annotate panels need. The review
 rules are `annotation.hoi_review.review_refusal`, checked here inside the
 write and backed by triggers (migration 0005), so no caller can break them:
 nobody reviews their own label, a round takes two reviews by two people, a
@@ -33,11 +32,20 @@ from annotation.hoi_review import (
     review_refusal,
     sequence_progress,
 )
-from annotation.models import REVIEW_VERDICTS, Annotator, HoiLabel, HoiReview
-from store.base import dumps
+from annotation.models import HOI_DIFFICULTIES, REVIEW_VERDICTS, Annotator, HoiLabel, HoiReview
+from store.base import Repository, dumps
 from store.db import ProjectError, utc_now
-from store.jrdb import HoiRepository as _JrdbHoiRepository
-from store.jrdb import _check_difficulty
+
+_LABEL_COLUMNS = (
+    "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
+    "annotator_id, created_at, updated_at"
+)
+
+
+def _check_difficulty(difficulty: int) -> None:
+    if type(difficulty) is not int or difficulty not in HOI_DIFFICULTIES:
+        raise ValueError(f"difficulty must be 1 (easy), 2 (medium) or 3 (hard), not {difficulty!r}")
+
 
 _KEEP: Any = object()
 _ANY: Any = object()
@@ -74,8 +82,24 @@ def record_from_json(text: str) -> LabelRecord:
     )
 
 
-class HoiRepository(_JrdbHoiRepository):
+class HoiRepository(Repository):
+    """HOI labels and their reviews: authored, audited, in review rounds."""
+
     # -- reading --------------------------------------------------------------------
+    def get_label(self, label_id: int) -> HoiLabel:
+        row = self.db.execute(
+            f"SELECT {_LABEL_COLUMNS} FROM hoi_labels WHERE id = ?", [label_id]
+        ).fetchone()
+        if row is None:
+            raise ProjectError(f"{self.project.path}: no HOI label with id {label_id}")
+        return HoiLabel(*row)
+
+    def labels_for_frame(self, frame_id: int) -> list[HoiLabel]:
+        rows = self.db.execute(
+            f"SELECT {_LABEL_COLUMNS} FROM hoi_labels WHERE frame_id = ? ORDER BY id", [frame_id]
+        ).fetchall()
+        return [HoiLabel(*r) for r in rows]
+
     def record(self, label_id: int) -> LabelRecord | None:
         """The label with its round and every review, or None when there is none."""
         found = self.records(label_ids=[label_id])
