@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -350,43 +351,44 @@ def _unique(seen: set[str], label_id: str, where: str) -> None:
     seen.add(label_id)
 
 
-# -- the label files ---------------------------------------------------------------
-def parse_labels_2d(data: Any) -> list[PersonBox2D]:
-    """Boxes of `labels_2d_stitched/<seq>.json`; `truncated` etc. become booleans."""
-    out = []
-    for name, index, entries in _frames(data, ".jpg"):
+def _labelled_entries(data: Any, suffix: str) -> Iterator[tuple[int, str, dict, str]]:
+    """Every entry of a label file's frames, checked to be an object with a label_id
+    unique in its frame: (frame index, where it is for messages, entry, label_id)."""
+    for name, index, entries in _frames(data, suffix):
         seen: set[str] = set()
         for i, raw in enumerate(entries):
             where = f"{_key('labels', name)}[{i}]"
             entry = _entry(raw, where)
             label_id = _label_id(entry.get("label_id"), where)
             _unique(seen, label_id, where)
-            if "box" not in entry:
-                raise LayoutError(f"{where}.box: missing")
-            box = _box_2d(entry["box"], f"{where}.box")
-            attributes = {k: _truthy(v) for k, v in _attributes(entry, where).items()}
-            occlusion = attributes.get("occlusion")
-            if occlusion is not None and occlusion not in OCCLUSION_LEVELS:
-                raise LayoutError(
-                    f"{where}.attributes.occlusion: {json.dumps(occlusion)} is not one of "
-                    f"{', '.join(OCCLUSION_LEVELS)}"
-                )
-            out.append(PersonBox2D(label_id, index, box, attributes))
+            yield index, where, entry, label_id
+
+
+# -- the label files ---------------------------------------------------------------
+def parse_labels_2d(data: Any) -> list[PersonBox2D]:
+    """Boxes of `labels_2d_stitched/<seq>.json`; `truncated` etc. become booleans."""
+    out = []
+    for index, where, entry, label_id in _labelled_entries(data, ".jpg"):
+        if "box" not in entry:
+            raise LayoutError(f"{where}.box: missing")
+        box = _box_2d(entry["box"], f"{where}.box")
+        attributes = {k: _truthy(v) for k, v in _attributes(entry, where).items()}
+        occlusion = attributes.get("occlusion")
+        if occlusion is not None and occlusion not in OCCLUSION_LEVELS:
+            raise LayoutError(
+                f"{where}.attributes.occlusion: {json.dumps(occlusion)} is not one of "
+                f"{', '.join(OCCLUSION_LEVELS)}"
+            )
+        out.append(PersonBox2D(label_id, index, box, attributes))
     return out
 
 
 def parse_labels_3d(data: Any) -> list[PersonBox3D]:
     """Boxes of `labels_3d/<seq>.json` (frames keyed by `.pcd` names)."""
     out = []
-    for name, index, entries in _frames(data, ".pcd"):
-        seen: set[str] = set()
-        for i, raw in enumerate(entries):
-            where = f"{_key('labels', name)}[{i}]"
-            entry = _entry(raw, where)
-            label_id = _label_id(entry.get("label_id"), where)
-            _unique(seen, label_id, where)
-            box = _box_3d(entry.get("box"), f"{where}.box")
-            out.append(PersonBox3D(label_id, index, box, dict(_attributes(entry, where))))
+    for index, where, entry, label_id in _labelled_entries(data, ".pcd"):
+        box = _box_3d(entry.get("box"), f"{where}.box")
+        out.append(PersonBox3D(label_id, index, box, dict(_attributes(entry, where))))
     return out
 
 
@@ -397,29 +399,21 @@ def parse_objects(data: Any) -> list[ObjectBox]:
             f'"format": expected "{OBJECTS_FORMAT}", got {json.dumps(data["format"])}'
         )
     out = []
-    for name, index, entries in _frames(data, ".jpg"):
-        seen: set[str] = set()
-        for i, raw in enumerate(entries):
-            where = f"{_key('labels', name)}[{i}]"
-            entry = _entry(raw, where)
-            label_id = _label_id(entry.get("label_id"), where)
-            _unique(seen, label_id, where)
-            kind, category = entity_kind(label_id)
-            if kind != "object":
-                raise LayoutError(f"{where}.label_id: {label_id} names a person, not an object")
-            category = entry.get("category", category)
-            if not isinstance(category, str) or not category.strip():
-                raise LayoutError(f'{where}.category: expected a name like "chair"')
-            box_2d = _box_2d(entry["box"], f"{where}.box") if entry.get("box") is not None else None
-            box_3d = (
-                _box_3d(entry["box_3d"], f"{where}.box_3d")
-                if entry.get("box_3d") is not None
-                else None
-            )
-            if box_2d is None and box_3d is None:
-                raise LayoutError(f"{where}: needs a 2D box (box), a 3D box (box_3d) or both")
-            attributes = {k: _truthy(v) for k, v in _attributes(entry, where).items()}
-            out.append(ObjectBox(label_id, category, index, box_2d, box_3d, attributes))
+    for index, where, entry, label_id in _labelled_entries(data, ".jpg"):
+        kind, category = entity_kind(label_id)
+        if kind != "object":
+            raise LayoutError(f"{where}.label_id: {label_id} names a person, not an object")
+        category = entry.get("category", category)
+        if not isinstance(category, str) or not category.strip():
+            raise LayoutError(f'{where}.category: expected a name like "chair"')
+        box_2d = _box_2d(entry["box"], f"{where}.box") if entry.get("box") is not None else None
+        box_3d = (
+            _box_3d(entry["box_3d"], f"{where}.box_3d") if entry.get("box_3d") is not None else None
+        )
+        if box_2d is None and box_3d is None:
+            raise LayoutError(f"{where}: needs a 2D box (box), a 3D box (box_3d) or both")
+        attributes = {k: _truthy(v) for k, v in _attributes(entry, where).items()}
+        out.append(ObjectBox(label_id, category, index, box_2d, box_3d, attributes))
     return out
 
 
