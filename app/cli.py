@@ -39,11 +39,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from app.demo import build_demo
 
     path = default_db(args)
-    progress = TerminalProgress()
-    try:
+    with TerminalProgress() as progress:
         added = build_demo(path, progress)
-    finally:
-        progress.close()
     if args.json:
         print(json.dumps({"path": str(path), "added_parts": added}))
     elif added:

@@ -56,8 +56,7 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
     make_agent(args.agent, prompt_variant=args.prompt_variant, config=args.config)  # config check
-    progress = TerminalProgress()
-    try:
+    with TerminalProgress() as progress:
         summary = run_agent(
             path,
             args.agent,
@@ -70,8 +69,6 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
             image_size=args.image_size,
             progress=progress,
         )
-    finally:
-        progress.close()
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
         return 0

@@ -24,11 +24,8 @@ def cmd_scenes_generate(args: argparse.Namespace) -> int:
         return fail(str(exc))
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
-    progress = TerminalProgress()
-    try:
+    with TerminalProgress() as progress:
         ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
-    finally:
-        progress.close()
     if args.json:
         print(json.dumps({"path": str(path), "scene_ids": ids}))
     else:
@@ -56,8 +53,7 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
         return fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
-    progress = TerminalProgress()
-    try:
+    with TerminalProgress() as progress:
         summary = generate_questions(
             path,
             tasks=tasks,
@@ -66,8 +62,6 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
             threshold=args.max_visibility,
             progress=progress,
         )
-    finally:
-        progress.close()
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
         return 0

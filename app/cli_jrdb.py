@@ -42,8 +42,7 @@ def cmd_import_jrdb(args: argparse.Namespace) -> int:
     from app.jrdb_io import import_jrdb
 
     path = default_db(args)
-    progress = TerminalProgress()
-    try:
+    with TerminalProgress() as progress:
         result = import_jrdb(
             path,
             args.root,
@@ -51,8 +50,6 @@ def cmd_import_jrdb(args: argparse.Namespace) -> int:
             calibration_path=args.calibration,
             progress=progress,
         )
-    finally:
-        progress.close()
     if args.json:
         report = {
             "path": str(path),

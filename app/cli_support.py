@@ -46,6 +46,12 @@ class TerminalProgress(Progress):
         if self._tty and self._last:
             sys.stderr.write("\n")
 
+    def __enter__(self) -> TerminalProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # end the line in place, also when the work fails or is cancelled
+
 
 def db_arg(parser: argparse.ArgumentParser, *, help_text: str) -> None:
     parser.add_argument("--db", metavar="PATH", type=Path, default=None, help=help_text)
