@@ -23,6 +23,26 @@ ROWS = (
 )
 
 
+def results_table(columns, *, alternating: bool = False) -> QTableWidget:
+    """A read-only results table: the first column stretches, the others fit their text."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(list(columns))
+    table.verticalHeader().hide()
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(alternating)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if columns:
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+def fit_table_height(table: QTableWidget, margin: int = 6) -> None:
+    """Make a table exactly as tall as its rows (the page scrolls, not the table)."""
+    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    table.setFixedHeight(rows + table.horizontalHeader().height() + margin)
+
+
 def kappa_words(kappa: float | None) -> str:
     """Landis and Koch's reading of a kappa value."""
     if kappa is None:

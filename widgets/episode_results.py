@@ -17,11 +17,12 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QScrollArea,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from widgets.agreement_view import fit_table_height, results_table
 
 MODE_COLOURS = {
     "direct": QColor(120, 144, 176),
@@ -87,23 +88,6 @@ def _cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetItem:
     return item
 
 
-def _table(columns: list[str] | tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    table.verticalHeader().hide()
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    if columns:
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    return table
-
-
-def _fit_height(table: QTableWidget) -> None:
-    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
-    table.setFixedHeight(rows + table.horizontalHeader().height() + 6)
-
-
 class BarPlot(pg.PlotWidget):
     """Grouped or stacked bars with category labels under them."""
 
@@ -166,8 +150,8 @@ class EpisodeResultsView(QWidget):
         super().__init__(parent)
         self.summary = QLabel(wordWrap=True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.success_table = _table([])
-        self.recovery_table = _table(RECOVERY_COLUMNS)
+        self.success_table = results_table([])
+        self.recovery_table = results_table(RECOVERY_COLUMNS)
         self.recovery_note = QLabel(wordWrap=True)
         self.format_errors = QLabel(wordWrap=True)
         self.task_plot = BarPlot("Success per task and mode (mean over models)", "success (%)")
@@ -269,7 +253,7 @@ class EpisodeResultsView(QWidget):
                     item.setBackground(QBrush(BASELINE_BRUSH))
                     item.setData(Qt.ItemDataRole.UserRole, "baseline")
                 table.setItem(r, c, item)
-        _fit_height(table)
+        fit_table_height(table)
         errors = m.get("format_errors", [])
         total = sum(e["format_error_steps"] for e in errors)
         worst = max(errors, key=lambda e: e["format_error_steps"], default=None)
@@ -298,7 +282,7 @@ class EpisodeResultsView(QWidget):
             ]
             for c, item in enumerate(cells):
                 table.setItem(r, c, item)
-        _fit_height(table)
+        fit_table_height(table)
         self.recovery_note.setText(
             "No failed grasps recorded."
             if not shown

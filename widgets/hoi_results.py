@@ -11,7 +11,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGroupBox,
-    QHeaderView,
     QLabel,
     QScrollArea,
     QTableWidget,
@@ -20,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.agreement_view import kappa_words
+from widgets.agreement_view import fit_table_height, kappa_words, results_table
 
 AGREEMENT_ROWS = (
     ("author_vs_reviewer", "Difficulty: author vs each reviewer"),
@@ -37,18 +36,6 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0f} %"
 
 
-def _table(headers: list[str]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().hide()
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setAlternatingRowColors(True)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    return table
-
-
 def _fill(table: QTableWidget, rows: list[tuple[str, ...]]) -> None:
     table.setRowCount(len(rows))
     for r, cells in enumerate(rows):
@@ -57,8 +44,7 @@ def _fill(table: QTableWidget, rows: list[tuple[str, ...]]) -> None:
             if c:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             table.setItem(r, c, item)
-    height = sum(table.rowHeight(r) for r in range(table.rowCount()))
-    table.setFixedHeight(height + table.horizontalHeader().height() + 4)
+    fit_table_height(table, margin=4)
 
 
 class HoiResultsView(QScrollArea):
@@ -71,7 +57,9 @@ class HoiResultsView(QScrollArea):
         self.setWidget(body)
         self.summary = QLabel(wordWrap=True)
         self.summary.setObjectName("hoi_results_summary")
-        self.agreement = _table(["", "Pairs", "Kappa", "Agreement", "Notes"])
+        self.agreement = results_table(
+            ["", "Pairs", "Kappa", "Agreement", "Notes"], alternating=True
+        )
         self.agreement.setObjectName("hoi_agreement_table")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555")
@@ -81,9 +69,12 @@ class HoiResultsView(QScrollArea):
             "Verdict kappa is Cohen's kappa of the two reviewers of a round; a 'fix' counts "
             "as a reject."
         )
-        self.categories = _table(["Category", "Labels", "Accepted", "Accepted %"])
-        self.sequences = _table(
-            ["Sequence", "Person-frames labelled", "Labels", "Reviewed twice", "Accepted"]
+        self.categories = results_table(
+            ["Category", "Labels", "Accepted", "Accepted %"], alternating=True
+        )
+        self.sequences = results_table(
+            ["Sequence", "Person-frames labelled", "Labels", "Reviewed twice", "Accepted"],
+            alternating=True,
         )
         layout = QVBoxLayout(body)
         layout.setContentsMargins(24, 24, 24, 24)
