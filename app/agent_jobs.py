@@ -78,6 +78,7 @@ def select_questions(project: Project, which: str, limit: int | None) -> list:
 
 def run_episode(project: Project, question, agent, mode: str, *, image_size: int = 1024) -> int:
     """Run `agent` on one question and store the episode; return its id."""
+    from sim.openai_agent import ModelError
     from sim.scenes import world_from_records
     from sim.toolenv import ToolEnv
     from sim.world import TOP_DOWN
@@ -90,9 +91,7 @@ def run_episode(project: Project, question, agent, mode: str, *, image_size: int
         env = ToolEnv(world, question, mode, camera=camera)
         try:
             agent.run(env)
-        except Exception as exc:  # a model endpoint failing is an outcome, not a crash
-            if type(exc).__name__ != "ModelError":
-                raise
+        except ModelError as exc:  # a model endpoint failing is an outcome, not a crash
             error = str(exc)
         outcome = "error" if error else env.outcome
         header = {

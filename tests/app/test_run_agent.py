@@ -71,3 +71,22 @@ def test_bad_requests_fail_in_one_line_and_record_nothing(db, capsys):
     assert err.count("\n") == 1 and "openai agent" in err
     with open_project(db) as project:
         assert project.episodes.ids() == []
+
+
+def test_a_failing_model_endpoint_is_recorded_as_an_error_episode(db):
+    from app.agent_jobs import run_episode
+    from sim.openai_agent import ModelError
+
+    class Unreachable:
+        name, model, prompt_variant = "openai", "some-vlm", "plain"
+
+        def run(self, env):
+            env.call("perceive_scene")
+            raise ModelError("cannot reach http://127.0.0.1:9/v1: connection refused")
+
+    with open_project(db) as project:
+        question = project.questions.page(limit=1).rows[0]
+        episode = project.episodes.get(run_episode(project, question, Unreachable(), "perception"))
+        assert episode.outcome == "error" and episode.success is False
+        assert "connection refused" in episode.header["error"]
+        assert [s.name for s in project.episodes.steps(episode.id)] == ["observe", "perceive_scene"]
