@@ -18,7 +18,7 @@ import pybullet
 from sim.camera import CameraSpec
 from sim.grasp_plan import GraspPlan, plan_grasp
 from sim.motion import DOWN, FINGERTIP_OFFSET, go_home, move_tool_to, tool_pose
-from sim.render import render
+from sim.render import RenderedView, render
 from sim.world import BASKET_CENTRE, BASKET_SIZE, GRIPPER_MIMIC, TABLE_TOP_Z, TabletopWorld
 
 FINGER_FORCE = 40.0  # N·m at finger_joint: a firm but not crushing squeeze
@@ -106,7 +106,8 @@ def _fail(world, reason, detail, plan, body_key=None, at_close=None) -> GraspRes
 def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspResult:
     """Plan, grasp, lift and drop the masked object into the basket; say why if not."""
     enable_finger_dynamics(world)
-    plan = plan_grasp(world, camera, mask)
+    view = render(world, camera)  # one render serves the plan and the target's identity
+    plan = plan_grasp(world, camera, mask, view)
     if not plan.feasible:
         detail = plan.reason.removeprefix("no feasible grasp: ")
         return GraspResult(
@@ -127,7 +128,7 @@ def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspRe
     drive_fingers(world, 0.0, 30)
     if move_tool_to(world, above, orientation) > 0.02:
         return _fail(world, "unreachable", "the arm cannot get above the object", plan)
-    target = _masked_body(world, camera, mask)
+    target = _masked_body(view, mask)
     hit: list[str] = []
     on_top: list[bool] = []
     error = move_tool_to(
@@ -202,9 +203,9 @@ def in_basket(world: TabletopWorld, uid: int) -> bool:
 BUMP_FORCE = 5.0  # N: a contact this hard with anything but the target stops the descent
 
 
-def _masked_body(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> int | None:
+def _masked_body(view: RenderedView, mask: np.ndarray) -> int | None:
     """The body most of the mask's pixels show (the planner's own bookkeeping)."""
-    seg = render(world, camera).segmentation[mask]
+    seg = view.segmentation[mask]
     if seg.size == 0:
         return None
     values, counts = np.unique(seg, return_counts=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from sim.camera import CameraSpec, intrinsics
 from sim.push import mask_to_point
-from sim.render import render
+from sim.render import RenderedView, render
 from sim.world import TabletopWorld
 
 MAX_OPENING = 0.085  # the 2F-85's stroke
@@ -29,16 +29,20 @@ class GraspPlan:
     width: float  # object extent across the closing axis (m)
     feasible: bool
     reason: str
-    flat_top: float = 1.0  # share of the visible surface within 1 cm of the top (a ball: about half)
+    flat_top: float = (
+        1.0  # share of the visible surface within 1 cm of the top (a ball: about half)
+    )
 
 
-def plan_grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspPlan:
+def plan_grasp(
+    world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, view: RenderedView | None = None
+) -> GraspPlan:
     """Where and at what angle to grasp the masked object from above, and whether it fits."""
-    view = render(world, camera)
+    view = view or render(world, camera)
     ys, xs = np.nonzero(mask)
     if len(xs) < 10:
         return GraspPlan((0, 0, 0), 0, 0, 0, False, "no feasible grasp: the mask is too small")
-    centre = mask_to_point(world, camera, mask)
+    centre = mask_to_point(world, camera, mask, view)
     depth = view.depth_m[ys, xs]
     top_z = float(camera.eye[2] - depth.min())  # the camera looks straight down
     flat_top = float(np.mean(depth - depth.min() < 0.01))

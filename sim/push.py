@@ -14,7 +14,7 @@ import numpy as np
 
 from sim.camera import CameraSpec, pixel_ray
 from sim.motion import FINGERTIP_OFFSET, go_home, move_tool_to, set_fingers, tool_pose
-from sim.render import render
+from sim.render import RenderedView, render
 from sim.world import TABLE_TOP_Z, TabletopWorld
 
 # image directions -> world directions (image right = +x, image up = +y: away from the robot)
@@ -31,9 +31,12 @@ class PushResult:
     end: tuple[float, float, float]
 
 
-def mask_to_point(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> np.ndarray:
-    """The 3D centre of a mask's visible surface, from the depth image."""
-    view = render(world, camera)
+def mask_to_point(
+    world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, view: RenderedView | None = None
+) -> np.ndarray:
+    """The 3D centre of a mask's visible surface, from the depth image (`view`, if the
+    caller has rendered the scene already)."""
+    view = view or render(world, camera)
     ys, xs = np.nonzero(mask)
     if len(xs) == 0:
         raise ValueError("the mask is empty")
