@@ -61,13 +61,16 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         path = out / f"{i:02d}-{spec.key}.png"
         window.grab().save(str(path))
         written.append(path)
-    window.set_mode("results")  # the second Results tab: episode results
-    window.results.tabs.setCurrentIndex(1)
-    _settle(app)
-    path = out / "05-results-episodes.png"
-    window.grab().save(str(path))
-    written.append(path)
-    window.results.tabs.setCurrentIndex(0)
+    window.set_mode("results")  # the other Results tabs: episodes, HOI labels
+    tabs = window.results.tabs
+    for index in range(1, tabs.count()):
+        tabs.setCurrentIndex(index)
+        _settle(app)
+        name = tabs.tabText(index).lower().replace(" ", "-")
+        path = out / f"05-results-{name}.png"
+        window.grab().save(str(path))
+        written.append(path)
+    tabs.setCurrentIndex(0)
     window.show_shortcuts()
     _settle(app)
     path = out / "06-shortcuts.png"
