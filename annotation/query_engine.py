@@ -122,6 +122,7 @@ class GeneratedQuestion:
     seed: int
     asked: str | None = None
     template: int = 0
+    pattern: dict[str, Any] = field(default_factory=dict)  # see `Binding.pattern`
 
     @property
     def D(self) -> int:  # noqa: N802
@@ -135,7 +136,7 @@ class GeneratedQuestion:
 # -- patterns -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class EdgeShape:
     """Pattern edge between node `parent` (nearer the target) and `child`."""
 
@@ -145,7 +146,7 @@ class EdgeShape:
     parent_is_subject: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Combination:
     kinds: tuple[str, ...]  # node kinds, node 0 the target
     attributes: tuple[tuple[str, ...], ...]  # attribute filters per node
@@ -176,6 +177,36 @@ class Binding:
     slots: tuple[int, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def pattern(self) -> dict[str, Any]:
+        """The bound pattern as plain data: enough to re-evaluate the question independently.
+
+        ``nodes[i]``: kind, the entity it was bound to, and its filters
+        ``[attribute, value, slot or None]``; ``edges[k]``: parent and child node,
+        relation family and value, slot, and whether the parent is the relation's subject.
+        """
+        return {
+            "nodes": [
+                {
+                    "kind": kind,
+                    "bound": self.entities[i],
+                    "filters": [list(v) for v in self.values[i]],
+                }
+                for i, kind in enumerate(self.combo.kinds)
+            ],
+            "edges": [
+                {
+                    "parent": e.parent,
+                    "child": e.child,
+                    "family": e.family,
+                    "value": self.edge_values[k][0],
+                    "slot": self.edge_values[k][1],
+                    "parent_is_subject": e.parent_is_subject,
+                }
+                for k, e in enumerate(self.combo.edges)
+            ],
+            "answer_slot": self.answer_slot,
+        }
+
 
 def relation_family(kind: str, predicate: str, attributes: dict[str, Any]) -> list[tuple[str, str]]:
     """(family, value) pairs one relation offers: geometry gives a direction and a distance."""
@@ -198,6 +229,7 @@ class GraphIndex:
         self.out: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
         self.inc: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
         self.signature: set[tuple[str, str, str]] = set()
+        self.combinations: dict[Preferences, list[Combination]] = {}
         kinds = {k: e.kind for k, e in graph.entities.items()}
         for r in graph.relations:
             for family, value in relation_family(r.kind, r.predicate, r.attributes):
@@ -247,7 +279,13 @@ def _shapes(size: int) -> list[tuple[tuple[int, int], ...]]:
 
 
 def enumerate_combinations(index: GraphIndex, prefs: Preferences) -> list[Combination]:
-    """Every combination whose relation families the graph offers, in a stable order."""
+    """Every combination whose relation families the graph offers, in a stable order.
+
+    Cached on the index: a batch of questions on one graph enumerates once.
+    """
+    cached = index.combinations.get(prefs)
+    if cached is not None:
+        return cached
     size = SCOPE_SIZE[prefs.spatial]
     kinds_present = {e.kind for e in index.graph.entities.values()}
     families = sorted(index.signature)
@@ -275,7 +313,12 @@ def enumerate_combinations(index: GraphIndex, prefs: Preferences) -> list[Combin
                 if not ok or not _focus_ok(prefs.subject, kinds):
                     continue
                 out += _with_attributes(tuple(kinds), tuple(edges), prefs)
-    return sorted(set(out), key=lambda c: c.describe())
+    index.combinations[prefs] = result = sorted(set(out), key=_order_key)
+    return result
+
+
+def _order_key(c: Combination) -> tuple:
+    return (c.kinds, c.attributes, c.edges, c.asked or "")
 
 
 def _focus_ok(subject: str, kinds: list[str | None]) -> bool:
@@ -354,13 +397,8 @@ def generate(
             f"(relation families present: {sorted({f for f, _, _ in index.signature}) or 'none'})"
         )
     rng = random.Random(seed)
-    order = list(combos)
-    rng.shuffle(order)
-    attempts = 0
-    for combo in itertools.cycle(order):
-        attempts += 1
-        if attempts > MAX_ATTEMPTS:
-            break
+    for _ in range(MAX_ATTEMPTS):
+        combo = combos[rng.randrange(len(combos))]  # uniform over combinations
         binding = instantiate(index, combo, prefs, slots, rng)
         if binding is None:
             continue
@@ -394,6 +432,7 @@ def generate(
             seed=seed,
             asked=combo.asked,
             template=worded.template,
+            pattern=binding.pattern(),
         )
     raise NoQuestion(
         f"no {prefs.task} question with subject {prefs.subject!r}, spatial {prefs.spatial!r}, "

@@ -110,6 +110,7 @@ def question_record(q: GeneratedQuestion, window: FrameWindow) -> dict[str, Any]
         "answer_slot": q.answer_slot,
         "combination": list(q.combination),
         "template": q.template,
+        "pattern": q.pattern,
     }
     if q.asked:
         criteria["asked"] = q.asked
