@@ -32,10 +32,16 @@ class FormatError(ValueError):
 
 
 def question_record(
-    question, scene: dict[str, Any] | None, verification: dict[str, Any]
+    question,
+    scene: dict[str, Any] | None,
+    verification: dict[str, Any],
+    sequence: str | None = None,
 ) -> dict[str, Any]:
-    """One exported line for a `Question` (annotation.models) and its self-contained scene."""
-    return {
+    """One exported line for a `Question` (annotation.models) and its self-contained scene.
+
+    A JRDB question has no scene; `sequence` names the JRDB sequence it is about.
+    """
+    record = {
         "format": FORMAT,
         "id": question.uid,
         "version": question.version,
@@ -52,6 +58,9 @@ def question_record(
         "verification": verification,
         "scene": scene,
     }
+    if sequence is not None:
+        record["sequence"] = sequence
+    return record
 
 
 def validate(record: Any) -> dict[str, Any]:

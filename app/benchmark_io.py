@@ -29,18 +29,28 @@ def export_benchmark(
     with open_for_reading(db) as project:
         wanted = None if status == "any" else {"approved", "corrected"}
         lines, after = [], None
+        sequences = {s.id: s.name for s in project.sequences.list()}
         while True:
             page = project.questions.page(after=after, limit=500)
             for q in page.rows:
                 if wanted is not None and q.status not in wanted:
                     continue
                 scene = _scene_object(project.scenes.get(q.scene_id)) if q.scene_id else None
-                lines.append(json.dumps(question_record(q, scene, {"status": q.status})))
+                sequence = sequences.get(q.sequence_id)
+                lines.append(
+                    json.dumps(question_record(q, scene, {"status": q.status}, sequence))
+                )
             if page.next_cursor is None:
                 break
             after = page.next_cursor
     write_lines(out, lines)
     return len(lines)
+
+
+def _sequence_id(project, name) -> int | None:
+    """The row id of the named JRDB sequence, when the project has it."""
+    found = project.sequences.find(name) if isinstance(name, str) else None
+    return found.id if found else None
 
 
 def import_benchmark(db: str | os.PathLike[str], source: str | os.PathLike[str]) -> int:
@@ -81,6 +91,7 @@ def import_benchmark(db: str | os.PathLike[str], source: str | os.PathLike[str])
                         "status": r["verification"].get("status", "pending"),
                         "seed": r.get("seed"),
                         "scene_id": scene_id,
+                        "sequence_id": _sequence_id(project, r.get("sequence")),
                     }
                 )
     return len(records)

@@ -44,8 +44,12 @@ def cmd_scenes_export(args: argparse.Namespace) -> int:
 def cmd_questions_generate(args: argparse.Namespace) -> int:
     from app.question_jobs import BUILT_TASKS, generate_questions
 
-    if args.benchmark != "mgvqa":
-        return fail(f"--benchmark {args.benchmark}: only mgvqa questions can be generated so far")
+    if args.benchmark == "jrdb":
+        from app.cli_questions import cmd_generate_jrdb
+
+        return cmd_generate_jrdb(args)
+    if args.task in ("vg", "vqa-wh", "vqa-count"):
+        return fail(f"--task {args.task} is a jrdb task; mgvqa tasks: count, find, beneath, compare")
     tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
     if args.n < 1:
         return fail(f"--n {args.n}: need at least one question")
@@ -157,6 +161,12 @@ def _print_episode_table(e: dict) -> None:
 def cmd_export_benchmark(args: argparse.Namespace) -> int:
     from app.benchmark_io import export_benchmark
 
+    if args.format == "jrdb-reasoning-vg":
+        from app.jrdb_reasoning_export import export_jrdb_reasoning_vg
+
+        count, skipped = export_jrdb_reasoning_vg(default_db(args), args.out, status=args.status)
+        print(f"Wrote {count} VG questions to {args.out} ({skipped} other questions left out)")
+        return 0
     count = export_benchmark(default_db(args), args.out, status=args.status)
     print(f"Wrote {count} questions to {args.out}")
     return 0
