@@ -131,12 +131,12 @@ class _Phrases:
             near, far = DIRECTION_PHRASES.get(value, (clean_label(value), clean_label(value)))
             if edge.parent_is_subject:
                 return "subject", f"{be} {near} {other}{when}"
-            return "subject", f"{have} {other} {far.format(**p)}{when}"
+            return "subject", _has(have, other, far.format(**p), when)
         if edge.family == "distance":
             words = DISTANCE_PHRASES.get(value, clean_label(value))
             if edge.parent_is_subject:
                 return "subject", f"{be} {words} {other}{when}"
-            return "subject", f"{have} {other} {words} {p['them']}{when}"
+            return "subject", _has(have, other, f"{words} {p['them']}", when)
         words = SIM_PHRASES.get(value, clean_label(value))
         if edge.parent_is_subject:
             return "subject", f"{be} {words} {other}{when}"
@@ -156,6 +156,14 @@ class _Phrases:
         head = self.head(node, n_attrs, is_plural)
         clause = self.clauses(node, n_attrs, n_edges, is_plural)
         return head + (f" {clause}" if clause else "")
+
+
+def _has(have: str, other: str, where: str, when: str) -> str:
+    """ "has a man to her left"; a reference with its own clause goes last, so that
+    "to her left" cannot be read as part of it: "has to her left a man who is ..."."""
+    if " who " in f" {other} " or " that " in f" {other} ":
+        return f"{have} {where}{when} {other}"
+    return f"{have} {other} {where}{when}"
 
 
 def _describe(ph: _Phrases, raw: RawStep) -> str:

@@ -159,6 +159,32 @@ def _part_hoi(project: Project, progress: Progress) -> None:
                         )
 
 
+#: (task, subject, spatial, how many) of the demo's JRDB-Reasoning questions.
+DEMO_REASONING = [
+    ("vg", "human", "single", 2),
+    ("vg", "human", "pair", 2),
+    ("vg", "both", "clique", 2),
+    ("vqa-count", "human", "pair", 2),
+    ("vqa-wh", "both", "pair", 2),
+]
+
+
+def _part_reasoning(project: Project, progress: Progress) -> None:
+    """Query-engine questions on the HOI-labelled frames, pending verification."""
+    from annotation.query_engine import Preferences
+    from app.reasoning_jobs import generate_for_sequence
+
+    for sequence in project.sequences.list():
+        frames = [f.id for f in project.sequences.frames(sequence.id)[:DEMO_HOI_FRAMES]]
+        for i, (task, subject, spatial, n) in enumerate(DEMO_REASONING):
+            progress.report(i, len(DEMO_REASONING), "Demo: JRDB-Reasoning questions")
+            records, _ = generate_for_sequence(
+                project, sequence.id, Preferences(task, "image", subject, spatial), n, seed=i,
+                frames=frames,
+            )  # fmt: skip
+            project.questions.add_many(records)
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
@@ -166,6 +192,7 @@ DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("episodes", _part_episodes),
     ("jrdb", _part_jrdb),
     ("hoi", _part_hoi),
+    ("reasoning", _part_reasoning),
 ]
 
 

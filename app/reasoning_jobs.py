@@ -165,10 +165,12 @@ def generate_for_sequence(
     *,
     window: int = DEFAULT_WINDOW,
     progress: Progress | None = None,
+    frames: Sequence[int] | None = None,
 ) -> tuple[list[dict[str, Any]], GenerationSummary]:
-    """Up to `n` records with distinct texts; frames chosen with the seed."""
+    """Up to `n` records with distinct texts; frames (all, or `frames`) chosen with the seed."""
     progress = progress or Progress()
-    frames = [f.id for f in project.sequences.frames(sequence_id)]
+    if frames is None:
+        frames = [f.id for f in project.sequences.frames(sequence_id)]
     if not frames:
         raise ValueError(f"sequence {sequence_id} has no frames")
     rng = random.Random(seed)
