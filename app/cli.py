@@ -197,28 +197,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p = questions_sub.add_parser(
         "generate",
-        help="generate occlusion-grounded tabletop questions",
-        description="Generate MG-VQA questions whose answer-critical objects are hidden in the "
-        "model's first view (visibility at most --max-visibility), each with its own scene. "
-        "--n questions per task; a summary says how many candidates each criterion rejected.",
+        help="generate tabletop (mgvqa) or JRDB-Reasoning (jrdb) questions",
+        description="mgvqa: MG-VQA questions whose answer-critical objects are hidden in the "
+        "model's first view (visibility at most --max-visibility), each with its own scene; "
+        "--n questions per task, and a summary of what each criterion rejected. jrdb: questions "
+        "of controlled difficulty from a JRDB sequence's scene graphs by the adaptive query "
+        "engine (docs/jrdb-questions.md), with their step-by-step annotations.",
     )
     db_arg(p, help_text="project file (default: the demo project)")
-    p.add_argument("--benchmark", default="mgvqa", help="benchmark (mgvqa)")
+    p.add_argument(
+        "--benchmark", default="mgvqa", choices=["mgvqa", "jrdb"], help="benchmark (mgvqa)"
+    )
     p.add_argument(
         "--task",
-        choices=["count", "find", "beneath", "compare", "all"],
+        choices=["count", "find", "beneath", "compare", "all", "vg", "vqa-wh", "vqa-count"],
         required=True,
-        help="task, or all of the built ones",
+        help="mgvqa: count, find, beneath, compare or all; jrdb: vg, vqa-wh or vqa-count",
     )
-    p.add_argument("--n", type=int, required=True, help="questions per task")
+    p.add_argument("--n", type=int, required=True, help="questions (per task for mgvqa)")
     p.add_argument("--seed", type=int, required=True, help="first generator seed")
     p.add_argument(
         "--max-visibility",
         type=float,
         default=0.10,
         metavar="FRACTION",
-        help="largest visible fraction of an answer-critical object (default 0.10)",
+        help="mgvqa: largest visible fraction of an answer-critical object (default 0.10)",
     )
+    from app.cli_questions import add_jrdb_generate_options
+
+    add_jrdb_generate_options(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
 
@@ -242,6 +249,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["approved", "any"],
         default="approved",
         help="approved (and corrected) questions only, or any (default approved)",
+    )
+    p.add_argument(
+        "--format",
+        default="reasonscope-benchmark/1",
+        choices=["reasonscope-benchmark/1", "jrdb-reasoning-vg"],
+        help="reasonscope-benchmark/1 JSON Lines (default), or the JRDB-Reasoning VG "
+        "question list (a JSON list of the jrdb VG questions)",
     )
     p.set_defaults(func=cmd_export_benchmark)
     p = export_sub.add_parser(
@@ -292,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli_jrdb import add_import_jrdb_parser
 
     add_import_jrdb_parser(import_sub)
+    from app.cli_reasoning import add_import_predictions_parser
+
+    add_import_predictions_parser(import_sub)
 
     from app.cli_agents import add_run_agent_parser
 
@@ -308,7 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument(
-        "--json", action="store_true", help="print a JSON object (keys verification, episodes, hoi)"
+        "--json",
+        action="store_true",
+        help="print a JSON object (keys verification, episodes, hoi, reasoning)",
     )
     p.set_defaults(func=cmd_metrics)
 

@@ -8,6 +8,14 @@ from typing import Any
 from annotation.episode_metrics import episode_metrics
 from annotation.hoi_review import hoi_agreement, hoi_counts, in_qc_sample, sequence_progress
 from annotation.hoi_taxonomy import load_hoi_taxonomy
+from annotation.reasoning_eval import (
+    LEVEL_DEFINITIONS,
+    LEVELS,
+    accuracy_by_level,
+    human_accuracy_by_level,
+    spearman_table,
+    step_curves,
+)
 from store import open_for_reading
 
 
@@ -26,7 +34,7 @@ def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
     """Everything `reasonscope metrics` reports: {"verification": {...}, "episodes": {...},
-    "hoi": {...}}.
+    "hoi": {...}, "reasoning": {...}}.
 
     Read-only where needed, and one-line `ProjectError`s, as `verification_metrics`.
     The `episodes` shape is documented in `annotation.episode_metrics.episode_metrics`.
@@ -36,6 +44,7 @@ def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
             "verification": project_verification_metrics(project),
             "episodes": project_episode_metrics(project),
             "hoi": project_hoi_metrics(project),
+            "reasoning": project_reasoning_metrics(project),
         }
 
 
@@ -82,3 +91,40 @@ def project_hoi_metrics(project) -> dict[str, Any]:
         for sid, name in repo.sequences()
     ]
     return metrics
+
+
+def project_reasoning_metrics(project) -> dict[str, Any]:
+    """The `reasoning` metrics of an open project: JRDB-Reasoning evaluation by level.
+
+    Shape (docs/jrdb-questions.md, "Evaluation"): {"levels", "level_definitions",
+    "counts": {"predictions", "stale_predictions", "human_answers", "stale_human_answers",
+    "ratings"}, "models", "accuracy": [{"model", "benchmark", "task", "levels": {"D1":
+    {"n", "correct", "accuracy_pct", "mean_iou"}, ...}, "all": {...}}], "human": [the same,
+    model "human", each cell the mean over annotators with "annotators"], "steps": [{"model",
+    "task", "level", "curve": [{"step", "n", "correct", "accuracy_pct"}]}], "spearman":
+    [{"benchmark", "task", "n", "ratings", "annotators", "rho", "p", "words"}]}.
+
+    Only scores against a question's current version count, and excluded questions not at
+    all; scores left on a corrected question's older version are counted as stale.
+    """
+    repo = project.reasoning
+    predictions = [p for p in repo.predictions() if p.question_status != "excluded"]
+    answers = [a for a in repo.human_answers() if a.question_status != "excluded"]
+    live = [p for p in predictions if p.is_current]
+    live_answers = [a for a in answers if a.is_current]
+    return {
+        "levels": list(LEVELS),
+        "level_definitions": dict(LEVEL_DEFINITIONS),
+        "counts": {
+            "predictions": len(live),
+            "stale_predictions": len(predictions) - len(live),
+            "human_answers": len(live_answers),
+            "stale_human_answers": len(answers) - len(live_answers),
+            "ratings": repo.counts()["ratings"],
+        },
+        "models": repo.models(),
+        "accuracy": accuracy_by_level(live),
+        "human": human_accuracy_by_level(live_answers),
+        "steps": step_curves(live),
+        "spearman": spearman_table(repo.rating_points()),
+    }

@@ -14,6 +14,7 @@ def attach_repositories(project: Project) -> None:
     from store.hoi import HoiRepository
     from store.jrdb import SequenceRepository
     from store.questions import QuestionRepository
+    from store.reasoning import ReasoningRepository
     from store.scenes import SceneRepository
     from store.summary import SummaryRepository
     from store.verifications import VerificationRepository
@@ -25,6 +26,7 @@ def attach_repositories(project: Project) -> None:
     project.sequences = SequenceRepository(project)
     project.hoi = HoiRepository(project)
     project.questions = QuestionRepository(project)
+    project.reasoning = ReasoningRepository(project)
     project.scenes = SceneRepository(project)
     project.summary = SummaryRepository(project)
     project.verifications = VerificationRepository(project)

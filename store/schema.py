@@ -453,4 +453,59 @@ def _split_with_triggers(script: str) -> list[str]:
     return out
 
 
+_V6_REASONING = """
+-- A model's answer (or box) to one question version, scored when imported. question_id is
+-- the version row it was scored against; a correction leaves it on the old version (stale).
+CREATE TABLE reasoning_predictions (
+    id INTEGER PRIMARY KEY,
+    question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+    model TEXT NOT NULL CHECK (length(trim(model)) > 0),
+    answer TEXT,
+    step_answers TEXT,
+    correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
+    iou REAL,
+    reason TEXT NOT NULL DEFAULT '',
+    step_correct TEXT,
+    source TEXT NOT NULL DEFAULT '',
+    imported_at TEXT NOT NULL,
+    UNIQUE (question_id, model)
+);
+CREATE INDEX reasoning_predictions_model ON reasoning_predictions(model, question_id);
+
+-- How hard an annotator finds a question, 1 (easy) to 5 (hard), given without seeing its D.
+-- One rating per person and question uid (store.reasoning replaces older versions' rating).
+CREATE TABLE difficulty_ratings (
+    id INTEGER PRIMARY KEY,
+    question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    rating INTEGER NOT NULL CHECK (typeof(rating) = 'integer' AND rating BETWEEN 1 AND 5),
+    created_at TEXT NOT NULL,
+    UNIQUE (question_id, annotator_id)
+);
+CREATE INDEX difficulty_ratings_annotator ON difficulty_ratings(annotator_id, question_id);
+
+-- The human baseline: an annotator's own answer (VQA) or box (VG), given without seeing
+-- the gold answer, scored as a model's prediction is.
+CREATE TABLE human_answers (
+    id INTEGER PRIMARY KEY,
+    question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    answer TEXT NOT NULL,
+    correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
+    iou REAL,
+    reason TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    UNIQUE (question_id, annotator_id)
+);
+CREATE INDEX human_answers_annotator ON human_answers(annotator_id, question_id)
+"""
+
+
+@migrations(name="0006_reasoning_evaluation")
+def m0006_reasoning_evaluation(db: Database) -> None:
+    """JRDB-Reasoning evaluation: model predictions, difficulty ratings, human answers."""
+    for statement in _split(_V6_REASONING):
+        db.execute(statement)
+
+
 SCHEMA_VERSION = len(known_migration_names())

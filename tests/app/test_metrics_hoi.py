@@ -84,6 +84,7 @@ def test_results_mode_has_an_hoi_tab(qtbot, hp):
         "Verification",
         "Episodes",
         "HOI labels",
+        "Reasoning",
     ]
     assert tabs.currentWidget() is results.hoi_results  # the only tab with data
     view = results.hoi_results
