@@ -318,6 +318,9 @@ class ProjectSummary:
     audit_entries: int
     person_labels: int = 0  # imported JRDB-Act/Social labels, per person and frame
     geometric_relations: int = 0
+    reasoning_predictions: int = 0  # imported model answers to JRDB-Reasoning questions
+    difficulty_ratings: int = 0
+    human_answers: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

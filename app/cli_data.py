@@ -49,7 +49,9 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
 
         return cmd_generate_jrdb(args)
     if args.task in ("vg", "vqa-wh", "vqa-count"):
-        return fail(f"--task {args.task} is a jrdb task; mgvqa tasks: count, find, beneath, compare")
+        return fail(
+            f"--task {args.task} is a jrdb task; mgvqa tasks: count, find, beneath, compare"
+        )
     tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
     if args.n < 1:
         return fail(f"--n {args.n}: need at least one question")
@@ -100,7 +102,32 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     )
     _print_episode_table(metrics["episodes"])
     _print_hoi(metrics["hoi"])
+    _print_reasoning(metrics["reasoning"])
     return 0
+
+
+def _print_reasoning(r: dict) -> None:
+    """JRDB-Reasoning: accuracy by difficulty level per model and task, human rows, Spearman."""
+    rows = r["accuracy"] + r["human"]
+    print(
+        f"reasoning: {len(r['models'])} model(s), {r['counts']['human_answers']} human answers, "
+        f"{r['counts']['ratings']} difficulty ratings"
+    )
+    if rows:
+        print(f"  {'model':<16} {'task':<10} " + " ".join(f"{lv:>12}" for lv in r["levels"]))
+    for row in rows:
+        cells = []
+        for level in r["levels"]:
+            cell = row["levels"][level]
+            pct = cell["accuracy_pct"]
+            cells.append(f"{'-' if pct is None else f'{pct:.1f} %'} ({cell['n']})".rjust(12))
+        print(f"  {row['model']:<16} {row['task']:<10} " + " ".join(cells))
+    for s in r["spearman"]:
+        rho = "n/a" if s["rho"] is None else f"{s['rho']:.2f}"
+        print(
+            f"  difficulty ratings vs D, {s['benchmark']} {s['task']}: rho {rho} "
+            f"over {s['n']} questions ({s['words']})"
+        )
 
 
 def _print_hoi(h: dict) -> None:

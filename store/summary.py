@@ -24,6 +24,9 @@ _COUNTS = {
     "error_labels": "SELECT count(*) FROM error_labels",
     "images": "SELECT count(*) FROM images",
     "audit_entries": "SELECT count(*) FROM audit_log",
+    "reasoning_predictions": "SELECT count(*) FROM reasoning_predictions",
+    "difficulty_ratings": "SELECT count(*) FROM difficulty_ratings",
+    "human_answers": "SELECT count(*) FROM human_answers",
 }
 
 

@@ -137,3 +137,24 @@ def test_reasonscope_benchmark_round_trip_keeps_the_sequence(project, tmp_path):
         imported = [q for q in p.questions.page(limit=500).rows if q.benchmark == "jrdb"]
         assert {q.sequence_id for q in imported} == {base.sequence_id}
         assert sorted(q.answer for q in imported) == sorted(r["answer"] for r in jrdb)
+
+
+def test_metrics_and_info_report_reasoning_results(project, tmp_path, capsys):
+    _, db = project
+    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--spatial",
+                 "pair", "--n", "2", "--seed", "3", "--db", str(db)]) == 0
+    with open_project(db) as p:
+        qs = [q for q in p.questions.page(limit=500).rows if q.benchmark == "jrdb"]
+    lines = [json.dumps({"question_id": q.uid, "box": q.answer["boxes"][0]}) for q in qs]
+    lines[1] = json.dumps({"question_id": qs[1].uid, "box": [0, 0, 5, 5]})  # a miss
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("\n".join(lines) + "\n")
+    assert main(["import", "predictions", str(preds), "--model", "m1", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["metrics", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "reasoning: 1 model(s)" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("m1"))
+    assert "50.0 % (2)" in row  # both are pair questions: D2
+    assert main(["info", "--db", str(db)]) == 0
+    assert "reasoning predictions  2" in capsys.readouterr().out
