@@ -25,6 +25,7 @@ from app.paths import demo_project_path
 from app.replay_mode import ReplayMode
 from app.results_mode import ResultsMode
 from app.session import ProjectSession
+from app.study_mode import StudyMode
 from app.verify_mode import VerifyMode
 from store import ProjectError
 from widgets.activity import ActivityPanel
@@ -157,6 +158,8 @@ class MainWindow(QMainWindow):
             self.replay = ReplayMode(mode, pages, self.session)
         elif spec.key == "results":
             self.results = ResultsMode(mode, pages, self.session)
+        elif spec.key == "study":
+            self.study = StudyMode(mode, pages, self.session)
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -167,9 +170,9 @@ class MainWindow(QMainWindow):
             mode.docks[front].raise_()
         if spec.key == "annotate":
             self.annotate.arrange_docks()  # Activity behind Relations; Project hidden
-        if spec.key == "replay":
+        if spec.key in ("replay", "study"):
             mode.docks["project"].hide()  # room for the step; View ▸ Project shows it
-        if spec.key in ("explore", "verify", "replay", "results"):
+        if spec.key in ("explore", "verify", "replay", "results", "study"):
             mode.docks["activity"].hide()
         mode.default_state = mode.layout_state()
         self.summary_views.append(summary)
@@ -245,6 +248,7 @@ class MainWindow(QMainWindow):
         self.annotate.shutdown()
         self.verify.shutdown()
         self.replay.shutdown()
+        self.study.shutdown()
         self.save_settings()
         self.session.close()
         super().closeEvent(event)

@@ -1,4 +1,4 @@
-"""The five modes: what each is for, and how data gets into it in this build."""
+"""The six modes: what each is for, and how data gets into it in this build."""
 
 from __future__ import annotations
 
@@ -85,13 +85,30 @@ MODES: tuple[ModeSpec, ...] = (
         "results",
         "Results",
         "results",
-        "Read success rates per task and difficulty, failure analyses and annotation "
-        "agreement across the project.",
-        "Results are computed from episodes and verified questions; the project's contents "
-        "are listed in the Project panel.",
+        "Read success rates per task and difficulty, failure analyses, annotation agreement, "
+        "and JRDB-Reasoning accuracy by difficulty level D1 / D2 / D3 next to the human "
+        "baseline.",
+        "Results are computed from episodes, verified questions, imported predictions "
+        "(<code>reasonscope import predictions FILE --model NAME</code>) and the Human study; "
+        "the project's contents are listed in the Project panel.",
         lambda s: (
             f"{_plural(s.episodes, 'episode')} and "
             f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."
+        ),
+    ),
+    ModeSpec(
+        "study",
+        "Human study",
+        "user",
+        "Rate how hard each question is (1 very easy to 5 very hard) without seeing its "
+        "computed difficulty, and answer JRDB questions yourself as the human baseline: a "
+        "number, a word, or a box drawn on the panorama.",
+        "Questions come from <code>reasonscope questions generate</code> or "
+        "<code>reasonscope import benchmark</code>; ratings and answers are saved as you give "
+        "them, and Results compares them with D and with the models (docs/human-study.md).",
+        lambda s: (
+            f"This project holds {_plural(sum(s.questions.values()), 'question')} to rate "
+            "and answer."
         ),
     ),
 )
