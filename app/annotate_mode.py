@@ -34,6 +34,7 @@ from annotation.geometry import GeometricRelation
 from annotation.models import Sequence
 from app.annotate_boxes import install_box_editing
 from app.annotate_jobs import LoadedFrame, list_sequences, load_frame
+from app.graph_docks import AnnotateGraph
 from app.hoi_panels import install_hoi_panels
 from app.relation_jobs import compute_sequence_relations_at
 from app.session import ProjectSession
@@ -99,6 +100,7 @@ class AnnotateMode(QObject):
         self._build_toolbar()
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
         self.boxes = install_box_editing(self)  # drawing boxes, the Box dock, calibration
+        self.graph = AnnotateGraph(self)  # the Scene graph dock, behind Relations
 
         self.sequence_box.currentIndexChanged.connect(self._sequence_chosen)
         self.slider.frame_requested.connect(self.state.set_frame)
@@ -294,6 +296,7 @@ class AnnotateMode(QObject):
             self._show_cloud(frame.id, loaded.cloud)
             if loaded.relations is not None:
                 self._show_relations()
+                self.graph.schedule()  # the frame's geometry edges
 
     def _show_cloud(self, frame_id: int, cloud: PreparedCloud | None) -> None:
         self.shown = frame_id

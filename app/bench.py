@@ -51,6 +51,9 @@ CASE_MODULES: list[str] = [
     "app.bench_relations",
     "app.bench_jrdb",
     "app.bench_cloud",
+    "app.bench_reasoning",
+    "app.bench_graph_view",
+    "app.bench_queries",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).

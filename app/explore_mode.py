@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QStackedWidget, QToolBar
 
+from app.graph_docks import ExploreGraph
 from app.session import ProjectSession
 from widgets.explore_state import ExploreState, LoadedScene, load_scene
 from widgets.image_view import TopDownImagePanel
@@ -50,6 +51,7 @@ class ExploreMode(QObject):
         self.state.scenes_changed.connect(self._show_page)
         session.project_changed.connect(self.reload)
         session.data_changed.connect(self.state.refresh)
+        self.graph = ExploreGraph(self)  # the Scene graph dock, live with the world
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("View")
@@ -123,6 +125,7 @@ class ExploreMode(QObject):
             self.open_scene(scene_id)
 
     def shutdown(self) -> None:
+        self.graph.shutdown()
         if self.task is not None:
             self.task.shutdown()
         self.viewport.set_live(False)

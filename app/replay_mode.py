@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
 
+from app.graph_docks import ReplayGraph
 from app.replay_jobs import LoadedEpisode, load_episode, run_resimulation
 from app.replay_view import StepPresenter
 from app.session import ProjectSession
@@ -97,6 +98,7 @@ class ReplayMode(QObject):
         session.project_changed.connect(self.reload)
         session.annotator_changed.connect(lambda: self.state.set_annotator(session.annotator))
         session.data_changed.connect(self._data_changed)
+        self.graph = ReplayGraph(self)  # the Scene graph dock, behind Error labels
 
     def _build_toolbar(self) -> None:
         s = self.state
@@ -268,6 +270,7 @@ class ReplayMode(QObject):
         self.resim_task = None
 
     def shutdown(self) -> None:
+        self.graph.shutdown()
         self.wanted = None
         self.state.pause()
         for task in (self.task, self.resim_task):

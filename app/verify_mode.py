@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from annotation.models import Scene
+from app.graph_docks import VerifyGraph
 from app.session import ProjectSession
 from widgets.explore_state import LoadedScene, load_scene
 from widgets.image_view import TopDownImagePanel
@@ -70,6 +71,7 @@ class VerifyMode(QObject):
         session.project_changed.connect(self.reload)
         session.annotator_changed.connect(self.reload)
         session.data_changed.connect(self._data_changed)
+        self.graph = VerifyGraph(self)  # the Scene graph dock, behind Question
 
     def _build_toolbar(self) -> None:
         s = self.state
@@ -235,6 +237,7 @@ class VerifyMode(QObject):
         self.viewport.set_highlight(rendering.highlighted)
 
     def shutdown(self) -> None:
+        self.graph.shutdown()
         self.wanted = None  # a restore still running is closed when it arrives
         if self.task is not None:
             self.task.shutdown()
