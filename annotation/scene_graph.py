@@ -110,21 +110,32 @@ class Relation:
             "attributes",
             _json_safe(self.attributes, f"relation {self.subject!r} {self.predicate!r}"),
         )
+        # computed once: sorting, hashing and diffing graphs use it constantly
+        object.__setattr__(
+            self,
+            "_key",
+            (
+                self.slot,
+                self.kind,
+                self.subject,
+                self.predicate,
+                self.object,
+                _canonical(self.attributes),
+            ),
+        )
 
     @property
     def key(self) -> tuple[int, str, str, str, str, str]:
         """The canonical sort key (slot first), attributes included."""
-        return (
-            self.slot,
-            self.kind,
-            self.subject,
-            self.predicate,
-            self.object,
-            _canonical(self.attributes),
-        )
+        return self._key  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Relation):
+            return NotImplemented
+        return self._key == other._key  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return hash(self._key)  # type: ignore[attr-defined]
 
     def as_dict(self) -> dict[str, Any]:
         return {
