@@ -391,6 +391,12 @@ def generate(
     index = index or GraphIndex(graph)
     slots = question_slots(graph, prefs, slot)
     combos = enumerate_combinations(index, prefs)
+    missing = {"human": "people", "object": "objects"}
+    wanted = {"human": ["human"], "object": ["object"], "both": ["human", "object"]}
+    kinds = {e.kind for e in graph.entities.values()}
+    absent = [missing[k] for k in wanted[prefs.subject] if k not in kinds]
+    if absent:
+        raise NoQuestion(f"this scene has no {' and no '.join(absent)} to ask about")
     if not combos:
         raise NoQuestion(
             f"the graph offers no {prefs.spatial} pattern with subject {prefs.subject!r} "

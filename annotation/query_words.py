@@ -71,11 +71,28 @@ SIM_PHRASES = {
 SLOT_PHRASES = {"first": "at the start", "middle": "midway through", "last": "at the end"}
 
 
+#: Colour words a catalog name may start with ("ochre toy fish"); stripped to get the kind.
+COLOUR_WORDS = frozenset(
+    "red green blue yellow orange purple pink brown black white grey gray ochre teal cyan "
+    "magenta beige navy olive maroon gold golden silver tan cream lime violet turquoise "
+    "dark light pale bright".split()
+)
+#: JRDB action labels that read badly as they are.
+LABEL_WORDS = {
+    "working on computer": "working on a computer",
+    "talking on the phone": "talking on the phone",
+    "interaction with door": "opening a door",
+    "going upstairs": "going upstairs",
+    "going downstairs": "going downstairs",
+}
+
+
 def clean_label(label: str) -> str:
     """A dataset label as words: underscores become spaces, "sth" becomes "something"."""
     words = str(label).replace("_", " ").replace("/", " ").split()
     words = ["something" if w in ("sth", "sth.") else "someone" if w == "sb" else w for w in words]
-    return " ".join(words)
+    text = " ".join(words)
+    return LABEL_WORDS.get(text, text)
 
 
 def plural(noun: str) -> str:
@@ -124,12 +141,12 @@ def object_noun(attributes: Mapping[str, Any], label: str = "") -> str:
     """An object's kind as a noun: ``kind``, else its name without the colour, else category."""
     if attributes.get("kind"):
         return clean_label(attributes["kind"])
-    name, colour = attributes.get("name"), attributes.get("colour")
+    name = attributes.get("name")
     if name:
-        name = clean_label(name)
-        if colour and name.startswith(f"{colour} "):
-            name = name[len(colour) + 1 :]
-        return name
+        words = clean_label(name).split()
+        while len(words) > 1 and words[0].lower() in COLOUR_WORDS:
+            words = words[1:]
+        return " ".join(words)
     if attributes.get("category"):
         return clean_label(attributes["category"])
     return clean_label(label.split(":")[0]) if label else "object"

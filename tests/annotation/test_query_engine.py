@@ -171,8 +171,11 @@ def test_impossible_requests_say_why():
     with pytest.raises(NoQuestion, match="needs 2 time slots"):
         generate(g, Preferences("vg", "video", "human", "pair", "pair"), 0)
     only_people = g.filter(entity_ids=["robot", "pedestrian:1", "pedestrian:2"])
-    with pytest.raises(NoQuestion, match="no clique pattern|offers no"):
+    with pytest.raises(NoQuestion, match="this scene has no objects"):
         generate(only_people, Preferences("vg", "image", "object", "single"), 0)
+    no_hoi = g.filter(kinds=["geometry"])  # people and objects, but nothing joins them
+    with pytest.raises(NoQuestion, match="offers no pair pattern with subject 'both'"):
+        generate(no_hoi, Preferences("vg", "image", "both", "pair"), 0)
 
 
 def test_combinations_only_use_relation_families_the_graph_has():
