@@ -34,6 +34,7 @@ from annotation.geometry import GeometricRelation
 from annotation.models import Sequence
 from app.annotate_boxes import install_box_editing
 from app.annotate_jobs import LoadedFrame, list_sequences, load_frame
+from app.generator_dock import install_generator_dock
 from app.graph_docks import AnnotateGraph
 from app.hoi_panels import install_hoi_panels
 from app.relation_jobs import compute_sequence_relations_at
@@ -101,6 +102,7 @@ class AnnotateMode(QObject):
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
         self.boxes = install_box_editing(self)  # drawing boxes, the Box dock, calibration
         self.graph = AnnotateGraph(self)  # the Scene graph dock, behind Relations
+        install_generator_dock(self)  # self.generator: the Question generator dock
 
         self.sequence_box.currentIndexChanged.connect(self._sequence_chosen)
         self.slider.frame_requested.connect(self.state.set_frame)
@@ -409,6 +411,7 @@ class AnnotateMode(QObject):
 
     def shutdown(self) -> None:
         self.hoi.shutdown()
+        self.generator.shutdown()
         self.wanted = None
         for task in (self.task, self.all_task):
             if task is not None:

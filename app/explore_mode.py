@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QStackedWidget, QToolBar
 
+from app.generator_explore import install_explore_generator
 from app.graph_docks import ExploreGraph
 from app.session import ProjectSession
 from widgets.explore_state import ExploreState, LoadedScene, load_scene
@@ -52,6 +53,7 @@ class ExploreMode(QObject):
         session.project_changed.connect(self.reload)
         session.data_changed.connect(self.state.refresh)
         self.graph = ExploreGraph(self)  # the Scene graph dock, live with the world
+        self.generator = install_explore_generator(self)  # engine questions on the scene
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("View")
@@ -126,6 +128,7 @@ class ExploreMode(QObject):
 
     def shutdown(self) -> None:
         self.graph.shutdown()
+        self.generator.shutdown()
         if self.task is not None:
             self.task.shutdown()
         self.viewport.set_live(False)

@@ -58,9 +58,16 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
             _open_question(app, window.verify)
         elif spec.key == "replay":
             _open_grasp_step(app, window.replay)
+        elif spec.key == "study":
+            _study_image(app, window.study)
         path = out / f"{i:02d}-{spec.key}.png"
         window.grab().save(str(path))
         written.append(path)
+        if spec.key == "annotate":
+            written.append(_generator_step(app, window, out / f"{i:02d}-annotate-generator.png"))
+        if "graph" in window.modes[spec.key].docks:  # the same, the Scene graph tab in front
+            graph_png = out / f"{i:02d}-{spec.key}-graph.png"
+            written.append(_graph_tab(app, window, spec.key, graph_png))
     window.set_mode("results")  # the other Results tabs: episodes, HOI labels
     tabs = window.results.tabs
     for index in range(1, tabs.count()):
@@ -101,6 +108,15 @@ def _open_question(app, verify) -> None:
     _settle(app)
 
 
+def _study_image(app, study) -> None:
+    """Let Human study's image arrive (a tabletop scene renders off the GUI thread)."""
+    for _ in range(300):
+        if study.task is None and study.wanted is None:
+            break
+        _settle(app, 100)
+    _settle(app, 300)
+
+
 def _select_person(app, annotate) -> None:
     """Leave Annotate HOI on the demo sequence with someone near objects selected, the points
     coloured by entity."""
@@ -127,6 +143,60 @@ def _select_person(app, annotate) -> None:
     annotate.cloud.set_colour_mode("entity")
     annotate.actions["colour"].setText("Colour: entity")
     _settle(app, 600)
+
+
+def _generator_step(app, window, path: Path) -> Path:
+    """Annotate HOI with the question generator in front: a clique question, a step selected
+    (its boxes emphasised in the image and the cloud, the rest dimmed)."""
+    from annotation.query_engine import Preferences
+    from app.generator_dock import install_generator_dock
+
+    annotate = window.annotate
+    gen = getattr(annotate, "generator", None) or install_generator_dock(annotate)
+    annotate.state.select(None)
+    gen.raise_dock()
+    gen.panel.set_preferences(Preferences("vg", "image", "both", "clique"), seed=0)
+    gen.panel.request_generate()
+    for _ in range(300):  # the graph is read (relations computed) off the GUI thread
+        if gen.task is None:
+            break
+        _settle(app, 100)
+    steps = gen.question.steps if gen.question is not None else ()
+    few = [i for i, s in enumerate(steps) if 1 < len(s.entity_ids) < 5]
+    gen.panel.select_step(few[0] if few else len(steps) - 1)
+    _settle(app, 800)
+    window.grab().save(str(path))
+    return path
+
+
+def _graph_tab(app, window, key: str, path: Path) -> Path:
+    """Grab mode `key` with its Scene graph dock raised (its graph computed) and made
+    taller, as a person looking at it would; then put back the dock that was in front. In
+    Verify, on a question with a stored scene."""
+    from PySide6.QtCore import Qt
+
+    mode = window.modes[key]
+    state = window.verify.state
+    if key == "verify" and (state.current is None or state.current.scene_id is None):
+        for name, questions in state.lists.items():
+            rows = [i for i, q in enumerate(questions) if q.scene_id is not None]
+            if rows:
+                state.show_list(name)
+                state.open_row(rows[0])
+                break
+    graph = mode.docks["graph"]
+    front = [d for d in mode.tabifiedDockWidgets(graph) if not d.visibleRegion().isEmpty()]
+    graph.raise_()
+    mode.resizeDocks([graph], [max(graph.height(), 460)], Qt.Orientation.Vertical)
+    for _ in range(150):  # simulator graphs are computed off the GUI thread
+        _settle(app, 100)
+        if graph.widget().graph.entities:
+            break
+    _settle(app, 300)
+    window.grab().save(str(path))
+    for dock in front:
+        dock.raise_()
+    return path
 
 
 def _grasp_step(project, episode_id: int) -> int | None:

@@ -174,8 +174,13 @@ def colour_points(
     entities: np.ndarray,
     colours: Mapping[int, tuple[int, int, int]],
     selected: int | None,
+    highlighted: frozenset[int] | None = None,
 ) -> np.ndarray:
-    """The points' colours in one of the view's modes, the selection's points highlighted."""
+    """The points' colours in one of the view's modes, the selection's points highlighted.
+
+    While some entities are `highlighted`, their points take their entity colours
+    and the points of other entities' boxes are darkened.
+    """
     if cloud is None or not len(cloud):
         return np.zeros((0, 4), np.uint8)
     if mode == "entity":
@@ -184,6 +189,10 @@ def colour_points(
         out = sensor_colours(cloud.sensor, len(cloud))
     else:
         out = height_colours(cloud.points[:, 2])
+    if highlighted is not None:
+        lit = np.isin(entities, np.fromiter(highlighted, np.int32, len(highlighted)))
+        out[(entities >= 0) & ~lit, :3] //= 3
+        out[lit] = entity_colours(entities[lit], colours)
     if selected is not None:
         out[entities == selected, :3] = HIGHLIGHT
     return out
@@ -297,6 +306,40 @@ class LodScatterItem(GLScatterPlotItem):
             self.m_ibo_order.release()
         GL.glDisableVertexAttribArray(0)
         GL.glDisableVertexAttribArray(1)
+
+
+def box_wires(
+    boxes: Iterable[BoxLike],
+    colours: Mapping[int, tuple[int, int, int]],
+    selected: int | None,
+    highlighted: frozenset[int] | None = None,
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The boxes' wireframes as two line sets, thin and bold: ((segments, RGBA), (segments, RGBA)).
+
+    The selection is bold and yellow. While some entities are `highlighted`
+    (e.g. a question's reasoning step; None: no highlighting) they are bold in
+    their own colours and the other boxes fade.
+    """
+    thin: tuple[list, list] = ([], [])
+    bold: tuple[list, list] = ([], [])
+    for box in boxes:
+        eid = box.entity_id  # type: ignore[attr-defined]
+        rgb = np.array(HIGHLIGHT if eid == selected else colours.get(eid, (200, 200, 200))) / 255
+        if eid == selected or (highlighted is not None and eid in highlighted):
+            segments = np.vstack([box_wireframe(box), box_wireframe(box, 1.04)])
+            alpha, out = 1.0, bold
+        else:
+            segments = box_wireframe(box)
+            alpha, out = 0.95 if highlighted is None else 0.22, thin
+        out[0].append(segments)
+        out[1].append(np.tile([*rgb, alpha], (len(segments), 1)))
+
+    def stacked(parts: tuple[list, list]) -> tuple[np.ndarray, np.ndarray]:
+        if not parts[0]:
+            return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
+        return np.vstack(parts[0]).astype(np.float32), np.vstack(parts[1]).astype(np.float32)
+
+    return stacked(thin), stacked(bold)
 
 
 def box_wireframe(box: BoxLike, scale: float = 1.0) -> np.ndarray:

@@ -36,6 +36,7 @@ from widgets.cloud_points import (
     PreparedCloud,
     box_key,
     box_wireframe,
+    box_wires,
     colour_points,
     point_entities,
     prepare_cloud,
@@ -132,6 +133,7 @@ class CloudView(QWidget):
         self.colours: dict[int, tuple[int, int, int]] = {}
         self.labels: dict[int, str] = {}
         self.selected: int | None = None
+        self.highlighted: frozenset[int] | None = None  # bold boxes, the rest faded
         self.colour_mode = "height"
         self.point_size = 3.0
         self.ref_distance = 20.0  # the camera distance that frames the whole cloud
@@ -237,40 +239,43 @@ class CloudView(QWidget):
 
     def _point_colours(self) -> np.ndarray:
         return colour_points(
-            self.colour_mode, self.cloud, self.entities, self.colours, self.selected
+            self.colour_mode,
+            self.cloud,
+            self.entities,
+            self.colours,
+            self.selected,
+            self.highlighted,
         )
+
+    def highlight_entities(self, entity_ids: Iterable[int] | None) -> None:
+        """Bold wireframes and points in their colours for these entities, the other boxes and
+        their points faded (None: no highlighting)."""
+        wanted = None if entity_ids is None else frozenset(int(i) for i in entity_ids)
+        if wanted == self.highlighted:
+            return
+        self.highlighted = wanted
+        if self.cloud is not None:
+            self.scatter.set_colours(self._point_colours())
+        self._draw_boxes()
+        self._kick()
 
     def _draw_boxes(self) -> None:
         for tag in self.texts:
             tag.hide()
             tag.deleteLater()
         self.texts = []
-        plain, chosen, plain_colours = [], [], []
+        lit, chosen = self.highlighted, self.selected
         for box in self.boxes:
             eid = box.entity_id  # type: ignore[attr-defined]
-            if eid == self.selected:
-                chosen += [box_wireframe(box), box_wireframe(box, 1.04)]
-            else:
-                segments = box_wireframe(box)
-                rgb = np.array(self.colours.get(eid, (200, 200, 200))) / 255
-                plain.append(segments)
-                plain_colours.append(np.tile([*rgb, 0.95], (len(segments), 1)))
             label = self.labels.get(eid)
-            if label:
-                rgb = HIGHLIGHT if eid == self.selected else self.colours.get(eid, (220, 220, 220))
+            if label and (lit is None or eid in lit or eid == chosen):
+                rgb = HIGHLIGHT if eid == chosen else self.colours.get(eid, (220, 220, 220))
                 self.texts.append(self._tag(label, rgb, (box.cx, box.cy, box.cz + box.h / 2)))
-                if eid == self.selected:
+                if eid == chosen:
                     self.texts[-1].raise_()  # the selection's name stays readable
-        empty = np.zeros((0, 3), np.float32)
-        if plain:
-            self.wires.setData(
-                pos=np.vstack(plain), color=np.vstack(plain_colours).astype(np.float32)
-            )
-        else:
-            self.wires.setData(pos=empty)
-        self.selected_wires.setData(
-            pos=np.vstack(chosen) if chosen else empty, color=(*np.array(HIGHLIGHT) / 255, 1.0)
-        )
+        (thin, thin_rgba), (bold, bold_rgba) = box_wires(self.boxes, self.colours, chosen, lit)
+        self.wires.setData(pos=thin, color=thin_rgba)
+        self.selected_wires.setData(pos=bold, color=bold_rgba)
 
     def _tag(self, text: str, rgb: tuple[int, int, int], anchor: tuple[float, float, float]):
         """A name tag: a small label widget over the GL view, kept above `anchor` on screen."""

@@ -20,12 +20,14 @@ from PySide6.QtGui import (
     QFontMetricsF,
     QImage,
     QPainter,
+    QPainterPath,
     QPen,
     QPixmap,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
+    QGraphicsPathItem,
     QGraphicsPixmapItem,
     QGraphicsRectItem,
     QGraphicsScene,
@@ -40,6 +42,8 @@ from annotation.models import Box2D
 MAX_SCALE = 8.0  # image pixels are at most 8 screen pixels wide
 HIGHLIGHT = QColor(255, 232, 90)
 DRAG_SLOP = 4  # a press and release closer than this (px) is a click, not a pan
+DIMMED = 0.3  # opacity of the other boxes while some are highlighted
+SHADE = QColor(0, 0, 0, 110)  # over the image outside the highlighted boxes
 
 
 class _Tag(QGraphicsItem):
@@ -174,6 +178,7 @@ class PanoramaView(QWidget):
         self.colours: dict[int, tuple[int, int, int]] = {}
         self.labels: dict[int, str] = {}
         self.selected: int | None = None
+        self.highlighted: frozenset[int] | None = None  # None: no highlighting
         self.items: dict[int, list[QGraphicsRectItem]] = {}
         self.fitted = True  # keep the whole width in view until the person zooms
         self._set_size(self.width_px, self.height_px)
@@ -224,6 +229,14 @@ class PanoramaView(QWidget):
         if entity_id is not None and not self.fitted:
             self.centre_on(entity_id)
 
+    def highlight_entities(self, entity_ids: Iterable[int] | None) -> None:
+        """Emphasise these entities' boxes, dim the others and shade the image around them
+        (e.g. a question's reasoning step); None ends the highlighting."""
+        wanted = None if entity_ids is None else frozenset(int(i) for i in entity_ids)
+        if wanted != self.highlighted:
+            self.highlighted = wanted
+            self._draw_boxes()
+
     def copies(self, box: Box2D) -> list[QRectF]:
         """Where a box is drawn: once, or at both ends of the image when it crosses the seam."""
         rect = QRectF(box.x, box.y, box.w, box.h)
@@ -243,17 +256,31 @@ class PanoramaView(QWidget):
             item.setParentItem(None)
             self.scene.removeItem(item)
         self.items = {}
+        lit = self.highlighted
+        if lit is not None:  # shade the image except where the highlighted boxes are
+            shade = QPainterPath()
+            shade.addRect(self.clip.rect())
+            holes = QPainterPath()
+            for box in self.boxes:
+                for rect in self.copies(box) if box.entity_id in lit else ():
+                    holes.addRect(rect)
+            item = QGraphicsPathItem(shade.subtracted(holes), self.clip)
+            item.setPen(QPen(Qt.PenStyle.NoPen))
+            item.setBrush(SHADE)
         for box in self.boxes:
             chosen = box.entity_id == self.selected
+            emphasised = lit is not None and box.entity_id in lit
             colour = HIGHLIGHT if chosen else QColor(*self.colours.get(box.entity_id, (230,) * 3))
-            pen = QPen(colour, 3.0 if chosen else 1.6)
+            pen = QPen(colour, 3.5 if emphasised else 3.0 if chosen else 1.6)
             pen.setCosmetic(True)
             for rect in self.copies(box):
                 item = QGraphicsRectItem(rect, self.clip)
                 item.setPen(pen)
                 if chosen:
                     item.setBrush(QBrush(QColor(255, 232, 90, 45)))
-                item.setZValue(2 if chosen else 1)
+                item.setZValue(3 if emphasised else 2 if chosen else 1)
+                if lit is not None and not emphasised:
+                    item.setOpacity(DIMMED)
                 item.setData(0, box.entity_id)
                 self.items.setdefault(box.entity_id, []).append(item)
                 label = self.labels.get(box.entity_id)
