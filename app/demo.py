@@ -185,6 +185,29 @@ def _part_reasoning(project: Project, progress: Progress) -> None:
             project.questions.add_many(records)
 
 
+def _part_reasoning_results(project: Project, progress: Progress) -> None:
+    """Something for Results > Reasoning: the category-only baseline's predictions, Ben's
+    and Cleo's difficulty ratings (each tends to follow D, with a personal slant), and Ben's
+    human-baseline answers (right except where the question is a long chain)."""
+    from annotation.reasoning_baselines import CATEGORY_ONLY, category_only
+
+    progress.report(0, 3, "Demo: baseline predictions, ratings and human answers")
+    questions = project.questions.page(benchmark="jrdb", limit=500).rows
+    project.reasoning.import_predictions(CATEGORY_ONLY, category_only(questions), source="demo")
+    ben, cleo = (project.annotators.sign_in(name) for name in DEMO_ANNOTATORS[1:])
+    for q in questions:
+        d = q.difficulty.D
+        for slant, who in ((0, ben), (1, cleo)):
+            project.reasoning.rate(q.id, who, max(1, min(5, d // 2 + (3 * q.id + slant) % 3 - 1)))
+        if q.task == "vg":
+            x, y, w, h = q.answer["boxes"][0]
+            shift = w if d >= 6 and q.id % 2 else 0.1 * w  # misses one long chain
+            answer = [x + shift, y, w, h]
+        else:
+            answer = q.answer
+        project.reasoning.answer(q.id, ben, answer)
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
@@ -193,6 +216,7 @@ DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("jrdb", _part_jrdb),
     ("hoi", _part_hoi),
     ("reasoning", _part_reasoning),
+    ("reasoning_results", _part_reasoning_results),
 ]
 
 
