@@ -22,6 +22,9 @@ ROWS = (
     ("steps", "Steps"),
     ("format_error_steps", "Format-error steps"),
     ("error_labels", "Error labels"),
+    ("reasoning_predictions", "Model predictions"),
+    ("difficulty_ratings", "Difficulty ratings"),
+    ("human_answers", "Human answers"),
 )
 
 
