@@ -65,6 +65,12 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         written.append(path)
         if spec.key == "annotate":
             written.append(_generator_step(app, window, out / f"{i:02d}-annotate-generator.png"))
+        if spec.key == "study":  # the other task: answering a JRDB question as the baseline
+            window.study.set_task("answer")
+            _study_image(app, window.study)
+            written.append(out / f"{i:02d}-study-baseline.png")
+            window.grab().save(str(written[-1]))
+            window.study.set_task("rate")
         if "graph" in window.modes[spec.key].docks:  # the same, the Scene graph tab in front
             graph_png = out / f"{i:02d}-{spec.key}-graph.png"
             written.append(_graph_tab(app, window, spec.key, graph_png))
