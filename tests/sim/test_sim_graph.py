@@ -91,3 +91,39 @@ def test_object_attributes(graph):
     assert graph.entity("binned").attributes["visible_fraction"] == 0.0  # outside the view
     assert {e.kind for e in graph.entities.values()} == {"object", "surface", "robot"}
     assert graph.slots == (0,)
+
+
+def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
+    """Close the 2F-85 on a box and lift it: the graph says `held by`, not `on` the table."""
+    from sim.grasp import drive_fingers, grasp_height
+    from sim.grasp_plan import plan_grasp
+    from sim.motion import DOWN, FINGERTIP_OFFSET, move_tool_to
+    from sim.render import render
+
+    x, y = WORKSPACE_CENTRE
+    with TabletopWorld() as world:
+        box = world.add_primitive(
+            "box", "box", (0.018, 0.04, 0.025), (x + 0.05, y, TABLE_TOP_Z + 0.025),
+            rgba=(0.9, 0.2, 0.2, 1), mass=0.15, name="red box",
+        )  # fmt: skip
+        world.step(60)
+        resting = graph_from_world(world, CAM)
+        assert ("box", "on", TABLE_ID) in {(r.subject, r.predicate, r.object)
+                                           for r in resting.relations}
+        assert not [r for r in resting.relations if r.predicate == "held by"]
+        plan = plan_grasp(world, CAM, render(world, CAM).segmentation == box.uid)
+        c = world.client
+        down = c.multiplyTransforms(
+            (0, 0, 0), c.getQuaternionFromEuler((0, 0, plan.yaw)), (0, 0, 0), DOWN
+        )[1]
+        px, py, _ = plan.centre
+        drive_fingers(world, 0.0, 30)
+        move_tool_to(world, (px, py, plan.top_z + FINGERTIP_OFFSET + 0.1), down)
+        move_tool_to(world, (px, py, grasp_height(plan)), down, step_m=0.005)
+        drive_fingers(world, 0.8)
+        move_tool_to(world, (px, py, grasp_height(plan) + 0.12), down, step_m=0.005)
+        held = graph_from_world(world, CAM)
+    edges = {(r.subject, r.predicate, r.object, r.kind) for r in held.relations}
+    assert ("box", "held by", "gripper", "state") in edges
+    assert ("box", "on", TABLE_ID, "support") not in edges
+    assert held.entity("gripper").kind == "robot"
