@@ -31,7 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.query_words import check_sentence
+from annotation.query_words import check_sentence, usable
 from annotation.scene_graph import SceneGraph
 
 GENERATOR = "jrdb-query-engine/1"
@@ -250,14 +250,18 @@ class GraphIndex:
             by_slot = a.get("actions_by_slot"), a.get("pose_by_slot")
             if any(isinstance(b, dict) for b in by_slot) and slot is not None:
                 found = set((by_slot[0] or {}).get(str(slot), {}))
-                return found | set((by_slot[1] or {}).get(str(slot), []))
-            return set(a.get("actions") or {}) | set(a.get("pose") or [])
+                found |= set((by_slot[1] or {}).get(str(slot), []))
+            else:
+                found = set(a.get("actions") or {}) | set(a.get("pose") or [])
+            return {v for v in found if usable("action", v)}
         if attribute == "category" and entity.kind == "object":
             from annotation.query_words import object_noun
 
             return {object_noun(a, entity.label)}
         value = a.get(attribute)
-        return {str(value)} if value not in (None, "", []) else set()
+        if value in (None, "", []) or not usable(attribute, str(value)):
+            return set()
+        return {str(value)}
 
 
 # -- enumeration ----------------------------------------------------------------------

@@ -84,7 +84,25 @@ LABEL_WORDS = {
     "interaction with door": "opening a door",
     "going upstairs": "going upstairs",
     "going downstairs": "going downstairs",
+    "looking at robot": "looking at the robot",
+    "pushing trolley": "pushing a trolley",
+    "waving hand": "waving a hand",
+    "shaking hand": "shaking hands",
+    "greeting gestures": "making a greeting gesture",
 }
+#: Values that say a label could not be given; never used as a filter or an answer.
+UNKNOWN_VALUES = frozenset({"", "impossible", "unknown", "none", "n/a", "other", "null"})
+
+
+def usable(attribute: str, value: str) -> bool:
+    """Whether an attribute value can be put into words (demographics use a closed list)."""
+    if str(value).strip().lower() in UNKNOWN_VALUES:
+        return False
+    if attribute == "gender":
+        return value in GENDER_NOUNS
+    if attribute == "age":
+        return value in AGE_WORDS
+    return True
 
 
 def clean_label(label: str) -> str:

@@ -12,7 +12,8 @@ One element per VG question (docs/jrdb-questions.md, "JRDB-Reasoning VG export")
 
 Slots are the question's time slots in order (one for an image question); a
 step's boxes go to the slot it was evaluated in; `final_bbox` lists the
-answer's boxes in the slots where the target has a box. Boxes are [x, y, w, h]
+answer's boxes in the slots where the target has a box. `pattern` (the bound question pattern, criteria.pattern) lets a reader recompute
+the answer from the labels. Boxes are [x, y, w, h]
 lists in stitched-panorama pixels, as JRDB's 2D labels give them.
 """
 
@@ -64,6 +65,7 @@ def vg_element(q: Question, sequence_name: str) -> dict[str, Any]:
         "data": {"seq": sequence_name},
         "question": {"question": q.text, "sub_questions": sub_questions},
         "labels": labels,
+        "pattern": criteria.get("pattern"),
     }
 
 

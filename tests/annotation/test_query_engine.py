@@ -242,3 +242,18 @@ def test_words():
     assert person_noun("male", None) == "man"
     assert check_sentence("Find the {np}.") and check_sentence("find a adult")
     assert check_sentence("Find the woman who is walking.") == []
+
+
+def test_unknown_demographics_are_never_filters_or_answers():
+    """JRDB marks labels it could not give ("impossible"); the engine must not word them."""
+    from tests.annotation.query_graphs import person
+
+    g = small_graph()
+    odd = person("pedestrian:9", "impossible", "impossible", ["impossible"])
+    entities = {**g.entities, odd.id: odd}
+    g = type(g)(entities, g.relations)
+    for seed in range(30):
+        for task in ("vg", "vqa-wh", "vqa-count"):
+            q = generate(g, Preferences(task, "image", "human", "single"), seed)
+            assert "impossible" not in q.text and q.answer != "impossible"
+            assert all(f[1] != "impossible" for n in q.pattern["nodes"] for f in n["filters"])
