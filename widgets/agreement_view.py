@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -35,6 +36,30 @@ def results_table(columns, *, alternating: bool = False) -> QTableWidget:
     if columns:
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     return table
+
+
+def scrolling_page(owner: QWidget, summary: QLabel, sections) -> QWidget:
+    """Lay `owner` out as a results page: `summary` on top, then `sections` (widgets, or
+    layouts) in a scrolling column; returns the column's widget."""
+    content = QWidget()
+    column = QVBoxLayout(content)
+    column.setContentsMargins(24, 12, 24, 24)
+    for section in sections:
+        if isinstance(section, QWidget):
+            column.addWidget(section)
+        else:
+            column.addLayout(section)
+    column.addStretch(1)
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setWidget(content)
+    layout = QVBoxLayout(owner)
+    layout.setContentsMargins(0, 12, 0, 0)
+    summary.setContentsMargins(24, 0, 24, 0)
+    layout.addWidget(summary)
+    layout.addWidget(scroll, 1)
+    return content
 
 
 def fit_table_height(table: QTableWidget, margin: int = 6) -> None:

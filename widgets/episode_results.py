@@ -16,13 +16,12 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from widgets.agreement_view import fit_table_height, results_table
+from widgets.agreement_view import fit_table_height, results_table, scrolling_page
 
 MODE_COLOURS = {
     "direct": QColor(120, 144, 176),
@@ -173,22 +172,8 @@ class EpisodeResultsView(QWidget):
         inner.addWidget(self.recovery_table)
         inner.addWidget(self.recovery_note)
 
-        self.content = QWidget()
-        column = QVBoxLayout(self.content)
-        column.setContentsMargins(24, 12, 24, 24)
-        column.addWidget(success_box)
-        column.addLayout(plots)
-        column.addWidget(recovery_box)
-        column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.content)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 12, 0, 0)
-        self.summary.setContentsMargins(24, 0, 24, 0)
-        layout.addWidget(self.summary)
-        layout.addWidget(scroll, 1)
+        sections = (success_box, plots, recovery_box)
+        self.content = scrolling_page(self, self.summary, sections)
         self.set_metrics(None)
 
     # -- filling ---------------------------------------------------------------------------

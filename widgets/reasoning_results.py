@@ -19,14 +19,13 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from widgets.agreement_view import fit_table_height, results_table
+from widgets.agreement_view import fit_table_height, results_table, scrolling_page
 
 HUMAN_ROW = "Human eval"
 TASK_TITLES = {
@@ -180,21 +179,8 @@ class ReasoningResultsView(QWidget):
         inner.addWidget(self.spearman_table)
         inner.addWidget(self.ratings_note)
 
-        self.content = QWidget()
-        column = QVBoxLayout(self.content)
-        column.setContentsMargins(24, 12, 24, 24)
-        for box in (self.levels_box, self.steps_box, self.ratings_box):
-            column.addWidget(box)
-        column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.content)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 12, 0, 0)
-        self.summary.setContentsMargins(24, 0, 24, 0)
-        layout.addWidget(self.summary)
-        layout.addWidget(scroll, 1)
+        boxes = (self.levels_box, self.steps_box, self.ratings_box)
+        self.content = scrolling_page(self, self.summary, boxes)
         self.set_metrics(None)
 
     # -- filling ---------------------------------------------------------------------------
