@@ -7,34 +7,28 @@ the dock that was in front stays in front). One small controller per mode
 current and ties its selection to the mode's; what each shows and when it
 updates: docs/scene-graphs.md, "Live scene-graph view".
 
-Simulator graphs render the scene (visibility): `WorldGraphs` computes them off
-the GUI thread on a private copy of the scene's world restored to the state
-wanted, so the worlds the viewports draw are never touched from another thread.
-Visibility is measured `GRAPH_IMAGE_PX` wide (about 0.1 s a graph). A dock not
-on screen does no work; it catches up when shown.
+The graphs come from `app.graph_sources`: `WorldGraphs` (simulator graphs, off the
+GUI thread on a private copy of the scene's world) and `JrdbGraphs` (a JRDB question's
+frames, off the GUI thread too). A dock not on screen does no work; it catches up when
+shown.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 
 from annotation.scene_graph import SceneGraph
+from app.graph_sources import GRAPH_IMAGE_PX as GRAPH_IMAGE_PX
+from app.graph_sources import JrdbGraphs, WorldGraphs, graph_camera, window_key
 from app.scene_graph_jobs import graph_for_window
-from sim.camera import CameraSpec
-from sim.replay import acted_body, episode_camera, state_at
-from sim.scenes import world_from_records
-from sim.sim_graph import graph_from_world
+from sim.replay import acted_body, state_at
 from store import ProjectError
+from widgets.jrdb_evidence_rows import is_jrdb
 from widgets.mode import ModeWindow
 from widgets.scene_graph_view import SceneGraphView
-from widgets.tasks import TaskRunner
 
-log = logging.getLogger(__name__)
+__all__ = ["GRAPH_IMAGE_PX", "WorldGraphs", "graph_camera", "install_graph_dock"]
 
-GRAPH_IMAGE_PX = 256  # width of the render that measures visibility for the graph
 LIVE_REFRESH_MS = 400  # while live physics runs: at most this often
 DEBOUNCE_MS = 80  # a burst of changes (keys held down) becomes one refresh
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
@@ -48,100 +42,6 @@ def install_graph_dock(mode: ModeWindow, beside: str, title: str = "Scene graph"
         mode.tabifyDockWidget(mode.docks[beside], dock)
         mode.docks[beside].raise_()
     return view
-
-
-def graph_camera(scene_camera: dict | None, header: dict | None = None) -> CameraSpec:
-    """The scene's (or episode's) camera at `GRAPH_IMAGE_PX` wide, same aspect."""
-    camera = episode_camera(scene_camera, header)
-    height = max(1, round(camera.height * GRAPH_IMAGE_PX / camera.width))
-    return camera.with_size(GRAPH_IMAGE_PX, height)
-
-
-class WorldGraphs(QObject):
-    """Scene graphs of one stored scene's states, computed one at a time off the GUI thread
-    on a private world; the newest request wins. Emits `ready(tag, graph)`."""
-
-    ready = Signal(object, object)
-    failed = Signal(str)
-
-    def __init__(self, parent: QObject) -> None:
-        super().__init__(parent)
-        self.task: TaskRunner | None = None
-        self.pending: tuple[int, Any, dict | None] | None = None
-        self.generation = 0
-        self.scene: tuple[list[dict], dict | None, CameraSpec] | None = None
-        self._world: dict[str, Any] = {"generation": None, "world": None}  # used by one task
-
-    def set_scene(self, records: list[dict], state: dict | None, camera: CameraSpec) -> None:
-        """Another scene: results for the last one are dropped."""
-        self.generation += 1
-        self.scene = (records, state, camera)
-        self.pending = None
-
-    def clear(self) -> None:
-        """No scene: nothing more is computed until the next `set_scene`."""
-        self.generation += 1
-        self.scene = self.pending = None
-
-    def request(self, tag: Any, state: dict | None = None) -> None:
-        """The graph of the scene in `state` (None: the scene's own state)."""
-        if self.scene is None:
-            return
-        self.pending = (self.generation, tag, state)
-        if self.task is None:
-            self._start()
-
-    def _start(self) -> None:
-        generation, tag, state = self.pending
-        self.pending = None
-        (records, initial, camera), holder = self.scene, self._world
-
-        def work(_progress):
-            if holder["generation"] != generation:
-                if holder["world"] is not None:
-                    holder["world"].close()
-                holder["world"], holder["generation"] = None, None
-                holder["world"] = world_from_records(records, initial)
-                holder["generation"] = generation
-            world = holder["world"]
-            wanted = state if state is not None else initial
-            if wanted is not None:
-                world.restore_state(wanted)
-            return generation, tag, graph_from_world(world, camera)
-
-        self.task = TaskRunner("Scene graph", work, self.parent(), show_dialog=False)
-        self.task.succeeded.connect(self._succeeded)
-        self.task.failed.connect(self._failed)
-        self.task.finished.connect(self._finished)
-        self.task.start()
-
-    @Slot(object)
-    def _succeeded(self, result) -> None:
-        generation, tag, graph = result
-        if generation == self.generation:
-            self.ready.emit(tag, graph)
-
-    @Slot(str, str)
-    def _failed(self, summary: str, details: str) -> None:
-        log.warning("scene graph not computed: %s\n%s", summary, details)
-        self.failed.emit(summary)
-
-    @Slot()
-    def _finished(self) -> None:
-        self.task = None
-        if self.pending is not None and self.pending[0] == self.generation:
-            self._start()
-
-    def shutdown(self) -> None:
-        """Wait for the running graph, then close the private world."""
-        self.generation += 1  # a result still on its way is dropped
-        self.pending = None
-        if self.task is not None:
-            self.task.shutdown()
-            self.task = None
-        if self._world["world"] is not None:
-            self._world["world"].close()
-            self._world.update(world=None, generation=None)
 
 
 class _GraphDock(QObject):
@@ -289,21 +189,42 @@ class AnnotateGraph(_GraphDock):
 
 
 class VerifyGraph(_GraphDock):
-    """Verify: the question's restored scene, its evidence highlighted."""
+    """Verify: the question's restored scene, or a JRDB question's frames; its evidence
+    highlighted (a JRDB question's picked step, when one is picked)."""
 
     def __init__(self, verify) -> None:
         super().__init__(verify.mode, "question")
         self.verify = verify
         self.scene_id: int | None = None
+        self.window: tuple | None = None  # the JRDB graph wanted: (path, sequence, frames)
         self.graphs = WorldGraphs(self)
         self.graphs.ready.connect(self._ready)
         self.graphs.failed.connect(self._failed)
+        self.jrdb = JrdbGraphs(self)
+        self.jrdb.ready.connect(self._ready)
+        self.jrdb.failed.connect(self._failed)
         verify.state.question_opened.connect(self.schedule)
+        verify.session.data_changed.connect(self.jrdb.forget)
+        verify.session.data_changed.connect(self.schedule)  # labels may have been edited
+        verify.jrdb.highlight_changed.connect(self._highlight)
+        verify.jrdb.view.entity_clicked.connect(self.view.select)  # a box: its node
         self.view.entity_clicked.connect(self._clicked)
         self.view.clear("No question open.")
 
     def show_current(self) -> None:
         q, scene = self.verify.state.current, self.verify.state.scene
+        project = self.verify.session.project
+        if scene is None and is_jrdb(q) and project is not None:
+            self.scene_id = None
+            frames = (q.criteria or {}).get("frame_ids") or []
+            if not frames:
+                self.window = None
+                self.view.clear("This question names no frames.")
+                return
+            self.window = window_key(project.path, q.sequence_id, frames)
+            self.jrdb.request(self.window)  # `_ready` at once when kept
+            return
+        self.window = None
         if scene is None:
             self.scene_id = None
             self.view.clear("No question open." if q is None else "This question has no scene.")
@@ -316,8 +237,8 @@ class VerifyGraph(_GraphDock):
         else:
             self._highlight()
 
-    def _ready(self, scene_id, graph: SceneGraph) -> None:
-        if scene_id == self.scene_id:
+    def _ready(self, tag, graph: SceneGraph) -> None:
+        if tag == (self.window if self.window is not None else self.scene_id):
             self.view.set_graph(graph)
             self._highlight()
 
@@ -327,16 +248,22 @@ class VerifyGraph(_GraphDock):
 
     def _highlight(self) -> None:
         q = self.verify.state.current
-        self.view.highlight(q.evidence_ids if q is not None else ())
+        if is_jrdb(q):
+            self.view.highlight(self.verify.jrdb.highlight_keys())
+        else:
+            self.view.highlight(q.evidence_ids if q is not None else ())
 
     def _clicked(self, key: str) -> None:
         loaded = self.verify.loaded
-        if loaded is not None and key in loaded.world.bodies:
+        if is_jrdb(self.verify.state.current):
+            self.verify.jrdb.view.select_entity(key)  # ring its box in the panorama
+        elif loaded is not None and key in loaded.world.bodies:
             self.verify.viewport.select(key)
 
     def shutdown(self) -> None:
         super().shutdown()
         self.graphs.shutdown()
+        self.jrdb.shutdown()
 
 
 class ReplayGraph(_GraphDock):

@@ -74,6 +74,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         if "graph" in window.modes[spec.key].docks:  # the same, the Scene graph tab in front
             graph_png = out / f"{i:02d}-{spec.key}-graph.png"
             written.append(_graph_tab(app, window, spec.key, graph_png))
+    written += _verify_jrdb(app, window, out)
     window.set_mode("results")  # the other Results tabs: episodes, HOI labels
     tabs = window.results.tabs
     for index in range(1, tabs.count()):
@@ -98,6 +99,53 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.sign_in_dialog.reject()
     window.close()
     return written
+
+
+def _verify_jrdb(app, window, out: Path) -> list[Path]:
+    """Verify questions on a JRDB-Reasoning question: the evidence view (answer row, then a
+    step), and the Scene graph dock with the question's evidence highlighted."""
+    from PySide6.QtCore import Qt
+
+    window.set_mode("verify")
+    verify, state = window.verify, window.verify.state
+    rows = [i for i, q in enumerate(state.questions) if q.benchmark == "jrdb" and q.task == "vg"]
+    if not rows:
+        return []  # a demo without JRDB questions
+    rows.sort(
+        key=lambda i: -(state.questions[i].difficulty.D if state.questions[i].difficulty else 0)
+    )
+    state.open_row(rows[0])
+    view = verify.jrdb.view
+    for _ in range(100):  # the panorama is read off the GUI thread
+        if view.detail.has_image:
+            break
+        _settle(app, 100)
+    state.toggle(1)
+    _settle(app, 400)
+    paths = [
+        out / "03-verify-jrdb.png",
+        out / "03-verify-jrdb-step.png",
+        out / "03-verify-jrdb-graph.png",
+    ]
+    window.grab().save(str(paths[0]))
+    few = [i for i, r in enumerate(view.rows) if not r.answer and 1 < len(r.keys) < 5]
+    view.select_row(few[0] if few else 1)
+    _settle(app, 400)
+    window.grab().save(str(paths[1]))
+    view.select_row(0)
+    mode = window.modes["verify"]
+    graph = mode.docks["graph"]
+    graph.raise_()
+    mode.resizeDocks([graph], [max(graph.height(), 460)], Qt.Orientation.Vertical)
+    for _ in range(150):  # the JRDB graph is read off the GUI thread
+        _settle(app, 100)
+        if graph.widget().graph.entities:
+            break
+    _settle(app, 300)
+    window.grab().save(str(paths[2]))
+    mode.docks["question"].raise_()
+    state.toggle(1)
+    return paths
 
 
 def _open_question(app, verify) -> None:

@@ -14,11 +14,14 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 from annotation.models import Scene
 from app.graph_docks import VerifyGraph
 from app.session import ProjectSession
+from app.verify_jrdb import BANNER as JRDB_BANNER
+from app.verify_jrdb import EvidencePage
 from widgets.explore_state import LoadedScene, load_scene
 from widgets.image_view import TopDownImagePanel
+from widgets.jrdb_evidence_rows import is_jrdb
 from widgets.mode import ModeWindow, mode_toolbar
 from widgets.tasks import TaskRunner
-from widgets.verify_panel import QuestionPanel
+from widgets.verify_panel import QuestionPanel, criteria_wording, decision_needs
 from widgets.verify_queue import VerifyQueuePanel
 from widgets.verify_state import VerifyState, verification_rendering
 from widgets.viewport import SceneViewport
@@ -36,8 +39,12 @@ class VerifyMode(QObject):
         super().__init__(mode)
         self.mode, self.pages, self.session = mode, pages, session
         self.image_size = 1024  # the model's image, as the generators rendered it
-        self.state = VerifyState()
+        self.state = VerifyState(needs=decision_needs)
         self.viewport = SceneViewport()
+        self.jrdb = EvidencePage(self)  # a JRDB question's frames, instead of a scene
+        self.central = QStackedWidget()
+        self.central.addWidget(self.viewport)
+        self.central.addWidget(self.jrdb.view)
         self.banner = QLabel(BANNER)
         self.banner.setObjectName("verify_banner")
         self.banner.setWordWrap(True)
@@ -47,7 +54,7 @@ class VerifyMode(QObject):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.banner)
-        column.addWidget(self.viewport, 1)
+        column.addWidget(self.central, 1)
         pages.addWidget(self.page)
         self.page.installEventFilter(self)
         self.queue = VerifyQueuePanel(self.state)
@@ -90,6 +97,11 @@ class VerifyMode(QObject):
                 ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
                 ("next", "Next", ["J", "Down"], s.next, "Next question"),
                 ("undo", "Undo verdict", ["Ctrl+Z"], s.undo, "Retract your last verdict"),
+                (None, None, None, None, None),
+                ("step_back", "◀ Step", ["["], lambda: self.jrdb.view.move(-1),
+                 "JRDB: the previous step (the answer is first)"),
+                ("step_next", "Step ▶", ["]"], lambda: self.jrdb.view.move(1),
+                 "JRDB: the next step, its entities highlighted"),
             ),
             checkable=lambda key: key.startswith("c"),
         )  # fmt: skip
@@ -98,6 +110,7 @@ class VerifyMode(QObject):
         self.rendering_action.setShortcut(QKeySequence("V"))
         self.rendering_action.setToolTip("See-through clutter and glowing evidence, or plain (V)")
         self.rendering_action.toggled.connect(lambda _on: self._apply_rendering())
+        self.rendering_action.toggled.connect(lambda on: self.jrdb.view.set_emphasis(on))
         bar.addAction(self.rendering_action)
         self.overlay_action = self.image.overlay_action(
             bar, "Colour what the model's view shows of the evidence (S)"
@@ -107,6 +120,25 @@ class VerifyMode(QObject):
     def _sync_actions(self) -> None:
         for i, name in enumerate(("unambiguous", "evidence_withheld", "evidence_recoverable"), 1):
             self.actions[f"c{i}"].setChecked(getattr(self.state.draft, name))
+
+    def _word_actions(self) -> None:
+        """The criteria in the open question's benchmark's words; the step keys for JRDB
+        questions only, the segmentation overlay for scenes only."""
+        q = self.state.current
+        wording = criteria_wording(q.benchmark if q is not None else None)
+        for i in (1, 2, 3):
+            action = self.actions[f"c{i}"]
+            action.setText(wording.short[i - 1])
+            action.setToolTip(f"{wording.tips[i - 1]} ({i})")
+        jrdb = is_jrdb(q)
+        for key in ("step_back", "step_next"):
+            self.actions[key].setVisible(jrdb)
+        self.overlay_action.setVisible(not jrdb)
+        self.rendering_action.setToolTip(
+            "The step's boxes bold, the rest shaded, the answer boxes drawn; or plain (V)"
+            if jrdb
+            else "See-through clutter and glowing evidence, or plain (V)"
+        )
 
     # -- data -------------------------------------------------------------------
     def reload(self) -> None:
@@ -120,7 +152,11 @@ class VerifyMode(QObject):
         self._show_page()
 
     def _data_changed(self) -> None:
+        before = self.state.current
         self.state.refresh()
+        after = self.state.current
+        if before is not None and after is not None and before.id == after.id:
+            self.jrdb.labels_changed()  # a JRDB question's boxes may have been edited
         self._show_page()
 
     def _show_page(self) -> None:
@@ -144,13 +180,25 @@ class VerifyMode(QObject):
         return False
 
     def _question_opened(self) -> None:
+        self._word_actions()
         if self.page.isVisible() or self.state.current is None:
             self._load()
         else:
             self.stale = True
 
     def _load(self) -> None:
-        """Restore the open question's scene off the GUI thread; the newest request wins."""
+        """Restore the open question's scene off the GUI thread; the newest request wins.
+        A JRDB question shows its frames instead (`app.verify_jrdb`)."""
+        question = self.state.current
+        jrdb = is_jrdb(question)
+        self.central.setCurrentWidget(self.jrdb.view if jrdb else self.viewport)
+        self.jrdb.open(question if jrdb else None)
+        if jrdb:
+            self.wanted = None
+            self._show(None)  # no scene: the model view says what the model gets instead
+            self.banner.setText(JRDB_BANNER)
+            self.image.caption.setText("The model is given the panorama, without boxes.")
+            return
         scene = self.state.scene
         self.wanted = scene
         if scene is None:
@@ -238,6 +286,7 @@ class VerifyMode(QObject):
 
     def shutdown(self) -> None:
         self.graph.shutdown()
+        self.jrdb.shutdown()
         self.wanted = None  # a restore still running is closed when it arrives
         if self.task is not None:
             self.task.shutdown()

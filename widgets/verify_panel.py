@@ -8,6 +8,7 @@ through its methods. The form never shows a verdict the state did not get from
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
@@ -27,43 +28,83 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from annotation.verification import CRITERIA, VerdictRecord
-from widgets.verify_state import VerifyState
+from annotation.verification import CRITERIA
+from widgets.jrdb_evidence_rows import answer_entities, entity_words, is_jrdb
+from widgets.verify_state import DECISION_NEEDS, VerifyState
+from widgets.verify_text import (
+    answer_option,
+    describe_answer,
+    describe_difficulty,
+    describe_verdict,
+    heading,
+    rich_label,
+    steps_html,
+    task_words,
+)
 
 _Index = QModelIndex | QPersistentModelIndex
 ERROR_STYLE = "color: #c0392b"
-CRITERION_LABELS = {
-    "unambiguous": "Wording, options and answer are unambiguous",
-    "evidence_withheld": "The initial view withholds the evidence",
-    "evidence_recoverable": "Feasible clutter removal reveals it",
+
+
+@dataclass(frozen=True)
+class CriteriaWording:
+    """How the panel and the toolbar word the three stored criteria
+    (`annotation.verification.CRITERIA`) for one benchmark. Their meaning in the store
+    and in `allowed_decisions` is the same for every benchmark: 1 is fixable by a
+    correction; 2 and 3 false leave only reject."""
+
+    labels: tuple[str, str, str]  # the check boxes
+    short: tuple[str, str, str]  # the toolbar's actions (keys 1, 2, 3)
+    tips: tuple[str, str, str]
+    correct_needs: str  # why Correct is refused without 2 and 3
+    blocked_note: str  # the correction editor's note while Correct is not allowed
+
+    def label(self, name: str) -> str:
+        return self.labels[CRITERIA.index(name)]
+
+
+TABLETOP_WORDING = CriteriaWording(
+    (
+        "Wording, options and answer are unambiguous",
+        "The initial view withholds the evidence",
+        "Feasible clutter removal reveals it",
+    ),
+    ("1 Unambiguous", "2 Withheld", "3 Recoverable"),
+    ("Wording, options, answer", "The first view hides the evidence", "Clutter removal reveals it"),
+    DECISION_NEEDS["correct"],
+    "A correction needs a valid scene: tick 2 and 3 to save it.",
+)
+#: The wording per benchmark; any other benchmark is a tabletop scene (MG-VQA).
+CRITERIA_WORDING = {
+    "jrdb": CriteriaWording(
+        (
+            "Wording and answer are unambiguous",
+            "The labels it rests on match the image",
+            "Every step's entity set is right",
+        ),
+        ("1 Unambiguous", "2 Labels match", "3 Steps right"),
+        (
+            "The question's wording and its answer (a correction can fix them)",
+            "The people, objects, attributes and relations it uses are labelled as the image shows",
+            "Each step keeps exactly the entities its description names",
+        ),
+        "Correct needs right labels and steps (criteria 2 and 3): a text cannot fix labels",
+        "A correction cannot fix wrong labels or steps: tick 2 and 3 to save it.",
+    ),
 }
+CRITERION_LABELS = dict(zip(CRITERIA, TABLETOP_WORDING.labels, strict=True))
 
 
-def answer_option(answer: Any) -> Any:
-    """The option an answer picks (Find answers carry a point too)."""
-    return answer.get("answer") if isinstance(answer, dict) else answer
+def criteria_wording(benchmark: str | None) -> CriteriaWording:
+    """The criteria's wording for a question of `benchmark`."""
+    return CRITERIA_WORDING.get(benchmark or "", TABLETOP_WORDING)
 
 
-def describe_answer(answer: Any) -> str:
-    if isinstance(answer, dict) and "answer" in answer:
-        point = answer.get("point")
-        at = f", at ({point[0]:g}, {point[1]:g}) px in the model's image" if point else ""
-        return f"{answer['answer']}{at}"
-    return str(answer)
-
-
-def describe_verdict(record: VerdictRecord, *, own: bool) -> str:
-    """One verdict as a line of rich text: who, round, decision, criteria, reason, edits."""
-    v = record.verdict
-    who = "You" if own else html.escape(record.annotator_name)
-    marks = " ".join(f"{i}{'✓' if getattr(v, c) else '✗'}" for i, c in enumerate(CRITERIA, 1))
-    line = f"<b>{who}</b> ({record.round} round): <b>{v.decision}</b> &nbsp;[{marks}]"
-    if v.reason:
-        line += f" — “{html.escape(v.reason)}”"
-    if v.corrections:
-        edits = ", ".join(f"{k} → {html.escape(str(val))}" for k, val in v.corrections.items())
-        line += f"<br>&nbsp;&nbsp;proposes {edits}"
-    return line
+def decision_needs(benchmark: str | None, decision: str) -> str:
+    """Why `decision` is not allowed by the ticked criteria, in the benchmark's words."""
+    if decision == "correct":
+        return criteria_wording(benchmark).correct_needs
+    return DECISION_NEEDS.get(decision, f"{decision} is not allowed now")
 
 
 class QuestionPanel(QScrollArea):
@@ -80,21 +121,27 @@ class QuestionPanel(QScrollArea):
         self.setWidget(body)
         self.header = QLabel()
         self.header.setObjectName("verify_question_header")
-        self.text = _rich_label()
+        self.text = rich_label()
         font = self.text.font()
         font.setPointSizeF(font.pointSizeF() * 1.2)
         self.text.setFont(font)
-        self.options, self.answer, self.evidence = _rich_label(), _rich_label(), _rich_label()
-        facts = QFormLayout()
+        self.options, self.answer, self.evidence = rich_label(), rich_label(), rich_label()
+        self.difficulty, self.steps = rich_label(), rich_label()
+        self.difficulty.setObjectName("verify_difficulty")
+        self.steps.setObjectName("verify_steps")
+        self.facts = facts = QFormLayout()
         facts.addRow("Options", self.options)
         facts.addRow("Answer", self.answer)
+        facts.addRow("Difficulty", self.difficulty)
+        facts.addRow("Steps", self.steps)
         facts.addRow("Evidence", self.evidence)
 
         self.criteria: dict[str, QCheckBox] = {}
+        self.wording = TABLETOP_WORDING
         criteria = QGroupBox("Criteria (1, 2, 3)")
         column = QVBoxLayout(criteria)
         for i, name in enumerate(CRITERIA, 1):
-            box = QCheckBox(f"{i}  {CRITERION_LABELS[name]}")
+            box = QCheckBox(f"{i}  {self.wording.label(name)}")
             box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the mode's actions
             box.clicked.connect(lambda checked, n=name: state.set_criterion(n, checked))
             column.addWidget(box)
@@ -115,7 +162,7 @@ class QuestionPanel(QScrollArea):
         self.reason.returnPressed.connect(state.reject)
 
         self.editor = QGroupBox("Correction")
-        self.editor_note = note = _rich_label()
+        self.editor_note = note = rich_label()
         self.edit_text, self.edit_options = QPlainTextEdit(), QPlainTextEdit()
         self.edit_options.setPlaceholderText("one option a line; none for an open question")
         self.edit_answer = QLineEdit()
@@ -147,8 +194,8 @@ class QuestionPanel(QScrollArea):
         escape.activated.connect(state.cancel_correction)
 
         self._syncing = False
-        self.message = _rich_label()
-        self.verdicts, self.last = _rich_label(), _rich_label()
+        self.message = rich_label()
+        self.verdicts, self.last = rich_label(), rich_label()
         self.verdicts.setObjectName("verify_visible_verdicts")
         self.last.setObjectName("verify_last_verdict")
 
@@ -162,9 +209,9 @@ class QuestionPanel(QScrollArea):
         layout.addWidget(self.reason)
         layout.addWidget(self.editor)
         layout.addWidget(self.message)
-        layout.addWidget(_heading("Verdicts on this question"))
+        layout.addWidget(heading("Verdicts on this question"))
         layout.addWidget(self.verdicts)
-        layout.addWidget(_heading("Your last verdict (Ctrl+Z undoes it)"))
+        layout.addWidget(heading("Your last verdict (Ctrl+Z undoes it)"))
         layout.addWidget(self.last)
         layout.addStretch(1)
 
@@ -194,17 +241,32 @@ class QuestionPanel(QScrollArea):
                 label.setText("")
         else:
             scene = f"scene #{q.scene_id}" if q.scene_id is not None else "no stored scene"
+            if is_jrdb(q):
+                scene = f"sequence #{q.sequence_id}"
             self.header.setText(
-                f"<b>{q.task.capitalize()}</b> · question #{q.id} v{q.version} · {q.benchmark} · "
-                f"{scene}" + (f" · D={q.difficulty.D}" if q.difficulty else "")
+                f"<b>{task_words(q.task)}</b> · question #{q.id} "
+                f"v{q.version} · {q.benchmark} · {scene}"
+                + (f" · D={q.difficulty.D}" if q.difficulty else "")
             )
             self.text.setText(f"<b>{html.escape(q.text)}</b>")
             self.options.setText(self._options_html(q.options, q.answer))
             self.answer.setText(f"<b>{html.escape(describe_answer(q.answer))}</b>")
+            self.difficulty.setText(describe_difficulty(q))
+            self.steps.setText(steps_html(q.steps) if q.steps else "")
             self._show_verdicts()
+        self.facts.setRowVisible(self.difficulty, bool(q and q.difficulty))
+        self.facts.setRowVisible(self.steps, bool(q and q.steps))
+        self._show_wording(criteria_wording(q.benchmark if q is not None else None))
         self._show_evidence()
         self._show_last()
         self._show_draft()
+
+    def _show_wording(self, wording: CriteriaWording) -> None:
+        """Word the criteria for the open question's benchmark."""
+        self.wording = wording
+        for i, (name, box) in enumerate(self.criteria.items(), 1):
+            box.setText(f"{i}  {wording.label(name)}")
+            box.setToolTip(wording.tips[i - 1])
 
     @staticmethod
     def _options_html(options: list[Any] | None, answer: Any) -> str:
@@ -225,6 +287,15 @@ class QuestionPanel(QScrollArea):
             self.evidence.setText("")
             return
         names = self.state.evidence_names()
+        if is_jrdb(q):  # graph entities of the question's frames: no visibility figures
+            targets = answer_entities(q)
+            lines = [
+                f"{html.escape(entity_words(k))} <tt>{html.escape(k)}</tt>"
+                + (" — the answer" if k in targets else "")
+                for k in names
+            ]
+            self.evidence.setText("<br>".join(lines) or "<i>none</i>")
+            return
         if not names:
             self.evidence.setText(
                 "<i>none: nothing answer-critical is in the scene (an absent target); "
@@ -288,7 +359,7 @@ class QuestionPanel(QScrollArea):
         self.editor_note.setText(
             "<i>Saved as a new version of the question; the old one is kept.</i>"
             if "correct" in allowed
-            else "<i>A correction needs a valid scene: tick 2 and 3 to save it.</i>"
+            else f"<i>{html.escape(self.wording.blocked_note)}</i>"
         )
         self._syncing = True  # the three fields change one by one: report none of it
         try:
@@ -334,17 +405,3 @@ class QuestionPanel(QScrollArea):
         self.message.setStyleSheet(ERROR_STYLE if error else "")
         self.message.setText(html.escape(text))
         self.message.setVisible(bool(text))
-
-
-def _rich_label() -> QLabel:
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-def _heading(text: str) -> QLabel:
-    label = QLabel(f"<b>{html.escape(text)}</b>")
-    label.setContentsMargins(0, 8, 0, 0)
-    return label

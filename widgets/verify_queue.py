@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from widgets.table_model import RowTableModel
 from widgets.verify_state import ADJUDICATION, QUEUE, VerifyState
+from widgets.verify_text import task_words
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -41,7 +42,7 @@ class QueueTableModel(RowTableModel):
             return None
         q = self.state.questions[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (f"{q.id}", q.task.capitalize(), q.text)[index.column()]
+            return (f"{q.id}", task_words(q.task), q.text)[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"Question #{q.id} v{q.version} ({q.benchmark}): {q.text}"
         return None

@@ -126,9 +126,11 @@ class VerifyState(QObject):
         *,
         scenes: Any = None,
         clock: Callable[[], float] = time.monotonic,
+        needs: Callable[[str, str], str] | None = None,
     ) -> None:
         super().__init__()
         self.clock = clock
+        self.needs = needs  # (benchmark, decision) -> why the criteria refuse it, in its words
         self.list_name = QUEUE
         self.lists: dict[str, list[Question]] = {QUEUE: [], ADJUDICATION: []}
         self.current: Question | None = None
@@ -339,7 +341,8 @@ class VerifyState(QObject):
             self.refused.emit("No question open" if q is None else "Sign in to verify")
             return False
         if decision not in self.allowed():
-            self.refused.emit(DECISION_NEEDS.get(decision, f"{decision} is not allowed now"))
+            why = self.needs(q.benchmark, decision) if self.needs else None
+            self.refused.emit(why or DECISION_NEEDS.get(decision, f"{decision} is not allowed"))
             return False
         d = self.draft
         if decision == "correct" and not self.corrections():
