@@ -108,6 +108,7 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
 
     window.set_mode("verify")
     verify, state = window.verify, window.verify.state
+    state.show_list("queue")  # new candidates wait in the first-round queue
     rows = [i for i, q in enumerate(state.questions) if q.benchmark == "jrdb" and q.task == "vg"]
     if not rows:
         return []  # a demo without JRDB questions
