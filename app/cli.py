@@ -297,10 +297,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         default="reasonscope",
-        choices=["reasonscope", "mgvqa"],
-        help="reasonscope (a reasonscope-episode/1 file) or mgvqa (an MG-VQA transcript "
-        "file, or a folder of *.json transcripts; docs/mgvqa-transcripts.md)",
+        choices=["reasonscope", "mgvqa", "bimanibench", "embodiedbench"],
+        help="reasonscope (a reasonscope-episode/1 file), mgvqa (an MG-VQA transcript "
+        "file, or a folder of *.json transcripts; docs/mgvqa-transcripts.md), bimanibench "
+        "(a BiManiBench / ST-BiBench evaluation folder) or embodiedbench (a folder of "
+        "episode_*_step_*.json logs); docs/bimanual-logs.md",
     )
+    p.add_argument("--model", help="bimanibench/embodiedbench: the model's name (default: "
+                   "from the log's folder or model_name.txt)")  # fmt: skip
+    p.add_argument("--pose-order", default="xyz_wxyz", choices=["xyz_wxyz", "xyz_xyzw"],
+                   help="bimanibench/embodiedbench: how poses are written in the log (default "
+                   "xyz_wxyz, RoboTwin's [x, y, z, qw, qx, qy, qz])")  # fmt: skip
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_episodes)
     from app.cli_jrdb import add_import_jrdb_parser

@@ -219,7 +219,9 @@ def cmd_export_episodes(args: argparse.Namespace) -> int:
 def cmd_import_episodes(args: argparse.Namespace) -> int:
     from app.episode_io import import_episodes
 
-    count, format_errors = import_episodes(default_db(args), args.file, args.format)
+    count, format_errors = import_episodes(
+        default_db(args), args.file, args.format, model=args.model, pose_order=args.pose_order
+    )
     print(
         f"Imported {count} episodes from {args.file} ({format_errors} format-error steps recorded)"
     )

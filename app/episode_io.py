@@ -11,7 +11,7 @@ from annotation.mgvqa_transcript import TranscriptError, transcript_records
 from app.jsonl import read_records, write_lines
 from store import ProjectError, open_for_reading, open_project
 
-FORMATS = ("reasonscope", "mgvqa")
+FORMATS = ("reasonscope", "mgvqa", "bimanibench", "embodiedbench")
 _HEADER_KEYS = (
     "benchmark",
     "model",
@@ -71,15 +71,26 @@ def read_transcripts(source: str | os.PathLike[str]) -> list[tuple[str, dict]]:
 
 
 def import_episodes(
-    db: str | os.PathLike[str], source: str | os.PathLike[str], fmt: str = "reasonscope"
+    db: str | os.PathLike[str],
+    source: str | os.PathLike[str],
+    fmt: str = "reasonscope",
+    *,
+    model: str | None = None,
+    pose_order: str = "xyz_wxyz",
 ) -> tuple[int, int]:
     """Read episodes in one transaction; return (episodes, format-error steps recorded).
 
-    `fmt` is "reasonscope" (a reasonscope-episode/1 file) or "mgvqa" (a transcript
-    file or a folder of them, docs/mgvqa-transcripts.md).
+    `fmt` is "reasonscope" (a reasonscope-episode/1 file), "mgvqa" (a transcript
+    file or a folder of them, docs/mgvqa-transcripts.md), or "bimanibench" /
+    "embodiedbench" (bimanual evaluation folders, docs/bimanual-logs.md; `model`
+    and `pose_order` apply to these).
     """
     if fmt not in FORMATS:
         raise ProjectError(f"--format {fmt}: known formats are {', '.join(FORMATS)}")
+    if fmt in ("bimanibench", "embodiedbench"):
+        from app.bimanual_io import import_bimanual
+
+        return import_bimanual(db, source, fmt, model=model, pose_order=pose_order)
     if fmt == "mgvqa":
         located = read_transcripts(source)
     else:

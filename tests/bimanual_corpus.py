@@ -1,0 +1,34 @@
+"""The bimanual log corpus (tests/data/bimanual), copied to a temporary folder with its
+observation images made on the fly: tiny JPEGs/PNGs, so no binaries are committed."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from PIL import Image
+
+DATA = Path(__file__).resolve().parent / "data" / "bimanual"
+RUN = Path(
+    "bimanibench/eval_result/high_level/handover_block/vlmpolicy/config_arx_x5_0_7/"
+    "2025-06-01_120000"
+)
+EPISODES = RUN / "obsimg" / "round0"
+EMBODIED = Path("embodiedbench/gpt-5_base/stack_blocks_two")
+
+
+def make_corpus(tmp_path: Path) -> Path:
+    """A copy of the corpus under tmp_path with every image listed in jpegs.txt written:
+    32 x 32, one colour per name, except names marked `same` (one shared colour)."""
+    root = tmp_path / "bimanual"
+    shutil.copytree(DATA, root)
+    for line in (DATA / "jpegs.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, *flags = line.split()
+        colour = (90, 90, 90) if "same" in flags else tuple(hashlib.md5(name.encode()).digest()[:3])
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (32, 32), colour).save(path)
+    return root
