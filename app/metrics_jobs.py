@@ -58,6 +58,11 @@ def project_verification_metrics(project) -> dict[str, Any]:
     """The `verification` metrics of an open project (the GUI's own connection)."""
     repo = project.verifications
     metrics = repo.agreement()
+    # the criteria mean different checks per benchmark (docs/verification.md): split too
+    benchmarks = [
+        r[0] for r in project.db.execute("SELECT DISTINCT benchmark FROM questions ORDER BY 1")
+    ]
+    metrics["by_benchmark"] = {b: repo.agreement(b) for b in benchmarks}
     metrics["status_counts"] = project.questions.counts_by_status()
     metrics["adjudication_pending"] = repo.adjudication_pending()
     metrics["time_on_task"] = repo.time_on_task()

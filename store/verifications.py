@@ -241,11 +241,17 @@ class VerificationRepository(Repository):
         return self._derive(self._live(question_id))
 
     # -- agreement --------------------------------------------------------------
-    def agreement(self) -> dict[str, Any]:
-        """Agreement over every complete first-round pair (see `verification_agreement`)."""
+    def agreement(self, benchmark: str | None = None) -> dict[str, Any]:
+        """Agreement over every complete first-round pair (see `verification_agreement`),
+        of one benchmark's questions or of all."""
+        where, params = "", []
+        if benchmark is not None:
+            where = " AND v.question_id IN (SELECT id FROM questions WHERE benchmark = ?)"
+            params = [benchmark]
         rows = self.db.execute(
-            f"{_SELECT} WHERE v.round = 'first' AND v.retracted_at IS NULL "
-            "ORDER BY v.question_id, v.id"
+            f"{_SELECT} WHERE v.round = 'first' AND v.retracted_at IS NULL{where} "
+            "ORDER BY v.question_id, v.id",
+            params,
         ).fetchall()
         by_question: dict[int, list[Verdict]] = {}
         for r in rows:

@@ -158,3 +158,24 @@ def test_metrics_and_info_report_reasoning_results(project, tmp_path, capsys):
     assert "50.0 % (2)" in row  # both are pair questions: D2
     assert main(["info", "--db", str(db)]) == 0
     assert "reasoning predictions  2" in capsys.readouterr().out
+
+
+def test_verifier_agreement_is_split_by_benchmark(project):
+    from annotation.verification import Verdict
+    from app.metrics_jobs import project_metrics
+
+    _, db = project
+    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vqa-count",
+                 "--n", "2", "--seed", "6", "--db", str(db)]) == 0
+    approve = Verdict(True, True, True, "approve")
+    reject = Verdict(True, False, False, "reject", reason="a label is wrong")
+    with open_project(db) as p:
+        ann, ben = p.annotators.sign_in("Ann"), p.annotators.sign_in("Ben")
+        qs = [q for q in p.questions.page(limit=500).rows if q.benchmark == "jrdb"]
+        for q, second in zip(qs, (approve, reject), strict=True):
+            p.verifications.submit(q.id, ann, approve, seconds_on_task=3)
+            p.verifications.submit(q.id, ben, second, seconds_on_task=4)
+    v = project_metrics(db)["verification"]
+    assert v["by_benchmark"]["jrdb"]["n"] == 2
+    assert v["by_benchmark"]["jrdb"]["decision"]["disagreements"] == 1
+    assert v["n"] == 2  # the pooled figure counts the same pairs here
