@@ -54,6 +54,7 @@ CASE_MODULES: list[str] = [
     "app.bench_reasoning",
     "app.bench_graph_view",
     "app.bench_queries",
+    "app.bench_bimanual",
 ]
 
 #: Where benchmark projects are built (default: the system's temporary folder).

@@ -13,16 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet
 
 from sim.camera import CameraSpec
 from sim.grasp_plan import GraspPlan, plan_grasp
 from sim.motion import DOWN, FINGERTIP_OFFSET, go_home, move_tool_to, tool_pose
 from sim.render import RenderedView, render
-from sim.world import BASKET_CENTRE, BASKET_SIZE, GRIPPER_MIMIC, TABLE_TOP_Z, TabletopWorld
+from sim.robotiq import FINGER_FORCE, command_fingers, couple_linkage, release_followers
+from sim.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TabletopWorld
 
-FINGER_FORCE = 40.0  # N·m at finger_joint: a firm but not crushing squeeze
-FINGER_FRICTION = 2.0
 LIFT = 0.15  # metres the object is lifted straight up before the carry
 APPROACH = 0.10  # metres above the object's top where the descent starts
 # The inner knuckles cross above the pads about 3-4 cm up: a flat-topped object meets
@@ -55,27 +53,10 @@ def enable_finger_dynamics(world: TabletopWorld) -> None:
     restore) turns them back on, and held followers keep the fingers from closing.
     """
     c, g = world.client, world.gripper_uid
-    driver = world.gripper_joints["finger_joint"]
-    for name in GRIPPER_MIMIC:
-        c.setJointMotorControl2(
-            g, world.gripper_joints[name], pybullet.VELOCITY_CONTROL, targetVelocity=0, force=0
-        )
     if getattr(world, "_finger_gears", False):
+        release_followers(c, g, world.gripper_joints)
         return
-    for name, factor in GRIPPER_MIMIC.items():
-        joint = world.gripper_joints[name]
-        gear = c.createConstraint(
-            g, driver, g, joint, pybullet.JOINT_GEAR, [0, 1, 0], [0, 0, 0], [0, 0, 0]
-        )
-        c.changeConstraint(gear, gearRatio=-factor, maxForce=1000, erp=0.8)
-    for link in range(-1, c.getNumJoints(g)):
-        name = c.getJointInfo(g, link)[12].decode() if link >= 0 else ""
-        if name.endswith("finger_pad"):
-            # the URDF gives each pad 1 kg; at that mass the pads swing the fingers open
-            c.changeDynamics(g, link, mass=0.02)
-        c.changeDynamics(
-            g, link, lateralFriction=FINGER_FRICTION, spinningFriction=0.01, frictionAnchor=1
-        )
+    couple_linkage(c, g, world.gripper_joints)
     world._finger_gears = True
 
 
@@ -83,14 +64,7 @@ def drive_fingers(world: TabletopWorld, angle: float, steps: int = 180) -> float
     """Drive finger_joint towards `angle` for `steps` physics steps; return where it got."""
     c, g = world.client, world.gripper_uid
     driver = world.gripper_joints["finger_joint"]
-    c.setJointMotorControl2(
-        g,
-        driver,
-        pybullet.POSITION_CONTROL,
-        targetPosition=angle,
-        force=FINGER_FORCE,
-        maxVelocity=1.5,
-    )
+    command_fingers(c, g, world.gripper_joints, angle, FINGER_FORCE)
     world.step(steps)
     return c.getJointState(g, driver)[0]
 

@@ -25,6 +25,14 @@ with quiet_c_output():  # the module prints its build time on import
 
 from sim.assets import box_texture_file, resolve_asset
 from sim.camera import CameraSpec
+from sim.robotiq import (  # noqa: F401  (re-exported: motion, grasp, replay use them)
+    GRIPPER_CLOSED,
+    GRIPPER_MIMIC,
+    GRIPPER_OPEN,
+    gripper_joints,
+    mount_gripper,
+    set_finger_angle,
+)
 
 TIMESTEP = 1.0 / 240.0
 TABLE_TOP_Z = 0.62
@@ -44,15 +52,6 @@ HOME_JOINTS = {
     "wrist_2_joint": -math.pi / 2,
     "wrist_3_joint": 0.0,
 }
-# The 2F-85's linkage: every finger joint follows finger_joint with this factor.
-GRIPPER_MIMIC = {
-    "left_inner_knuckle_joint": 1.0,
-    "left_inner_finger_joint": -1.0,
-    "right_outer_knuckle_joint": 1.0,
-    "right_inner_knuckle_joint": 1.0,
-    "right_inner_finger_joint": -1.0,
-}
-GRIPPER_OPEN, GRIPPER_CLOSED = 0.0, 0.8
 # Rolling resistance of things on a table top (metres of lever arm): enough that a
 # ball comes to rest instead of creeping for seconds at millimetres per second.
 ROLLING_FRICTION = 0.003
@@ -371,37 +370,10 @@ class TabletopWorld:
         )
         for name, angle in HOME_JOINTS.items():
             c.resetJointState(arm.uid, self.arm_joints[name], angle)
-        tool = c.getLinkState(arm.uid, self.tool_link, computeForwardKinematics=True)
-        grip = self.add_urdf(
-            "robot_gripper",
-            "airo_models:grippers/robotiq_2f_85/urdf/robotiq_2f_85.urdf",
-            tool[4],
-            tool[5],
-            name="Robotiq 2F-85 gripper",
-            category="robot",
-            role="robot",
+        self.gripper_uid = mount_gripper(
+            self, "robot_gripper", arm.uid, self.tool_link, name="Robotiq 2F-85 gripper"
         )
-        self.gripper_uid = grip.uid
-        c.createConstraint(
-            arm.uid,
-            self.tool_link,
-            grip.uid,
-            -1,
-            pybullet.JOINT_FIXED,
-            (0, 0, 0),
-            (0, 0, 0),
-            (0, 0, 0),
-        )
-        # The gripper's base overlaps the flange it is mounted on: without this filter
-        # the contact pushes the fingers open and the wrist round.
-        for arm_link in range(-1, c.getNumJoints(arm.uid)):
-            for grip_link in range(-1, c.getNumJoints(grip.uid)):
-                c.setCollisionFilterPair(arm.uid, grip.uid, arm_link, grip_link, 0)
-        self.gripper_joints = {
-            c.getJointInfo(grip.uid, j)[1].decode(): j
-            for j in range(c.getNumJoints(grip.uid))
-            if c.getJointInfo(grip.uid, j)[2] == pybullet.JOINT_REVOLUTE
-        }
+        self.gripper_joints = gripper_joints(c, self.gripper_uid)
         self.set_gripper(GRIPPER_OPEN)
         self.hold_arm()
 
@@ -427,10 +399,7 @@ class TabletopWorld:
 
     def set_gripper(self, finger_angle: float) -> None:
         """Set the 2F-85 opening (finger_joint angle, 0 open .. 0.8 closed), linkage included."""
-        c = self.client
-        c.resetJointState(self.gripper_uid, self.gripper_joints["finger_joint"], finger_angle)
-        for name, factor in GRIPPER_MIMIC.items():
-            c.resetJointState(self.gripper_uid, self.gripper_joints[name], factor * finger_angle)
+        set_finger_angle(self.client, self.gripper_uid, self.gripper_joints, finger_angle)
 
     # -- queries ------------------------------------------------------------------
     def info(self, uid: int) -> BodyInfo | None:

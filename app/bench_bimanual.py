@@ -1,0 +1,68 @@
+"""Bench cases for the dual-arm world: reference plans' success, simulation speed."""
+
+from __future__ import annotations
+
+import time
+
+from app.bench import BenchResult, bench_case, report
+from sim.bimanual_actions import BimanualExecutor
+from sim.bimanual_tasks import TASKS
+from sim.bimanual_world import DualArmWorld
+
+SEEDS, QUICK_SEEDS = 20, 3
+SUCCESS_GOAL = 0.8
+
+
+def _run(name: str, seed: int) -> tuple[bool, float, float]:
+    """One reference episode: (success, simulated seconds, wall seconds executing)."""
+    task = TASKS[name]
+    with DualArmWorld() as world:
+        task.setup(world, seed)
+        plan = task.reference_plan(world)
+        sim0, wall0 = world.time, time.perf_counter()
+        BimanualExecutor(world).execute(plan)
+        wall = time.perf_counter() - wall0
+        world.step(60)
+        return task.check(world)[0], world.time - sim0 - 60 / 240, wall
+
+
+@bench_case("bimanual_reference_plans", goal=">= 80% per task")
+def bimanual_reference_plans(quick: bool) -> BenchResult:
+    seeds = range(QUICK_SEEDS if quick else SEEDS)
+    rates = {}
+    for name in sorted(TASKS):
+        report(f"bimanual_reference_plans: {name}, {len(seeds)} seeds")
+        rates[name] = sum(_run(name, s)[0] for s in seeds) / len(seeds)
+    worst = min(rates.values())
+    detail = ", ".join(f"{k} {100 * v:.0f}%" for k, v in rates.items())
+    return BenchResult(
+        "bimanual_reference_plans",
+        100 * worst,
+        "%",
+        ">= 80% per task",
+        worst >= SUCCESS_GOAL,
+        f"worst task; {detail} ({len(seeds)} seeds each)",
+    )
+
+
+@bench_case("bimanual_sim_speed", goal="report")
+def bimanual_sim_speed(quick: bool) -> BenchResult:
+    names = (
+        ["stack_blocks_two"]
+        if quick
+        else ["stack_blocks_two", "stack_blocks_three", "handover_block"]
+    )
+    sim = wall = 0.0
+    for name in names:
+        report(f"bimanual_sim_speed: {name}")
+        _, s, w = _run(name, 0)
+        sim, wall = sim + s, wall + w
+    return BenchResult(
+        "bimanual_sim_speed",
+        sim / wall,
+        "x real time",
+        "report",
+        True,
+        f"{sim:.1f} simulated s in {wall:.1f} wall s executing the reference plans of "
+        f"{', '.join(names)} (240 Hz physics, two UR5e + 2F-85)",
+    )
