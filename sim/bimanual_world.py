@@ -28,6 +28,7 @@ from sim.robotiq import (
     command_fingers,
     couple_linkage,
     gripper_joints,
+    held_body_uid,
     mount_gripper,
     release_followers,
     set_finger_angle,
@@ -144,22 +145,7 @@ class DualArmWorld(TabletopWorld):
 
     # -- construction -----------------------------------------------------------
     def _build_fixtures(self) -> None:
-        c = self.client
-        from sim.quiet import quiet_c_output
-
-        with quiet_c_output():
-            plane = c.loadURDF("plane.urdf")
-        self._register(
-            BodyInfo(
-                plane,
-                "floor",
-                "floor",
-                "surface",
-                "fixture",
-                "pybullet_data:plane.urdf",
-                fixed=True,
-            )
-        )
+        self._add_floor()
         hx, hy = TABLE_HALF
         self.add_primitive(
             "table",
@@ -315,17 +301,8 @@ class DualArmWorld(TabletopWorld):
 
     def held_body(self, arm: str) -> str | None:
         """The object touched by both inner fingers of one gripper, if any."""
-        c, g = self.client, self.arms[arm].gripper_uid
-        sides: dict[int, set[str]] = {}
-        for pt in c.getContactPoints(bodyA=g):
-            info = self.info(pt[2])
-            if info is None or info.role != "object" or pt[3] < 0:
-                continue
-            link = c.getJointInfo(g, pt[3])[12].decode()
-            if "inner_finger" in link:
-                sides.setdefault(pt[2], set()).add(link.split("_")[0])
-        both = [uid for uid, s in sides.items() if len(s) == 2]
-        return self.info(both[0]).key if both else None
+        uid = held_body_uid(self, self.arms[arm].gripper_uid)
+        return self.info(uid).key if uid is not None else None
 
     # -- objects -------------------------------------------------------------------------
     def add_compound(

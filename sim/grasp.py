@@ -18,7 +18,13 @@ from sim.camera import CameraSpec
 from sim.grasp_plan import GraspPlan, plan_grasp
 from sim.motion import DOWN, FINGERTIP_OFFSET, go_home, move_tool_to, tool_pose
 from sim.render import RenderedView, render
-from sim.robotiq import FINGER_FORCE, command_fingers, couple_linkage, release_followers
+from sim.robotiq import (
+    FINGER_FORCE,
+    command_fingers,
+    couple_linkage,
+    held_body_uid,
+    release_followers,
+)
 from sim.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TabletopWorld
 
 LIFT = 0.15  # metres the object is lifted straight up before the carry
@@ -206,15 +212,5 @@ def _bumped(world: TabletopWorld, target: int | None, hit: list[str], on_top: li
 
 
 def _held_body(world: TabletopWorld) -> int | None:
-    """The object touched by both fingers (inner finger or pad on each side), if any."""
-    c, g = world.client, world.gripper_uid
-    sides: dict[int, set[str]] = {}
-    for pt in c.getContactPoints(bodyA=g):
-        info = world.info(pt[2])
-        if info is None or info.role != "object" or pt[3] < 0:
-            continue
-        link = c.getJointInfo(g, pt[3])[12].decode()
-        if "inner_finger" in link:
-            sides.setdefault(pt[2], set()).add(link.split("_")[0])
-    both = [uid for uid, s in sides.items() if len(s) == 2]
-    return both[0] if both else None
+    """The object touched by both fingers of the arm's gripper, if any."""
+    return held_body_uid(world, world.gripper_uid)

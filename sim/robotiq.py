@@ -106,3 +106,18 @@ def command_fingers(
         force=force,
         maxVelocity=1.5,
     )
+
+
+def held_body_uid(world, gripper_uid: int) -> int | None:
+    """The object both inner fingers of a gripper touch (a grasp that holds), if any."""
+    c = world.client
+    sides: dict[int, set[str]] = {}
+    for pt in c.getContactPoints(bodyA=gripper_uid):
+        info = world.info(pt[2])
+        if info is None or info.role != "object" or pt[3] < 0:
+            continue
+        link = c.getJointInfo(gripper_uid, pt[3])[12].decode()
+        if "inner_finger" in link:
+            sides.setdefault(pt[2], set()).add(link.split("_")[0])
+    both = [uid for uid, s in sides.items() if len(s) == 2]
+    return both[0] if both else None

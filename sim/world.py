@@ -279,7 +279,8 @@ class TabletopWorld:
             )
         )
 
-    def _build_fixtures(self) -> None:
+    def _add_floor(self) -> None:
+        """pybullet_data's ground plane, registered as the fixture "floor"."""
         c = self.client
         with quiet_c_output():
             plane = c.loadURDF("plane.urdf")
@@ -294,6 +295,9 @@ class TabletopWorld:
                 fixed=True,
             )
         )
+
+    def _build_fixtures(self) -> None:
+        self._add_floor()
         hx, hy = TABLE_HALF
         self.add_primitive(
             "table",
