@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli_support import db_arg, default_db
+from app.jsonl import json_lines
 from store import ProjectError, open_project
 
 
@@ -37,22 +38,8 @@ def add_import_predictions_parser(import_sub) -> None:
 
 def read_prediction_lines(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
     """The file's JSON objects and their line numbers; ProjectError `FILE:LINE: problem`."""
-    if not path.is_file():
-        raise ProjectError(f"{path}: no such file")
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ProjectError(f"{path}:{line}: not UTF-8 text (is it a predictions file?)") from None
     rows, lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ProjectError(f"{path}:{number}: not JSON ({exc.msg})") from None
+    for number, row in json_lines(path, "a predictions file"):
         if not isinstance(row, dict):
             raise ProjectError(f"{path}:{number}: not a JSON object")
         rows.append(row)

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from store import ProjectError
 
 
-def read_records(
-    source: str | os.PathLike[str],
-    validate: Callable[[Any], dict],
-    errors: tuple[type[Exception], ...],
-    what: str,
-) -> list[dict]:
-    """Every line validated before anything is used; a bad one raises `FILE:LINE: problem`."""
+def json_lines(source: str | os.PathLike[str], what: str) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) for every non-blank line; a missing file, text that is
+    not UTF-8 or a line that is not JSON raises `ProjectError` naming FILE[:LINE]."""
     source = Path(source)
     if not source.is_file():
         raise ProjectError(f"{source}: no such file")
@@ -27,16 +23,29 @@ def read_records(
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ProjectError(f"{source}:{line}: not UTF-8 text (is it {what}?)") from None
-    records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            records.append(validate(json.loads(line)))
+            value = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
+        yield number, value
+
+
+def read_records(
+    source: str | os.PathLike[str],
+    validate: Callable[[Any], dict],
+    errors: tuple[type[Exception], ...],
+    what: str,
+) -> list[dict]:
+    """Every line validated before anything is used; a bad one raises `FILE:LINE: problem`."""
+    records = []
+    for number, value in json_lines(source, what):
+        try:
+            records.append(validate(value))
         except errors as exc:
-            raise ProjectError(f"{source}:{number}: {exc}") from None
+            raise ProjectError(f"{Path(source)}:{number}: {exc}") from None
     return records
 
 
