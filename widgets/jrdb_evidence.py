@@ -21,9 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QImage, QPen
 from PySide6.QtWidgets import (
-    QGraphicsItem,
     QGraphicsRectItem,
     QLabel,
     QListWidget,
@@ -44,34 +43,11 @@ from widgets.jrdb_evidence_rows import (
     focus_rect,
 )
 from widgets.jrdb_state import entity_colour
-from widgets.panorama_view import PanoramaView
+from widgets.panorama_view import NameTag, PanoramaView
 
 ANSWER_PEN = QColor(255, 255, 255)
 WINDOW_PEN = QColor(255, 232, 90)
 OVERVIEW_SHARE = 0.3  # the overview strip takes at most this share of the height
-
-
-class _Tag(QGraphicsItem):
-    """A small text tag of constant screen size (the answer box's)."""
-
-    def __init__(self, text: str, parent: QGraphicsItem) -> None:
-        super().__init__(parent)
-        self.text = text
-        self.font = QFont()
-        self.font.setPointSizeF(8.5)
-        self.font.setBold(True)
-        metrics = QFontMetricsF(self.font)
-        self.rect = QRectF(0, 0, metrics.horizontalAdvance(text) + 8, metrics.height() + 2)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802
-        return self.rect
-
-    def paint(self, painter: QPainter, _option, _widget=None) -> None:
-        painter.fillRect(self.rect, ANSWER_PEN)
-        painter.setPen(QColor(20, 20, 20))
-        painter.setFont(self.font)
-        painter.drawText(self.rect, Qt.AlignmentFlag.AlignCenter, self.text)
 
 
 class JrdbEvidenceView(QWidget):
@@ -292,7 +268,7 @@ class JrdbEvidenceView(QWidget):
                     item.setPen(pen)
                     item.setZValue(11)
                     if view is self.detail:
-                        tag = _Tag("answer", item)
+                        tag = NameTag("answer", ANSWER_PEN, item)
                         tag.setPos(max(rect.left(), 0.0), max(rect.bottom(), 0.0))
                     view.scene.addItem(item)
                     self.answer_items.append(item)

@@ -46,7 +46,7 @@ DIMMED = 0.3  # opacity of the other boxes while some are highlighted
 SHADE = QColor(0, 0, 0, 110)  # over the image outside the highlighted boxes
 
 
-class _Tag(QGraphicsItem):
+class NameTag(QGraphicsItem):
     """A name tag of constant screen size, anchored at a box's top-left corner."""
 
     def __init__(self, text: str, colour: QColor, parent: QGraphicsItem) -> None:
@@ -285,7 +285,7 @@ class PanoramaView(QWidget):
                 self.items.setdefault(box.entity_id, []).append(item)
                 label = self.labels.get(box.entity_id)
                 if label:
-                    tag = _Tag(label, colour, item)
+                    tag = NameTag(label, colour, item)
                     tag.setPos(max(rect.left(), 0.0), max(rect.top(), 0.0))
         self.boxes_drawn.emit()
 
