@@ -24,6 +24,16 @@ ROWS = (
 )
 
 
+def table_cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetItem:
+    """A results-table cell: numbers right-aligned, with an optional tooltip."""
+    item = QTableWidgetItem(text)
+    if right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
 def results_table(columns, *, alternating: bool = False) -> QTableWidget:
     """A read-only results table: the first column stretches, the others fit their text."""
     table = QTableWidget(0, len(columns))

@@ -16,12 +16,16 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHeaderView,
     QLabel,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from widgets.agreement_view import fit_table_height, results_table, scrolling_page
+from widgets.agreement_view import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    table_cell,
+)
 
 MODE_COLOURS = {
     "direct": QColor(120, 144, 176),
@@ -76,15 +80,6 @@ def mode_colour(mode: str, modes: list[str]) -> QColor:
     if mode in MODE_COLOURS:
         return MODE_COLOURS[mode]
     return OTHER_COLOURS[modes.index(mode) % len(OTHER_COLOURS)] if mode in modes else CHANCE_COLOUR
-
-
-def _cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    if tip:
-        item.setToolTip(tip)
-    return item
 
 
 class BarPlot(pg.PlotWidget):
@@ -212,23 +207,25 @@ class EpisodeResultsView(QWidget):
             manip = row["manipulation"]
             median = manip["median_calls"]
             cells = [
-                _cell(row_label(row), right=False),
-                _cell(row["mode"], right=False),
-                _cell(str(row["n"])),
+                table_cell(row_label(row), right=False),
+                table_cell(row["mode"], right=False),
+                table_cell(str(row["n"])),
             ]
             for t in tasks:
                 s = row["success"][t]
                 cells.append(
-                    _cell(percent(s["success_pct"]), tip=f"{s['successes']} of {s['n']} correct")
+                    table_cell(
+                        percent(s["success_pct"]), tip=f"{s['successes']} of {s['n']} correct"
+                    )
                 )
             cells += [
-                _cell(percent(row["average_pct"]), tip="macro average over the tasks shown"),
-                _cell(
+                table_cell(percent(row["average_pct"]), tip="macro average over the tasks shown"),
+                table_cell(
                     "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
                     tip="" if median is None else f"median {median:g}",
                 ),
-                _cell(str(manip["acted_episodes"]), tip="episodes with a grasp or push"),
-                _cell(str(row["format_error_steps"]), tip=f"of {row['steps']} steps"),
+                table_cell(str(manip["acted_episodes"]), tip="episodes with a grasp or push"),
+                table_cell(str(row["format_error_steps"]), tip=f"of {row['steps']} steps"),
             ]
             for c, item in enumerate(cells):
                 if row["baseline"]:
@@ -259,11 +256,14 @@ class EpisodeResultsView(QWidget):
             nxt, npct = rec["next"], rec["next_pct"]
             reg, rpct = rec["regrounding"], rec["regrounding_pct"]
             cells = [
-                _cell(row_label(row), right=False),
-                _cell(row["mode"], right=False),
-                _cell(str(rec["failed_grasp_episodes"])),
-                *[_cell(share(nxt[k], npct[k])) for k in ("push", "grasp", "none")],
-                *[_cell(share(reg[k], rpct[k])) for k in ("scene_and_seg", "seg_only", "no_seg")],
+                table_cell(row_label(row), right=False),
+                table_cell(row["mode"], right=False),
+                table_cell(str(rec["failed_grasp_episodes"])),
+                *[table_cell(share(nxt[k], npct[k])) for k in ("push", "grasp", "none")],
+                *[
+                    table_cell(share(reg[k], rpct[k]))
+                    for k in ("scene_and_seg", "seg_only", "no_seg")
+                ],
             ]
             for c, item in enumerate(cells):
                 table.setItem(r, c, item)

@@ -20,12 +20,16 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from widgets.agreement_view import fit_table_height, results_table, scrolling_page
+from widgets.agreement_view import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    table_cell,
+)
 
 HUMAN_ROW = "Human eval"
 TASK_TITLES = {
@@ -55,15 +59,6 @@ EMPTY_TEXT = (
 
 def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}"
-
-
-def _item(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    if tip:
-        item.setToolTip(tip)
-    return item
 
 
 def cell_text(cell: dict[str, Any], *, boxes: bool) -> tuple[str, str]:
@@ -238,7 +233,7 @@ class ReasoningResultsView(QWidget):
         table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             human = row["model"] == "human"
-            name = _item(HUMAN_ROW if human else row["model"], right=False)
+            name = table_cell(HUMAN_ROW if human else row["model"], right=False)
             if human:
                 name.setToolTip("mean of the annotators who answered, as the paper's rows")
                 bold = QFont(name.font())
@@ -247,11 +242,11 @@ class ReasoningResultsView(QWidget):
             table.setItem(r, 0, name)
             people = row["all"].get("annotators", 0)
             n_tip = f"answers from {people} annotator{'s' * (people != 1)}" if human else ""
-            table.setItem(r, 1, _item(str(row["all"]["n"]), tip=n_tip or "questions answered"))
+            table.setItem(r, 1, table_cell(str(row["all"]["n"]), tip=n_tip or "questions answered"))
             for c, key in enumerate((*LEVEL_COLUMNS, "all"), start=2):
                 cell = row["all"] if key == "all" else row["levels"][key]
                 text, tip = cell_text(cell, boxes=boxes)
-                table.setItem(r, c, _item(text, tip=tip))
+                table.setItem(r, c, table_cell(text, tip=tip))
         other_used = any(row["levels"]["other"]["n"] for row in rows)
         table.setColumnHidden(5, not other_used)
         fit_table_height(table)
@@ -267,13 +262,13 @@ class ReasoningResultsView(QWidget):
             p = row["p"]
             rho = "–" if row["rho"] is None else f"{row['rho']:.2f}"
             cells = [
-                _item("all tasks" if row["task"] == "all" else row["task"], right=False),
-                _item(row["benchmark"], right=False),
-                _item(str(row["n"])),
-                _item(str(row["ratings"])),
-                _item(str(row["annotators"])),
-                _item(rho, tip="" if p is None else f"p = {p:.3g} (two-sided)"),
-                _item(row["words"], right=False),
+                table_cell("all tasks" if row["task"] == "all" else row["task"], right=False),
+                table_cell(row["benchmark"], right=False),
+                table_cell(str(row["n"])),
+                table_cell(str(row["ratings"])),
+                table_cell(str(row["annotators"])),
+                table_cell(rho, tip="" if p is None else f"p = {p:.3g} (two-sided)"),
+                table_cell(row["words"], right=False),
             ]
             for c, item in enumerate(cells):
                 table.setItem(r, c, item)
