@@ -31,7 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.query_words import check_sentence, usable
+from annotation.query_words import check_sentence, object_noun, usable
 from annotation.scene_graph import SceneGraph
 
 GENERATOR = "jrdb-query-engine/1"
@@ -255,8 +255,6 @@ class GraphIndex:
                 found = set(a.get("actions") or {}) | set(a.get("pose") or [])
             return {v for v in found if usable("action", v)}
         if attribute == "category" and entity.kind == "object":
-            from annotation.query_words import object_noun
-
             return {object_noun(a, entity.label)}
         value = a.get(attribute)
         if value in (None, "", []) or not usable(attribute, str(value)):
