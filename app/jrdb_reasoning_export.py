@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from annotation.models import Question
+from app.jsonl import write_lines
 from store import open_for_reading
 
 FORMAT = "jrdb-reasoning-vg"
@@ -94,9 +95,5 @@ def export_jrdb_reasoning_vg(
                 skipped += 1
                 continue
             elements.append(vg_element(q, names.get(q.sequence_id, "")))
-    tmp = f"{out}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(elements, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, out)
+    write_lines(out, [json.dumps(elements, indent=1)])  # the whole file or nothing
     return len(elements), skipped

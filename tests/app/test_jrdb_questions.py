@@ -179,3 +179,12 @@ def test_verifier_agreement_is_split_by_benchmark(project):
     assert v["by_benchmark"]["jrdb"]["n"] == 2
     assert v["by_benchmark"]["jrdb"]["decision"]["disagreements"] == 1
     assert v["n"] == 2  # the pooled figure counts the same pairs here
+
+
+def test_export_to_a_bad_path_names_it_and_writes_nothing(project, tmp_path, capsys):
+    _, db = project
+    out = tmp_path / "missing" / "vg.json"
+    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--status", "any",
+                 "--out", str(out), "--db", str(db)]) == 2
+    assert f"{out}: not a writable file path" in capsys.readouterr().err
+    assert not out.parent.exists()
