@@ -68,7 +68,9 @@ class PointCloudView(QWidget):
         """Show these points and line sketches; the camera orbits their centre."""
         points = np.asarray(points, dtype=np.float32).reshape(-1, 3)
         if colours is None or len(colours) != len(points):
-            rgba = (0.9, 0.9, 0.9, 1.0)
+            # always an array: pyqtgraph's scatter, left with an array colour marked for
+            # upload, fails on a tuple given before its next paint (and draws nothing)
+            rgba = np.tile(np.float32((0.9, 0.9, 0.9, 1.0)), (len(points), 1))
         else:
             c = np.asarray(colours, dtype=np.float32)
             rgba = np.c_[c[:, :3], np.ones(len(c), np.float32)] if c.shape[1] == 3 else c
