@@ -1,7 +1,7 @@
 """The scene graph every consumer shares: entities, typed relations, time slots.
 
-A `SceneGraph` is built from JRDB annotations (`annotation.jrdb_graph`) or from
-a simulator state (`sim.sim_graph`); the live scene-graph view, the query
+A `SceneGraph` is built from JRDB annotations (`annotation.jrdb.graph`) or from
+a simulator state (`sim.tabletop.graph`); the live scene-graph view, the query
 engine and the question generators read the same value. Definitions of the
 node kinds, relation kinds and predicates of both worlds: docs/scene-graphs.md.
 

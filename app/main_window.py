@@ -18,15 +18,15 @@ from PySide6.QtWidgets import (
 )
 
 from app import settings as app_settings
-from app.annotate_mode import AnnotateMode
-from app.explore_mode import ExploreMode
+from app.annotate.mode import AnnotateMode
+from app.explore.mode import ExploreMode
 from app.modes import MODES, ModeSpec
 from app.paths import demo_project_path
-from app.replay_mode import ReplayMode
-from app.results_mode import ResultsMode
+from app.replay.mode import ReplayMode
+from app.results.mode import ResultsMode
 from app.session import ProjectSession
-from app.study_mode import StudyMode
-from app.verify_mode import VerifyMode
+from app.study.mode import StudyMode
+from app.verify.mode import VerifyMode
 from store import ProjectError
 from widgets.activity import ActivityPanel
 from widgets.empty_state import EmptyState

@@ -213,8 +213,8 @@ def _select_person(app, annotate) -> None:
 def _generator_step(app, window, path: Path) -> Path:
     """Annotate HOI with the question generator in front: a clique question, a step selected
     (its boxes emphasised in the image and the cloud, the rest dimmed)."""
-    from annotation.query_engine import Preferences
-    from app.generator_dock import install_generator_dock
+    from annotation.query.engine import Preferences
+    from app.annotate.generator import install_generator_dock
 
     annotate = window.annotate
     gen = getattr(annotate, "generator", None) or install_generator_dock(annotate)

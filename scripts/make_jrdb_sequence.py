@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.jrdb_synth import SynthConfig, write_sequence  # noqa: E402
+from app.demo.jrdb_synth import SynthConfig, write_sequence  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from sim.camera import (
     to_bullet,
     view_matrix,
 )
-from sim.world import TabletopWorld
+from sim.tabletop.world import TabletopWorld
 
 LIGHT_DIRECTION = (0.3, -0.4, 1.0)
 

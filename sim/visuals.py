@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet
 
-from sim.world import TabletopWorld
+from sim.tabletop.world import TabletopWorld
 
 GEOMETRY = {
     pybullet.GEOM_BOX: "box",

@@ -2,7 +2,7 @@
 
 `project.hoi` is this repository: add_label, get_label, set_difficulty,
 labels_for_frame, review, and what the Annotate panels need. The review
-rules are `annotation.hoi_review.review_refusal`, checked here inside the
+rules are `annotation.jrdb.hoi_review.review_refusal`, checked here inside the
 write and backed by triggers (migration 0005), so no caller can break them:
 nobody reviews their own label, a round takes two reviews by two people, a
 QC check comes from a third. Label ids are never given out twice (a deleted
@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from annotation.hoi_review import (
+from annotation.jrdb.hoi_review import (
     QC,
     QC_RATE,
     REVIEW,

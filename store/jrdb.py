@@ -13,8 +13,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from annotation.geometry import GeometricRelation
-from annotation.jrdb_layout import (
+from annotation.jrdb.geometry import GeometricRelation
+from annotation.jrdb.layout import (
     PERSON_LABEL_KINDS,
     BoxRecord,
     SequenceEntity,

@@ -1,6 +1,6 @@
 """JRDB-Reasoning evaluation records: model predictions, difficulty ratings, human answers.
 
-`project.reasoning` is this repository. Scoring is `annotation.reasoning_eval`; this
+`project.reasoning` is this repository. Scoring is `annotation.jrdb.reasoning_eval`; this
 module stores what it decided, each write in one audited transaction.
 
 Which question a record belongs to (docs/jrdb-questions.md, "Difficulty ratings and human
@@ -24,8 +24,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from annotation.models import Annotator, Question
-from annotation.reasoning_eval import (
+from annotation.jrdb.reasoning_eval import (
     RATINGS,
     HumanAnswer,
     ImportReport,
@@ -37,6 +36,7 @@ from annotation.reasoning_eval import (
     score_answer,
     score_steps,
 )
+from annotation.models import Annotator, Question
 from store.base import Repository, dumps, loads
 from store.db import ProjectError, utc_now
 from store.questions import _COLUMNS, _question

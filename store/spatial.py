@@ -1,11 +1,11 @@
 """Foundational spatial grounding records: items, and model predictions scored on import.
 
 `project.spatial` is this repository. Reading replies and scoring them is
-`annotation.spatial_grounding`; this module stores items and what the scoring decided,
+`annotation.bimanual.spatial_grounding`; this module stores items and what the scoring decided,
 each write in one audited transaction.
 
 Items are state, not pixels: the objects and their positions, from which
-`sim.spatial_scene` re-renders the head-camera image. A prediction belongs to an item and
+`sim.bimanual.spatial_scene` re-renders the head-camera image. A prediction belongs to an item and
 a model; importing the same (item, model) again replaces the earlier prediction, other
 items of that model stay. Each prediction keeps the raw reply, what could be read from it
 (possibly nothing, with notes), the sigma it was scored with, and one row per asked
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from annotation.spatial_grounding import (
+from annotation.bimanual.spatial_grounding import (
     DEFAULT_SIGMA,
     GroundingItem,
     ObjectScore,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from app.demo_bimanual import write_listed_images
+from app.demo.bimanual import write_listed_images
 
 DATA = Path(__file__).resolve().parent / "data" / "bimanual"
 RUN = Path(

@@ -55,7 +55,7 @@ def _small_demo(monkeypatch):
     monkeypatch.setattr(demo, "DEMO_QUESTION_TASKS", ("find",))
     # episodes without grasps: a manipulation episode costs seconds of physics
     monkeypatch.setattr(demo, "DEMO_RUNS", (("chance", "direct"), ("search", "perception")))
-    # no dual-arm physics either (tests/app/test_demo_bimanual.py builds that part on its own)
+    # no dual-arm physics either (tests/app/demo/test_demo_bimanual.py builds that part on its own)
     monkeypatch.setattr(demo, "DEMO_BIMANUAL_LOGS", ())
     monkeypatch.setattr(demo, "DEMO_BIMANUAL_REFERENCES", ())
     monkeypatch.setattr(demo, "DEMO_BIMANUAL_REPLAY", False)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.jrdb_io import import_jrdb
-from app.jrdb_synth import SynthConfig, write_sequence
+from app.demo.jrdb_synth import SynthConfig, write_sequence
+from app.io.jrdb import import_jrdb
 from store import open_project
 
 NAME = "synthetic-cafe_0"

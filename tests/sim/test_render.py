@@ -20,8 +20,8 @@ from sim.render import (
     render_window,
     visibility,
 )
-from sim.scenes import generate_scene
-from sim.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
+from sim.tabletop.scenes import generate_scene
+from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
 
 CAM = TOP_DOWN.with_size(320, 320)
 X, Y = WORKSPACE_CENTRE

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from hoi_fixtures import build_hoi_project, copy_of
 
-from annotation.hoi_review import ACCEPTED, HALF, RETURNED, UNREVIEWED, in_qc_sample
+from annotation.jrdb.hoi_review import ACCEPTED, HALF, RETURNED, UNREVIEWED, in_qc_sample
 from store import ProjectError, open_project
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.geometry import GeometricRelation
+from annotation.jrdb.geometry import GeometricRelation
 from store import ProjectError, schema
 
 

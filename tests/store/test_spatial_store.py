@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from annotation.spatial_grounding import GroundingItem, generate_items
+from annotation.bimanual.spatial_grounding import GroundingItem, generate_items
 from store import ProjectError
 
 BLOCKS = ("red_block", "green_block", "blue_block")

@@ -1,0 +1,189 @@
+"""Scene graphs of JRDB frame windows: persons, objects, HOI labels and geometry.
+
+Plain data in (`FrameFacts`, one per frame of the window, gathered from a
+project by ``app.jobs.scene_graphs``), a `SceneGraph` out; nothing here reads a
+database. One time slot per frame of the window (JRDB-Reasoning's T).
+
+* Entities: the robot (``"robot"``, kind robot), every person (kind human, id
+  the entity key such as ``"pedestrian:3"``) and every object (kind object,
+  ``"chair:1"``) seen in any frame of the window. Attributes: ``entity_id``
+  (the project's row id), ``slots`` (the slots it appears in); persons also
+  ``gender``, ``age``, ``actions`` ({label: difficulty} over the window, the
+  easiest difficulty kept), ``actions_by_slot`` ({slot: {label: difficulty}}),
+  ``pose`` (pose-based HOI labels over the window, sorted) and
+  ``pose_by_slot``; objects ``category``.
+* ``hoi`` relations: person --predicate--> object per slot, attributes
+  ``category`` and ``difficulty``. Pose-based labels (no target) are not edges:
+  they become the person's ``pose`` attributes.
+* ``geometry`` relations: subject --"<direction>/<distance bin>"--> reference
+  (a person, or the robot), attributes ``direction``, ``vertical``,
+  ``distance_bin``, ``distance_m``, ``method``, ``frame_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.jrdb.geometry import GeometricRelation
+from annotation.scene_graph import Entity, Relation, SceneGraph
+
+ROBOT_ID = "robot"
+
+
+@dataclass(frozen=True)
+class PersonFacts:
+    entity_id: int
+    key: str  # e.g. "pedestrian:3"
+    gender: str | None = None
+    age: str | None = None
+    actions: Mapping[str, int | None] = field(default_factory=dict)  # label -> difficulty
+    attributes: Mapping[str, Any] = field(default_factory=dict)  # anything else (race, ...)
+
+
+@dataclass(frozen=True)
+class ObjectFacts:
+    entity_id: int
+    key: str  # e.g. "chair:1"
+    category: str
+
+
+@dataclass(frozen=True)
+class HoiFacts:
+    subject: int  # a person's entity id
+    predicate: str
+    target: int | None  # an object's entity id; None for a pose-based label
+    category: str
+    difficulty: int
+
+
+@dataclass(frozen=True)
+class FrameFacts:
+    """What one frame of a window contributes to the graph."""
+
+    slot: int
+    persons: tuple[PersonFacts, ...] = ()
+    objects: tuple[ObjectFacts, ...] = ()
+    hoi: tuple[HoiFacts, ...] = ()
+    geometry: tuple[GeometricRelation, ...] = ()
+    frame_id: int | None = None
+    frame_index: int | None = None
+
+
+def _label(key: str) -> str:
+    return key.replace(":", " ")
+
+
+def _easier(a: int | None, b: int | None) -> int | None:
+    known = [d for d in (a, b) if d is not None]
+    return min(known) if known else None
+
+
+def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
+    """The scene graph of a window of frames (see the module docstring)."""
+    frames = list(frames)
+    slots = [f.slot for f in frames]
+    if len(set(slots)) != len(slots):
+        raise ValueError(f"each frame needs its own slot, got {slots}")
+    keys: dict[int, str] = {}  # entity id -> graph id
+    persons: dict[str, dict[str, Any]] = {}
+    objects: dict[str, dict[str, Any]] = {}
+
+    def claim(entity_id: int, key: str) -> None:
+        if keys.setdefault(entity_id, key) != key:
+            raise ValueError(f"entity {entity_id} is both {keys[entity_id]!r} and {key!r}")
+        if key == ROBOT_ID:
+            raise ValueError(f"{ROBOT_ID!r} is reserved for the robot")
+
+    for frame in frames:
+        for p in frame.persons:
+            claim(p.entity_id, p.key)
+            a = persons.setdefault(
+                p.key,
+                {
+                    "entity_id": p.entity_id,
+                    "slots": [],
+                    "actions": {},
+                    "actions_by_slot": {},
+                    "pose": [],
+                    "pose_by_slot": {},
+                },
+            )
+            a["slots"].append(frame.slot)
+            for name in ("gender", "age"):
+                value = getattr(p, name)
+                if value is not None:
+                    a.setdefault(name, value)
+            for name, value in p.attributes.items():
+                a.setdefault(name, value)
+            if p.actions:
+                a["actions_by_slot"][str(frame.slot)] = dict(p.actions)
+            for label, difficulty in p.actions.items():
+                a["actions"][label] = _easier(a["actions"].get(label), difficulty)
+        for o in frame.objects:
+            claim(o.entity_id, o.key)
+            a = objects.setdefault(
+                o.key, {"entity_id": o.entity_id, "category": o.category, "slots": []}
+            )
+            a["slots"].append(frame.slot)
+
+    def key_of(entity_id: int | None, what: str, slot: int) -> str:
+        if entity_id is None:
+            return ROBOT_ID
+        if entity_id not in keys:
+            raise ValueError(
+                f"{what} in slot {slot} refers to entity {entity_id}, not in the window"
+            )
+        return keys[entity_id]
+
+    relations: list[Relation] = []
+    for frame in frames:
+        for h in frame.hoi:
+            subject = key_of(h.subject, f"HOI label {h.predicate!r}", frame.slot)
+            if h.target is None:
+                if subject not in persons:
+                    raise ValueError(f"pose label {h.predicate!r} is on {subject!r}, not a person")
+                pose = persons[subject]
+                if h.predicate not in pose["pose"]:
+                    pose["pose"].append(h.predicate)
+                pose["pose_by_slot"].setdefault(str(frame.slot), []).append(h.predicate)
+                continue
+            relations.append(
+                Relation(
+                    subject,
+                    h.predicate,
+                    key_of(h.target, f"HOI label {h.predicate!r}", frame.slot),
+                    "hoi",
+                    frame.slot,
+                    {"category": h.category, "difficulty": h.difficulty},
+                )
+            )
+        for g in frame.geometry:
+            what = f"geometric relation of entity {g.subject_entity_id}"
+            relations.append(
+                Relation(
+                    key_of(g.subject_entity_id, what, frame.slot),
+                    f"{g.direction}/{g.distance_bin}",
+                    key_of(g.reference_entity_id, what, frame.slot),
+                    "geometry",
+                    frame.slot,
+                    {
+                        "direction": g.direction,
+                        "vertical": g.vertical,
+                        "distance_bin": g.distance_bin,
+                        "distance_m": g.distance_m,
+                        "method": g.method,
+                        "frame_id": g.frame_id,
+                    },
+                )
+            )
+
+    entities = [Entity(ROBOT_ID, "robot", "the robot")]
+    for key, a in persons.items():
+        a["pose"].sort()
+        for labels in a["pose_by_slot"].values():
+            labels.sort()
+        entities.append(Entity(key, "human", _label(key), a))
+    entities += [Entity(key, "object", _label(key), a) for key, a in objects.items()]
+    return SceneGraph({e.id: e for e in entities}, tuple(relations), tuple(slots) or (0,))

@@ -1,0 +1,714 @@
+"""The JRDB folder layout: where its files live, what their records are, how to check them.
+
+Everything here is pure: it takes decoded JSON (or YAML text) and returns
+dataclasses, or raises `LayoutError` whose message names the offending key
+(`labels["000012.jpg"][3].box: ...`); the caller prefixes the file. Reading
+files, point clouds and the database happens elsewhere (`app.io.jrdb`,
+`sim.jrdb.lidar`, `store.jrdb`). The formats are described in docs/jrdb-import.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+# -- where things are, relative to the dataset root ----------------------------
+LABELS_2D = "labels/labels_2d_stitched"
+LABELS_3D = "labels/labels_3d"
+LABELS_ACTIVITY = "labels/labels_2d_activity_social_stitched"
+LABELS_OBJECTS = "labels/labels_objects"
+IMAGES = "images/image_stitched"
+POINTCLOUDS = {"upper": "pointclouds/upper_velodyne", "lower": "pointclouds/lower_velodyne"}
+CALIBRATION = "calibration/defaults.yaml"
+
+PANORAMA_WIDTH = 3760
+PANORAMA_HEIGHT = 480
+#: JRDB annotates its stitched frames at this rate; frame timestamps are index / rate.
+FRAME_RATE_HZ = 15.0
+OCCLUSION_LEVELS = ("Fully_visible", "Mostly_visible", "Severely_occluded", "Fully_occluded")
+OBJECTS_FORMAT = "reasonscope-jrdb-objects/1"
+CALIBRATION_FORMAT = "reasonscope-jrdb-calibration/1"
+#: Kinds of per-person, per-frame labels read from the activity/social file.
+PERSON_LABEL_KINDS = (
+    "action",
+    "social_activity",
+    "social_group",
+    "interaction",
+    "gender",
+    "age",
+    "race",
+)
+PERSON_PREFIXES = ("pedestrian", "person")
+BOX_SOURCES = ("import", "annotator")
+SENSORS = ("upper", "lower")
+
+_FRAME_NAME = re.compile(r"^(\d+)\.(jpg|jpeg|png|pcd)$", re.IGNORECASE)
+
+
+class LayoutError(ValueError):
+    """A label or calibration file does not have the documented shape; names the key."""
+
+
+# -- records -------------------------------------------------------------------
+@dataclass(frozen=True)
+class PersonBox2D:
+    """One `labels_2d_stitched` entry: a panorama box [x, y, w, h]; x + w may pass the seam."""
+
+    label_id: str
+    frame_index: int
+    box: tuple[float, float, float, float]
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PersonBox3D:
+    """One `labels_3d` entry: centre, extents and yaw in the label (rgb) frame."""
+
+    label_id: str
+    frame_index: int
+    box: tuple[float, float, float, float, float, float, float]  # cx cy cz l w h rot_z
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ObjectBox:
+    """One entry of our objects file: an object's 2D and/or 3D box in one frame."""
+
+    label_id: str
+    category: str
+    frame_index: int
+    box_2d: tuple[float, float, float, float] | None
+    box_3d: tuple[float, float, float, float, float, float, float] | None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PersonLabel:
+    """A per-frame activity, social or demographic label of one person.
+
+    `kind` is one of PERSON_LABEL_KINDS; `other_label_id` is the partner of an
+    `interaction`; `difficulty` is JRDB's integer next to each label.
+    """
+
+    frame_index: int
+    label_id: str
+    kind: str
+    label: str
+    difficulty: int | None = None
+    other_label_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SensorPose:
+    """Where one lidar sits relative to the label frame, in JRDB's convention.
+
+    A sensor point p maps to the label frame as R (p - translation), with
+    R = Rz(yaw) Ry(pitch) Rx(roll) and rotation = (roll, pitch, yaw) in radians.
+    JRDB's published files set only the yaw; with roll = pitch = 0 this is
+    exactly the transform its toolkit applies.
+    """
+
+    translation: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rotation: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def rotation_matrix(self) -> np.ndarray:
+        roll, pitch, yaw = self.rotation
+        cr, sr, cp, sp, cy, sy = (
+            math.cos(roll),
+            math.sin(roll),
+            math.cos(pitch),
+            math.sin(pitch),
+            math.cos(yaw),
+            math.sin(yaw),
+        )
+        rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+        ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+        rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+        return rz @ ry @ rx
+
+    def to_label(self) -> np.ndarray:
+        """The 4 x 4 matrix taking homogeneous sensor points to the label frame."""
+        r = self.rotation_matrix()
+        m = np.eye(4)
+        m[:3, :3] = r
+        m[:3, 3] = -r @ np.asarray(self.translation, dtype=float)
+        return m
+
+    def origin(self) -> np.ndarray:
+        """The sensor's origin in the label frame."""
+        return self.to_label()[:3, 3]
+
+    def as_dict(self) -> dict[str, list[float]]:
+        return {"translation": list(self.translation), "rotation": list(self.rotation)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The two lidars' poses for one sequence, as stored in `sequences.calibration`."""
+
+    upper: SensorPose = SensorPose()
+    lower: SensorPose = SensorPose()
+    source: str = "identity"
+    image_size: tuple[int, int] = (PANORAMA_WIDTH, PANORAMA_HEIGHT)
+
+    def pose(self, sensor: str) -> SensorPose:
+        if sensor not in SENSORS:
+            raise ValueError(f"sensor must be one of {SENSORS}, not {sensor!r}")
+        return self.upper if sensor == "upper" else self.lower
+
+    def with_pose(
+        self,
+        sensor: str,
+        *,
+        translation: tuple[float, float, float] | None = None,
+        rotation: tuple[float, float, float] | None = None,
+        source: str = "adjusted",
+    ) -> Calibration:
+        """A copy with one sensor's translation and/or rotation replaced."""
+        old = self.pose(sensor)
+        new = SensorPose(
+            tuple(translation) if translation is not None else old.translation,
+            tuple(rotation) if rotation is not None else old.rotation,
+        )
+        return replace(self, source=source, **{sensor: new})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": CALIBRATION_FORMAT,
+            "source": self.source,
+            "convention": "p_label = Rz(yaw) Ry(pitch) Rx(roll) (p_sensor - translation); "
+            "rotation = [roll, pitch, yaw] in radians",
+            "lidar_upper_to_rgb": self.upper.as_dict(),
+            "lidar_lower_to_rgb": self.lower.as_dict(),
+            "image": {"width": self.image_size[0], "height": self.image_size[1]},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Calibration:
+        """Read the stored form (or the `calibrated` part of defaults.yaml); `{}` is identity."""
+        if not data:
+            return cls()
+        if not isinstance(data, dict):
+            raise LayoutError(f"calibration: expected an object, got {type(data).__name__}")
+        poses = {}
+        for sensor in SENSORS:
+            key = f"lidar_{sensor}_to_rgb"
+            entry = data.get(key)
+            if not isinstance(entry, dict):
+                raise LayoutError(f"{key}: missing (expected translation and rotation)")
+            poses[sensor] = SensorPose(
+                _numbers(entry.get("translation"), 3, f"{key}.translation"),
+                _numbers(entry.get("rotation", [0, 0, 0]), 3, f"{key}.rotation"),
+            )
+        image = data.get("image") if isinstance(data.get("image"), dict) else {}
+        width = image.get("width", PANORAMA_WIDTH)
+        height = image.get("height", PANORAMA_HEIGHT)
+        if not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (width, height)
+        ):
+            raise LayoutError(f"image: width and height must be positive integers, got {image}")
+        return cls(
+            poses["upper"], poses["lower"], str(data.get("source", "stored")), (width, height)
+        )
+
+
+@dataclass(frozen=True)
+class SequenceEntity:
+    """A person or object of an imported sequence, with its database row id."""
+
+    id: int
+    key: str
+    kind: str
+    category: str
+    attributes: dict[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class BoxRecord:
+    """A stored box with where it came from: 'import' or 'annotator' (and who, when)."""
+
+    box: Any  # annotation.models.Box2D or Box3D
+    source: str
+    annotator_id: int | None
+    updated_at: str | None
+
+
+# -- small checks ----------------------------------------------------------------
+def _key(parent: str, key: str | int) -> str:
+    return f"{parent}[{key}]" if isinstance(key, int) else f'{parent}["{key}"]'
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise LayoutError(f"{where}: expected a number, got {json.dumps(value)}")
+    return float(value)
+
+
+def _numbers(value: Any, n: int, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list) or len(value) != n:
+        got = f"{len(value)} numbers" if isinstance(value, list) else json.dumps(value)
+        raise LayoutError(f"{where}: expected {n} numbers, got {got}")
+    return tuple(_number(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+
+def _label_id(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise LayoutError(f'{where}.label_id: expected a name like "pedestrian:3"')
+    return value
+
+
+def frame_index(name: str, where: str = "labels") -> int:
+    """The index of a frame file name such as `000123.jpg` or `000123.pcd`."""
+    match = _FRAME_NAME.match(name)
+    if not match:
+        raise LayoutError(f'{_key(where, name)}: not a frame name like "000123.jpg"')
+    return int(match.group(1))
+
+
+def frame_name(index: int, suffix: str = ".jpg") -> str:
+    return f"{index:06d}{suffix}"
+
+
+def entity_kind(label_id: str) -> tuple[str, str]:
+    """(kind, category) of a label id: `pedestrian:3` is a human, `chair:2` an object."""
+    prefix = label_id.split(":", 1)[0].strip().lower()
+    if prefix in PERSON_PREFIXES:
+        return "human", "pedestrian"
+    return "object", prefix or "object"
+
+
+def _truthy(value: Any) -> Any:
+    """JRDB writes some flags as the strings "true"/"false"; make them booleans."""
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
+
+
+def _frames(data: Any, suffix_hint: str) -> list[tuple[str, int, list[Any]]]:
+    if not isinstance(data, dict):
+        raise LayoutError(f"top level: expected an object, got {type(data).__name__}")
+    if "labels" not in data:
+        raise LayoutError(
+            '"labels": missing (expected {"labels": {"000000' + suffix_hint + '": [...]}})'
+        )
+    labels = data["labels"]
+    if not isinstance(labels, dict):
+        raise LayoutError(f'"labels": expected an object of frames, got {type(labels).__name__}')
+    out = []
+    for name, entries in labels.items():
+        index = frame_index(name)
+        if not isinstance(entries, list):
+            raise LayoutError(f"{_key('labels', name)}: expected a list of labels")
+        out.append((name, index, entries))
+    return out
+
+
+def _entry(entry: Any, where: str) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise LayoutError(f"{where}: expected an object, got {json.dumps(entry)[:40]}")
+    return entry
+
+
+def _attributes(entry: dict[str, Any], where: str) -> dict[str, Any]:
+    attributes = entry.get("attributes", {})
+    if not isinstance(attributes, dict):
+        raise LayoutError(f"{where}.attributes: expected an object")
+    return attributes
+
+
+def _box_2d(value: Any, where: str) -> tuple[float, float, float, float]:
+    box = _numbers(value, 4, f"{where} (x, y, w, h)")
+    if box[2] < 0 or box[3] < 0:
+        raise LayoutError(f"{where}: width and height must not be negative, got {list(box)}")
+    return box
+
+
+_BOX_3D_KEYS = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
+
+
+def _box_3d(value: Any, where: str) -> tuple[float, float, float, float, float, float, float]:
+    if not isinstance(value, dict):
+        raise LayoutError(f"{where}: expected an object with {', '.join(_BOX_3D_KEYS)}")
+    missing = [k for k in _BOX_3D_KEYS if k not in value]
+    if missing:
+        raise LayoutError(f"{where}: missing {', '.join(missing)}")
+    box = tuple(_number(value[k], f"{where}.{k}") for k in _BOX_3D_KEYS)
+    if min(box[3:6]) < 0:
+        raise LayoutError(f"{where}: l, w and h must not be negative")
+    return box
+
+
+def _unique(seen: set[str], label_id: str, where: str) -> None:
+    if label_id in seen:
+        raise LayoutError(f"{where}.label_id: {label_id} appears twice in this frame")
+    seen.add(label_id)
+
+
+def _labelled_entries(data: Any, suffix: str) -> Iterator[tuple[int, str, dict, str]]:
+    """Every entry of a label file's frames, checked to be an object with a label_id
+    unique in its frame: (frame index, where it is for messages, entry, label_id)."""
+    for name, index, entries in _frames(data, suffix):
+        seen: set[str] = set()
+        for i, raw in enumerate(entries):
+            where = f"{_key('labels', name)}[{i}]"
+            entry = _entry(raw, where)
+            label_id = _label_id(entry.get("label_id"), where)
+            _unique(seen, label_id, where)
+            yield index, where, entry, label_id
+
+
+# -- the label files ---------------------------------------------------------------
+def parse_labels_2d(data: Any) -> list[PersonBox2D]:
+    """Boxes of `labels_2d_stitched/<seq>.json`; `truncated` etc. become booleans."""
+    out = []
+    for index, where, entry, label_id in _labelled_entries(data, ".jpg"):
+        if "box" not in entry:
+            raise LayoutError(f"{where}.box: missing")
+        box = _box_2d(entry["box"], f"{where}.box")
+        attributes = {k: _truthy(v) for k, v in _attributes(entry, where).items()}
+        occlusion = attributes.get("occlusion")
+        if occlusion is not None and occlusion not in OCCLUSION_LEVELS:
+            raise LayoutError(
+                f"{where}.attributes.occlusion: {json.dumps(occlusion)} is not one of "
+                f"{', '.join(OCCLUSION_LEVELS)}"
+            )
+        out.append(PersonBox2D(label_id, index, box, attributes))
+    return out
+
+
+def parse_labels_3d(data: Any) -> list[PersonBox3D]:
+    """Boxes of `labels_3d/<seq>.json` (frames keyed by `.pcd` names)."""
+    out = []
+    for index, where, entry, label_id in _labelled_entries(data, ".pcd"):
+        box = _box_3d(entry.get("box"), f"{where}.box")
+        out.append(PersonBox3D(label_id, index, box, dict(_attributes(entry, where))))
+    return out
+
+
+def parse_objects(data: Any) -> list[ObjectBox]:
+    """Object boxes of `labels_objects/<seq>.json`, our own documented format."""
+    if isinstance(data, dict) and "format" in data and data["format"] != OBJECTS_FORMAT:
+        raise LayoutError(
+            f'"format": expected "{OBJECTS_FORMAT}", got {json.dumps(data["format"])}'
+        )
+    out = []
+    for index, where, entry, label_id in _labelled_entries(data, ".jpg"):
+        kind, category = entity_kind(label_id)
+        if kind != "object":
+            raise LayoutError(f"{where}.label_id: {label_id} names a person, not an object")
+        category = entry.get("category", category)
+        if not isinstance(category, str) or not category.strip():
+            raise LayoutError(f'{where}.category: expected a name like "chair"')
+        box_2d = _box_2d(entry["box"], f"{where}.box") if entry.get("box") is not None else None
+        box_3d = (
+            _box_3d(entry["box_3d"], f"{where}.box_3d") if entry.get("box_3d") is not None else None
+        )
+        if box_2d is None and box_3d is None:
+            raise LayoutError(f"{where}: needs a 2D box (box), a 3D box (box_3d) or both")
+        attributes = {k: _truthy(v) for k, v in _attributes(entry, where).items()}
+        out.append(ObjectBox(label_id, category, index, box_2d, box_3d, attributes))
+    return out
+
+
+def _difficulties(value: Any, where: str) -> list[tuple[str, int | None]]:
+    """`{label: difficulty}`; a list of such objects is merged."""
+    if isinstance(value, list):
+        merged: list[tuple[str, int | None]] = []
+        for i, item in enumerate(value):
+            merged += _difficulties(item, f"{where}[{i}]")
+        return merged
+    if not isinstance(value, dict):
+        raise LayoutError(f"{where}: expected an object {{label: difficulty}}")
+    out = []
+    for label, difficulty in value.items():
+        if difficulty is None:
+            out.append((str(label), None))
+            continue
+        if isinstance(difficulty, str) and difficulty.strip().isdigit():
+            difficulty = int(difficulty)
+        if isinstance(difficulty, bool) or not isinstance(difficulty, int):
+            raise LayoutError(
+                f'{where}["{label}"]: difficulty must be an integer, got {json.dumps(difficulty)}'
+            )
+        out.append((str(label), difficulty))
+    return out
+
+
+def _demographics(value: Any, where: str) -> list[tuple[str, str, int | None]]:
+    """`{"gender": {label: d}, "age": {label: d}}`, or a list of one-key objects."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        at = f"{where}[{i}]" if isinstance(value, list) else where
+        if not isinstance(item, dict):
+            raise LayoutError(f'{at}: expected an object such as {{"gender": {{"female": 1}}}}')
+        for kind, labels in item.items():
+            if kind not in ("gender", "age", "race"):
+                continue  # other demographic keys are kept out rather than refused
+            out += [(kind, label, d) for label, d in _difficulties(labels, f'{at}["{kind}"]')]
+    return out
+
+
+def _interactions(value: Any, where: str) -> list[tuple[str, str, int | None]]:
+    """H-interaction: `[{"pair": id, "inter_labels": {label: d}}]` or `{id: {label: d}}`."""
+    out = []
+    if isinstance(value, dict):
+        for other, labels in value.items():
+            out += [(other, label, d) for label, d in _difficulties(labels, f'{where}["{other}"]')]
+        return out
+    if not isinstance(value, list):
+        raise LayoutError(f"{where}: expected a list of {{pair, inter_labels}} objects")
+    for i, item in enumerate(value):
+        at = f"{where}[{i}]"
+        if not isinstance(item, dict) or not isinstance(item.get("pair"), str):
+            raise LayoutError(f"{at}.pair: expected the partner's label_id")
+        labels = item.get("inter_labels", {})
+        out += [
+            (item["pair"], label, d) for label, d in _difficulties(labels, f"{at}.inter_labels")
+        ]
+    return out
+
+
+def parse_activity(data: Any) -> list[PersonLabel]:
+    """Per-person, per-frame labels of `labels_2d_activity_social_stitched/<seq>.json`."""
+    out = []
+    for name, index, entries in _frames(data, ".jpg"):
+        for i, raw in enumerate(entries):
+            where = f"{_key('labels', name)}[{i}]"
+            entry = _entry(raw, where)
+            person = _label_id(entry.get("label_id"), where)
+            for key, kind in (("action_label", "action"), ("social_activity", "social_activity")):
+                if entry.get(key) is not None:
+                    out += [
+                        PersonLabel(index, person, kind, label, d)
+                        for label, d in _difficulties(entry[key], f"{where}.{key}")
+                    ]
+            group = entry.get("social_group")
+            if isinstance(group, dict) and group.get("cluster_ID") is not None:
+                out.append(PersonLabel(index, person, "social_group", str(group["cluster_ID"])))
+            if entry.get("demographics_info") is not None:
+                out += [
+                    PersonLabel(index, person, kind, label, d)
+                    for kind, label, d in _demographics(
+                        entry["demographics_info"], f"{where}.demographics_info"
+                    )
+                ]
+            if entry.get("H-interaction") is not None:
+                out += [
+                    PersonLabel(index, person, "interaction", label, d, other)
+                    for other, label, d in _interactions(
+                        entry["H-interaction"], f"{where}.H-interaction"
+                    )
+                ]
+    return out
+
+
+def decode_json(raw: bytes) -> Any:
+    """Decode a label file, or raise `LayoutError` saying where the JSON breaks."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise LayoutError("not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise LayoutError(f"line {exc.lineno}: not JSON ({exc.msg})") from None
+
+
+# -- calibration/defaults.yaml ------------------------------------------------------
+def parse_calibration(text: str) -> Calibration:
+    """The lidar poses in a JRDB `calibration/defaults.yaml` (its `calibrated` section)."""
+    data = parse_yaml_subset(text)
+    calibrated = data.get("calibrated") if isinstance(data, dict) else None
+    if not isinstance(calibrated, dict):
+        raise LayoutError("calibrated: missing (expected lidar_upper_to_rgb, lidar_lower_to_rgb)")
+    merged = dict(calibrated)
+    if isinstance(data.get("image"), dict):
+        image = data["image"]
+        merged["image"] = {k: image[k] for k in ("width", "height") if k in image}
+    merged["source"] = CALIBRATION
+    return Calibration.from_dict(merged)
+
+
+def parse_yaml_subset(text: str) -> dict[str, Any]:
+    """Read the YAML that calibration files use: nested block mappings, block lists,
+    flow lists `[a, b]` and plain or quoted scalars. Anything fancier is kept as its
+    raw text; only broken structure (indentation) is an error."""
+    lines: list[tuple[int, int, str]] = []  # (line number, indent, content)
+    pending: tuple[int, int, str] | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        content = _strip_comment(raw).rstrip()
+        if pending is not None:  # a flow list continued over several lines
+            pending = (pending[0], pending[1], pending[2] + " " + content.strip())
+            if _balanced(pending[2]):
+                lines.append(pending)
+                pending = None
+            continue
+        if not content.strip() or content.strip() in ("---", "...") or content.startswith("%"):
+            continue
+        if "\t" in raw[: len(raw) - len(raw.lstrip())]:
+            raise LayoutError(f"line {number}: tabs are not allowed for indentation")
+        entry = (number, len(content) - len(content.lstrip()), content.strip())
+        if _balanced(entry[2]):
+            lines.append(entry)
+        else:
+            pending = entry
+    if pending is not None:
+        raise LayoutError(f"line {pending[0]}: unclosed [")
+    if not lines:
+        return {}
+    value, end = _yaml_block(lines, 0, lines[0][1])
+    if end != len(lines):
+        raise LayoutError(f"line {lines[end][0]}: unexpected indentation")
+    if not isinstance(value, dict):
+        raise LayoutError("top level: expected a mapping")
+    return value
+
+
+def _strip_comment(line: str) -> str:
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _balanced(text: str) -> bool:
+    return text.count("[") <= text.count("]") and text.count("{") <= text.count("}")
+
+
+def _split_key(content: str) -> tuple[str, str] | None:
+    if content.endswith(":"):
+        key, rest = content[:-1], ""
+    elif ": " in content:
+        key, rest = content.split(": ", 1)
+    else:
+        return None
+    return key.strip().strip("'\""), rest.strip()
+
+
+def _yaml_block(lines: list[tuple[int, int, str]], i: int, indent: int) -> tuple[Any, int]:
+    if lines[i][2].startswith("- ") or lines[i][2] == "-":
+        items = []
+        while i < len(lines) and lines[i][1] == indent and lines[i][2].startswith("-"):
+            number, _, content = lines[i]
+            rest = content[1:].strip()
+            if not rest:
+                if i + 1 < len(lines) and lines[i + 1][1] > indent:
+                    value, i = _yaml_block(lines, i + 1, lines[i + 1][1])
+                else:
+                    value, i = None, i + 1
+            elif _split_key(rest) is not None:  # "- key: value" starts a mapping
+                inner = indent + 2
+                lines = lines[:i] + [(number, inner, rest)] + lines[i + 1 :]
+                value, i = _yaml_block(lines, i, inner)
+            else:
+                value, i = _scalar(rest), i + 1
+            items.append(value)
+        return items, i
+    mapping: dict[str, Any] = {}
+    while i < len(lines) and lines[i][1] == indent and not lines[i][2].startswith("- "):
+        number, _, content = lines[i]
+        split = _split_key(content)
+        if split is None:
+            raise LayoutError(f"line {number}: expected 'key: value'")
+        key, rest = split
+        if rest:
+            mapping[key], i = _scalar(rest), i + 1
+        elif i + 1 < len(lines) and lines[i + 1][1] > indent:
+            mapping[key], i = _yaml_block(lines, i + 1, lines[i + 1][1])
+        elif i + 1 < len(lines) and lines[i + 1][1] == indent and lines[i + 1][2].startswith("-"):
+            mapping[key], i = _yaml_block(lines, i + 1, indent)
+        else:
+            mapping[key], i = None, i + 1
+    if i < len(lines) and lines[i][1] > indent:
+        raise LayoutError(f"line {lines[i][0]}: unexpected indentation")
+    return mapping, i
+
+
+def _scalar(text: str) -> Any:
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        return [_scalar(part) for part in _split_flow(inner)] if inner else []
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("null", "~"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _split_flow(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+# -- geometry of the stitched panorama ------------------------------------------------
+#: The stitched image is a cylinder around the label frame's z axis: forward (+x)
+#: at the centre column, left (+y) towards smaller columns, the seam straight behind.
+PANORAMA_FOCAL_PX = 480.0
+PANORAMA_HORIZON_ROW = 210.0
+
+
+def project_to_panorama(
+    points: np.ndarray, width: int = PANORAMA_WIDTH
+) -> tuple[np.ndarray, np.ndarray]:
+    """Columns and rows of label-frame points on the stitched cylinder (columns in [0, width))."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    azimuth = np.arctan2(points[:, 1], points[:, 0])
+    rho = np.maximum(np.hypot(points[:, 0], points[:, 1]), 1e-6)
+    u = np.mod(width / 2 - azimuth * width / (2 * math.pi), width)
+    v = PANORAMA_HORIZON_ROW - PANORAMA_FOCAL_PX * points[:, 2] / rho
+    return u, v
+
+
+def box_corners(box: tuple[float, ...]) -> np.ndarray:
+    """The eight corners of a 3D box (cx, cy, cz, l, w, h, rot_z); l runs along the yaw."""
+    cx, cy, cz, length, width, height, yaw = box[:7]
+    dx, dy, dz = np.meshgrid([-0.5, 0.5], [-0.5, 0.5], [-0.5, 0.5], indexing="ij")
+    local = np.stack([dx.ravel() * length, dy.ravel() * width, dz.ravel() * height], axis=1)
+    c, s = math.cos(yaw), math.sin(yaw)
+    rotated = local @ np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]])
+    return rotated + np.array([cx, cy, cz])
+
+
+def panorama_box(box: tuple[float, ...], width: int = PANORAMA_WIDTH) -> tuple[float, ...]:
+    """The [x, y, w, h] panorama box around a 3D box; x is in [0, width), x + w may pass it."""
+    corners = box_corners(box)
+    u, v = project_to_panorama(corners, width)
+    centre_u = project_to_panorama(np.array(box[:3]), width)[0][0]
+    # unwrap the corners around the centre's column so that a box on the seam stays whole
+    du = (u - centre_u + width / 2) % width - width / 2
+    x0, x1 = centre_u + du.min(), centre_u + du.max()
+    if x0 < 0:
+        x0, x1 = x0 + width, x1 + width
+    return (float(x0), float(v.min()), float(x1 - x0), float(v.max() - v.min()))

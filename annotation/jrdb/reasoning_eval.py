@@ -1,0 +1,546 @@
+"""JRDB-Reasoning evaluation: scoring answers and boxes, difficulty levels, rank correlation.
+
+Pure functions and value types (paper 000, "Experiment"); `store.reasoning` scores and
+stores predictions, difficulty ratings and human answers with them, and
+`app.jobs.metrics.project_reasoning_metrics` aggregates them with the table helpers at the
+end of this module. The rules, as docs/jrdb-questions.md ("Evaluation") states them:
+
+- VG: a predicted box is correct when its IoU with the gold box is **greater than** 0.5.
+  A question with several targets has several gold boxes; then the predicted boxes must
+  match the gold boxes one-to-one, each pair with IoU > 0.5 (`match_boxes`).
+- VQA: accuracy. Counts compare as integers ("3", "3.", 3.0 and "three" all read as 3);
+  Wh answers compare case-, space-, hyphen- and underscore-insensitively.
+- Levels: D1 = (S 1, R 0, T 1), D2 = (S 2, R >= 1, T 1), D3 = (S 3, R >= 2, T 1);
+  anything else is "other".
+- A step k of a prediction is correct when its entity set matches the question's
+  `steps[k]`: boxes one-to-one with IoU > 0.5, an entity count, or entity ids.
+
+Nothing here raises on a malformed prediction: it scores as incorrect with a reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+IOU_THRESHOLD = 0.5
+LEVELS = ("D1", "D2", "D3", "other")
+LEVEL_DEFINITIONS = {
+    "D1": "S = 1, R = 0, T = 1",
+    "D2": "S = 2, R >= 1, T = 1",
+    "D3": "S = 3, R >= 2, T = 1",
+    "other": "any other (S, R, T), e.g. T > 1",
+}
+HUMAN = "human"  # the model name of the human-baseline rows
+RATINGS = (1, 2, 3, 4, 5)
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+
+
+# -- value types ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Score:
+    """How one answer scored: correct or not, the IoU for boxes (else None), and why."""
+
+    correct: bool
+    iou: float | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A model's stored answer to one question version, scored on import."""
+
+    id: int
+    question_id: int  # questions.id: the version it was scored against
+    question_uid: str
+    model: str
+    answer: Any
+    step_answers: list[Any] | None
+    correct: bool
+    iou: float | None
+    reason: str
+    step_correct: list[bool] | None
+    source: str
+    imported_at: str
+    benchmark: str = ""
+    task: str = ""
+    level: str = "other"
+    is_current: bool = True  # False once the question has a newer version (stale score)
+    question_status: str = "pending"
+
+
+@dataclass(frozen=True)
+class Rating:
+    """An annotator's 1-5 difficulty rating of a question, given without seeing its D."""
+
+    id: int
+    question_id: int
+    question_uid: str
+    annotator_id: int
+    rating: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A rating with its question's computed difficulty: one point of the Spearman study."""
+
+    benchmark: str
+    task: str
+    question_uid: str
+    annotator_id: int
+    rating: int
+    D: int  # noqa: N815 - the paper's name
+
+
+@dataclass(frozen=True)
+class HumanAnswer:
+    """An annotator's own answer (VQA) or box (VG) to a question version, scored."""
+
+    id: int
+    question_id: int
+    question_uid: str
+    annotator_id: int
+    answer: Any
+    correct: bool
+    iou: float | None
+    reason: str
+    created_at: str
+    benchmark: str = ""
+    task: str = ""
+    level: str = "other"
+    is_current: bool = True
+    question_status: str = "pending"
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What `import_predictions` stored: per model, rows imported, correct and replaced."""
+
+    source: str
+    imported: int
+    correct: int
+    replaced: int
+    by_model: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def accuracy_pct(self) -> float | None:
+        return None if not self.imported else 100.0 * self.correct / self.imported
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "accuracy_pct": self.accuracy_pct}
+
+
+# -- levels and boxes -----------------------------------------------------------------------
+def difficulty_level(S: int | None, R: int | None, T: int | None) -> str:  # noqa: N803
+    """The paper's level of a question: "D1", "D2", "D3" or "other"."""
+    if S is None or R is None or T is None or T != 1:
+        return "other"
+    if S == 1 and R == 0:
+        return "D1"
+    if S == 2 and R >= 1:
+        return "D2"
+    if S == 3 and R >= 2:
+        return "D3"
+    return "other"
+
+
+def iou_xywh(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two [x, y, w, h] boxes (0 when both are empty)."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    iw = min(ax + aw, bx + bw) - max(ax, bx)
+    ih = min(ay + ah, by + bh) - max(ay, by)
+    inter = max(iw, 0.0) * max(ih, 0.0)
+    union = aw * ah + bw * bh - inter
+    return inter / union if union > 0 else 0.0
+
+
+def parse_box(value: Any) -> list[float]:
+    """[x, y, w, h] from a list, a {"box": ...} / {"bbox": ...} dict or a JSON string;
+    ValueError with the problem otherwise."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError(f"box is not [x, y, w, h]: {value[:40]!r}") from None
+    if isinstance(value, dict):
+        for key in ("box", "bbox"):
+            if key in value:
+                return parse_box(value[key])
+        raise ValueError("box object has no 'box'")
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        raise ValueError(f"box is not [x, y, w, h]: {_short(value)}")
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ValueError(f"box has a non-number: {_short(value)}")
+        out.append(float(v))
+    if out[2] < 0 or out[3] < 0:
+        raise ValueError(f"box has a negative width or height: {_short(value)}")
+    return out
+
+
+def parse_boxes(value: Any) -> list[list[float]]:
+    """One or several boxes: a box, a list of boxes, or {"boxes": [...]}."""
+    if isinstance(value, dict) and "boxes" in value:
+        value = value["boxes"]
+        if isinstance(value, dict):  # {"entity id": box} as in a question's steps
+            value = list(value.values())
+        if not isinstance(value, list):
+            raise ValueError(f"boxes is not a list: {_short(value)}")
+        return [parse_box(b) for b in value]
+    if isinstance(value, list) and value and all(isinstance(b, list | dict) for b in value):
+        return [parse_box(b) for b in value]
+    if isinstance(value, list) and not value:
+        return []
+    return [parse_box(value)]
+
+
+def match_boxes(
+    gold: Sequence[Sequence[float]], predicted: Sequence[Sequence[float]]
+) -> tuple[bool, float]:
+    """One-to-one matching of predicted to gold boxes: (every gold box and every predicted
+    box is in a pair with IoU > 0.5, mean IoU over the gold boxes of the chosen pairing).
+
+    The pairing (Hungarian, scipy's linear_sum_assignment) first maximises the number of
+    pairs above the threshold, then their total IoU; an unpaired gold box counts IoU 0.
+    """
+    if not gold or not predicted:
+        return len(gold) == len(predicted), 0.0 if gold else 1.0
+    ious = [[iou_xywh(g, p) for p in predicted] for g in gold]
+    if len(gold) == len(predicted):
+        # Usually each box has exactly one partner above the threshold: then that pairing
+        # is the only full one and no assignment problem needs solving.
+        partners = [[j for j, v in enumerate(row) if v > IOU_THRESHOLD] for row in ious]
+        if all(len(p) == 1 for p in partners) and len({p[0] for p in partners}) == len(gold):
+            return True, sum(row[p[0]] for row, p in zip(ious, partners, strict=True)) / len(gold)
+    from scipy.optimize import linear_sum_assignment
+
+    bonus = len(gold) + 1
+    weight = [[-(v + bonus * (v > IOU_THRESHOLD)) for v in row] for row in ious]
+    rows, cols = linear_sum_assignment(weight)
+    paired = [ious[r][c] for r, c in zip(rows, cols, strict=True)]
+    above = sum(1 for v in paired if v > IOU_THRESHOLD)
+    return above == len(gold) == len(predicted), sum(paired) / len(gold)
+
+
+# -- answers --------------------------------------------------------------------------------
+def normalise_text(value: Any) -> str:
+    """Lower case, with underscores and hyphens as spaces and runs of spaces as one."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return " ".join(re.sub(r"[_\-]", " ", text).lower().split()).rstrip(".")
+
+
+def parse_count(value: Any) -> int:
+    """An integer count from 3, 3.0, "3", " 3. ", "three" or a text with one number."""
+    if isinstance(value, bool):
+        raise ValueError(f"count is a boolean: {value}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        raise ValueError(f"count is not a whole number: {value}")
+    if isinstance(value, dict) and ("count" in value or "answer" in value):
+        return parse_count(value.get("count", value.get("answer")))
+    if isinstance(value, str):
+        text = normalise_text(value)
+        if re.fullmatch(r"[+-]?\d+(\.0+)?", text):
+            return int(float(text))
+        if text in _NUMBER_WORDS:
+            return _NUMBER_WORDS[text]
+        numbers = re.findall(r"\b\d+\b", text)
+        if len(numbers) == 1:
+            return int(numbers[0])
+        raise ValueError(f"count is not a number: {value[:40]!r}")
+    raise ValueError(f"count is not a number: {_short(value)}")
+
+
+def _gold_boxes(gold: Any) -> list[list[float]]:
+    boxes = gold.get("boxes") if isinstance(gold, dict) else gold
+    return parse_boxes({"boxes": boxes}) if boxes is not None else []
+
+
+def score_answer(question_task: str, gold_answer: Any, predicted: Any) -> Score:
+    """Score one predicted answer to a question of task `vg`, `vqa-count` or `vqa-wh`
+    (other tasks: by the gold answer's type). Never raises on a malformed prediction."""
+    vg = _is_vg(question_task, gold_answer)
+    if isinstance(predicted, dict) and not vg and "answer" in predicted:
+        predicted = predicted["answer"]  # {"answer": ...} as some exporters write it
+    if predicted is None:
+        return Score(False, 0.0 if vg else None, "no answer")
+    if vg:
+        try:
+            gold = _gold_boxes(gold_answer)
+        except ValueError as exc:
+            return Score(False, None, f"question's gold box is unusable: {exc}")
+        if not gold:
+            return Score(False, None, "question has no gold box")
+        try:
+            boxes = parse_boxes(predicted)
+        except ValueError as exc:
+            return Score(False, 0.0, f"malformed: {exc}")
+        ok, iou = match_boxes(gold, boxes)
+        if ok:
+            return Score(True, iou, f"IoU {iou:.2f} > {IOU_THRESHOLD}")
+        if len(boxes) != len(gold):
+            return Score(False, iou, f"{len(boxes)} box(es) for {len(gold)} target(s)")
+        return Score(False, iou, f"IoU {iou:.2f} <= {IOU_THRESHOLD}")
+    if question_task == "vqa-count" or (
+        isinstance(gold_answer, int) and not isinstance(gold_answer, bool)
+    ):
+        try:
+            got = parse_count(predicted)
+            want = parse_count(gold_answer)
+        except ValueError as exc:
+            return Score(False, None, f"malformed: {exc}")
+        return Score(got == want, None, f"counted {got}, answer {want}")
+    golds = gold_answer if isinstance(gold_answer, list) else [gold_answer]
+    got = normalise_text(predicted)
+    if any(got == normalise_text(g) for g in golds):
+        return Score(True, None, "same answer")
+    return Score(False, None, f"{got!r} is not {normalise_text(golds[0])!r}")
+
+
+def _is_vg(task: str, gold: Any) -> bool:
+    return task == "vg" or (isinstance(gold, dict) and "boxes" in gold)
+
+
+# -- steps ----------------------------------------------------------------------------------
+def score_step(step: dict[str, Any], predicted: Any) -> bool:
+    """Whether a predicted step (the entity set after it) matches the question's step:
+    boxes (a list of boxes or {"boxes": [...]}) one-to-one with IoU > 0.5 against the
+    step's `boxes`; a count against the number of its `entity_ids`; a list of entity ids
+    (or {"entity_ids": [...]}) as a set. Anything else is incorrect."""
+    if predicted is None or not isinstance(step, dict):
+        return False
+    ids = [str(e) for e in step.get("entity_ids") or []]
+    if isinstance(predicted, dict) and "entity_ids" in predicted:
+        predicted = predicted["entity_ids"]
+    if isinstance(predicted, list) and predicted and all(isinstance(e, str) for e in predicted):
+        return sorted(set(predicted)) == sorted(set(ids)) and len(predicted) == len(set(ids))
+    if isinstance(predicted, int | float | str) or (
+        isinstance(predicted, dict) and "count" in predicted
+    ):
+        try:
+            return parse_count(predicted) == len(ids)
+        except ValueError:
+            return False
+    try:
+        boxes = parse_boxes(predicted)
+        gold = parse_boxes({"boxes": step.get("boxes") or {}})
+    except ValueError:
+        return False
+    if len(boxes) != len(gold) or (not gold and ids):
+        return False  # (a step without boxes can only be checked by ids or a count)
+    return match_boxes(gold, boxes)[0]
+
+
+def score_steps(steps: Sequence[dict[str, Any]], predicted_steps: Any) -> list[bool] | None:
+    """Per-step correctness against the question's steps; None when no steps were given.
+    A missing predicted step, or a list that is not a list, counts as incorrect."""
+    if predicted_steps is None:
+        return None
+    if not isinstance(predicted_steps, list):
+        return [False] * len(steps)
+    return [
+        score_step(s, predicted_steps[k] if k < len(predicted_steps) else None)
+        for k, s in enumerate(steps)
+    ]
+
+
+# -- rank correlation -----------------------------------------------------------------------
+def average_ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks; tied values share the mean of the ranks they span."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Spearman's rho (Pearson's r of the average ranks); None when it is undefined
+    (fewer than two pairs, or either side constant)."""
+    if len(xs) != len(ys):
+        raise ValueError(f"spearman needs pairs: {len(xs)} x values, {len(ys)} y values")
+    if len(xs) < 2:
+        return None
+    rx, ry = average_ranks(xs), average_ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+
+
+def spearman_p(rho: float | None, n: int) -> float | None:
+    """Two-sided p-value of rho by the t approximation (as scipy.stats.spearmanr)."""
+    if rho is None or n < 3:
+        return None
+    if abs(rho) >= 1.0:
+        return 0.0
+    from scipy.stats import t as t_dist
+
+    t = rho * math.sqrt((n - 2) / (1 - rho * rho))
+    return float(2 * t_dist.sf(abs(t), n - 2))
+
+
+def rho_words(rho: float | None) -> str:
+    """Strength of a correlation in words (Evans 1996 bands on |rho|)."""
+    if rho is None:
+        return "undefined"
+    a = abs(rho)
+    strength = (
+        "very weak" if a < 0.2 else "weak" if a < 0.4 else "moderate" if a < 0.6 else
+        "strong" if a < 0.8 else "very strong"
+    )  # fmt: skip
+    return strength if a < 0.2 else f"{strength} {'positive' if rho > 0 else 'negative'}"
+
+
+# -- tables ---------------------------------------------------------------------------------
+def _cell(outcomes: list[Any]) -> dict[str, Any]:
+    n = len(outcomes)
+    correct = sum(1 for o in outcomes if o.correct)
+    ious = [o.iou for o in outcomes if o.iou is not None]
+    return {
+        "n": n,
+        "correct": correct,
+        "accuracy_pct": None if not n else round(100.0 * correct / n, 2),
+        "mean_iou": round(sum(ious) / len(ious), 4) if ious else None,
+    }
+
+
+def accuracy_by_level(outcomes: Iterable[Any]) -> list[dict[str, Any]]:
+    """Rows {"model", "benchmark", "task", "levels": {level: cell}, "all": cell} per
+    (model, benchmark, task); a cell is {"n", "correct", "accuracy_pct", "mean_iou"}.
+    Outcomes need .model, .benchmark, .task, .level, .correct, .iou."""
+    groups: dict[tuple[str, str, str], list[Any]] = defaultdict(list)
+    for o in outcomes:
+        groups[(o.model, o.benchmark, o.task)].append(o)
+    rows = []
+    for (model, benchmark, task), items in sorted(groups.items()):
+        levels = {lv: _cell([o for o in items if o.level == lv]) for lv in LEVELS}
+        rows.append(
+            {"model": model, "benchmark": benchmark, "task": task, "levels": levels,
+             "all": _cell(items)}
+        )  # fmt: skip
+    return rows
+
+
+def _mean_cell(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """The mean of per-annotator cells (the paper reports the mean of its annotators)."""
+    scored = [c for c in cells if c["n"]]
+    ious = [c["mean_iou"] for c in scored if c["mean_iou"] is not None]
+    return {
+        "n": sum(c["n"] for c in scored),
+        "correct": sum(c["correct"] for c in scored),
+        "accuracy_pct": round(sum(c["accuracy_pct"] for c in scored) / len(scored), 2)
+        if scored
+        else None,
+        "mean_iou": round(sum(ious) / len(ious), 4) if ious else None,
+        "annotators": len(scored),
+    }
+
+
+def human_accuracy_by_level(answers: Iterable[Any]) -> list[dict[str, Any]]:
+    """Human-baseline rows (model "human") shaped as `accuracy_by_level`'s: each cell is
+    the mean over annotators of their own accuracy, with "annotators" (how many).
+    Answers need .annotator_id, .benchmark, .task, .level, .correct, .iou."""
+    per_person: dict[tuple[str, str], dict[int, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    for a in answers:
+        per_person[(a.benchmark, a.task)][a.annotator_id].append(a)
+    rows = []
+    for (benchmark, task), people in sorted(per_person.items()):
+        levels = {
+            lv: _mean_cell(
+                [_cell([a for a in items if a.level == lv]) for items in people.values()]
+            )
+            for lv in LEVELS
+        }
+        everything = _mean_cell([_cell(items) for items in people.values()])
+        rows.append(
+            {"model": HUMAN, "benchmark": benchmark, "task": task, "levels": levels,
+             "all": everything}
+        )  # fmt: skip
+    return rows
+
+
+def step_curves(predictions: Iterable[Any]) -> list[dict[str, Any]]:
+    """Accuracy at step k per (model, task, level), and over all levels ("all"):
+    [{"model", "task", "level", "curve": [{"step": k (1-based), "n", "correct",
+    "accuracy_pct"}]}]. Predictions without step answers are left out."""
+    groups: dict[tuple[str, str, str], list[list[bool]]] = defaultdict(list)
+    for p in predictions:
+        if p.step_correct is None:
+            continue
+        for level in (p.level, "all"):
+            groups[(p.model, p.task, level)].append(p.step_correct)
+    out = []
+    order = {lv: i for i, lv in enumerate((*LEVELS, "all"))}
+    for (model, task, level), lists in sorted(groups.items(), key=lambda kv: (
+        kv[0][0], kv[0][1], order[kv[0][2]])):  # fmt: skip
+        curve = []
+        for k in range(max((len(s) for s in lists), default=0)):
+            at_k = [s[k] for s in lists if k < len(s)]
+            right = sum(at_k)
+            curve.append(
+                {"step": k + 1, "n": len(at_k), "correct": right,
+                 "accuracy_pct": round(100.0 * right / len(at_k), 2)}
+            )  # fmt: skip
+        out.append({"model": model, "task": task, "level": level, "curve": curve})
+    return out
+
+
+def spearman_table(points: Iterable[RatingPoint]) -> list[dict[str, Any]]:
+    """Spearman's rho between ratings and D per (benchmark, task), and per benchmark over
+    every task (task "all"). Each question counts once, with the mean of its ratings:
+    [{"benchmark", "task", "n" (questions), "ratings", "annotators", "rho", "p", "words"}]."""
+    groups: dict[tuple[str, str], list[RatingPoint]] = defaultdict(list)
+    for p in points:
+        groups[(p.benchmark, p.task)].append(p)
+        groups[(p.benchmark, "all")].append(p)
+    rows = []
+    for (benchmark, task), items in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1] == "all", kv[0][1])
+    ):
+        if task == "all" and len({p.task for p in items}) < 2:
+            continue  # the one task's row says it already
+        by_question: dict[str, list[RatingPoint]] = defaultdict(list)
+        for p in items:
+            by_question[p.question_uid].append(p)
+        ds = [qs[0].D for qs in by_question.values()]
+        means = [sum(p.rating for p in qs) / len(qs) for qs in by_question.values()]
+        rho = spearman(means, ds)
+        rows.append({
+            "benchmark": benchmark, "task": task, "n": len(by_question), "ratings": len(items),
+            "annotators": len({p.annotator_id for p in items}),
+            "rho": None if rho is None else round(rho, 4),
+            "p": spearman_p(rho, len(by_question)), "words": rho_words(rho),
+        })  # fmt: skip
+    return rows
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

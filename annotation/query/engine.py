@@ -1,0 +1,475 @@
+"""The adaptive query engine: questions of controlled difficulty from a scene graph.
+
+JRDB-Reasoning's engine (paper 000, "Generative Adaptive Query Engine"), in our
+own design. Given `Preferences` (task, modality, subject, spatial and temporal
+scope) and a `SceneGraph`, it
+
+1. enumerates the *combinations* the graph supports: a pattern of S nodes
+   (target plus references) joined by R relation edges, each node with a set of
+   attribute filters (gender, age, action, category, colour), each dynamic
+   filter in one of T time slots; only relation families that occur in the
+   graph between the right kinds of entity are offered;
+2. shuffles them with the seed and instantiates one by binding it to real
+   entities of the graph (so it has at least one answer);
+3. searches the graph with the bound pattern, recording every intermediate
+   entity set as a `Step` (all people -> women -> walking -> ...), and
+4. words the question (several templates per task) and its answer.
+
+A VG or Wh question must single out exactly one entity; a Count question
+counts the final set. S, R and T are properties of the pattern: S nodes, R
+edges, T distinct time slots; D = S + R + T. Semantics are set-based: a node's
+set is filtered by "has an edge of this kind to some member of the child's
+set" (references are existential, worded with "a"). docs/jrdb-questions.md
+documents the vocabulary and the step rules.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.query.words import check_sentence, object_noun, usable
+from annotation.scene_graph import SceneGraph
+
+GENERATOR = "jrdb-query-engine/1"
+TASKS = ("vg", "vqa-wh", "vqa-count")
+MODALITIES = ("image", "video")
+SUBJECTS = ("human", "object", "both")
+SCOPES = ("single", "pair", "clique")
+SCOPE_SIZE = {"single": 1, "pair": 2, "clique": 3}
+#: Attribute filters each node kind can carry, in the order steps apply them.
+NODE_ATTRIBUTES = {"human": ("gender", "age", "action"), "object": ("category", "colour")}
+DYNAMIC_ATTRIBUTES = ("action",)
+#: Attributes a Wh question can ask about, by target kind.
+ASKABLE = {"human": ("gender", "age", "action"), "object": ("category",)}
+MAX_ATTEMPTS = 400
+
+
+class NoQuestion(ValueError):
+    """The graph supports no question with these preferences."""
+
+
+@dataclass(frozen=True)
+class Preferences:
+    task: str
+    modality: str = "image"
+    subject: str = "human"
+    spatial: str = "single"
+    temporal: str = "single"
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("task", TASKS),
+            ("modality", MODALITIES),
+            ("subject", SUBJECTS),
+            ("spatial", SCOPES),
+            ("temporal", SCOPES),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
+        if self.modality == "image" and self.temporal != "single":
+            raise ValueError("an image question has a single time slot: temporal must be single")
+        if self.subject == "both" and self.spatial == "single":
+            raise ValueError("subject 'both' needs two entities at least: spatial pair or clique")
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "task": self.task,
+            "modality": self.modality,
+            "subject": self.subject,
+            "spatial": self.spatial,
+            "temporal": self.temporal,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """One intermediate annotation: what was done and the entity set after it."""
+
+    description: str
+    entity_ids: tuple[str, ...]
+    slot: int
+    question: str  # the step as a sub-question ("Find the women who are walking.")
+    node: int = 0  # which pattern node the step narrows (0 = the target)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "description": self.description,
+            "entity_ids": list(self.entity_ids),
+            "slot": self.slot,
+            "question": self.question,
+            "node": self.node,
+        }
+
+
+@dataclass(frozen=True)
+class GeneratedQuestion:
+    preferences: Preferences
+    text: str
+    answer: Any  # VG: tuple of entity ids; Count: int; Wh: str
+    target_ids: tuple[str, ...]
+    evidence_ids: tuple[str, ...]
+    steps: tuple[Step, ...]
+    S: int  # noqa: N815 - the paper's names
+    R: int  # noqa: N815
+    T: int  # noqa: N815
+    combination: tuple[str, ...]
+    slots: tuple[int, ...]  # the graph slots the question uses, in time order
+    answer_slot: int
+    seed: int
+    asked: str | None = None
+    template: int = 0
+    pattern: dict[str, Any] = field(default_factory=dict)  # see `Binding.pattern`
+
+    @property
+    def D(self) -> int:  # noqa: N802
+        return self.S + self.R + self.T
+
+    @property
+    def difficulty(self) -> dict[str, int]:
+        return {"S": self.S, "R": self.R, "T": self.T, "D": self.D}
+
+
+# -- patterns -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class EdgeShape:
+    """Pattern edge between node `parent` (nearer the target) and `child`."""
+
+    parent: int
+    child: int
+    family: str  # hoi, direction, distance, or a simulator relation kind
+    parent_is_subject: bool
+
+
+@dataclass(frozen=True, order=True)
+class Combination:
+    kinds: tuple[str, ...]  # node kinds, node 0 the target
+    attributes: tuple[tuple[str, ...], ...]  # attribute filters per node
+    edges: tuple[EdgeShape, ...]
+    asked: str | None = None
+
+    def describe(self) -> tuple[str, ...]:
+        out = [f"n{i}:{k}" for i, k in enumerate(self.kinds)]
+        for i, names in enumerate(self.attributes):
+            out += [f"n{i}.{a}" for a in names]
+        for e in self.edges:
+            a, b = (e.parent, e.child) if e.parent_is_subject else (e.child, e.parent)
+            out.append(f"{e.family}(n{a},n{b})")
+        if self.asked:
+            out.append(f"ask:{self.asked}")
+        return tuple(out)
+
+
+@dataclass
+class Binding:
+    """A combination bound to entities, values and slots."""
+
+    combo: Combination
+    entities: list[str]
+    values: list[list[tuple[str, str, int | None]]]  # per node: (attribute, value, slot)
+    edge_values: list[tuple[str, int]]  # per edge: (value, slot)
+    answer_slot: int
+    slots: tuple[int, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def pattern(self) -> dict[str, Any]:
+        """The bound pattern as plain data: enough to re-evaluate the question independently.
+
+        ``nodes[i]``: kind, the entity it was bound to, and its filters
+        ``[attribute, value, slot or None]``; ``edges[k]``: parent and child node,
+        relation family and value, slot, and whether the parent is the relation's subject.
+        """
+        return {
+            "nodes": [
+                {
+                    "kind": kind,
+                    "bound": self.entities[i],
+                    "filters": [list(v) for v in self.values[i]],
+                }
+                for i, kind in enumerate(self.combo.kinds)
+            ],
+            "edges": [
+                {
+                    "parent": e.parent,
+                    "child": e.child,
+                    "family": e.family,
+                    "value": self.edge_values[k][0],
+                    "slot": self.edge_values[k][1],
+                    "parent_is_subject": e.parent_is_subject,
+                }
+                for k, e in enumerate(self.combo.edges)
+            ],
+            "answer_slot": self.answer_slot,
+        }
+
+
+def relation_family(kind: str, predicate: str, attributes: dict[str, Any]) -> list[tuple[str, str]]:
+    """(family, value) pairs one relation offers: geometry gives a direction and a distance."""
+    if kind == "geometry":
+        return [
+            ("direction", str(attributes.get("direction", predicate.split("/")[0]))),
+            ("distance", str(attributes.get("distance_bin", predicate.split("/")[-1]))),
+        ]
+    if kind == "hoi":
+        return [("hoi", predicate)]
+    return [(kind, predicate)]
+
+
+class GraphIndex:
+    """Fast lookups over one graph: relation pairs by (slot, family, value), presence."""
+
+    def __init__(self, graph: SceneGraph) -> None:
+        self.graph = graph
+        self.pairs: dict[tuple[int, str, str], set[tuple[str, str]]] = defaultdict(set)
+        self.out: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
+        self.inc: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
+        self.signature: set[tuple[str, str, str]] = set()
+        self.combinations: dict[Preferences, list[Combination]] = {}
+        kinds = {k: e.kind for k, e in graph.entities.items()}
+        for r in graph.relations:
+            for family, value in relation_family(r.kind, r.predicate, r.attributes):
+                self.pairs[(r.slot, family, value)].add((r.subject, r.object))
+                self.out[(r.slot, family, r.subject)].append((value, r.object))
+                self.inc[(r.slot, family, r.object)].append((value, r.subject))
+                self.signature.add((family, kinds[r.subject], kinds[r.object]))
+
+    def present(self, entity_id: str, slot: int) -> bool:
+        slots = self.graph.entities[entity_id].attributes.get("slots")
+        return slots is None or slot in slots
+
+    def value(self, entity_id: str, attribute: str, slot: int | None) -> set[str]:
+        """The entity's values of an attribute (a set: a person may do two things at once)."""
+        entity = self.graph.entities[entity_id]
+        a = entity.attributes
+        if attribute == "action":
+            by_slot = a.get("actions_by_slot"), a.get("pose_by_slot")
+            if any(isinstance(b, dict) for b in by_slot) and slot is not None:
+                found = set((by_slot[0] or {}).get(str(slot), {}))
+                found |= set((by_slot[1] or {}).get(str(slot), []))
+            else:
+                found = set(a.get("actions") or {}) | set(a.get("pose") or [])
+            return {v for v in found if usable("action", v)}
+        if attribute == "category" and entity.kind == "object":
+            return {object_noun(a, entity.label)}
+        value = a.get(attribute)
+        if value in (None, "", []) or not usable(attribute, str(value)):
+            return set()
+        return {str(value)}
+
+
+# -- enumeration ----------------------------------------------------------------------
+
+
+def _subsets(names: tuple[str, ...], largest: int) -> list[tuple[str, ...]]:
+    out = []
+    for k in range(0, min(largest, len(names)) + 1):
+        out += list(itertools.combinations(names, k))
+    return out
+
+
+def _shapes(size: int) -> list[tuple[tuple[int, int], ...]]:
+    if size == 1:
+        return [()]
+    if size == 2:
+        return [((0, 1),)]
+    return [((0, 1), (0, 2)), ((0, 1), (1, 2))]  # star and chain
+
+
+def enumerate_combinations(index: GraphIndex, prefs: Preferences) -> list[Combination]:
+    """Every combination whose relation families the graph offers, in a stable order.
+
+    Cached on the index: a batch of questions on one graph enumerates once.
+    """
+    cached = index.combinations.get(prefs)
+    if cached is not None:
+        return cached
+    size = SCOPE_SIZE[prefs.spatial]
+    kinds_present = {e.kind for e in index.graph.entities.values()}
+    families = sorted(index.signature)
+    target_kinds = {"human": ["human"], "object": ["object"], "both": ["human", "object"]}
+    out: list[Combination] = []
+    for shape in _shapes(size):
+        for target in target_kinds[prefs.subject]:
+            if target not in kinds_present:
+                continue
+            # each edge: a family joining the parent's kind to the child's, either way
+            for choice in itertools.product(families, [True, False], repeat=len(shape)):
+                pairs = list(zip(choice[0::2], choice[1::2], strict=True))
+                kinds: list[str | None] = [target] + [None] * (size - 1)
+                edges = []
+                ok = True
+                for (parent, child), ((family, sk, ok_kind), subj) in zip(
+                    shape, pairs, strict=True
+                ):
+                    mine, other = (sk, ok_kind) if subj else (ok_kind, sk)
+                    if kinds[parent] != mine or (kinds[child] not in (None, other)):
+                        ok = False
+                        break
+                    kinds[child] = other
+                    edges.append(EdgeShape(parent, child, family, subj))
+                if not ok or not _focus_ok(prefs.subject, kinds):
+                    continue
+                out += _with_attributes(tuple(kinds), tuple(edges), prefs)
+    index.combinations[prefs] = result = sorted(set(out), key=_order_key)
+    return result
+
+
+def _order_key(c: Combination) -> tuple:
+    return (c.kinds, c.attributes, c.edges, c.asked or "")
+
+
+def _focus_ok(subject: str, kinds: list[str | None]) -> bool:
+    if subject == "human":
+        return all(k in ("human", "robot") for k in kinds)
+    if subject == "both":
+        return "human" in kinds and "object" in kinds
+    return True
+
+
+def _with_attributes(
+    kinds: tuple[str, ...], edges: tuple[EdgeShape, ...], prefs: Preferences
+) -> list[Combination]:
+    per_node = []
+    for i, kind in enumerate(kinds):
+        names = NODE_ATTRIBUTES.get(kind, ())
+        subsets = _subsets(names, len(names) if i == 0 else 1)
+        if kind == "object":  # an object is named by its category unless asked for it
+            subsets = [s for s in subsets if "category" in s or (i == 0 and prefs.task == "vqa-wh")]
+        if i == 0 and not edges and prefs.task != "vqa-count":
+            subsets = [s for s in subsets if s] or subsets
+        per_node.append(subsets)
+    out = []
+    for attrs in itertools.product(*per_node):
+        if prefs.task == "vqa-wh":
+            for asked in ASKABLE.get(kinds[0], ()):
+                if asked not in attrs[0]:
+                    out.append(Combination(kinds, attrs, edges, asked))
+        else:
+            out.append(Combination(kinds, attrs, edges))
+    return out
+
+
+# -- generation -----------------------------------------------------------------------
+
+
+def question_slots(graph: SceneGraph, prefs: Preferences, slot: int | None = None) -> list[int]:
+    """The slots a question may use: one for an image, first/middle/last for a video."""
+    if prefs.modality == "image":
+        chosen = graph.slots[-1] if slot is None else slot
+        if chosen not in graph.slots:
+            raise NoQuestion(f"slot {chosen} is not one of the graph's slots {graph.slots}")
+        return [chosen]
+    need = SCOPE_SIZE[prefs.temporal]
+    slots = list(graph.slots)
+    if len(slots) < need:
+        raise NoQuestion(
+            f"a {prefs.temporal} temporal scope needs {need} time slots; the graph has {len(slots)}"
+        )
+    picks = {
+        1: [slots[-1]],
+        2: [slots[0], slots[-1]],
+        3: [slots[0], slots[len(slots) // 2], slots[-1]],
+    }
+    return picks[need]
+
+
+def generate(
+    graph: SceneGraph,
+    prefs: Preferences,
+    seed: int,
+    *,
+    slot: int | None = None,
+    index: GraphIndex | None = None,
+) -> GeneratedQuestion:
+    """One question for the preferences, deterministic for a seed (see module docstring)."""
+    from annotation.query.search import instantiate, search
+    from annotation.query.text import word_question
+
+    index = index or GraphIndex(graph)
+    slots = question_slots(graph, prefs, slot)
+    combos = enumerate_combinations(index, prefs)
+    missing = {"human": "people", "object": "objects"}
+    wanted = {"human": ["human"], "object": ["object"], "both": ["human", "object"]}
+    kinds = {e.kind for e in graph.entities.values()}
+    absent = [missing[k] for k in wanted[prefs.subject] if k not in kinds]
+    if absent:
+        raise NoQuestion(f"this scene has no {' and no '.join(absent)} to ask about")
+    if not combos:
+        raise NoQuestion(
+            f"the graph offers no {prefs.spatial} pattern with subject {prefs.subject!r} "
+            f"(relation families present: {sorted({f for f, _, _ in index.signature}) or 'none'})"
+        )
+    rng = random.Random(seed)
+    for _ in range(MAX_ATTEMPTS):
+        combo = combos[rng.randrange(len(combos))]  # uniform over combinations
+        binding = instantiate(index, combo, prefs, slots, rng)
+        if binding is None:
+            continue
+        result = search(index, binding)
+        if result is None:
+            continue
+        final, steps = result
+        if prefs.task != "vqa-count" and len(final) != 1:
+            continue
+        worded = word_question(index, binding, prefs, final, steps, rng)
+        if worded is None or check_sentence(worded.text):
+            continue
+        used_slots = sorted(
+            {s for _, _, s in itertools.chain(*binding.values) if s is not None}
+            | {s for _, s in binding.edge_values}
+            | {binding.answer_slot}
+        )
+        return GeneratedQuestion(
+            preferences=prefs,
+            text=worded.text,
+            answer=worded.answer,
+            target_ids=tuple(sorted(final)),
+            evidence_ids=tuple(dict.fromkeys(binding.entities)),
+            steps=tuple(worded.steps),
+            S=len(combo.kinds),
+            R=len(combo.edges),
+            T=1 if prefs.modality == "image" else len(used_slots),
+            combination=combo.describe(),
+            slots=tuple(used_slots),
+            answer_slot=binding.answer_slot,
+            seed=seed,
+            asked=combo.asked,
+            template=worded.template,
+            pattern=binding.pattern(),
+        )
+    raise NoQuestion(
+        f"no {prefs.task} question with subject {prefs.subject!r}, spatial {prefs.spatial!r}, "
+        f"temporal {prefs.temporal!r} found in this graph after {MAX_ATTEMPTS} attempts"
+        + (
+            " (a VG or Wh question needs a pattern that singles out one entity)"
+            if prefs.task != "vqa-count"
+            else ""
+        )
+    )
+
+
+def generate_many(
+    graph: SceneGraph, prefs: Preferences, n: int, seed: int, *, slot: int | None = None
+) -> list[GeneratedQuestion]:
+    """Up to `n` questions with distinct texts, seeds `seed`, `seed + 1`, ..."""
+    index = GraphIndex(graph)
+    out: list[GeneratedQuestion] = []
+    seen: set[str] = set()
+    for s in range(seed, seed + 4 * n + 8):
+        if len(out) == n:
+            break
+        try:
+            q = generate(graph, prefs, s, slot=slot, index=index)
+        except NoQuestion:
+            if not out and s == seed:
+                raise
+            continue
+        if q.text not in seen:
+            seen.add(q.text)
+            out.append(q)
+    return out

@@ -1,0 +1,261 @@
+"""Drawing and adjusting boxes, and the lidar calibration, in the Annotate HOI mode.
+
+`install_box_editing(annotate)` wires it all into an `AnnotateMode`:
+
+- Ctrl+drag on the panorama draws a new object: a category is asked for
+  (`CATEGORIES`), then `add_object` and `set_box_2d` for the current frame;
+- dragging the selected entity's 2D box (its body or a corner handle) moves or
+  resizes it; the box is saved on release (`set_box_2d`);
+- the "Box" dock (Ctrl+B) edits the selected entity's 3D box in the frame
+  (`set_box_3d`, saved at every change; the cloud's wireframe follows);
+- Calibration… (Ctrl+Shift+L) adjusts both lidars' poses (`set_calibration`)
+  and reads the frame's merged cloud again.
+
+Every change is saved when made, as the signed-in annotator; with nobody signed
+in nothing is saved and the status bar says so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from PySide6.QtCore import QObject, QRectF, Qt
+from PySide6.QtWidgets import QInputDialog
+
+from annotation.jrdb.layout import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
+from annotation.models import Annotator
+from app.io.jrdb import stored_calibration
+from store.db import ProjectError
+from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
+from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
+from widgets.mode import mode_toolbar
+
+CATEGORIES = ("chair", "table", "bag", "laptop", "other")
+DEFAULT_DISTANCE = 2.5  # metres: where a new 3D box is put along its 2D box's bearing
+
+
+class BoxEditing(QObject):
+    """The box and calibration editing of one Annotate HOI mode."""
+
+    def __init__(self, annotate: Any) -> None:
+        super().__init__(annotate)
+        self.annotate, self.state, self.session = annotate, annotate.state, annotate.session
+        mode = annotate.mode
+        self.gestures = PanoramaBoxGestures(annotate.panorama)
+        self.panel = Box3DPanel()
+        self.dock = mode.add_dock("box", "Box", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.calibration: CalibrationDialog | None = None
+        self.reload_pending = False
+        self.ask_category = self._ask_category  # tests put an answer here
+        _bar, self.actions = mode_toolbar(
+            mode,
+            "Boxes",
+            (
+                ("box_panel", "Box", ["Ctrl+B"], self.show_panel,
+                 "The selected entity's 3D box in this frame (Ctrl+drag in the image: new object)"),
+                ("calibration", "Calibration…", ["Ctrl+Shift+L"], self.show_calibration,
+                 "Adjust where the upper and lower lidars sit (the merged cloud is read again)"),
+            ),
+        )  # fmt: skip
+        annotate.panorama.box_drawn.connect(self.draw_object)
+        annotate.panorama.box_edited.connect(self.move_box_2d)
+        self.panel.box_edited.connect(self.save_box_3d)
+        self.panel.create_requested.connect(self.create_box_3d)
+        for signal in (self.state.selection_changed, self.state.frame_changed):
+            signal.connect(lambda _value: self._show_box())
+        self.state.boxes_changed.connect(self._show_box)
+        self.state.sequence_changed.connect(self._sequence_changed)
+
+    # -- who saves -----------------------------------------------------------------------------
+    def _annotator(self, doing: str) -> Annotator | None:
+        s = self.state
+        if self.session.project is None or s.sequence is None or s.frame is None:
+            self._message("No sequence open.")
+            return None
+        if self.session.annotator is None:
+            self._message(f"Sign in to {doing}: nothing was saved.")
+            return None
+        return self.session.annotator
+
+    def _saved(self, text: str) -> None:
+        self.session.data_changed.emit()  # the mode reads the frame's boxes again
+        self._message(text, 5000)
+
+    def _message(self, text: str, ms: int = 8000) -> None:
+        self.annotate.mode.statusBar().showMessage(text, ms)
+
+    # -- 2D boxes ------------------------------------------------------------------------------
+    def _ask_category(self) -> str | None:
+        text, ok = QInputDialog.getItem(
+            self.annotate.mode, "New object", "What is it?", list(CATEGORIES), 0, False
+        )
+        return text if ok and text else None
+
+    def next_key(self, category: str) -> str:
+        """A key no entity of the sequence has: "chair:4" after "chair:3"."""
+        keys = {e.key for e in self.state.entities.values()}
+        numbers = [int(m.group(1)) for k in keys if (m := re.fullmatch(rf"{category}:(\d+)", k))]
+        number = max(numbers, default=0) + 1
+        while f"{category}:{number}" in keys:
+            number += 1
+        return f"{category}:{number}"
+
+    def draw_object(self, rect: QRectF) -> None:
+        """A new object entity with this 2D box in the current frame."""
+        annotator = self._annotator("draw boxes")
+        if annotator is None:
+            return
+        category = self.ask_category()
+        if not category:
+            return
+        repo, s = self.session.project.sequences, self.state
+        key = self.next_key(category)
+        try:
+            entity_id = repo.add_object(s.sequence.id, key, category, annotator)
+            repo.set_box_2d(entity_id, s.frame.id, _xywh(rect), annotator)
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Box not saved: {exc}")
+            return
+        self._saved(f"New object {key} saved by {annotator.name}.")
+        s.select(entity_id)
+
+    def move_box_2d(self, entity_id: int, rect: QRectF) -> None:
+        annotator = self._annotator("move boxes")
+        if annotator is None:
+            self.state.boxes_changed.emit()  # the box goes back where it was
+            return
+        try:
+            self.session.project.sequences.set_box_2d(
+                entity_id, self.state.frame.id, _xywh(rect), annotator
+            )
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Box not saved: {exc}")
+            return
+        self._saved(f"2D box of {self.state.label(entity_id)} saved by {annotator.name}.")
+
+    # -- 3D boxes ------------------------------------------------------------------------------
+    def show_panel(self) -> None:
+        self.dock.show()
+        self.dock.raise_()
+        self.panel.spins["cx"].setFocus()
+
+    def _show_box(self) -> None:
+        s, chosen = self.state, self.state.selected
+        box = s.box_3d(chosen) if chosen is not None else None
+        self.panel.show_box(chosen, s.label(chosen) if chosen is not None else "", box)
+
+    def save_box_3d(self, entity_id: int, values: tuple[float, ...]) -> None:
+        annotator = self._annotator("edit boxes")
+        if annotator is None:
+            self._show_box()  # the stored values again
+            return
+        try:
+            self.session.project.sequences.set_box_3d(
+                entity_id, self.state.frame.id, values, annotator
+            )
+        except (ProjectError, ValueError) as exc:
+            self._message(f"3D box not saved: {exc}")
+            return
+        self._saved(
+            f"3D box of {self.state.label(entity_id)} saved by {annotator.name} "
+            "(Relations ↻, Ctrl+R, computes the relations again)."
+        )
+
+    def create_box_3d(self, entity_id: int) -> None:
+        """A first 3D box, along the bearing of the entity's 2D box (or ahead of the robot)."""
+        self.save_box_3d(entity_id, default_box_3d(self.state.box_2d(entity_id), self.annotate))
+
+    # -- calibration ---------------------------------------------------------------------------
+    def show_calibration(self) -> None:
+        seq = self.state.sequence
+        if seq is None:
+            self._message("No sequence open.")
+            return
+        if self.calibration is None:
+            self.calibration = CalibrationDialog(self.annotate.mode)
+            self.calibration.applied.connect(self.apply_calibration)
+        self._fill_calibration()
+        self.calibration.show()
+        self.calibration.raise_()
+
+    def _fill_calibration(self) -> None:
+        if self.calibration is None or self.state.sequence is None:
+            return
+        try:
+            calibration = stored_calibration(self.state.sequence)
+        except ProjectError as exc:
+            self._message(str(exc))
+            return
+        poses = {s: calibration.pose(s) for s in ("upper", "lower")}
+        self.calibration.set_values({s: (p.translation, p.rotation) for s, p in poses.items()})
+        self.calibration.setWindowTitle(f"Lidar calibration: {self.state.sequence.name}")
+
+    def apply_calibration(self, poses: Poses) -> None:
+        annotator = self._annotator("adjust the calibration")
+        seq = self.state.sequence
+        if annotator is None or seq is None:
+            return
+        repo = self.session.project.sequences
+        try:
+            calibration = stored_calibration(seq)
+            for sensor, (translation, rotation) in poses.items():
+                calibration = calibration.with_pose(
+                    sensor, translation=translation, rotation=rotation,
+                    source=f"adjusted by {annotator.name}",
+                )  # fmt: skip
+            repo.set_calibration(seq.id, calibration.as_dict(), annotator)
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Calibration not saved: {exc}")
+            return
+        self.state.sequence = repo.get(seq.id)  # the cloud is read with the new calibration
+        self._fill_calibration()
+        if self.calibration is not None:
+            self.calibration.status.setText(f"Saved by {annotator.name}.")
+        self.reload_cloud()
+        self._saved(f"Calibration of {seq.name} saved by {annotator.name}.")
+
+    def reload_cloud(self) -> None:
+        """Read the current frame's cloud again (after the one being read, if any)."""
+        a, frame = self.annotate, self.state.frame
+        a.clouds.clear()
+        if frame is None:
+            return
+        if a.task is not None:
+            if not self.reload_pending:  # the frame being read uses the old calibration
+                self.reload_pending = True
+                a.task.finished.connect(self._reload_after_task)
+            return
+        a.wanted, a.shown = frame.id, None
+        a._load()
+
+    def _reload_after_task(self) -> None:
+        self.reload_pending = False
+        self.reload_cloud()
+
+    def _sequence_changed(self) -> None:
+        if self.calibration is not None and self.calibration.isVisible():
+            self._fill_calibration()
+
+
+def _xywh(rect: QRectF) -> list[float]:
+    return [rect.x(), rect.y(), rect.width(), rect.height()]
+
+
+def default_box_3d(box_2d: Any, annotate: Any) -> tuple[float, ...]:
+    """A 0.5 m box DEFAULT_DISTANCE away along the 2D box's column (its rows give z and h)."""
+    width = annotate.panorama.width_px
+    if box_2d is None:
+        return (DEFAULT_DISTANCE, 0.0, 0.0, 0.5, 0.5, 0.5, 0.0)
+    u = box_2d.x + box_2d.w / 2
+    azimuth = (width / 2 - u) * 2 * math.pi / width
+    top = (PANORAMA_HORIZON_ROW - box_2d.y) * DEFAULT_DISTANCE / PANORAMA_FOCAL_PX
+    bottom = (PANORAMA_HORIZON_ROW - box_2d.y - box_2d.h) * DEFAULT_DISTANCE / PANORAMA_FOCAL_PX
+    cx, cy = DEFAULT_DISTANCE * math.cos(azimuth), DEFAULT_DISTANCE * math.sin(azimuth)
+    return (cx, cy, (top + bottom) / 2, 0.5, 0.5, max(top - bottom, 0.1), azimuth)
+
+
+def install_box_editing(annotate: Any) -> BoxEditing:
+    """Add box drawing and editing, the Box dock and the calibration dialog to the mode."""
+    return BoxEditing(annotate)

@@ -1,0 +1,130 @@
+"""The dual-arm commands: `run-agent --benchmark bimanual` and `replay-in-sim`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli.support import TerminalProgress, db_arg, default_db, fail
+from store import open_project
+
+BIMANUAL_IMAGE_WIDTH = 640
+
+
+def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
+    """run-agent's options for --benchmark bimanual."""
+    g = p.add_argument_group("bimanual (--benchmark bimanual)")
+    g.add_argument("--task", metavar="NAME", help="the ST-BiBench task, e.g. stack_blocks_two")
+    g.add_argument("--episodes", type=int, default=1, metavar="N",
+                   help="seeded episodes to run (default 1)")  # fmt: skip
+    g.add_argument(
+        "--tier",
+        choices=["primitive", "row16"],
+        default="primitive",
+        help="named actions 2.2-2.9 (default) or 16-number end-effector rows",
+    )
+    g.add_argument("--max-steps", type=int, default=10, metavar="N",
+                   help="model replies per episode at most (default 10)")  # fmt: skip
+    g.add_argument(
+        "--truncate",
+        type=int,
+        default=None,
+        metavar="K",
+        help="execute only the first K actions of each plan, then re-observe",
+    )
+    g.add_argument("--camera", action="append", choices=["head", "front", "third"],
+                   help="cameras the model sees (repeatable; default head)")  # fmt: skip
+
+
+def _image_size(width: int | None) -> tuple[int, int]:
+    width = width or BIMANUAL_IMAGE_WIDTH
+    return width, max(1, round(width * 3 / 4))
+
+
+def cmd_run_bimanual(args: argparse.Namespace) -> int:
+    from app.jobs.bimanual import make_bimanual_agent, run_bimanual
+    from sim.bimanual.tasks import TASKS
+
+    if args.agent not in ("openai", "reference"):
+        return fail(f"--agent {args.agent}: bimanual agents are openai and reference")
+    if not args.task:
+        return fail(f"--task is required with --benchmark bimanual ({', '.join(sorted(TASKS))})")
+    if args.task not in TASKS:
+        return fail(f"--task {args.task}: unknown bimanual task; tasks: "
+                    f"{', '.join(sorted(TASKS))}")  # fmt: skip
+    if args.episodes < 1:
+        return fail(f"--episodes {args.episodes}: need at least one episode")
+    if args.max_steps < 1:
+        return fail(f"--max-steps {args.max_steps}: need at least one step")
+    if args.truncate is not None and args.truncate < 1:
+        return fail(f"--truncate {args.truncate}: execute at least one action a step")
+    path = default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    if args.agent == "openai":
+        make_bimanual_agent(args.config)  # refuse a bad model config before any simulation
+    with TerminalProgress() as progress:
+        summary = run_bimanual(
+            path,
+            args.agent,
+            args.task,
+            episodes=args.episodes,
+            seed=args.seed,
+            tier=args.tier,
+            max_steps=args.max_steps,
+            truncate=args.truncate,
+            cameras=tuple(args.camera or ("head",)),
+            image_size=_image_size(args.image_size),
+            config=args.config,
+            progress=progress,
+        )
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+        return 0
+    print(f"{summary.episodes} episodes recorded, {summary.correct} succeeded ({args.task}, "
+          f"{args.tier})")  # fmt: skip
+    for error in summary.errors:
+        print(f"  error: {error}")
+    return 0
+
+
+def add_replay_in_sim_parser(sub) -> None:
+    p = sub.add_parser(
+        "replay-in-sim",
+        help="execute a recorded bimanual episode's plans in the dual-arm world",
+        description="Set the episode's task up from its seeded start (--seed, else the seed "
+        "it was recorded with, else the log's episode number, else 0) and execute every "
+        "step's plan in our dual-arm world: named actions through the primitives, 16-number "
+        "rows as end-effector moves. Reports our feedback and ok next to the recorded ones, "
+        "and whether the task succeeded; the replay is stored as a new episode (agent "
+        "replay-in-sim) unless --no-save. See docs/bimanual-agents.md.",
+    )
+    p.add_argument("episode_id", type=int, metavar="EPISODE_ID", help="the episode to replay")
+    p.add_argument("--seed", type=int, default=None, help="the task's set-up seed")
+    p.add_argument("--no-save", action="store_true", help="report only; store nothing")
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.set_defaults(func=cmd_replay_in_sim)
+
+
+def cmd_replay_in_sim(args: argparse.Namespace) -> int:
+    from app.jobs.bimanual import replay_in_sim
+
+    with open_project(default_db(args)) as project, TerminalProgress() as progress:
+        report = replay_in_sim(project, args.episode_id, seed=args.seed,
+                               save=not args.no_save, progress=progress)  # fmt: skip
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+        return 0
+    outcome = "success" if report.success else "failure"
+    print(f"episode {args.episode_id} ({report.task}, seed {report.seed}, {report.tier}) "
+          f"replayed in sim: {outcome}")  # fmt: skip
+    for s in report.steps:
+        same = "same" if s.recorded_ok == s.our_ok else "DIFFERS"
+        print(f"  step {s.index} [{s.kind}] {same}\n    recorded: {s.recorded_feedback or '-'}"
+              f"\n    ours:     {s.our_feedback}")  # fmt: skip
+    if report.actor_aliases:
+        print("  actors read as " + ", ".join(f"{a} -> {b}" for a, b in
+                                             report.actor_aliases.items()))  # fmt: skip
+    if report.episode_id is not None:
+        print(f"stored as episode {report.episode_id}")
+    return 0

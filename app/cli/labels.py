@@ -1,0 +1,43 @@
+"""`reasonscope export labels`: a sequence's HOI labels in the JRDB-Act style."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from app.cli.support import db_arg, default_db
+
+
+def add_export_labels_parser(export_sub) -> None:
+    """Register `export labels` on the `export` group's subparsers."""
+    p = export_sub.add_parser(
+        "labels",
+        help="one sequence's HOI labels as JRDB-Act-style JSON",
+        description="Write the HOI labels of one JRDB sequence: for every frame (NNNNNN.jpg) "
+        "and person, pose labels as {label: difficulty} and interactions grouped by their "
+        "target object, JRDB-Act style, difficulty 1 easy / 2 medium / 3 hard "
+        "(docs/hoi-labels.md). Written in full or not at all.",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--sequence", required=True, metavar="NAME", help="the sequence's name")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.json", help="output file")
+    p.add_argument(
+        "--status",
+        choices=["any", "accepted"],
+        default="any",
+        help="every label, or only those both reviewers accepted (default any)",
+    )
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_export_labels)
+
+
+def cmd_export_labels(args: argparse.Namespace) -> int:
+    from app.io.hoi_labels import export_labels
+
+    count = export_labels(default_db(args), args.sequence, args.out, status=args.status)
+    if args.json:
+        print(json.dumps({"sequence": args.sequence, "out": str(args.out), "labels": count}))
+    else:
+        print(f"Wrote {count} labels of {args.sequence} to {args.out}")
+    return 0

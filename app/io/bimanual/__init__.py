@@ -1,0 +1,1 @@
+"""app/io/bimanual."""

@@ -1,0 +1,186 @@
+"""Metrics shared by `reasonscope metrics` and the Results mode."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from annotation.jrdb.hoi_review import hoi_agreement, hoi_counts, in_qc_sample, sequence_progress
+from annotation.jrdb.hoi_taxonomy import load_hoi_taxonomy
+from annotation.jrdb.reasoning_eval import (
+    LEVEL_DEFINITIONS,
+    LEVELS,
+    accuracy_by_level,
+    human_accuracy_by_level,
+    spearman_table,
+    step_curves,
+)
+from annotation.tabletop.episode_metrics import bimanual_metrics, episode_metrics, is_bimanual
+from store import open_for_reading
+
+
+def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Verification agreement and progress of a project, as the `verification` JSON key.
+
+    Opens the project read-only when the file (or its folder) is not writable.
+    Raises `ProjectError` with a one-line reason for a missing or bad file.
+
+    Shape: {"verification": {"n", "criteria", "decision", "decision_labels",
+    "status_counts", "adjudication_pending", "time_on_task"}}; see docs/verification.md.
+    """
+    with open_for_reading(db_path) as project:
+        return {"verification": project_verification_metrics(project)}
+
+
+def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Everything `reasonscope metrics` reports: {"verification": {...}, "episodes": {...},
+    "hoi": {...}, "reasoning": {...}, "bimanual": {...}}.
+
+    Read-only where needed, and one-line `ProjectError`s, as `verification_metrics`.
+    The `episodes` shape is documented in `annotation.tabletop.episode_metrics.episode_metrics`,
+    the `bimanual` one in `annotation.tabletop.episode_metrics.bimanual_metrics`.
+    """
+    with open_for_reading(db_path) as project:
+        return {
+            "verification": project_verification_metrics(project),
+            "episodes": project_episode_metrics(project),
+            "hoi": project_hoi_metrics(project),
+            "reasoning": project_reasoning_metrics(project),
+            "bimanual": project_bimanual_metrics(project),
+        }
+
+
+def project_episode_metrics(project) -> dict[str, Any]:
+    """The `episodes` metrics of an open project: success, manipulation, recovery, errors.
+
+    Dual-arm episodes have their own key (`project_bimanual_metrics`) and are left out.
+    """
+    repo = project.episodes
+    episodes = (repo.get(i) for i in repo.ids())
+    return episode_metrics((e, repo.steps(e.id)) for e in episodes if not is_bimanual(e))
+
+
+def project_bimanual_metrics(project) -> dict[str, Any]:
+    """The `bimanual` metrics of an open project: success per model and task, error labels
+    per category of the dual-arm paper, format-error steps (docs/bimanual-replay.md)."""
+    repo = project.episodes
+    episodes = [e for e in (repo.get(i) for i in repo.ids()) if is_bimanual(e)]
+    labels = [label for e in episodes for label in repo.labels(e.id)]
+    out = bimanual_metrics(((e, repo.steps(e.id)) for e in episodes), labels)
+    out["spatial"] = project.spatial.summary()  # as app.jobs.spatial.spatial_metrics
+    return out
+
+
+def bimanual_lines(m: dict[str, Any]) -> list[str]:
+    """The `bimanual` metrics as the plain-text lines `reasonscope metrics` prints."""
+    lines = [
+        f"bimanual: {m['episodes']} episodes, {m['format_error_steps']} format-error steps, "
+        f"{m['replays_in_sim']} replays in sim"
+    ]
+    tasks = m["tasks"]
+    if tasks:
+        width = max([12] + [len(model) for model in m["models"]])
+        lines.append(f"  {'model':<{width}} " + " ".join(f"{t[:20]:>20}" for t in tasks))
+    for model, row in m["success_by_task"].items():
+        cells = []
+        for task in tasks:
+            c = row.get(task)
+            text = "-" if c is None else f"{c['success']}/{c['episodes']} ({100 * c['rate']:.0f} %)"
+            cells.append(f"{text:>20}")
+        lines.append(f"  {model:<{width}} " + " ".join(cells))
+    labelled = {k: n for k, n in {**m["errors"], **m["other_errors"]}.items() if n}
+    if labelled:
+        lines.append("  error labels: " + ", ".join(f"{k} {n}" for k, n in labelled.items()))
+    spatial = m.get("spatial") or {}
+    for model, row in (spatial.get("by_model") or {}).items():
+        cells = ", ".join(
+            f"{s} {row[s]['score']:.1f} ({row[s]['items']})"
+            for s in ("sparse", "dense", "cluttered")
+            if s in row
+        )
+        lines.append(
+            f"  spatial grounding {model}: {cells}; avg {row['average']:.1f} "
+            f"(sigma {spatial['sigma']:g} m)"
+        )
+    return lines
+
+
+def project_verification_metrics(project) -> dict[str, Any]:
+    """The `verification` metrics of an open project (the GUI's own connection)."""
+    repo = project.verifications
+    metrics = repo.agreement()
+    # the criteria mean different checks per benchmark (docs/verification.md): split too
+    benchmarks = [
+        r[0] for r in project.db.execute("SELECT DISTINCT benchmark FROM questions ORDER BY 1")
+    ]
+    metrics["by_benchmark"] = {b: repo.agreement(b) for b in benchmarks}
+    metrics["status_counts"] = project.questions.counts_by_status()
+    metrics["adjudication_pending"] = repo.adjudication_pending()
+    metrics["time_on_task"] = repo.time_on_task()
+    return metrics
+
+
+def project_hoi_metrics(project) -> dict[str, Any]:
+    """The `hoi` metrics of an open project: label counts by status and category, agreement
+    on difficulty (weighted kappa) and on verdicts, quality checks, progress per sequence.
+
+    Shape (docs/hoi-labels.md): {"labels", "status_counts", "rounds_after_return",
+    "by_category", "difficulty": {"weights", "author_vs_reviewer", "reviewer_vs_reviewer"},
+    "verdicts", "qc", "sequences": [{"name", "person_frames", ...}]}.
+    """
+    repo = project.hoi
+    records = repo.records()
+    categories = [c.id for c in load_hoi_taxonomy().categories]
+    seed, rate = repo.qc_settings()
+    metrics = {**hoi_counts(records, categories), **hoi_agreement(records)}
+    metrics["qc"].update(
+        seed=seed, rate=rate, sampled=sum(1 for r in records if in_qc_sample(r.id, seed, rate))
+    )
+    by_sequence: dict[int, list] = {}
+    for record in records:
+        by_sequence.setdefault(record.sequence_id, []).append(record)
+    metrics["sequences"] = [
+        {
+            "name": name,
+            **sequence_progress(repo.person_frames(sid), by_sequence.get(sid, [])).as_dict(),
+        }
+        for sid, name in repo.sequences()
+    ]
+    return metrics
+
+
+def project_reasoning_metrics(project) -> dict[str, Any]:
+    """The `reasoning` metrics of an open project: JRDB-Reasoning evaluation by level.
+
+    Shape (docs/jrdb-questions.md, "Evaluation"): {"levels", "level_definitions",
+    "counts": {"predictions", "stale_predictions", "human_answers", "stale_human_answers",
+    "ratings"}, "models", "accuracy": [{"model", "benchmark", "task", "levels": {"D1":
+    {"n", "correct", "accuracy_pct", "mean_iou"}, ...}, "all": {...}}], "human": [the same,
+    model "human", each cell the mean over annotators with "annotators"], "steps": [{"model",
+    "task", "level", "curve": [{"step", "n", "correct", "accuracy_pct"}]}], "spearman":
+    [{"benchmark", "task", "n", "ratings", "annotators", "rho", "p", "words"}]}.
+
+    Only scores against a question's current version count, and excluded questions not at
+    all; scores left on a corrected question's older version are counted as stale.
+    """
+    repo = project.reasoning
+    predictions = [p for p in repo.predictions() if p.question_status != "excluded"]
+    answers = [a for a in repo.human_answers() if a.question_status != "excluded"]
+    live = [p for p in predictions if p.is_current]
+    live_answers = [a for a in answers if a.is_current]
+    return {
+        "levels": list(LEVELS),
+        "level_definitions": dict(LEVEL_DEFINITIONS),
+        "counts": {
+            "predictions": len(live),
+            "stale_predictions": len(predictions) - len(live),
+            "human_answers": len(live_answers),
+            "stale_human_answers": len(answers) - len(live_answers),
+            "ratings": repo.counts()["ratings"],
+        },
+        "models": repo.models(),
+        "accuracy": accuracy_by_level(live),
+        "human": human_accuracy_by_level(live_answers),
+        "steps": step_curves(live),
+        "spearman": spearman_table(repo.rating_points()),
+    }

@@ -1,0 +1,104 @@
+"""Bench cases for the dual-arm world: reference plans' success, simulation speed."""
+
+from __future__ import annotations
+
+import time
+
+from app.perf.harness import BenchResult, bench_case, report
+from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.tasks import TASKS
+from sim.bimanual.world import DualArmWorld
+
+SEEDS, QUICK_SEEDS = 20, 3
+SUCCESS_GOAL = 0.8
+
+
+def _run(name: str, seed: int) -> tuple[bool, float, float]:
+    """One reference episode: (success, simulated seconds, wall seconds executing)."""
+    task = TASKS[name]
+    with DualArmWorld() as world:
+        task.setup(world, seed)
+        plan = task.reference_plan(world)
+        sim0, wall0 = world.time, time.perf_counter()
+        BimanualExecutor(world).execute(plan)
+        wall = time.perf_counter() - wall0
+        world.step(60)
+        return task.check(world)[0], world.time - sim0 - 60 / 240, wall
+
+
+@bench_case("bimanual_reference_plans", goal=">= 80% per task")
+def bimanual_reference_plans(quick: bool) -> BenchResult:
+    """Every task in `TASKS` (stack_bowls_three and place_object_basket included): its
+    reference plan from SEEDS seeded set-ups, judged by the task's own success check."""
+    seeds = range(QUICK_SEEDS if quick else SEEDS)
+    rates, failed = {}, {}
+    for name in sorted(TASKS):
+        report(f"bimanual_reference_plans: {name}, {len(seeds)} seeds")
+        outcomes = {s: _run(name, s)[0] for s in seeds}
+        rates[name] = sum(outcomes.values()) / len(seeds)
+        failed[name] = [s for s, ok in outcomes.items() if not ok]
+    worst = min(rates.values())
+    detail = ", ".join(f"{k} {100 * v:.0f}%" for k, v in rates.items())
+    misses = "; ".join(f"{k} {v}" for k, v in failed.items() if v) or "none"
+    return BenchResult(
+        "bimanual_reference_plans",
+        100 * worst,
+        "%",
+        ">= 80% per task",
+        worst >= SUCCESS_GOAL,
+        f"worst task; {detail} ({len(seeds)} seeds each; failed seeds: {misses})",
+    )
+
+
+@bench_case("bimanual_sim_speed", goal="report")
+def bimanual_sim_speed(quick: bool) -> BenchResult:
+    names = (
+        ["stack_blocks_two"]
+        if quick
+        else ["stack_blocks_two", "stack_blocks_three", "handover_block"]
+    )
+    sim = wall = 0.0
+    for name in names:
+        report(f"bimanual_sim_speed: {name}")
+        _, s, w = _run(name, 0)
+        sim, wall = sim + s, wall + w
+    return BenchResult(
+        "bimanual_sim_speed",
+        sim / wall,
+        "x real time",
+        "report",
+        True,
+        f"{sim:.1f} simulated s in {wall:.1f} wall s executing the reference plans of "
+        f"{', '.join(names)} (240 Hz physics, two UR5e + 2F-85)",
+    )
+
+
+ROW_SEEDS, QUICK_ROW_SEEDS = 5, 1
+
+
+@bench_case("bimanual_row_plans", goal="report")
+def bimanual_row_plans(quick: bool) -> BenchResult:
+    """The 16-number tier: each task's reference plan traced into rows
+    (`sim.bimanual.rows`), run with `execute_ee` from the same seeded start."""
+    from sim.bimanual.rows import row_reference, run_rows
+
+    seeds = range(QUICK_ROW_SEEDS if quick else ROW_SEEDS)
+    rates, rows_per = {}, {}
+    for name in sorted(TASKS):
+        report(f"bimanual_row_plans: {name}, {len(seeds)} seeds")
+        wins, counts = 0, []
+        for seed in seeds:
+            rows, _ = row_reference(name, seed)
+            wins += run_rows(name, seed, rows)[0]
+            counts.append(len(rows))
+        rates[name], rows_per[name] = wins / len(seeds), max(counts)
+    overall = sum(rates.values()) / len(rates)
+    detail = ", ".join(f"{k} {100 * v:.0f}% ({rows_per[k]} rows)" for k, v in rates.items())
+    return BenchResult(
+        "bimanual_row_plans",
+        100 * overall,
+        "%",
+        "report",
+        True,
+        f"mean over tasks; {detail} ({len(seeds)} seeds each)",
+    )

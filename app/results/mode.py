@@ -1,0 +1,97 @@
+"""Results: what the project's question verification, recorded episodes, HOI labels,
+JRDB-Reasoning evaluation and dual-arm episodes add up to."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QGroupBox, QStackedWidget, QTabWidget, QVBoxLayout
+
+from app.jobs.metrics import (
+    project_bimanual_metrics,
+    project_episode_metrics,
+    project_hoi_metrics,
+    project_reasoning_metrics,
+    project_verification_metrics,
+)
+from app.session import ProjectSession
+from widgets.mode import ModeWindow
+from widgets.results.agreement import AgreementView
+from widgets.results.bimanual import BimanualResultsView
+from widgets.results.episodes import EpisodeResultsView
+from widgets.results.hoi import HoiResultsView
+from widgets.results.reasoning import ReasoningResultsView
+from widgets.results.spatial import SpatialResultsTable
+
+
+class ResultsMode(QObject):
+    """Tabs Verification, Episodes, HOI labels, Reasoning and Bimanual, refreshed whenever
+    the project's data changes."""
+
+    def __init__(self, mode: ModeWindow, pages: QStackedWidget, session: ProjectSession) -> None:
+        super().__init__(mode)
+        self.mode, self.pages, self.session = mode, pages, session
+        self.agreement = AgreementView()
+        self.episode_results = EpisodeResultsView()
+        self.hoi_results = HoiResultsView()
+        self.reasoning_results = ReasoningResultsView()
+        self.bimanual_results = BimanualResultsView()
+        self.spatial_results = SpatialResultsTable()
+        spatial_box = QGroupBox("Foundational spatial grounding: Gaussian-weighted spatial score")
+        QVBoxLayout(spatial_box).addWidget(self.spatial_results)
+        self.bimanual_results.set_spatial_widget(spatial_box)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("results_tabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.agreement, "Verification")
+        self.tabs.addTab(self.episode_results, "Episodes")
+        self.tabs.addTab(self.hoi_results, "HOI labels")
+        self.tabs.addTab(self.reasoning_results, "Reasoning")
+        self.tabs.addTab(self.bimanual_results, "Bimanual")
+        pages.addWidget(self.tabs)
+        self._had_data = (False, False, False, False, False)
+        session.project_changed.connect(self.refresh)
+        session.data_changed.connect(self.refresh)
+
+    def refresh(self) -> None:
+        project = self.session.project
+        if project is None:
+            self.agreement.set_metrics(None)
+            self.episode_results.set_metrics(None)
+            self.hoi_results.set_metrics(None)
+            self.reasoning_results.set_metrics(None)
+            self.bimanual_results.set_metrics(None)
+            self.spatial_results.set_summary(None)
+            self._had_data = (False, False, False, False, False)
+            self.pages.setCurrentIndex(0)
+            return
+        metrics = project_verification_metrics(project)
+        episodes = project_episode_metrics(project)
+        self.agreement.set_metrics(metrics)
+        self.episode_results.set_metrics(episodes)
+        hoi = project_hoi_metrics(project)
+        self.hoi_results.set_metrics(hoi)
+        reasoning = project_reasoning_metrics(project)
+        self.reasoning_results.set_metrics(reasoning)
+        bimanual = project_bimanual_metrics(project)
+        self.bimanual_results.set_metrics(bimanual)
+        self.spatial_results.set_summary(bimanual["spatial"])
+        has_labels = hoi["labels"] > 0
+        has_questions = sum(metrics["status_counts"].values()) > 0
+        has_episodes = episodes["n"] > 0
+        has_reasoning = any(reasoning["counts"].values())
+        has_bimanual = bimanual["episodes"] > 0 or bool(bimanual["spatial"]["by_model"])
+        had = (has_questions, has_episodes, has_labels, has_reasoning, has_bimanual)
+        if had != self._had_data:
+            # open on the tab that has something to show; keep the user's choice after that
+            if has_reasoning and not self._had_data[3]:
+                self.tabs.setCurrentWidget(self.reasoning_results)  # just evaluated
+            elif has_bimanual and not (has_questions or has_episodes or has_labels):
+                self.tabs.setCurrentWidget(self.bimanual_results)
+            elif has_questions or not (has_episodes or has_labels):
+                self.tabs.setCurrentWidget(self.agreement)
+            else:
+                self.tabs.setCurrentWidget(
+                    self.episode_results if has_episodes else self.hoi_results
+                )
+            self._had_data = had
+        self.pages.setCurrentIndex(1 if any(had) else 0)

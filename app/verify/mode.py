@@ -1,0 +1,293 @@
+"""Verify questions: the queue, the question with its verdict form, the model's image,
+and the scene restored in verification rendering (annotators only, never a model).
+
+Every key is a QAction in the mode's toolbar (so F1 lists it). Verdicts are
+saved when given, through `project.verifications`; refusals become messages.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from annotation.models import Scene
+from app.graph.docks import VerifyGraph
+from app.session import ProjectSession
+from app.verify.jrdb import BANNER as JRDB_BANNER
+from app.verify.jrdb import EvidencePage
+from widgets.explore.state import LoadedScene, load_scene
+from widgets.image_view import TopDownImagePanel
+from widgets.mode import ModeWindow, mode_toolbar
+from widgets.tasks import TaskRunner
+from widgets.verify.jrdb_evidence_rows import is_jrdb
+from widgets.verify.panel import QuestionPanel, criteria_wording, decision_needs
+from widgets.verify.queue import VerifyQueuePanel
+from widgets.verify.state import VerifyState, verification_rendering
+from widgets.viewport.view import SceneViewport
+
+BANNER = (
+    "Verification view: clutter that is not answer-critical is see-through, the evidence "
+    "glows. For annotators only; never shown to a model."
+)
+
+
+class VerifyMode(QObject):
+    """Assembles and wires the Verify questions panels inside a ModeWindow."""
+
+    def __init__(self, mode: ModeWindow, pages: QStackedWidget, session: ProjectSession) -> None:
+        super().__init__(mode)
+        self.mode, self.pages, self.session = mode, pages, session
+        self.image_size = 1024  # the model's image, as the generators rendered it
+        self.state = VerifyState(needs=decision_needs)
+        self.viewport = SceneViewport()
+        self.jrdb = EvidencePage(self)  # a JRDB question's frames, instead of a scene
+        self.central = QStackedWidget()
+        self.central.addWidget(self.viewport)
+        self.central.addWidget(self.jrdb.view)
+        self.banner = QLabel(BANNER)
+        self.banner.setObjectName("verify_banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("padding: 4px 8px; background: #fff4d6; color: #5a4300;")
+        self.page = QWidget()
+        column = QVBoxLayout(self.page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.banner)
+        column.addWidget(self.central, 1)
+        pages.addWidget(self.page)
+        self.page.installEventFilter(self)
+        self.queue = VerifyQueuePanel(self.state)
+        self.panel = QuestionPanel(self.state)
+        self.image = TopDownImagePanel()
+        mode.add_dock("queue", "Queue", self.queue, Qt.DockWidgetArea.LeftDockWidgetArea)
+        mode.add_dock("question", "Question", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        mode.add_dock(
+            "image", "Model view (top-down)", self.image, Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        self.task: TaskRunner | None = None
+        self.loaded: LoadedScene | None = None
+        self.wanted: Scene | None = None  # the scene the open question needs
+        self.stale = False  # a question opened while the mode was hidden: load when shown
+        self._build_toolbar()
+
+        self.state.question_opened.connect(self._question_opened)
+        self.state.draft_changed.connect(self._sync_actions)
+        self.state.verdict_saved.connect(self._saved)
+        self.state.refused.connect(lambda text: self._message(text, 8000))
+        session.project_changed.connect(self.reload)
+        session.annotator_changed.connect(self.reload)
+        session.data_changed.connect(self._data_changed)
+        self.graph = VerifyGraph(self)  # the Scene graph dock, behind Question
+
+    def _build_toolbar(self) -> None:
+        s = self.state
+        bar, self.actions = mode_toolbar(
+            self.mode,
+            "Verify",
+            (
+                ("approve", "Approve", ["A"], s.approve, "Approve: all three criteria hold"),
+                ("reject", "Reject…", ["R"], s.reject, "Reject, with a reason"),
+                ("correct", "Correct…", ["E"], s.correct, "Edit text, options, answer"),
+                (None, None, None, None, None),
+                ("c1", "1 Unambiguous", ["1"], lambda: s.toggle(1), "Wording, options, answer"),
+                ("c2", "2 Withheld", ["2"], lambda: s.toggle(2), "The first view hides the evidence"),
+                ("c3", "3 Recoverable", ["3"], lambda: s.toggle(3), "Clutter removal reveals it"),
+                (None, None, None, None, None),
+                ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
+                ("next", "Next", ["J", "Down"], s.next, "Next question"),
+                ("undo", "Undo verdict", ["Ctrl+Z"], s.undo, "Retract your last verdict"),
+                (None, None, None, None, None),
+                ("step_back", "◀ Step", ["["], lambda: self.jrdb.view.move(-1),
+                 "JRDB: the previous step (the answer is first)"),
+                ("step_next", "Step ▶", ["]"], lambda: self.jrdb.view.move(1),
+                 "JRDB: the next step, its entities highlighted"),
+            ),
+            checkable=lambda key: key.startswith("c"),
+        )  # fmt: skip
+        bar.addSeparator()
+        self.rendering_action = QAction("Verification view", bar, checkable=True, checked=True)
+        self.rendering_action.setShortcut(QKeySequence("V"))
+        self.rendering_action.setToolTip("See-through clutter and glowing evidence, or plain (V)")
+        self.rendering_action.toggled.connect(lambda _on: self._apply_rendering())
+        self.rendering_action.toggled.connect(lambda on: self.jrdb.view.set_emphasis(on))
+        bar.addAction(self.rendering_action)
+        self.overlay_action = self.image.overlay_action(
+            bar, "Colour what the model's view shows of the evidence (S)"
+        )
+        bar.addAction(self.overlay_action)
+
+    def _sync_actions(self) -> None:
+        for i, name in enumerate(("unambiguous", "evidence_withheld", "evidence_recoverable"), 1):
+            self.actions[f"c{i}"].setChecked(getattr(self.state.draft, name))
+
+    def _word_actions(self) -> None:
+        """The criteria in the open question's benchmark's words; the step keys for JRDB
+        questions only, the segmentation overlay for scenes only."""
+        q = self.state.current
+        wording = criteria_wording(q.benchmark if q is not None else None)
+        for i in (1, 2, 3):
+            action = self.actions[f"c{i}"]
+            action.setText(wording.short[i - 1])
+            action.setToolTip(f"{wording.tips[i - 1]} ({i})")
+        jrdb = is_jrdb(q)
+        for key in ("step_back", "step_next"):
+            self.actions[key].setVisible(jrdb)
+        self.overlay_action.setVisible(not jrdb)
+        self.rendering_action.setToolTip(
+            "The step's boxes bold, the rest shaded, the answer boxes drawn; or plain (V)"
+            if jrdb
+            else "See-through clutter and glowing evidence, or plain (V)"
+        )
+
+    # -- data -------------------------------------------------------------------
+    def reload(self) -> None:
+        """Another project or annotator: start from the top of their queue."""
+        project = self.session.project
+        self.state.set_source(
+            project.verifications if project else None,
+            self.session.annotator,
+            project.scenes if project else None,
+        )
+        self._show_page()
+
+    def _data_changed(self) -> None:
+        before = self.state.current
+        self.state.refresh()
+        after = self.state.current
+        if before is not None and after is not None and before.id == after.id:
+            self.jrdb.labels_changed()  # a JRDB question's boxes may have been edited
+        self._show_page()
+
+    def _show_page(self) -> None:
+        project = self.session.project
+        has_questions = project is not None and sum(project.questions.counts_by_status().values())
+        self.pages.setCurrentWidget(self.page if has_questions else self.pages.widget(0))
+
+    def _saved(self, text: str) -> None:
+        self._message(text, 5000)
+        self.session.data_changed.emit()  # the summary, the activity log, the other modes
+
+    def _message(self, text: str, ms: int) -> None:
+        self.mode.statusBar().showMessage(text, ms)
+
+    # -- the scene --------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.page and event.type() == QEvent.Type.Show and self.stale:
+            self.stale = False
+            self.state.restart_clock()  # time on task starts when the question is on screen
+            self._load()
+        return False
+
+    def _question_opened(self) -> None:
+        self._word_actions()
+        if self.page.isVisible() or self.state.current is None:
+            self._load()
+        else:
+            self.stale = True
+
+    def _load(self) -> None:
+        """Restore the open question's scene off the GUI thread; the newest request wins.
+        A JRDB question shows its frames instead (`app.verify.jrdb`)."""
+        question = self.state.current
+        jrdb = is_jrdb(question)
+        self.central.setCurrentWidget(self.jrdb.view if jrdb else self.viewport)
+        self.jrdb.open(question if jrdb else None)
+        if jrdb:
+            self.wanted = None
+            self._show(None)  # no scene: the model view says what the model gets instead
+            self.banner.setText(JRDB_BANNER)
+            self.image.caption.setText("The model is given the panorama, without boxes.")
+            return
+        scene = self.state.scene
+        self.wanted = scene
+        if scene is None:
+            self._show(None)
+            self.banner.setText(
+                BANNER if self.state.current is None else "This question has no stored scene."
+            )
+            return
+        self.banner.setText(BANNER)
+        if self.loaded is not None and self.loaded.scene == scene:
+            self._show(self.loaded)  # the same scene, untouched since it was restored
+            return
+        if self.task is not None:
+            return  # `_task_done` starts the wanted one
+        self._message(f"Restoring scene #{scene.id}…", 0)
+        size = self.image_size
+        self.task = TaskRunner(
+            f"Restoring scene #{scene.id}",
+            lambda _p: load_scene(scene, image_size=size),
+            self.mode,
+            show_dialog=False,
+        )
+        self.task.succeeded.connect(self._loaded)
+        self.task.failed.connect(lambda summary, _d: self._failed(scene, summary))
+        self.task.finished.connect(self._task_done)
+        self.task.start()
+
+    def _loaded(self, loaded: LoadedScene) -> None:
+        if loaded.scene != self.wanted:
+            loaded.world.close()  # superseded while it was loading
+            return
+        self._message("", 0)
+        self._show(loaded)
+
+    def _failed(self, scene: Scene, summary: str) -> None:
+        self._message(f"Cannot restore scene #{scene.id}: {summary}", 8000)
+        if self.wanted == scene:
+            self.wanted = None  # do not try it again and again
+
+    def _task_done(self) -> None:
+        self.task = None
+        current = self.loaded.scene if self.loaded else None
+        if self.wanted is not None and self.wanted != current and self.page.isVisible():
+            self._load()
+
+    def _show(self, loaded: LoadedScene | None) -> None:
+        previous, self.loaded = self.loaded, loaded
+        if loaded is not previous:
+            self.viewport.set_world(loaded.world if loaded else None)
+            if previous is not None:
+                previous.world.close()
+        if loaded is None:
+            self.image.set_image(None, None)
+            return
+        self._apply_rendering()
+        self.viewport.set_camera_preset("oblique")
+        world = loaded.world
+        evidence = [world.bodies[k].uid for k in self._evidence() if k in world.bodies]
+        # The overlay (S) colours what the model's view shows of the evidence.
+        self.image.set_image(
+            loaded.view.rgb, loaded.view.segmentation, evidence or [b.uid for b in world.objects()]
+        )
+        self.state.set_visibility({k: v.fraction for k, v in loaded.visibility.items()})
+
+    def _evidence(self) -> list[str]:
+        q = self.state.current
+        return list(q.evidence_ids) if q is not None else []
+
+    def _apply_rendering(self) -> None:
+        self.viewport.clear_transparency()
+        self.viewport.set_highlight(())
+        if self.loaded is None or self.state.current is None:
+            return
+        if not self.rendering_action.isChecked():
+            return
+        rendering = verification_rendering(
+            task=self.state.current.task,
+            evidence_ids=self._evidence(),
+            object_keys=[b.key for b in self.loaded.world.objects()],
+        )
+        for alpha in set(rendering.alpha.values()):
+            keys = [k for k, a in rendering.alpha.items() if a == alpha]
+            self.viewport.set_transparent(keys, alpha)
+        self.viewport.set_highlight(rendering.highlighted)
+
+    def shutdown(self) -> None:
+        self.graph.shutdown()
+        self.jrdb.shutdown()
+        self.wanted = None  # a restore still running is closed when it arrives
+        if self.task is not None:
+            self.task.shutdown()
+        self._show(None)

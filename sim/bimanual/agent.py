@@ -1,0 +1,70 @@
+"""A planner behind any OpenAI-compatible chat-completions API, playing a `BimanualEnv`.
+
+Each turn is one request: the system text and the user text of
+`sim.bimanual.prompts` (task, actions, reply format; the current poses, the last
+three steps and the request), followed by the current camera images as PNG data
+URLs. The reply's text goes to `env.step` as it came: broken JSON is repaired or
+becomes a format-error step, never an exception. HTTP and retries are
+`sim.tabletop.openai_agent.chat_completion`'s; a transport failure that survives them
+raises `ModelError` for the caller to record (outcome "error").
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+from PIL import Image
+
+from sim.bimanual import prompts as bimanual_prompts
+from sim.tabletop.openai_agent import MAX_IMAGE_SIDE, OpenAIConfig, chat_completion, message_text
+
+
+def png_data_url(png: bytes, max_side: int = MAX_IMAGE_SIDE) -> str:
+    """A data URL of PNG bytes, scaled down to at most `max_side` pixels a side."""
+    with Image.open(io.BytesIO(png)) as image:
+        if max(image.size) > max_side:
+            image = image.convert("RGB")
+            image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            png = buffer.getvalue()
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+class BimanualOpenAIAgent:
+    """Plays one bimanual episode per `run`, one chat completion per step."""
+
+    name = "openai"
+    retry_delays: tuple[float, ...] = (1.0, 3.0)  # waits before the 2 retries
+
+    def __init__(self, config: OpenAIConfig, *, max_image_side: int = MAX_IMAGE_SIDE) -> None:
+        self.config = config
+        self.model = config.model
+        self.max_image_side = max_image_side
+        self.requests = 0  # chat-completion requests made (retries included)
+
+    def messages(self, env) -> list[dict[str, Any]]:
+        """The request's messages for the env's next step."""
+        system, user = bimanual_prompts.prompt_for(env)
+        parts: list[dict[str, Any]] = [{"type": "text", "text": user}]
+        for name, png in env.latest_images().items():
+            parts.append({"type": "text", "text": f"{name} camera:"})
+            url = png_data_url(png, self.max_image_side)
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        return [{"role": "system", "content": system}, {"role": "user", "content": parts}]
+
+    def run(self, env) -> None:
+        """Ask for plans until the task succeeds or the env's step budget is spent."""
+        while not env.done:
+            message = chat_completion(
+                self.config, self.messages(env), retry_delays=self.retry_delays,
+                on_attempt=self._count_request,
+            )  # fmt: skip
+            content = message_text(message.get("content"))
+            reasoning = message_text(message.get("reasoning_content") or message.get("reasoning"))
+            env.step(content, model_text={"reasoning": reasoning} if reasoning else None)
+
+    def _count_request(self) -> None:
+        self.requests += 1

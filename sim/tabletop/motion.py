@@ -1,0 +1,113 @@
+"""Moving the UR5e's tool: inverse kinematics plus simulated joint motion (no teleporting).
+
+The tool frame is `tool0`; the 2F-85's fingertips sit FINGERTIP_OFFSET below
+it when the tool points down. Motion is position-controlled joint motion in
+small Cartesian steps, with physics stepping, so anything the gripper touches
+is pushed by real contacts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pybullet
+
+from sim.tabletop.world import GRIPPER_CLOSED, GRIPPER_OPEN, HOME_JOINTS, TabletopWorld
+
+FINGERTIP_OFFSET = 0.15  # metres from tool0 to the fingertips, tool pointing down
+DOWN = (1.0, 0.0, 0.0, 0.0)  # tool z axis pointing at the table (quaternion [qx, qy, qz, qw])
+STEP_M = 0.01  # Cartesian waypoint spacing
+SETTLE_STEPS = 8  # physics steps per waypoint
+JOINT_FORCE = 300.0
+
+
+def tool_pose(world: TabletopWorld) -> tuple[np.ndarray, tuple[float, ...]]:
+    state = world.client.getLinkState(
+        world.robot_uid, world.tool_link, computeForwardKinematics=True
+    )
+    return np.array(state[4]), state[5]
+
+
+def _drive(world: TabletopWorld, targets: dict[int, float]) -> None:
+    c = world.client
+    for j, q in targets.items():
+        c.setJointMotorControl2(
+            world.robot_uid,
+            j,
+            pybullet.POSITION_CONTROL,
+            targetPosition=q,
+            force=JOINT_FORCE,
+            maxVelocity=2.0,
+        )
+
+
+def _ik(world: TabletopWorld, position, orientation) -> dict[int, float]:
+    c = world.client
+    joints = sorted(world.arm_joints.values())
+    solution = c.calculateInverseKinematics(
+        world.robot_uid,
+        world.tool_link,
+        list(position),
+        list(orientation),
+        maxNumIterations=200,
+        residualThreshold=1e-4,
+    )
+    # IK returns one value per movable joint of the arm body, in joint order
+    movable = [
+        j
+        for j in range(c.getNumJoints(world.robot_uid))
+        if c.getJointInfo(world.robot_uid, j)[2] != pybullet.JOINT_FIXED
+    ]
+    by_joint = dict(zip(movable, solution, strict=False))
+    return {j: by_joint[j] for j in joints}
+
+
+def move_tool_to(
+    world: TabletopWorld,
+    position,
+    orientation=DOWN,
+    *,
+    step_m: float = STEP_M,
+    guard: Callable[[], bool] | None = None,
+) -> float:
+    """Move tool0 in a straight line to `position`; return the final position error (m).
+
+    `guard` is asked after every waypoint; when it says stop, the motion ends there.
+    """
+    start, _ = tool_pose(world)
+    goal = np.asarray(position, dtype=float)
+    n = max(1, int(math.ceil(np.linalg.norm(goal - start) / step_m)))
+    for i in range(1, n + 1):
+        _drive(world, _ik(world, start + (goal - start) * i / n, orientation))
+        world.step(SETTLE_STEPS)
+        if guard is not None and guard():
+            return float(np.linalg.norm(tool_pose(world)[0] - goal))
+    for _ in range(30):  # let the joints arrive
+        world.step(SETTLE_STEPS)
+        if np.linalg.norm(tool_pose(world)[0] - goal) < 0.004:
+            break
+    return float(np.linalg.norm(tool_pose(world)[0] - goal))
+
+
+def set_fingers(world: TabletopWorld, closed: bool) -> None:
+    """Close or open the 2F-85 (kinematically: this tool pushes, it does not grasp)."""
+    world.set_gripper(GRIPPER_CLOSED if closed else GRIPPER_OPEN)
+    world.hold_arm()
+
+
+def go_home(world: TabletopWorld) -> None:
+    """Rise, then return the joints to the home pose through simulated motion."""
+    position, _ = tool_pose(world)
+    move_tool_to(world, (position[0], position[1], max(position[2], world_table_clearance())))
+    targets = {world.arm_joints[name]: angle for name, angle in HOME_JOINTS.items()}
+    for _ in range(60):
+        _drive(world, targets)
+        world.step(SETTLE_STEPS)
+
+
+def world_table_clearance() -> float:
+    from sim.tabletop.world import TABLE_TOP_Z
+
+    return TABLE_TOP_Z + FINGERTIP_OFFSET + 0.20

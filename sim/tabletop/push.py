@@ -1,0 +1,86 @@
+"""The MG-VQA `push` tool: a closed-gripper straight sweep through an object.
+
+The object is found from its mask: its visible pixels, lifted to 3D with the
+depth image and the camera intrinsics. The sweep starts beyond the object's far
+side (as seen along the push) at fingertip height just above the table and
+travels through it in the commanded image direction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.camera import CameraSpec, pixel_ray
+from sim.render import RenderedView, render
+from sim.tabletop.motion import FINGERTIP_OFFSET, go_home, move_tool_to, set_fingers, tool_pose
+from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
+
+# image directions -> world directions (image right = +x, image up = +y: away from the robot)
+DIRECTIONS = {"right": (1.0, 0.0), "left": (-1.0, 0.0), "up": (0.0, 1.0), "down": (0.0, -1.0)}
+PUSH_DISTANCE = 0.10  # how far past the object's centre the sweep travels
+FINGER_HEIGHT = 0.015  # fingertips this far above the table during the sweep
+
+
+@dataclass(frozen=True)
+class PushResult:
+    ok: bool
+    feedback: str
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+
+
+def mask_to_point(
+    world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, view: RenderedView | None = None
+) -> np.ndarray:
+    """The 3D centre of a mask's visible surface, from the depth image (`view`, if the
+    caller has rendered the scene already)."""
+    view = view or render(world, camera)
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        raise ValueError("the mask is empty")
+    points = []
+    for u, v in zip(xs[:: max(1, len(xs) // 200)], ys[:: max(1, len(ys) // 200)], strict=False):
+        origin, direction = pixel_ray(camera, u + 0.5, v + 0.5)
+        # depth_m is the distance along the view axis; the ray's view-axis component scales it
+        axis = np.asarray(camera.target, float) - np.asarray(camera.eye, float)
+        axis /= np.linalg.norm(axis)
+        t = view.depth_m[v, u] / float(direction @ axis)
+        points.append(origin + t * direction)
+    return np.mean(points, axis=0)
+
+
+def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: str) -> PushResult:
+    """Sweep through the masked object in an image direction (left, right, up, down)."""
+    if direction not in DIRECTIONS:
+        return PushResult(
+            False,
+            f"Action failed: direction must be one of {sorted(DIRECTIONS)}",
+            (0, 0, 0),
+            (0, 0, 0),
+        )
+    centre = mask_to_point(world, camera, mask)
+    dx, dy = DIRECTIONS[direction]
+    ys, xs = np.nonzero(mask)
+    radius = (
+        0.5 * max(xs.max() - xs.min(), ys.max() - ys.min()) * 0.0015 + 0.03
+    )  # pixels -> metres, padded
+    z = TABLE_TOP_Z + FINGER_HEIGHT + FINGERTIP_OFFSET
+    start = np.array([centre[0] - dx * (radius + 0.03), centre[1] - dy * (radius + 0.03), z])
+    end = np.array([centre[0] + dx * PUSH_DISTANCE, centre[1] + dy * PUSH_DISTANCE, z])
+    set_fingers(world, closed=True)
+    above = start + np.array([0, 0, 0.15])
+    error = move_tool_to(world, above)
+    if error > 0.02:
+        go_home(world)
+        return PushResult(
+            False, "Action failed: the start of the push is out of reach", tuple(start), tuple(end)
+        )
+    move_tool_to(world, start)
+    move_tool_to(world, end)
+    reached, _ = tool_pose(world)
+    move_tool_to(world, reached + np.array([0, 0, 0.15]))
+    go_home(world)
+    set_fingers(world, closed=False)
+    return PushResult(True, "Action succeeded.", tuple(start), tuple(end))

@@ -1,0 +1,419 @@
+"""MG-VQA-style question generators: the evidence a question needs is hidden in the first view.
+
+Each generator builds a seeded scene (`sim.tabletop.scenes.generate_scene`), measures
+the answer-critical objects' visibility in the model's top-down image, and
+either returns a candidate question or the reason it was rejected. The
+visibility threshold is a parameter and is recorded with every question.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.tabletop.question_text import NONE_OF_THE_ABOVE, phrase, plural, with_article
+from sim.camera import CameraSpec, project_points
+from sim.render import counterfactual_visibility, label_visibility, render, visibility
+from sim.tabletop.catalog import CatalogEntry, load_catalog
+from sim.tabletop.scenes import GeneratedScene, generate_scene
+from sim.tabletop.world import TOP_DOWN
+
+TASKS = ("count", "find", "beneath", "compare")
+MAX_VISIBILITY = 0.10  # answer-critical objects show at most this fraction of themselves
+MIN_REVEAL = 0.30  # a cover must reveal at least this much of the hidden object
+LABEL_OCCLUDED = 0.25  # a label with at most this much of its letter in view cannot be read
+SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) than the next
+CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
+GENERATOR = "mgvqa-occlusion/1"
+
+
+@dataclass
+class Timing:
+    scene_s: float = 0.0  # building, dropping and settling
+    visibility_s: float = 0.0  # rendering and visibility checks
+
+
+@dataclass
+class Candidate:
+    """A generated question and the scene it is about (still open in its world)."""
+
+    task: str
+    text: str
+    options: list[str] | None
+    answer: Any
+    evidence_ids: list[str]
+    steps: list[dict[str, Any]]
+    difficulty: dict[str, int]
+    criteria: dict[str, Any]
+    seed: int
+    confounding: bool
+    scene: GeneratedScene
+    timing: Timing | None = None
+
+    def question_record(self, scene_id: int | None = None) -> dict[str, Any]:
+        return {
+            "benchmark": "mgvqa",
+            "task": self.task,
+            "text": self.text,
+            "options": self.options,
+            "answer": self.answer,
+            "evidence_ids": self.evidence_ids,
+            "steps": self.steps,
+            "difficulty": self.difficulty,
+            "criteria": {**self.criteria, "confounding": self.confounding},
+            "seed": self.seed,
+            "scene_id": scene_id,
+        }
+
+
+@dataclass
+class Rejection:
+    reason: str
+    timing: Timing = field(default_factory=Timing)
+
+
+def _difficulty(s: int, r: int, t: int = 1) -> dict[str, int]:
+    return {"S": s, "R": r, "T": t, "D": s + r + t}
+
+
+def _confounders(target: CatalogEntry, pool: Sequence[CatalogEntry]) -> list[CatalogEntry]:
+    """Entries that look like `target` (same kind or colour) but are not it."""
+    return [
+        e
+        for e in pool
+        if e.name != target.name and (e.kind == target.kind or e.colour == target.colour)
+    ]
+
+
+def _distractor_pool(
+    rng: random.Random, target: CatalogEntry, entries: Sequence[CatalogEntry], confounding: bool
+) -> list[CatalogEntry]:
+    pool = [e for e in entries if e.name != target.name]
+    if confounding:
+        alike = _confounders(target, pool)
+        if alike:  # weight look-alikes up: they make a glimpse of colour insufficient
+            pool = pool + alike * 4
+    return pool
+
+
+def _scene(seed: int, n: int, pool, first) -> GeneratedScene:
+    return generate_scene(seed, objects=(n, n), entries=pool, first=first, piles=True)
+
+
+def _visibility(scene: GeneratedScene, camera: CameraSpec, keys: Sequence[str]):
+    """The model's view, and each key's pixels alone and visible fraction in it."""
+    view = render(scene.world, camera)
+    vis = visibility(scene.world, camera, keys, view=view)
+    return view, {k: v.alone_px for k, v in vis.items()}, {k: v.fraction for k, v in vis.items()}
+
+
+def generate(
+    task: str,
+    seed: int,
+    *,
+    threshold: float = MAX_VISIBILITY,
+    image_size: int = 1024,
+    entries: Sequence[CatalogEntry] | None = None,
+) -> Candidate | Rejection:
+    """One attempt at a `task` question from `seed`: a candidate, or why not."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, not {task!r}")
+    entries = list(entries or load_catalog())
+    rng = random.Random(f"{GENERATOR}:{task}:{seed}")
+    camera = TOP_DOWN.with_size(image_size, image_size)
+    timing = Timing()
+    make = {"count": _count, "find": _find, "beneath": _beneath, "compare": _compare}[task]
+    result = make(rng, seed, entries, camera, threshold, timing)
+    if isinstance(result, Candidate):
+        result.timing = timing
+    return result
+
+
+def _timed_scene(timing: Timing, *args) -> GeneratedScene | None:
+    t0 = time.perf_counter()
+    try:
+        return _scene(*args)
+    except RuntimeError:
+        return None
+    finally:
+        timing.scene_s += time.perf_counter() - t0
+
+
+def _timed_visibility(timing: Timing, scene, camera, keys):
+    t0 = time.perf_counter()
+    try:
+        return _visibility(scene, camera, keys)
+    finally:
+        timing.visibility_s += time.perf_counter() - t0
+
+
+def _reject(scene: GeneratedScene | None, reason: str, timing: Timing) -> Rejection:
+    if scene is not None:
+        scene.world.close()
+    return Rejection(reason, timing)
+
+
+def _count(rng, seed, entries, camera, threshold, timing):
+    target = rng.choice(entries)
+    k = rng.randint(0, 5)
+    confounding = rng.random() < CONFOUNDING_SHARE
+    n = rng.randint(max(8, k + 3), 15)
+    scene = _timed_scene(
+        timing, seed, n, _distractor_pool(rng, target, entries, confounding), [target] * k
+    )
+    if scene is None:
+        return Rejection("scene: no valid layout", timing)
+    keys = [s.key for s in scene.spawned if s.entry.name == target.name]
+    _, _, vis = _timed_visibility(timing, scene, camera, keys)
+    if keys and min(vis.values()) > threshold:
+        return _reject(scene, "count: every target visible above the threshold", timing)
+    hidden = [k_ for k_ in keys if vis[k_] <= threshold]
+    shown = [k_ for k_ in keys if vis[k_] > threshold]
+    names = plural(target.name)
+    steps = [
+        {"description": f"find the {names} visible in the first view", "entity_ids": shown},
+        {"description": f"uncover the clutter where more {names} may hide", "entity_ids": hidden},
+        {"description": f"count all {names}: {len(keys)}", "entity_ids": keys},
+    ]
+    return Candidate(
+        "count",
+        phrase("count", rng, plural=names),
+        None,
+        len(keys),
+        keys,
+        steps,
+        _difficulty(max(1, len(keys)), 0),
+        _criteria(threshold, vis, k=len(keys), target=target.name),
+        seed,
+        confounding and bool(_present_confounders(scene, target)),
+        scene,
+    )
+
+
+def _find(rng, seed, entries, camera, threshold, timing):
+    target = rng.choice(entries)
+    present = seed % 2 == 0  # equal numbers of present and absent cases
+    confounding = rng.random() < CONFOUNDING_SHARE
+    n = rng.randint(8, 15)
+    pool = _distractor_pool(rng, target, entries, confounding)
+    scene = _timed_scene(timing, seed, n, pool, [target] if present else [])
+    if scene is None:
+        return Rejection("scene: no valid layout", timing)
+    keys = [s.key for s in scene.spawned if s.entry.name == target.name]
+    if not present and keys:
+        return _reject(scene, "find: absent target present", timing)
+    _, _, vis = _timed_visibility(timing, scene, camera, keys)
+    if present and vis[keys[0]] > threshold:
+        return _reject(scene, "find: target visible above the threshold", timing)
+    if present:
+        com = scene.world.client.getBasePositionAndOrientation(scene.world.bodies[keys[0]].uid)[0]
+        uv, _ = project_points(camera, [com])
+        answer = {"answer": "yes", "point": [round(float(uv[0, 0]), 1), round(float(uv[0, 1]), 1)]}
+        steps = [
+            {
+                "description": f"look for a {target.name} in the first view: none shows",
+                "entity_ids": [],
+            },
+            {
+                "description": f"move the clutter covering it to reveal the {target.name}",
+                "entity_ids": keys,
+            },
+            {"description": "point to it", "entity_ids": keys},
+        ]
+    else:
+        answer = {"answer": "no", "point": None}
+        steps = [
+            {
+                "description": f"look for a {target.name} in the first view: none shows",
+                "entity_ids": [],
+            },
+            {"description": "search under the clutter: none is there either", "entity_ids": []},
+        ]
+    return Candidate(
+        "find",
+        phrase("find", rng, a_name=with_article(target.name)),
+        ["yes", "no"],
+        answer,
+        keys,
+        steps,
+        _difficulty(1, 0),
+        _criteria(threshold, vis, present=present, target=target.name),
+        seed,
+        confounding and bool(_present_confounders(scene, target)),
+        scene,
+    )
+
+
+def _beneath(rng, seed, entries, camera, threshold, timing):
+    confounding = rng.random() < CONFOUNDING_SHARE
+    n = rng.randint(10, 15)
+    scene = _timed_scene(timing, seed, n, entries, [])
+    if scene is None:
+        return Rejection("scene: no valid layout", timing)
+    world = scene.world
+    keys = [b.key for b in world.objects()]
+    t0 = time.perf_counter()
+    view, alone, vis = _visibility(scene, camera, keys)
+    pairs = []
+    for cover in keys:
+        if vis[cover] <= threshold:
+            continue  # a cover is something the model can see
+        gains = counterfactual_visibility(
+            world, camera, cover, keys=[k for k in keys if k != cover], view=view, alone=alone
+        )
+        for hidden, gain in gains.items():
+            if (
+                vis[hidden] <= threshold
+                and gain >= MIN_REVEAL
+                and world.bodies[hidden].name != world.bodies[cover].name
+            ):
+                revealed = [k for k, g in gains.items() if g >= MIN_REVEAL]
+                pairs.append((gain, cover, hidden, revealed))
+    timing.visibility_s += time.perf_counter() - t0
+    if not pairs:
+        return _reject(scene, "beneath: no cover reveals a hidden object", timing)
+    gain, cover, hidden, revealed = max(pairs)
+    hidden_name, cover_name = world.bodies[hidden].name, world.bodies[cover].name
+    under = {world.bodies[k].name for k in revealed}
+    target = next(e for e in entries if e.name == hidden_name)
+    choices = [
+        e.name
+        for e in (_confounders(target, entries) if confounding else [])
+        if e.name not in under
+    ]
+    choices += [
+        e.name
+        for e in rng.sample(entries, len(entries))
+        if e.name not in under and e.name != cover_name
+    ]
+    distractors = list(dict.fromkeys(c for c in choices if c != hidden_name))
+    nota = rng.random() < 0.25
+    if nota:
+        options = distractors[:3]
+        answer = NONE_OF_THE_ABOVE
+    else:
+        options = [hidden_name, *distractors[:2]]
+        answer = hidden_name
+    rng.shuffle(options)
+    options.append(NONE_OF_THE_ABOVE)
+    steps = [
+        {"description": f"find the {cover_name}", "entity_ids": [cover]},
+        {"description": f"move the {cover_name} aside", "entity_ids": [cover]},
+        {"description": f"see what it covered: a {hidden_name}", "entity_ids": [hidden]},
+        {"description": "match it against the options", "entity_ids": [hidden]},
+    ]
+    criteria = _criteria(
+        threshold,
+        {hidden: vis[hidden], cover: vis[cover]},
+        reveal=round(gain, 4),
+        cover=cover_name,
+        none_of_the_above=nota,
+    )
+    return Candidate(
+        "beneath",
+        phrase("beneath", rng, cover=cover_name),
+        options,
+        answer,
+        [cover, hidden],
+        steps,
+        _difficulty(2, 1),
+        criteria,
+        seed,
+        confounding,
+        scene,
+    )
+
+
+def _compare(rng, seed, entries, camera, threshold, timing):
+    boxes = [
+        e
+        for e in entries
+        if e.shape == "box" and e.texturable and e.rgba is not None and sum(e.rgba[:3]) / 3 > 0.35
+    ]  # the black letter must show
+    trio = None
+    for _ in range(30):
+        pick = sorted(rng.sample(boxes, 3), key=lambda e: e.volume(sum(e.scale_range) / 2))
+        v = [e.volume(sum(e.scale_range) / 2) for e in pick]
+        if v[1] / v[0] >= SIZE_RATIO and v[2] / v[1] >= SIZE_RATIO:
+            trio = pick
+            break
+    if trio is None:
+        return Rejection("compare: no three clearly different sizes", timing)
+    extreme = rng.choice(["largest", "smallest"])
+    letters = rng.sample(["A", "B", "C"], 3)
+    pool = [e for e in entries if e.name not in {t.name for t in trio}]
+    scene = _timed_scene(timing, seed, rng.randint(9, 15), pool, trio)
+    if scene is None:
+        return Rejection("scene: no valid layout", timing)
+    world = scene.world
+    labelled = scene.spawned[:3]
+    volumes = {s.key: s.entry.volume(s.scale) for s in labelled}
+    ordered = sorted(volumes, key=volumes.get)
+    if any(
+        volumes[b] / volumes[a] < SIZE_RATIO * 0.85
+        for a, b in zip(ordered, ordered[1:], strict=False)
+    ):
+        return _reject(scene, "compare: sampled sizes too close", timing)
+    label_of = {}
+    for spec, letter in zip(labelled, letters, strict=True):
+        world.set_body_texture(spec.key, f"resources:textures/labels/{letter}.png")
+        label_of[spec.key] = letter
+    t0 = time.perf_counter()
+    seen = label_visibility(world, camera, list(label_of))
+    timing.visibility_s += time.perf_counter() - t0
+    if min(seen.values()) > LABEL_OCCLUDED:
+        return _reject(scene, "compare: every label readable in the first view", timing)
+    target = ordered[-1] if extreme == "largest" else ordered[0]
+    steps = [
+        {
+            "description": f"read the labels in view: {', '.join(label_of[k] for k in label_of if seen[k] > LABEL_OCCLUDED) or 'none'}",
+            "entity_ids": [k for k in label_of if seen[k] > LABEL_OCCLUDED],
+        },
+        {
+            "description": "uncover the hidden labels",
+            "entity_ids": [k for k in label_of if seen[k] <= LABEL_OCCLUDED],
+        },
+        {"description": "compare the three objects' sizes", "entity_ids": list(label_of)},
+        {"description": f"the {extreme} is {label_of[target]}", "entity_ids": [target]},
+    ]
+    criteria = _criteria(
+        threshold,
+        {},
+        label_visibility={label_of[k]: round(v, 4) for k, v in seen.items()},
+        label_occluded_below=LABEL_OCCLUDED,
+        volumes_m3={label_of[k]: round(v, 7) for k, v in volumes.items()},
+        labels={label_of[k]: world.bodies[k].name for k in label_of},
+    )
+    return Candidate(
+        "compare",
+        phrase("compare", rng, extreme=extreme),
+        ["A", "B", "C"],
+        label_of[target],
+        list(label_of),
+        steps,
+        _difficulty(3, 2),
+        criteria,
+        seed,
+        False,
+        scene,
+    )
+
+
+def _present_confounders(scene: GeneratedScene, target: CatalogEntry) -> list[str]:
+    return [
+        s.key
+        for s in scene.spawned
+        if s.entry.name != target.name
+        and (s.entry.kind == target.kind or s.entry.colour == target.colour)
+    ]
+
+
+def _criteria(threshold: float, visibility: dict[str, float], **measured: Any) -> dict[str, Any]:
+    return {
+        "max_evidence_visibility": threshold,
+        "generator": GENERATOR,
+        "measured": {"visibility": {k: round(v, 4) for k, v in visibility.items()}, **measured},
+    }

@@ -1,0 +1,383 @@
+"""Seeded cluttered-tabletop scene generation: sample, drop, settle, check.
+
+The same seed gives the same scene: the same objects, scales and colours, and
+final poses equal to 1e-6, because every random draw comes from one seeded
+generator and PyBullet is deterministic for a fixed sequence of calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.camera import CameraSpec, corners, project_points
+from sim.tabletop.catalog import CatalogEntry, load_catalog
+from sim.tabletop.world import (
+    ROLLING_FRICTION,
+    SPINNING_FRICTION,
+    TABLE_HALF,
+    TABLE_TOP_Z,
+    TIMESTEP,
+    TOP_DOWN,
+    WORKSPACE_CENTRE,
+    WORKSPACE_HALF,
+    TabletopWorld,
+)
+
+MAX_SETTLE_S = 30.0
+REST_LINEAR = 0.002  # m/s
+REST_ANGULAR = 0.02  # rad/s
+REST_WINDOW_S = 0.5  # every body must stay at rest this long
+CHECK_EVERY = 12  # steps between speed checks (20 Hz at 240 Hz physics)
+SPAWN_MARGIN = 0.04  # keep spawn points this far inside the workspace edge
+MAX_ATTEMPTS = 8
+PILE_SHARE = 0.7  # with piles: this share of later objects lands on an earlier one
+PILE_SPREAD = 0.035  # metres: how far from its anchor a piled object lands (1 sigma)
+
+
+@dataclass(frozen=True)
+class SettleReport:
+    steps: int
+    simulated_s: float
+    at_rest: bool  # False: stopped by the 30 s limit
+
+
+@dataclass(frozen=True)
+class SpawnSpec:
+    """One object to drop: which catalog entry, how big, where."""
+
+    entry: CatalogEntry
+    scale: float
+    position: tuple[float, float, float]
+    yaw: float
+    key: str
+
+
+@dataclass
+class GeneratedScene:
+    seed: int
+    attempt: int
+    world: TabletopWorld
+    settle: SettleReport
+    texture: str | None
+    spawned: list[SpawnSpec] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # why earlier attempts were discarded
+    attempt_steps: list[int] = field(default_factory=list)  # physics steps of every attempt
+
+    def scene_dict(self, camera: CameraSpec = TOP_DOWN) -> dict[str, Any]:
+        """The self-contained `scene` object of reasonscope-benchmark/1."""
+        return {
+            "camera": camera.as_dict(),
+            "bodies": self.world.body_records(),
+            "table_texture": self.texture,
+        }
+
+
+def settle(
+    world: TabletopWorld,
+    *,
+    max_s: float = MAX_SETTLE_S,
+    early_stop: bool = True,
+    doomed: Callable[[], bool] | None = None,
+) -> SettleReport:
+    """Step until every object has been at rest for REST_WINDOW_S, or max_s of simulated time.
+
+    `doomed`, checked every half second of simulated time, ends a settle that can
+    no longer give a usable scene (an object already off the table or out of view).
+    """
+    max_steps = int(round(max_s / TIMESTEP))
+    window_checks = max(1, int(math.ceil(REST_WINDOW_S / (CHECK_EVERY * TIMESTEP))))
+    calm = 0
+    steps = 0
+    while steps < max_steps:
+        n = min(CHECK_EVERY, max_steps - steps)
+        world.step(n)
+        steps += n
+        if doomed is not None and steps % (10 * CHECK_EVERY) == 0 and doomed():
+            return SettleReport(steps, steps * TIMESTEP, False)
+        if not early_stop:
+            continue
+        lin, ang = world.object_speeds()
+        calm = calm + 1 if (lin < REST_LINEAR and ang < REST_ANGULAR) else 0
+        if calm >= window_checks:
+            return SettleReport(steps, steps * TIMESTEP, True)
+    lin, ang = world.object_speeds()
+    return SettleReport(steps, steps * TIMESTEP, lin < REST_LINEAR and ang < REST_ANGULAR)
+
+
+def problems(world: TabletopWorld, camera: CameraSpec = TOP_DOWN) -> list[str]:
+    """Why a settled scene is unusable: objects off the table or outside the camera's view."""
+    found = []
+    hx, hy = TABLE_HALF
+    for body in world.objects():
+        lo, hi = world.aabb(body.key)
+        centre = (lo + hi) / 2
+        if centre[2] < TABLE_TOP_Z - 0.005 or abs(centre[0]) > hx or abs(centre[1]) > hy:
+            found.append(f"{body.key} left the table")
+            continue
+        uv, depth = project_points(camera, corners(lo, hi))
+        if (
+            (depth <= 0).any()
+            or (uv < 0).any()
+            or (uv[:, 0] > camera.width).any()
+            or (uv[:, 1] > camera.height).any()
+        ):
+            found.append(f"{body.key} is outside the top-down view")
+    return found
+
+
+def sample_spawns(
+    rng: np.random.Generator,
+    entries: Sequence[CatalogEntry],
+    n: int,
+    *,
+    first: Sequence[CatalogEntry] = (),
+    piles: bool = False,
+) -> list[SpawnSpec]:
+    """`first` entries are dropped before the random ones (so they tend to end up covered).
+
+    With `piles`, most later objects are dropped close above an earlier one (a
+    `first` one when there are any), heaping the clutter the way MG-VQA's scenes
+    are heaped, so that what was dropped first is likely to end up buried.
+    """
+    chosen = list(first) + [
+        entries[i] for i in rng.integers(0, len(entries), size=max(0, n - len(first)))
+    ]
+    spawns = []
+    lim = WORKSPACE_HALF - SPAWN_MARGIN
+    for i, entry in enumerate(chosen):
+        lo, hi = entry.scale_range
+        scale = float(rng.uniform(lo, hi))
+        x = WORKSPACE_CENTRE[0] + float(rng.uniform(-lim, lim))
+        y = WORKSPACE_CENTRE[1] + float(rng.uniform(-lim, lim))
+        if piles and spawns and float(rng.uniform()) < PILE_SHARE:
+            anchors = spawns[: len(first)] or spawns
+            ax, ay, _ = anchors[int(rng.integers(0, len(anchors)))].position
+            x = float(
+                np.clip(
+                    ax + rng.normal(0, PILE_SPREAD),
+                    WORKSPACE_CENTRE[0] - lim,
+                    WORKSPACE_CENTRE[0] + lim,
+                )
+            )
+            y = float(
+                np.clip(
+                    ay + rng.normal(0, PILE_SPREAD),
+                    WORKSPACE_CENTRE[1] - lim,
+                    WORKSPACE_CENTRE[1] + lim,
+                )
+            )
+        height = entry.extent(scale)[2]
+        z = TABLE_TOP_Z + 0.02 + height / 2 + 0.035 * i  # staggered so drops do not interpenetrate
+        spawns.append(
+            SpawnSpec(
+                entry, scale, (x, y, z), float(rng.uniform(-math.pi, math.pi)), f"obj_{i:02d}"
+            )
+        )
+    return spawns
+
+
+def spawn(world: TabletopWorld, spec: SpawnSpec) -> None:
+    e = spec.entry
+    orientation = world.client.getQuaternionFromEuler((0, 0, spec.yaw))
+    if e.is_primitive:
+        world.add_primitive(
+            spec.key,
+            e.shape,
+            e.size,
+            spec.position,
+            orientation,
+            rgba=e.rgba or (0.7, 0.7, 0.7, 1),
+            mass=e.mass(spec.scale),
+            name=e.name,
+            category=e.category,
+            scale=spec.scale,
+        )
+    else:
+        world.add_urdf(
+            spec.key,
+            e.asset,
+            spec.position,
+            orientation,
+            scale=spec.scale,
+            rgba=e.rgba,
+            name=e.name,
+            category=e.category,
+        )
+        world.client.changeDynamics(
+            world.bodies[spec.key].uid,
+            -1,
+            mass=e.mass(spec.scale),
+            lateralFriction=0.8,
+            rollingFriction=ROLLING_FRICTION,
+            spinningFriction=SPINNING_FRICTION,
+        )
+    world.bodies[spec.key].extra["catalog"] = e.name
+
+
+def table_textures() -> list[str]:
+    """Asset references of the shipped table textures (resources/textures/table/index.json)."""
+    import json
+
+    from sim.assets import resolve_asset
+
+    index = resolve_asset("resources:textures/table/index.json")
+    return [item["file"] for item in json.loads(index.read_text())]
+
+
+def drop(
+    seed: int,
+    attempt: int,
+    *,
+    objects: tuple[int, int],
+    entries: Sequence[CatalogEntry],
+    textures: Sequence[str],
+    first: Sequence[CatalogEntry] = (),
+    piles: bool = False,
+    with_robot: bool = True,
+) -> tuple[TabletopWorld, list[SpawnSpec], str | None]:
+    """Attempt `attempt` of scene `seed`: the world with its objects dropped, not yet settled.
+
+    Every random draw of the attempt comes from one generator seeded with
+    (seed, attempt), in a fixed order, so an attempt can be rebuilt exactly.
+    """
+    lo, hi = objects
+    rng = np.random.default_rng([seed, attempt])
+    n = int(rng.integers(lo, hi + 1))
+    texture = textures[int(rng.integers(0, len(textures)))] if textures else None
+    spawns = sample_spawns(rng, entries, n, first=first, piles=piles)
+    world = TabletopWorld(with_robot=with_robot)
+    world.set_table_texture(texture)
+    for spec in spawns:
+        spawn(world, spec)
+    return world, spawns, texture
+
+
+def generate_scene(
+    seed: int,
+    *,
+    objects: tuple[int, int] = (8, 15),
+    entries: Sequence[CatalogEntry] | None = None,
+    first: Sequence[CatalogEntry] = (),
+    early_stop: bool = True,
+    textures: Sequence[str] | None = None,
+    with_robot: bool = True,
+    piles: bool = False,
+) -> GeneratedScene:
+    """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded)."""
+    lo, hi = objects
+    if not (1 <= lo <= hi <= 15):
+        raise ValueError(f"object count range {lo}-{hi} must lie within 1-15")
+    entries = list(entries or load_catalog())
+    textures = list(textures if textures is not None else table_textures())
+    rejected: list[str] = []
+    attempt_steps: list[int] = []
+    for attempt in range(MAX_ATTEMPTS):
+        world, spawns, texture = drop(
+            seed,
+            attempt,
+            objects=objects,
+            entries=entries,
+            textures=textures,
+            first=first,
+            piles=piles,
+            with_robot=with_robot,
+        )
+        report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
+        attempt_steps.append(report.steps)
+        found = problems(world)
+        if not found:
+            return GeneratedScene(
+                seed, attempt, world, report, texture, spawns, rejected, attempt_steps
+            )
+        rejected.append(f"attempt {attempt}: {found[0]}")
+        world.close()
+    raise RuntimeError(f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})")
+
+
+GENERATOR = "mgvqa-clutter/1"
+
+
+def scene_record(scene: GeneratedScene) -> dict[str, Any]:
+    """What the store keeps of a generated scene: camera, exact state, bodies, provenance."""
+    state = scene.world.capture_state()
+    state["generation"] = {
+        "attempt": scene.attempt,
+        "rejected": scene.rejected,
+        "settle_steps": scene.settle.steps,
+        "settled": scene.settle.at_rest,
+        "spawned": [
+            {"key": s.key, "catalog": s.entry.name, "scale": s.scale} for s in scene.spawned
+        ],
+    }
+    return {
+        "name": f"clutter seed {scene.seed}",
+        "benchmark": "mgvqa",
+        "seed": scene.seed,
+        "generator": GENERATOR,
+        "camera": TOP_DOWN.as_dict(),
+        "state": state,
+        "bodies": scene.world.body_records(),
+    }
+
+
+def world_from_records(
+    bodies: Sequence[dict[str, Any]], state: dict[str, Any] | None = None
+) -> TabletopWorld:
+    """Rebuild a stored scene: our fixtures and robot, its objects, then its exact state."""
+    from sim.tabletop.catalog import catalog_by_name
+
+    catalog = catalog_by_name()
+    with_robot = any(b.get("role") == "robot" for b in bodies)
+    world = TabletopWorld(with_robot=with_robot)
+    for b in bodies:
+        if b.get("role", "object") != "object":
+            continue
+        entry = catalog.get(b["name"])
+        scale = float(b.get("scale", 1.0))
+        mass = entry.mass(scale) if entry else 0.1
+        if b["asset"].startswith("primitive:"):
+            world.add_primitive(
+                b["id"],
+                b["asset"].split(":", 1)[1],
+                b["size"],
+                b["position"],
+                b["orientation"],
+                rgba=tuple(b["rgba"] or (0.7, 0.7, 0.7, 1)),
+                mass=mass,
+                name=b["name"],
+                category=b.get("category", ""),
+                scale=scale,
+            )
+        else:
+            world.add_urdf(
+                b["id"],
+                b["asset"],
+                b["position"],
+                b["orientation"],
+                scale=scale,
+                rgba=tuple(b["rgba"]) if b.get("rgba") else None,
+                name=b["name"],
+                category=b.get("category", ""),
+            )
+            world.client.changeDynamics(
+                world.bodies[b["id"]].uid,
+                -1,
+                mass=mass,
+                lateralFriction=0.8,
+                rollingFriction=ROLLING_FRICTION,
+                spinningFriction=SPINNING_FRICTION,
+            )
+    for b in bodies:
+        if b.get("role", "object") == "object" and b.get("texture"):
+            world.set_body_texture(b["id"], b["texture"])  # e.g. A/B/C labels
+    if state is not None:
+        world.restore_state(state)
+    else:
+        texture = next((b.get("texture") for b in bodies if b["id"] == "table"), None)
+        world.set_table_texture(texture)
+    return world

@@ -1,0 +1,71 @@
+"""`answer_question`: score an agent's answer against a question and the world as it is now.
+
+Count, Beneath and Compare compare the answer with the stored one. Find needs
+more than "yes": the point must land on an instance of the queried object in
+the current top-down view (after whatever the agent uncovered), as MG-VQA asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sim.camera import CameraSpec
+from sim.render import render
+from sim.tabletop.world import TabletopWorld
+
+
+@dataclass(frozen=True)
+class Score:
+    correct: bool
+    reason: str
+
+
+def _norm(value: Any) -> str:
+    return " ".join(str(value).strip().lower().split())
+
+
+def score_answer(
+    question,
+    answer: Any,
+    point: tuple[float, float] | None = None,
+    *,
+    world: TabletopWorld | None = None,
+    camera: CameraSpec | None = None,
+) -> Score:
+    """Score `answer` (and `point`, for Find) for a stored `Question` (annotation.models)."""
+    task, truth = question.task, question.answer
+    if task == "count":
+        try:
+            given = int(str(answer).strip())
+        except ValueError:
+            return Score(False, f"not a number: {answer!r}")
+        return Score(given == truth, f"answered {given}, the count is {truth}")
+    if task in ("beneath", "compare"):
+        ok = _norm(answer) == _norm(truth)
+        return Score(ok, f"answered {answer!r}, the answer is {truth!r}")
+    if task == "find":
+        expected = truth["answer"]
+        if _norm(answer) not in ("yes", "no"):
+            return Score(False, f"answer yes or no, not {answer!r}")
+        if _norm(answer) != expected:
+            return Score(
+                False,
+                f"answered {answer!r}, the object is {'present' if expected == 'yes' else 'absent'}",
+            )
+        if expected == "no":
+            return Score(True, "correctly absent")
+        if point is None or world is None or camera is None:
+            return Score(False, "a yes needs a point on the object")
+        u, v = int(round(point[0])), int(round(point[1]))
+        seg = render(world, camera).segmentation
+        if not (0 <= v < seg.shape[0] and 0 <= u < seg.shape[1]):
+            return Score(False, f"point ({u}, {v}) is outside the image")
+        info = world.info(int(seg[v, u]))
+        target = question.criteria.get("measured", {}).get("target")
+        if info is not None and info.name == target:
+            return Score(True, f"the point is on a {target}")
+        return Score(
+            False, f"the point is on {'the ' + info.name if info else 'nothing'}, not a {target}"
+        )
+    raise ValueError(f"cannot score task {task!r}")

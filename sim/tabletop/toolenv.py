@@ -1,0 +1,269 @@
+"""One MG-VQA episode: a question, a restored scene, the tools a mode allows, every step recorded.
+
+`ToolEnv.call(name, arguments)` runs a tool and returns what the agent sees; the
+step it records (`ToolEnv.steps`) adds what replay needs: the state after the
+step, the mask a tool acted on, the grasp plan and where the fingers went. The
+agent never sees body keys, hidden objects or the answer.
+
+Steps are dicts in the reasonscope-episode/1 step form, ready for
+`store.EpisodeRepository.add`. Step 0 is the initial observation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim.camera import CameraSpec
+from sim.render import render
+from sim.tabletop.grasp import grasp
+from sim.tabletop.masks import decode_mask, encode_mask
+from sim.tabletop.perception import Perceiver, SimulatorPerceiver, find_object
+from sim.tabletop.push import DIRECTIONS, push
+from sim.tabletop.scoring import score_answer
+from sim.tabletop.world import TOP_DOWN, TabletopWorld
+
+PERCEPTION_TOOLS = ("perceive_scene", "find_object")
+MANIPULATION_TOOLS = ("grasp", "push")
+MODES: dict[str, tuple[str, ...]] = {
+    "direct": ("answer_question",),
+    "perception": (*PERCEPTION_TOOLS, "answer_question"),
+    "manipulation": (*PERCEPTION_TOOLS, *MANIPULATION_TOOLS, "answer_question"),
+}
+MAX_STEPS = 30  # tool calls before the episode is cut off without an answer
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON Schema of the arguments
+
+
+_POINT = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+TOOL_SPECS = {
+    "perceive_scene": ToolSpec(
+        "perceive_scene",
+        "Describe the visible scene: objects with a 2D image point (u, v) each, and "
+        "spatial relations between them. Call again after acting: the scene changes.",
+        {"type": "object", "properties": {}},
+    ),
+    "find_object": ToolSpec(
+        "find_object",
+        "Segment the visible object at an image point. Returns a mask id, its box and area.",
+        {"type": "object", "properties": {"point": _POINT}, "required": ["point"]},
+    ),
+    "grasp": ToolSpec(
+        "grasp",
+        "Grasp the object of a mask from above and put it into the basket beside the table.",
+        {"type": "object", "properties": {"mask_id": {"type": "string"}}, "required": ["mask_id"]},
+    ),
+    "push": ToolSpec(
+        "push",
+        "Push the object of a mask with the closed gripper, in an image direction.",
+        {
+            "type": "object",
+            "properties": {
+                "mask_id": {"type": "string"},
+                "direction": {"type": "string", "enum": sorted(DIRECTIONS)},
+            },
+            "required": ["mask_id", "direction"],
+        },
+    ),
+    "answer_question": ToolSpec(
+        "answer_question",
+        "Give the final answer; this ends the episode. For Find, a yes needs the image "
+        "point of the object.",
+        {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}, "point": _POINT},
+            "required": ["answer"],
+        },
+    ),
+}
+
+
+class ToolError(ValueError):
+    """A call the environment refuses (unknown tool, not allowed, bad arguments)."""
+
+
+class ToolEnv:
+    def __init__(
+        self,
+        world: TabletopWorld,
+        question,
+        mode: str,
+        *,
+        camera: CameraSpec = TOP_DOWN,
+        perceiver: Perceiver | None = None,
+        max_steps: int = MAX_STEPS,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {sorted(MODES)}, not {mode!r}")
+        self.world, self.question, self.mode, self.camera = world, question, mode, camera
+        self.perceiver = perceiver or SimulatorPerceiver()
+        self.max_steps = max_steps
+        self.masks: dict[str, np.ndarray] = {}
+        self.steps: list[dict[str, Any]] = []
+        self.answer: dict[str, Any] | None = None
+        self.correct: bool | None = None
+        self._record(
+            "observation",
+            "observe",
+            {},
+            {"image": "top_down", "size": [camera.width, camera.height]},
+            True,
+            "",
+        )
+
+    # -- what the agent may do ---------------------------------------------------------
+    @property
+    def tools(self) -> tuple[str, ...]:
+        return MODES[self.mode]
+
+    @property
+    def done(self) -> bool:
+        return self.answer is not None or self.tool_calls >= self.max_steps
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(1 for s in self.steps if s["kind"] in ("tool", "answer", "format_error"))
+
+    def observation(self, camera: CameraSpec | None = None) -> np.ndarray:
+        """The RGB image (H, W, 3) the agent is shown now."""
+        return render(self.world, camera or self.camera).rgb
+
+    # -- steps ---------------------------------------------------------------------------
+    def call(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        model_text: dict[str, Any] | None = None,
+        raw_output: str = "",
+    ) -> dict[str, Any]:
+        """Run a tool; return what the agent sees. Refusals are steps too (ok false)."""
+        arguments = dict(arguments or {})
+        if self.done:
+            raise ToolError("the episode is over")
+        try:
+            if name not in TOOL_SPECS:
+                raise ToolError(f"unknown tool {name!r}; tools: {', '.join(self.tools)}")
+            if name not in self.tools:
+                raise ToolError(f"{name} is not available in {self.mode} mode")
+            seen, replay, ok, feedback = getattr(self, f"_{name}")(arguments)
+        except ToolError as exc:
+            seen, replay, ok, feedback = {"error": str(exc)}, {}, False, f"Action failed: {exc}"
+        kind = "answer" if name == "answer_question" and ok else "tool"
+        self._record(kind, name, arguments, {**seen, "replay": replay}, ok, feedback, model_text, raw_output)
+        return {**seen, "feedback": feedback}
+
+    def record_format_error(self, raw_output: str, why: str, model_text: dict | None = None) -> None:
+        """A model reply that could not be read as a tool call: kept, not raised."""
+        self._record(
+            "format_error", "", {}, None, False, f"Format error: {why}", model_text, raw_output
+        )
+
+    def _record(self, kind, name, arguments, result, ok, feedback, model_text=None, raw_output=""):
+        self.steps.append(
+            {
+                "kind": kind,
+                "name": name,
+                "arguments": arguments,
+                "result": result,
+                "ok": ok,
+                "feedback": feedback,
+                "model_text": model_text or {},
+                "raw_output": raw_output,
+                "state": self.world.capture_state(),
+            }
+        )
+
+    # -- the tools -------------------------------------------------------------------------
+    def _perceive_scene(self, arguments):
+        perception = self.perceiver.perceive(self.world, self.camera)
+        replay = {"body_keys": {str(k): v for k, v in perception.body_keys.items()}}
+        return perception.as_tool_result(), replay, True, "Scene perceived."
+
+    def _find_object(self, arguments):
+        point = _point(arguments.get("point"), "point")
+        try:
+            found = find_object(self.world, self.camera, point)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        mask_id = f"mask_{len(self.masks) + 1}"
+        self.masks[mask_id] = found.mask
+        seen = {"mask_id": mask_id, "bbox": list(found.bbox), "area_px": found.area_px}
+        replay = {"mask": encode_mask(found.mask), "body_key": found.body_key}
+        return seen, replay, True, f"Found an object: {mask_id}."
+
+    def _mask(self, arguments) -> tuple[str, np.ndarray]:
+        mask_id = str(arguments.get("mask_id", ""))
+        if mask_id not in self.masks:
+            known = ", ".join(self.masks) or "none yet; call find_object first"
+            raise ToolError(f"no mask {mask_id!r} (masks: {known})")
+        return mask_id, self.masks[mask_id]
+
+    def _grasp(self, arguments):
+        mask_id, mask = self._mask(arguments)
+        r = grasp(self.world, self.camera, mask)
+        p = r.plan
+        replay = {
+            "mask_id": mask_id,
+            "reason": r.reason,
+            "body_key": r.body_key,
+            "plan": {
+                "centre": [float(v) for v in p.centre],
+                "top_z": float(p.top_z),
+                "yaw": float(p.yaw),
+                "width": float(p.width),
+                "feasible": p.feasible,
+            },
+            "tool_at_close": list(r.tool_at_close) if r.tool_at_close else None,
+        }
+        return {"success": r.ok}, replay, r.ok, r.feedback
+
+    def _push(self, arguments):
+        mask_id, mask = self._mask(arguments)
+        direction = str(arguments.get("direction", ""))
+        r = push(self.world, self.camera, mask, direction)
+        replay = {"mask_id": mask_id, "start": list(r.start), "end": list(r.end)}
+        return {"success": r.ok}, replay, r.ok, r.feedback
+
+    def _answer_question(self, arguments):
+        if "answer" not in arguments:
+            raise ToolError("answer_question needs an 'answer'")
+        answer = arguments["answer"]
+        point = arguments.get("point")
+        point = _point(point, "point") if point is not None else None
+        score = score_answer(self.question, answer, point, world=self.world, camera=self.camera)
+        self.answer = {"answer": answer, "point": list(point) if point else None}
+        self.correct = score.correct
+        replay = {"correct": score.correct, "why": score.reason}
+        return {"recorded": True}, replay, True, "Answer recorded."
+
+    # -- replay support ------------------------------------------------------------------------
+    def load_masks(self, steps: list[dict[str, Any]]) -> None:
+        """Masks named by earlier recorded find_object steps, so recorded calls can run again."""
+        for s in steps:
+            replay = (s.get("result") or {}).get("replay") or {}
+            if s.get("name") == "find_object" and "mask" in replay:
+                self.masks[s["result"]["mask_id"]] = decode_mask(replay["mask"])
+
+    @property
+    def outcome(self) -> str:
+        if self.answer is not None:
+            return "answered"
+        return "step limit" if self.tool_calls >= self.max_steps else "running"
+
+
+def _point(value: Any, name: str) -> tuple[int, int]:
+    try:
+        u, v = value
+        return int(round(float(u))), int(round(float(v)))
+    except (TypeError, ValueError):
+        raise ToolError(f"{name} must be [u, v] pixel coordinates, not {value!r}") from None
+
+

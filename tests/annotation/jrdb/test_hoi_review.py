@@ -1,0 +1,147 @@
+"""The pure HOI review rules: status, who may review, the QC sample, propagation plans,
+progress and agreement (weighted kappa checked against hand-worked values)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.jrdb.hoi_review import (
+    ACCEPTED,
+    HALF,
+    QC,
+    RETURNED,
+    REVIEW,
+    UNREVIEWED,
+    LabelRecord,
+    ReviewRecord,
+    hoi_agreement,
+    hoi_counts,
+    in_qc_sample,
+    plan_propagation,
+    review_refusal,
+    sequence_progress,
+    weighted_kappa,
+)
+from annotation.models import HoiLabel
+
+AUTHOR = 1
+
+
+def _label(label_id=1, difficulty=2, frame=10, subject=100, category="physical") -> HoiLabel:
+    return HoiLabel(
+        label_id, frame, subject, 200, category, "holding", difficulty, AUTHOR, "t", "t"
+    )
+
+
+def _review(reviewer, verdict="accept", difficulty=2, round_=1, kind=REVIEW, seen=2, at="t1"):
+    return ReviewRecord(0, 1, reviewer, round_, kind, verdict, difficulty, "", at, seen)
+
+
+def _record(*reviews, round_=1, **label) -> LabelRecord:
+    return LabelRecord(_label(**label), round_, tuple(reviews))
+
+
+def test_status():
+    assert _record().status == UNREVIEWED
+    assert _record(_review(2)).status == HALF
+    assert _record(_review(2), _review(3)).status == ACCEPTED
+    assert _record(_review(2), _review(3, "fix")).status == RETURNED
+    assert _record(_review(2), _review(3), _review(4, "reject", kind=QC)).status == RETURNED
+    # Only the current round counts.
+    assert _record(_review(2, "reject"), round_=2).status == UNREVIEWED
+
+
+def test_who_may_review():
+    assert review_refusal(_record(), AUTHOR) == "annotators cannot review their own label"
+    assert review_refusal(_record(_review(2)), 2) is None  # changing one's own review
+    assert "two reviews" in review_refusal(_record(_review(2), _review(3)), 4)
+    assert "before a quality check" in review_refusal(_record(_review(2)), 4, QC)
+    assert "cannot also" in review_refusal(_record(_review(2), _review(3)), 2, QC)
+    assert review_refusal(_record(_review(2), _review(3)), 4, QC) is None
+    assert "kind" in review_refusal(_record(), 2, "peer")
+
+
+def test_qc_sample_is_seeded_stable_and_near_its_rate():
+    sample = [i for i in range(1, 5001) if in_qc_sample(i, seed=3)]
+    assert sample == [i for i in range(1, 5001) if in_qc_sample(i, seed=3)]
+    assert 400 < len(sample) < 600
+    assert sample != [i for i in range(1, 5001) if in_qc_sample(i, seed=4)]
+    assert not any(in_qc_sample(i, rate=0.0) for i in range(100))
+    assert all(in_qc_sample(i, rate=1.0) for i in range(100))
+
+
+def test_plan_propagation():
+    frames = [11, 12, 13, 14, 15, 16]
+    plan = plan_propagation(frames, 1, 10, 1, {11, 12, 13, 15, 16}, {12, 13, 14, 15}, {15})
+    assert plan.frame_ids == (13,)
+    assert plan.skipped == {
+        "person not in frame": 1,
+        "already labelled": 1,
+        "target not in frame": 1,
+    }
+    back = plan_propagation(frames, 3, 2, -1, set(frames), None, set())
+    assert back.frame_ids == (13, 12)
+    with pytest.raises(ValueError):
+        plan_propagation(frames, 0, 1, 0, set(frames), None, set())
+
+
+def test_progress():
+    records = [
+        _record(_review(2), _review(3)),
+        _record(_review(2, "reject"), label_id=2, frame=11),
+        _record(label_id=3, frame=11, subject=101),
+    ]
+    present = {(10, 100), (11, 100), (11, 101), (12, 100)}
+    p = sequence_progress(present, records)
+    assert (p.person_frames, p.labelled_person_frames) == (4, 3)
+    assert (p.labels, p.reviewed_twice, p.accepted, p.returned) == (3, 1, 1, 1)
+    assert p.as_dict()["labelled_pct"] == 75.0
+
+
+def test_weighted_kappa_by_hand():
+    # Perfect agreement, and the degenerate one-category case.
+    assert weighted_kappa([(1, 1), (2, 2), (3, 3)]) == 1.0
+    assert weighted_kappa([(2, 2), (2, 2)]) == 1.0
+    assert weighted_kappa([]) is None
+    # Two raters, four items: (1,1) (2,3) (3,3) (1,2). Marginals: A 1:2 2:1 3:1, B 1:1 2:1 3:2.
+    pairs = [(1, 1), (2, 3), (3, 3), (1, 2)]
+    # Linear weights 0, .5, 1: observed = (0 + .5 + 0 + .5) / 4 = .25;
+    # expected = sum w_ij a_i b_j / 16 = (2*(.5*1 + 1*2) + 1*(.5*1 + .5*2) + 1*(1*1 + .5*1)) / 16
+    #          = (5 + 1.5 + 1.5) / 16 = .5  ->  kappa = 1 - .25 / .5 = .5
+    assert weighted_kappa(pairs, weights="linear") == pytest.approx(0.5)
+    # Quadratic weights 0, .25, 1: observed = .5 / 4 = .125;
+    # expected = (2*(.25 + 2) + (.25 + .5) + (1 + .25)) / 16 = 6.5 / 16  ->  1 - .125 * 16 / 6.5
+    assert weighted_kappa(pairs) == pytest.approx(1 - 2 / 6.5)
+    with pytest.raises(ValueError, match="outside the scale"):
+        weighted_kappa([(1, 4)])
+
+
+def test_agreement_pairs_authors_and_reviewers():
+    records = [
+        _record(
+            _review(2, difficulty=2, seen=2, at="t1"), _review(3, difficulty=3, seen=2, at="t2")
+        ),
+        _record(
+            _review(2, "reject", difficulty=None, seen=1, at="t1"),
+            _review(3, difficulty=1, seen=1, at="t2"),
+            _review(4, difficulty=1, round_=2, seen=1, at="t3"),
+            label_id=2,
+            round_=2,
+        ),
+        _record(_review(2), _review(3), _review(4, kind=QC), label_id=3),
+    ]
+    a = hoi_agreement(records)
+    d = a["difficulty"]
+    assert d["weights"] == "quadratic"
+    assert d["author_vs_reviewer"]["n"] == 6  # every review with a difficulty
+    assert d["reviewer_vs_reviewer"]["n"] == 2  # rounds with two difficulties
+    assert d["reviewer_vs_reviewer"]["confusion"][1][2] == 1
+    v = a["verdicts"]
+    assert (v["n"], v["reviews"], v["disagreements"]) == (3, 7, 1)
+    assert v["accept_rate_pct"] == pytest.approx(85.7)
+    assert a["qc"] == {"checked": 1, "accept_rate_pct": 100.0}
+    counts = hoi_counts(records, ["pose", "physical"])
+    assert counts["status_counts"] == {UNREVIEWED: 0, HALF: 1, ACCEPTED: 2, RETURNED: 0}
+    assert counts["by_category"]["pose"] == {"labels": 0, "accepted": 0, "accepted_pct": None}
+    assert counts["by_category"]["physical"]["accepted"] == 2
+    assert counts["rounds_after_return"] == 1

@@ -1,0 +1,295 @@
+"""JRDB-Reasoning scoring: IoU, levels, answers, steps, Spearman and the tables."""
+
+from __future__ import annotations
+
+import math
+import random
+from types import SimpleNamespace as NS
+
+import pytest
+from scipy.stats import spearmanr
+
+from annotation.jrdb.reasoning_eval import (
+    RatingPoint,
+    accuracy_by_level,
+    average_ranks,
+    difficulty_level,
+    human_accuracy_by_level,
+    iou_xywh,
+    match_boxes,
+    parse_count,
+    rho_words,
+    score_answer,
+    score_step,
+    score_steps,
+    spearman,
+    spearman_p,
+    spearman_table,
+    step_curves,
+)
+
+GOLD = {"entity_ids": ["pedestrian:3"], "image_id": "000012.jpg", "boxes": [[0, 0, 10, 10]]}
+
+
+# -- IoU ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ([0, 0, 10, 10], [0, 0, 10, 10], 1.0),
+        ([0, 0, 10, 10], [5, 0, 10, 10], 50 / 150),
+        ([0, 0, 10, 10], [0, 0, 5, 10], 0.5),
+        ([0, 0, 10, 10], [10, 0, 10, 10], 0.0),  # touching edges overlap nothing
+        ([0, 0, 10, 10], [20, 20, 5, 5], 0.0),
+        ([0, 0, 10, 10], [2, 2, 6, 6], 36 / 100),  # one inside the other
+        ([0, 0, 0, 0], [0, 0, 0, 0], 0.0),
+    ],
+)
+def test_iou_exact_values(a, b, expected):
+    assert iou_xywh(a, b) == pytest.approx(expected)
+    assert iou_xywh(b, a) == pytest.approx(expected)
+
+
+def test_the_iou_threshold_is_strict():
+    exactly_half = [0, 0, 5, 10]  # IoU 0.5 exactly
+    score = score_answer("vg", GOLD, exactly_half)
+    assert score.iou == 0.5 and not score.correct and "<= 0.5" in score.reason
+    assert score_answer("vg", GOLD, [0, 0, 5.01, 10]).correct
+
+
+# -- levels ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("srt", "level"),
+    [
+        ((1, 0, 1), "D1"),
+        ((2, 1, 1), "D2"),
+        ((2, 3, 1), "D2"),
+        ((3, 2, 1), "D3"),
+        ((3, 5, 1), "D3"),
+        ((1, 1, 1), "other"),  # one node with a relation (to the robot): not D1
+        ((2, 0, 1), "other"),
+        ((3, 1, 1), "other"),
+        ((4, 3, 1), "other"),
+        ((1, 0, 2), "other"),  # video
+        ((None, None, None), "other"),
+    ],
+)
+def test_difficulty_levels_follow_the_paper(srt, level):
+    assert difficulty_level(*srt) == level
+
+
+# -- answers --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "predicted",
+    [[1, 1, 10, 10], {"box": [1, 1, 10, 10]}, {"bbox": [1, 1, 10, 10]}, [[1, 1, 10, 10]],
+     {"boxes": [[1, 1, 10, 10]]}, "[1, 1, 10, 10]"],
+)  # fmt: skip
+def test_vg_box_forms(predicted):
+    score = score_answer("vg", GOLD, predicted)
+    assert score.correct and score.iou == pytest.approx(81 / 119)
+
+
+@pytest.mark.parametrize(
+    ("predicted", "why"),
+    [
+        ([1, 2, 3], "not [x, y, w, h]"),
+        (["a", 0, 1, 1], "non-number"),
+        ([0, 0, float("nan"), 1], "non-number"),
+        ([0, 0, -5, 10], "negative"),
+        ([True, 0, 10, 10], "non-number"),
+        ("a box", "not [x, y, w, h]"),
+        ({"where": [0, 0, 1, 1]}, "no 'box'"),
+        (7, "not [x, y, w, h]"),
+    ],
+)
+def test_malformed_boxes_are_incorrect_with_a_reason(predicted, why):
+    score = score_answer("vg", GOLD, predicted)
+    assert not score.correct and score.iou == 0.0
+    assert score.reason.startswith("malformed") and why in score.reason
+
+
+def test_missing_answer_and_unusable_gold_never_raise():
+    assert score_answer("vg", GOLD, None).reason == "no answer"
+    assert score_answer("vqa-count", 3, None) == score_answer("vqa-count", 3, None)
+    bad_gold = score_answer("vg", {"entity_ids": [], "boxes": []}, [0, 0, 1, 1])
+    assert not bad_gold.correct and "no gold box" in bad_gold.reason
+    odd_gold = score_answer("vg", {"boxes": [["x"]]}, [0, 0, 1, 1])
+    assert not odd_gold.correct and "unusable" in odd_gold.reason
+
+
+def test_several_targets_match_one_to_one():
+    gold = {"entity_ids": ["a", "b"], "boxes": [[0, 0, 10, 10], [100, 0, 10, 10]]}
+    both = score_answer("vg", gold, [[100, 0, 10, 10], [0, 0, 10, 10]])  # any order
+    assert both.correct and both.iou == pytest.approx(1.0)
+    one = score_answer("vg", gold, [0, 0, 10, 10])
+    assert not one.correct and "1 box(es) for 2 target(s)" in one.reason
+    assert one.iou == pytest.approx(0.5)  # the unpaired gold box counts 0
+    same_twice = score_answer("vg", gold, [[0, 0, 10, 10], [0, 0, 10, 10]])
+    assert not same_twice.correct
+
+
+def test_hungarian_prefers_more_pairs_above_threshold_over_total_iou():
+    gold = [[2, 3, 13, 11], [5, 2, 14, 14]]
+    predicted = [[1, 4, 14, 13], [4, 3, 11, 11]]
+    # the largest total IoU pairs g0-p1 (0.85) and g1-p0 (0.47, not enough); pairing g0-p0
+    # (0.67) and g1-p1 (0.53) has less IoU in total but both pairs above 0.5
+    ok, mean_iou = match_boxes(gold, predicted)
+    assert ok and mean_iou == pytest.approx((2 / 3 + 0.5314009661835749) / 2)
+
+
+@pytest.mark.parametrize("predicted", [3, "3", " 3 ", "3.", 3.0, "three", "There are 3 people."])
+def test_counts_are_read_tolerantly(predicted):
+    assert score_answer("vqa-count", 3, predicted).correct
+
+
+@pytest.mark.parametrize("predicted", [4, "4", "3 or 4", True, 3.5, [3], "many"])
+def test_wrong_or_unreadable_counts(predicted):
+    score = score_answer("vqa-count", 3, predicted)
+    assert not score.correct and score.iou is None
+
+
+def test_parse_count_refuses_booleans():
+    with pytest.raises(ValueError, match="boolean"):
+        parse_count(False)
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "correct"),
+    [
+        ("young_adulthood", "young adulthood", True),
+        ("young adulthood", "Young_Adulthood", True),
+        ("female", "  FEMALE ", True),
+        ("female", "female.", True),
+        ("middle_adulthood", "middle-adulthood", True),
+        ("female", "male", False),
+        ("sitting", {"answer": "Sitting"}, True),
+        (["chair", "seat"], "seat", True),
+    ],
+)
+def test_wh_answers_ignore_case_spaces_and_underscores(gold, predicted, correct):
+    assert score_answer("vqa-wh", gold, predicted).correct is correct
+
+
+# -- steps ----------------------------------------------------------------------------------
+STEPS = [
+    {"description": "all persons", "entity_ids": ["p:1", "p:2", "p:3"], "slot": 0,
+     "boxes": {"p:1": [0, 0, 10, 10], "p:2": [50, 0, 10, 10], "p:3": [100, 0, 10, 10]}},
+    {"description": "female", "entity_ids": ["p:1", "p:3"], "slot": 0,
+     "boxes": {"p:1": [0, 0, 10, 10], "p:3": [100, 0, 10, 10]}},
+    {"description": "sitting", "entity_ids": ["p:3"], "slot": 0,
+     "boxes": {"p:3": [100, 0, 10, 10]}},
+]  # fmt: skip
+
+
+def test_step_boxes_match_one_to_one():
+    assert score_step(STEPS[1], [[101, 0, 10, 10], [0, 1, 10, 10]])
+    assert score_step(STEPS[1], {"boxes": [[0, 0, 10, 10], [100, 0, 10, 10]]})
+    assert not score_step(STEPS[1], [[0, 0, 10, 10]])  # one entity missing
+    assert not score_step(STEPS[1], [[0, 0, 10, 10], [100, 0, 10, 10], [50, 0, 10, 10]])
+    assert not score_step(STEPS[1], [[0, 0, 10, 10], [0, 0, 10, 10]])  # same box twice
+    assert not score_step(STEPS[1], [[0, 0, 1, 2, 3]])  # malformed
+
+
+def test_step_counts_and_entity_ids():
+    assert score_step(STEPS[0], 3) and score_step(STEPS[0], "3") and not score_step(STEPS[0], 2)
+    assert score_step(STEPS[1], ["p:3", "p:1"]) and not score_step(STEPS[1], ["p:1"])
+    assert score_step(STEPS[2], {"entity_ids": ["p:3"]}) and score_step(STEPS[2], {"count": 1})
+    assert not score_step(STEPS[2], None) and not score_step(STEPS[2], True)
+
+
+def test_score_steps_pads_missing_steps_as_wrong():
+    assert score_steps(STEPS, None) is None
+    assert score_steps(STEPS, [3, 2]) == [True, True, False]
+    assert score_steps(STEPS, "oops") == [False, False, False]
+
+
+# -- Spearman -------------------------------------------------------------------------------
+def test_average_ranks_share_ties():
+    assert average_ranks([10, 20, 20, 30]) == [1, 2.5, 2.5, 4]
+    assert average_ranks([3, 3, 3]) == [2, 2, 2]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_spearman_equals_scipy_with_and_without_ties(seed):
+    rng = random.Random(seed)
+    n = rng.randint(3, 60)
+    xs = [rng.randint(1, 5) for _ in range(n)]  # ratings: many ties
+    ys = [rng.choice([3, 4, 5, 6, 7]) + rng.random() * (seed % 2) for _ in range(n)]
+    expected = spearmanr(xs, ys)
+    if math.isnan(expected.statistic):
+        assert spearman(xs, ys) is None
+        return
+    assert spearman(xs, ys) == pytest.approx(expected.statistic, abs=1e-12)
+    assert spearman_p(spearman(xs, ys), n) == pytest.approx(expected.pvalue, rel=1e-6)
+
+
+def test_spearman_edge_cases():
+    assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1], [1]) is None
+    assert spearman([2, 2, 2], [1, 2, 3]) is None
+    with pytest.raises(ValueError):
+        spearman([1, 2], [1])
+    assert rho_words(0.85) == "very strong positive" and rho_words(-0.45) == "moderate negative"
+    assert rho_words(0.1) == "very weak" and rho_words(None) == "undefined"
+
+
+# -- tables ---------------------------------------------------------------------------------
+def _p(model, level, correct, *, task="vg", iou=None, steps=None):
+    return NS(model=model, benchmark="jrdb", task=task, level=level, correct=correct, iou=iou,
+              step_correct=steps)  # fmt: skip
+
+
+def test_accuracy_by_level():
+    rows = accuracy_by_level(
+        [_p("A", "D1", True, iou=0.9), _p("A", "D1", False, iou=0.1), _p("A", "D3", True, iou=0.7),
+         _p("B", "D2", False, task="vqa-count")]
+    )  # fmt: skip
+    (a, b) = rows
+    assert (a["model"], a["task"], b["model"], b["task"]) == ("A", "vg", "B", "vqa-count")
+    assert a["levels"]["D1"] == {"n": 2, "correct": 1, "accuracy_pct": 50.0, "mean_iou": 0.5}
+    assert a["levels"]["D2"]["n"] == 0 and a["levels"]["D2"]["accuracy_pct"] is None
+    assert a["all"]["accuracy_pct"] == pytest.approx(66.67) and b["all"]["mean_iou"] is None
+
+
+def test_human_rows_are_the_mean_of_annotators():
+    def h(who, level, correct):
+        return NS(annotator_id=who, benchmark="jrdb", task="vqa-wh", level=level,
+                  correct=correct, iou=None)  # fmt: skip
+
+    # annotator 1: 1/1 at D1; annotator 2: 1/3 at D1 -> mean of 100 and 33.3, not 2/4
+    answers = [h(1, "D1", True), h(2, "D1", True), h(2, "D1", False), h(2, "D1", False)]
+    (row,) = human_accuracy_by_level(answers)
+    d1 = row["levels"]["D1"]
+    assert row["model"] == "human" and d1["annotators"] == 2 and d1["n"] == 4
+    assert d1["accuracy_pct"] == pytest.approx((100 + 100 / 3) / 2, abs=0.01)
+    assert row["levels"]["D2"]["annotators"] == 0
+
+
+def test_step_curves_per_model_and_level():
+    preds = [
+        _p("A", "D1", True, steps=[True, True, False]),
+        _p("A", "D1", True, steps=[True, False, False]),
+        _p("A", "D2", True, steps=[True, True, True, False]),
+        _p("A", "D2", True, steps=None),  # no step answers: left out
+    ]
+    curves = {(c["model"], c["level"]): c["curve"] for c in step_curves(preds)}
+    assert [p["accuracy_pct"] for p in curves[("A", "D1")]] == [100.0, 50.0, 0.0]
+    assert [p["n"] for p in curves[("A", "all")]] == [3, 3, 3, 1]
+    assert curves[("A", "all")][3]["accuracy_pct"] == 0.0
+
+
+def test_spearman_table_uses_each_question_once():
+    points = [
+        RatingPoint("jrdb", "vg", "q1", 1, 1, 3),
+        RatingPoint("jrdb", "vg", "q1", 2, 2, 3),
+        RatingPoint("jrdb", "vg", "q2", 1, 3, 5),
+        RatingPoint("jrdb", "vg", "q3", 1, 5, 7),
+        RatingPoint("jrdb", "vqa-wh", "q4", 1, 4, 4),
+    ]
+    rows = spearman_table(points)
+    assert [(r["task"], r["n"], r["ratings"]) for r in rows] == [
+        ("vg", 3, 4),
+        ("vqa-wh", 1, 1),
+        ("all", 4, 5),
+    ]
+    assert rows[0]["rho"] == pytest.approx(1.0) and rows[0]["annotators"] == 2
+    assert rows[1]["rho"] is None and rows[1]["words"] == "undefined"

@@ -1,0 +1,185 @@
+"""`reasonscope import predictions`, the `reasoning` key of `metrics --json`, and the Results
+mode's Reasoning tab."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtWidgets import QStackedWidget
+
+from app.cli import main
+from app.jobs.metrics import project_metrics
+from app.results.mode import ResultsMode
+from app.session import ProjectSession
+from store import open_project
+from widgets.mode import ModeWindow
+from widgets.results.reasoning import HUMAN_ROW
+
+BOX = [10, 10, 20, 40]
+STEPS = [
+    {"description": "all persons", "entity_ids": ["pedestrian:3", "pedestrian:4"], "slot": 0,
+     "boxes": {"pedestrian:3": BOX, "pedestrian:4": [200, 10, 20, 40]}},
+    {"description": "female", "entity_ids": ["pedestrian:3"], "slot": 0,
+     "boxes": {"pedestrian:3": BOX}},
+]  # fmt: skip
+
+
+def _q(uid, task, answer, srt):
+    s, r, t = srt
+    return {
+        "uid": uid, "benchmark": "jrdb", "task": task, "text": f"{uid}?", "answer": answer,
+        "evidence_ids": ["pedestrian:3"], "steps": STEPS if task == "vg" else [],
+        "difficulty": {"S": s, "R": r, "T": t},
+    }  # fmt: skip
+
+
+def _vg(uid, srt):
+    return _q(uid, "vg", {"entity_ids": ["pedestrian:3"], "image_id": "0.jpg", "boxes": [BOX]}, srt)
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "reasoning.reasonscope"
+    with open_project(path, create=True) as p:
+        p.questions.add_many(
+            [
+                _vg("vg-d1", (1, 0, 1)),
+                _vg("vg-d2", (2, 1, 1)),
+                _vg("vg-d3", (3, 2, 1)),
+                _q("wh-d1", "vqa-wh", "female", (1, 0, 1)),
+                _q("count-d2", "vqa-count", 2, (2, 1, 1)),
+            ]
+        )
+    return path
+
+
+def write_lines(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def test_import_predictions_then_metrics_json(db, tmp_path, capsys):
+    preds = write_lines(
+        tmp_path / "florence.jsonl",
+        [
+            {
+                "question_id": "vg-d1",
+                "box": [11, 10, 20, 40],
+                "steps": [[BOX, [200, 10, 20, 40]], [BOX]],
+            },
+            {"question_id": "vg-d2", "box": {"box": [0, 0, 5, 5]}, "steps": [1, [BOX]]},
+            {"question_id": "vg-d3", "box": [10, 10, 20, 39]},
+            "",
+            {"question_id": "wh-d1", "answer": "Female", "model": "paligemma"},
+            {"question_id": "count-d2", "answer": "2", "model": "paligemma"},
+        ],
+    )
+    assert main(["import", "predictions", str(preds), "--model", "florence", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "Imported 3 predictions of florence: 2 correct (66.7 % accuracy)" in out
+    assert "Imported 2 predictions of paligemma: 2 correct (100.0 % accuracy)" in out
+
+    with open_project(db) as p:
+        alice, bob = p.annotators.sign_in("Alice"), p.annotators.sign_in("Bob")
+        ids = {q.uid: q.id for q in p.questions.page().rows}
+        p.reasoning.answer(ids["vg-d1"], alice, BOX)
+        p.reasoning.answer(ids["vg-d1"], bob, [100, 100, 5, 5])
+        for who, ratings in ((alice, (1, 3, 5)), (bob, (2, 3, 4))):
+            for uid, rating in zip(("vg-d1", "vg-d2", "vg-d3"), ratings, strict=True):
+                p.reasoning.rate(ids[uid], who, rating)
+
+    assert main(["metrics", "--db", str(db), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)["reasoning"]
+    assert r["models"] == ["florence", "paligemma"]
+    assert r["counts"] == {"predictions": 5, "stale_predictions": 0, "human_answers": 2,
+                           "stale_human_answers": 0, "ratings": 6}  # fmt: skip
+    rows = {(row["model"], row["task"]): row for row in r["accuracy"]}
+    vg = rows[("florence", "vg")]["levels"]
+    assert [vg[lv]["accuracy_pct"] for lv in ("D1", "D2", "D3")] == [100.0, 0.0, 100.0]
+    assert vg["D1"]["mean_iou"] == pytest.approx(0.905, abs=1e-3) and vg["other"]["n"] == 0
+    assert rows[("paligemma", "vqa-count")]["levels"]["D2"]["correct"] == 1
+    (human,) = r["human"]
+    assert human["model"] == "human" and human["levels"]["D1"]["annotators"] == 2
+    assert human["levels"]["D1"]["accuracy_pct"] == 50.0  # mean of 100 and 0
+    curves = {(c["model"], c["level"]): c["curve"] for c in r["steps"]}
+    assert [s["accuracy_pct"] for s in curves[("florence", "all")]] == [50.0, 100.0]
+    assert ("florence", "D3") not in curves  # no step answers there
+    (rho,) = r["spearman"]
+    assert (rho["task"], rho["n"], rho["ratings"], rho["rho"]) == ("vg", 3, 6, 1.0)
+    assert rho["words"] == "very strong positive"
+
+
+@pytest.mark.parametrize(
+    ("lines", "args", "needle"),
+    [
+        (['{"question_id": "vg-d1", "box": [0, 0, 1, 1]}', "{not json"], [], ":2: not JSON"),
+        ([{"question_id": "vg-d1", "box": [0, 0, 1, 1]}, {"question_id": "nope", "answer": 1}],
+         [], ":2: no question with id 'nope'"),
+        ([{"question_id": "vg-d1", "box": [0, 0, 1, 1]}], ["--model", ""], ":1: no model name"),
+        (["", "[1, 2]"], [], ":2: not a JSON object"),
+        ([], [], "no predictions in the file"),
+    ],
+)  # fmt: skip
+def test_a_bad_file_is_one_line_and_imports_nothing(db, tmp_path, capsys, lines, args, needle):
+    path = write_lines(tmp_path / "bad.jsonl", lines)
+    argv = ["import", "predictions", str(path), "--db", str(db)]
+    assert main(argv + (args or ["--model", "m"])) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and needle in err[0], err
+    with open_project(db) as p:
+        assert p.reasoning.predictions() == []
+
+
+def test_import_predictions_json_report(db, tmp_path, capsys):
+    path = write_lines(tmp_path / "p.jsonl", [{"question_id": "wh-d1", "answer": "male"}])
+    assert main(["import", "predictions", str(path), "--model", "m", "--db", str(db),
+                 "--json"]) == 0  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert (report["imported"], report["correct"], report["accuracy_pct"]) == (1, 0, 0.0)
+
+
+def test_metrics_reasoning_key_on_an_empty_project(db):
+    r = project_metrics(db)["reasoning"]
+    assert r["accuracy"] == [] and r["human"] == [] and r["spearman"] == []
+    assert r["levels"] == ["D1", "D2", "D3", "other"]
+
+
+# -- the Results tab ------------------------------------------------------------------------
+def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db):
+    with open_project(db) as p:
+        alice = p.annotators.sign_in("Alice")
+        p.reasoning.import_predictions(
+            "florence",
+            [{"question_id": "vg-d1", "box": BOX, "steps": [[BOX, [200, 10, 20, 40]], [BOX]]},
+             {"question_id": "vg-d2", "box": [0, 0, 1, 1]}],
+        )  # fmt: skip
+        ids = {q.uid: q.id for q in p.questions.page().rows}
+        p.reasoning.answer(ids["vg-d1"], alice, BOX)
+        p.reasoning.rate(ids["vg-d1"], alice, 2)
+    session = ProjectSession()
+    pages = QStackedWidget()
+    pages.addWidget(QStackedWidget())  # the empty state
+    mode = ModeWindow("results", "Results", pages)
+    qtbot.addWidget(mode)
+    results = ResultsMode(mode, pages, session)
+    session.open(db)
+    tabs = results.tabs
+    assert tabs.tabText(tabs.indexOf(results.reasoning_results)) == "Reasoning"
+    assert tabs.currentWidget() is results.reasoning_results
+    view = results.reasoning_results
+    table = view.level_tables[("jrdb", "vg")]
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert names == ["florence", HUMAN_ROW]
+    assert [table.item(r, 1).text() for r in range(2)] == ["2", "1"]  # answered
+    assert table.item(0, 2).text().startswith("100.0") and table.item(0, 3).text().startswith("0.0")
+    assert table.item(1, 2).text().startswith("100.0") and "1 of 1" in table.item(1, 2).toolTip()
+    assert table.isColumnHidden(5)  # no "other" questions
+    assert set(view.step_plot.lines) == {"florence"}
+    assert view.step_task.currentData() == "vg" and view.step_level.currentData() == "all"
+    qtbot.keyClicks(view.step_level, "D2")  # a level without step answers: an empty plot
+    assert view.step_level.currentData() == "D2" and view.step_plot.lines == {}
+    assert "No model gave per-step answers" in view.steps_note.text()
+    assert view.spearman_table.rowCount() == 1
+    assert view.spearman_table.item(0, 6).text() == "undefined"  # one question: no rho yet
+    session.close()

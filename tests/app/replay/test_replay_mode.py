@@ -1,0 +1,247 @@
+"""Replay episodes as a researcher uses it: pick an episode, step with the keys, look at a
+grasp, label the error, re-simulate from a step.
+
+The project holds two episodes recorded with `ToolEnv` on a three-box scene
+(256 px images, recorded in the header): one manipulation episode (find and
+push the red box, grasp the blue box into the basket, then a grasp on the
+wide box that cannot work) and one short perception episode of another model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gestures import open_as_ada, press_shortcut
+from PySide6.QtCore import QPoint, Qt
+
+from store import open_project
+
+MANIPULATION = ["observe", "find_object", "push", "find_object", "grasp", "find_object", "grasp",
+                "answer_question"]  # fmt: skip
+FAILED_GRASP = 6
+
+
+def _record(project, question, scene_id, model, calls, mode="manipulation"):
+    from sim.camera import project_points
+    from sim.tabletop.scenes import world_from_records
+    from sim.tabletop.toolenv import ToolEnv
+    from sim.tabletop.world import TOP_DOWN
+
+    scene = project.scenes.get(scene_id)
+    world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
+    camera = TOP_DOWN.with_size(256, 256)
+    env = ToolEnv(world, question, mode, camera=camera)
+    for name, arguments in calls:
+        if "at" in arguments:  # the pixel of a body, as the agent would read it off the image
+            key = arguments.pop("at")
+            position = world.client.getBasePositionAndOrientation(world.bodies[key].uid)[0]
+            uv, _ = project_points(camera, np.array([position]))
+            arguments = {"point": [int(uv[0, 0]), int(uv[0, 1])]}
+        env.call(name, arguments, model_text={"reasoning": f"I call {name}."})
+    world.close()
+    header = {
+        "benchmark": "mgvqa", "model": model, "agent": "test", "mode": mode, "task": question.task,
+        "question_id": question.id, "scene_id": scene_id, "outcome": env.outcome,
+        "success": env.correct, "camera": {"width": 256, "height": 256},
+    }  # fmt: skip
+    return project.episodes.add(header, env.steps).id
+
+
+def small_scene():
+    """Three boxes on the table, settled: body records and state, as a project stores them."""
+    from sim.tabletop.scenes import settle
+    from sim.tabletop.world import TabletopWorld
+
+    with TabletopWorld() as world:
+        for key, half, pos in (("red_box", 0.025, (-0.08, 0.05)), ("blue_box", 0.02, (0.08, 0.08)),
+                               ("wide_box", 0.06, (0.0, -0.10))):  # fmt: skip
+            world.add_primitive(key, "box", (half, half, 0.02), (*pos, 0.645), mass=0.1, name=key)
+        settle(world)
+        return world.body_records(), world.capture_state()
+
+
+@pytest.fixture(scope="module")
+def episode_project(tmp_path_factory):
+    path = tmp_path_factory.mktemp("replay") / "episodes.reasonscope"
+    records, state = small_scene()
+    with open_project(path, create=True) as project:
+        sid = project.scenes.add({"name": "three boxes", "camera": {}, "state": state,
+                                  "bodies": records})  # fmt: skip
+        count = project.questions.add({"benchmark": "mgvqa", "task": "count", "scene_id": sid,
+                                       "text": "How many boxes?", "answer": 3})  # fmt: skip
+        find = project.questions.add({"benchmark": "mgvqa", "task": "find", "scene_id": sid,
+                                      "text": "Is there a mug?", "answer": {"answer": "no"}})  # fmt: skip
+        _record(project, count, sid, "alpha", [
+            ("find_object", {"at": "red_box"}), ("push", {"mask_id": "mask_1", "direction": "left"}),
+            ("find_object", {"at": "blue_box"}), ("grasp", {"mask_id": "mask_2"}),
+            ("find_object", {"at": "wide_box"}), ("grasp", {"mask_id": "mask_3"}),
+            ("answer_question", {"answer": "3"}),
+        ])  # fmt: skip
+        _record(
+            project,
+            find,
+            sid,
+            "beta",
+            [("perceive_scene", {}), ("answer_question", {"answer": "no"})],
+            "perception",
+        )
+    return path
+
+
+@pytest.fixture
+def window(qtbot, episode_project, tmp_path):
+    w = open_as_ada(qtbot, episode_project, "replay", copy_to=tmp_path)
+    yield w
+    w.close()
+
+
+def _open(qtbot, replay, row=0):
+    replay.episodes.select_row(row)
+    qtbot.waitUntil(lambda: replay.view.loaded is not None, timeout=30000)
+
+
+def _rendered(qtbot, replay, index):
+    qtbot.waitUntil(lambda: replay.image.caption.text().endswith(
+        ("saw", "mask outlined", f"After step {index}")) and replay.state.index == index,
+        timeout=20000)  # fmt: skip
+
+
+def test_keys_step_through_the_episode_and_seek_restores_the_record(qtbot, window):
+    replay = window.replay
+    state = replay.state
+    assert replay.pages.currentWidget() is replay.page
+    assert replay.episodes.model.rowCount() == 2
+    _open(qtbot, replay)
+    assert [s.name for s in state.steps] == MANIPULATION
+    assert "Episode #1 · alpha · count" in replay.banner.text() and "How many boxes?" in (
+        replay.banner.text()
+    )
+    assert replay.timeline.bookmarks == [FAILED_GRASP] == state.bookmarks
+    world = replay.view.loaded.view.world
+    for key, expected, title in (
+        (Qt.Key.Key_Right, 1, "Step 1 of 7 · find_object · ✓ ok"),
+        (Qt.Key.Key_Right, 2, "Step 2 of 7 · push · ✓ ok"),
+        (Qt.Key.Key_Left, 1, "Step 1 of 7 · find_object"),
+        (Qt.Key.Key_End, 7, "Step 7 of 7 · answer_question"),
+        (Qt.Key.Key_Home, 0, "Step 0 of 7 · initial observation"),
+        (Qt.Key.Key_Left, 0, "Step 0 of 7"),  # nothing before the first step
+        (Qt.Key.Key_BracketRight, FAILED_GRASP, "Step 6 of 7 · grasp · ✗ failed"),
+    ):
+        press_shortcut(qtbot, window, key)
+        assert state.index == expected and replay.timeline.current == expected
+        assert replay.step_panel.title.text().startswith(title)
+        # the viewport's world is exactly the recorded state after this step
+        now = world.capture_state()["bodies"]
+        for body, pose in state.steps[expected].state["bodies"].items():
+            assert np.allclose(now[body]["com_position"], pose["com_position"], atol=1e-9)
+            assert np.allclose(now[body]["com_orientation"], pose["com_orientation"], atol=1e-9)
+    assert "no feasible grasp" in replay.step_panel.text
+    timeline = replay.timeline  # a click on a tick seeks there
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(int(timeline.x_of(3)), 30))
+    assert state.index == 3 and replay.step_panel.title.text().startswith("Step 3 of 7")
+    press_shortcut(qtbot, window, Qt.Key.Key_Home)
+    press_shortcut(qtbot, window, Qt.Key.Key_Right)
+    press_shortcut(qtbot, window, Qt.Key.Key_Right)  # the push: the red box moved left
+    text = replay.step_panel.text
+    assert "red_box (acted on): moved" in text and "Tool call" in text and "reasoning:" in text
+    assert replay.viewport.selected_key == "red_box"
+    assert "moved:red_box" in replay.view.lines.names
+    state.timer.setInterval(30)
+    press_shortcut(qtbot, window, Qt.Key.Key_Space)
+    assert state.playing and replay.actions["play"].text() == "Pause"
+    qtbot.waitUntil(lambda: not state.playing, timeout=5000)  # played to the end
+    assert state.index == 7 and replay.actions["play"].text() == "Play"
+    press_shortcut(qtbot, window, Qt.Key.Key_Space)  # at the end: plays again from the start
+    assert state.playing
+    press_shortcut(qtbot, window, Qt.Key.Key_Space)
+    assert not state.playing and state.index < 7
+    rows = {(g, a.text()) for g, a in window.shortcut_groups() if not a.shortcut().isEmpty()}
+    for text in ("Play", "Next", "Previous", "First", "Last", "Failure ▶", "Re-simulate from here"):
+        assert ("Replay episodes", text) in rows
+
+
+def test_a_grasp_step_shows_its_mask_points_and_plan(qtbot, window):
+    replay = window.replay
+    _open(qtbot, replay)
+    replay.state.seek(4)  # the successful grasp of the blue box
+    _rendered(qtbot, replay, 4)
+    assert replay.image.caption.text() == "Before step 4: what the grasp saw, mask outlined"
+    assert replay.image.mask is not None and replay.image.mask.sum() > 50
+    qtbot.waitUntil(lambda: replay.cloud.point_count > 50)
+    assert replay.cloud.point_count == replay.image.mask.sum()
+    assert len(replay.cloud.lines) == 2  # planned and actual gripper
+    assert {"planned", "actual", "miss", "moved:blue_box"} <= set(replay.view.lines.names)
+    assert "Fingers at close" in replay.step_panel.text and "into the basket" in (
+        replay.step_panel.text
+    )
+    press_shortcut(qtbot, window, Qt.Key.Key_B)  # the image after the step instead
+    _rendered(qtbot, replay, 4)
+    assert replay.image.caption.text().startswith("After step 4")
+    replay.state.seek(FAILED_GRASP)  # no fingers ever closed: the plan alone
+    qtbot.waitUntil(lambda: "planned" in replay.view.lines.names and "actual" not in (
+        replay.view.lines.names) and replay.state.index == FAILED_GRASP)  # fmt: skip
+    assert "The fingers never closed: no feasible grasp" in replay.step_panel.text
+
+
+def test_an_error_label_is_saved_with_the_annotator(qtbot, window):
+    replay, session = window.replay, window.session
+    _open(qtbot, replay)
+    replay.state.seek(FAILED_GRASP)
+    labels = replay.labels
+    qtbot.keyClicks(labels.note, "tried the wide box anyway")
+    labels.choose("evidence_gathering", "failed_grasp_recovery")
+    episode = replay.state.episode.id
+    (saved,) = session.project.episodes.labels(episode)
+    assert saved.annotator_id == session.annotator.id and session.annotator.name == "Ada"
+    assert (saved.step_index, saved.category, saved.subcategory, saved.note) == (
+        FAILED_GRASP, "evidence_gathering", "failed_grasp_recovery", "tried the wide box anyway",
+    )  # fmt: skip
+    assert "Saved: Evidence gathering failure" in replay.mode.statusBar().currentMessage()
+    assert labels.note.text() == ""
+    assert "step 6 · Evidence gathering failure (MG-VQA) › No recovery after a failed grasp " \
+           "— Ada: tried the wide box anyway" == labels.existing.item(0).text()  # fmt: skip
+    replay.state.seek(1)  # another step: its own ticks
+    item = labels.items[("evidence_gathering", "failed_grasp_recovery")]
+    assert item.checkState(0) == Qt.CheckState.Unchecked
+    replay.state.seek(FAILED_GRASP)
+    assert item.checkState(0) == Qt.CheckState.Checked
+    labels.choose("evidence_gathering", "failed_grasp_recovery", on=False)
+    assert session.project.episodes.labels(episode) == []
+    assert session.project.audit.recent(1)[0].action == "delete"
+
+
+def test_filters_narrow_the_list(qtbot, window):
+    replay = window.replay
+    panel, model = replay.episodes, replay.episodes.model
+    assert model.rowCount() == 2 and panel.count_label.text() == "2 episodes"
+    panel.set_filter_value("model", "beta")
+    assert model.rowCount() == 1 and replay.state.episodes[0].model == "beta"
+    panel.set_filter_value("model", None)
+    panel.failed_grasp.setChecked(True)
+    assert [e.model for e in replay.state.episodes] == ["alpha"]
+    assert model.data(model.index(0, 5)) == "1"
+    panel.failed_grasp.setChecked(False)
+    panel.set_filter_value("mode", "perception")
+    assert [e.model for e in replay.state.episodes] == ["beta"]
+    panel.set_filter_value("mode", None)
+    panel.set_filter_value("task", "count")
+    assert [e.model for e in replay.state.episodes] == ["alpha"]
+    panel.set_filter_value("outcome", "correct")  # the count answer was right
+    assert [e.model for e in replay.state.episodes] == ["alpha"]
+    panel.set_filter_value("outcome", "incorrect")  # both agents answered right
+    assert model.rowCount() == 0 and panel.count_label.text() == "0 episodes"
+
+
+def test_resimulate_from_the_push_matches_the_record(qtbot, window):
+    replay = window.replay
+    _open(qtbot, replay)
+    replay.state.seek(2)
+    press_shortcut(qtbot, window, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: replay.resim_task is None and replay.view.report is not None,
+                    timeout=60000)  # fmt: skip
+    report = replay.view.report
+    assert report.from_index == 2 and len(report.steps) == 6
+    assert report.matches, [s.diff() for s in report.steps]
+    assert "all match" in replay.mode.statusBar().currentMessage()
+    assert "Matches the recording" in replay.step_panel.text
+    assert "all match" in replay.resim_view.toPlainText()

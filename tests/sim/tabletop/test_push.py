@@ -1,0 +1,47 @@
+"""The push tool moves an object the commanded way through real contacts, and leaves the arm at home."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.render import render
+from sim.tabletop.push import push
+from sim.tabletop.world import HOME_JOINTS, TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
+
+CAM = TOP_DOWN.with_size(256, 256)
+
+
+@pytest.mark.parametrize(
+    ("direction", "axis", "sign"), [("right", 0, 1), ("up", 1, 1), ("left", 0, -1)]
+)
+def test_push_moves_the_object_the_commanded_way(direction, axis, sign):
+    x, y = WORKSPACE_CENTRE
+    with TabletopWorld() as world:
+        box = world.add_primitive(
+            "box",
+            "box",
+            (0.025, 0.025, 0.025),
+            (x, y, TABLE_TOP_Z + 0.025),
+            rgba=(1, 0, 0, 1),
+            mass=0.2,
+            name="red box",
+        )
+        world.step(60)
+        before = np.array(world.client.getBasePositionAndOrientation(box.uid)[0])
+        mask = render(world, CAM).segmentation == box.uid
+        result = push(world, CAM, mask, direction)
+        after = np.array(world.client.getBasePositionAndOrientation(box.uid)[0])
+        moved = after - before
+        assert result.ok and result.feedback == "Action succeeded."
+        assert sign * moved[axis] > 0.03  # pushed the commanded way
+        assert abs(moved[1 - axis]) < 0.02  # and not much sideways
+        assert after[2] > TABLE_TOP_Z  # still on the table
+        pan = world.client.getJointState(world.robot_uid, world.arm_joints["shoulder_pan_joint"])[0]
+        assert pan == pytest.approx(HOME_JOINTS["shoulder_pan_joint"], abs=0.05)
+
+
+def test_push_refuses_an_unknown_direction():
+    with TabletopWorld(with_robot=True) as world:
+        result = push(world, CAM, np.ones((256, 256), bool), "sideways")
+        assert not result.ok and "direction" in result.feedback

@@ -1,0 +1,41 @@
+"""The agreement view shows the numbers it is given, and says when there are none."""
+
+from __future__ import annotations
+
+from widgets.results.agreement import AgreementView, kappa_words
+
+
+def metrics(kappa):
+    row = {"kappa": kappa, "percent_agreement": 75.0, "disagreements": 1}
+    return {
+        "n": 4,
+        "decision": row,
+        "criteria": {k: row for k in ("unambiguous", "evidence_withheld", "evidence_recoverable")},
+        "status_counts": {"approved": 3, "pending": 1},
+        "adjudication_pending": 1,
+        "time_on_task": {"median_s": 39.25},
+    }
+
+
+def test_agreement_view_fills_every_row(qtbot):
+    view = AgreementView()
+    qtbot.addWidget(view)
+    view.set_metrics(metrics(0.25))
+    assert view.table.item(0, 1).text() == "0.25 (fair)"
+    assert view.table.item(3, 2).text() == "75 %"
+    assert "3 approved" in view.status.text() and "third annotator: 1" in view.status.text()
+    view.set_metrics(metrics(None))
+    assert view.table.item(0, 1).text() == "n/a"
+    view.set_metrics(None)
+    assert view.summary.text() == "No project open."
+
+
+def test_kappa_words_follow_landis_and_koch():
+    assert [kappa_words(k) for k in (-0.1, 0.1, 0.3, 0.5, 0.7, 0.9)] == [
+        "poor",
+        "slight",
+        "fair",
+        "moderate",
+        "substantial",
+        "almost perfect",
+    ]

@@ -1,0 +1,93 @@
+"""The Bimanual results page fills its success table and error-category plot from the
+`bimanual` metrics of real imported episodes, says when there is nothing to show, and
+keeps a slot for the spatial-grounding scores; Results mode shows it as a tab."""
+
+from __future__ import annotations
+
+import pytest
+from bimanual_corpus import imported_project
+from PySide6.QtWidgets import QLabel
+
+from app.jobs.metrics import project_bimanual_metrics
+from store import open_project
+from widgets.results.bimanual import BimanualResultsView
+
+LOST = "bimanibench:handover_block:gpt-5:2025-06-01_120000:round0:episode1"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bimanual_results")
+    path = imported_project(tmp, "runs.reasonscope")
+    with open_project(path) as project:
+        ada = project.annotators.sign_in("Ada")
+        lost = project.episodes.find(LOST).id
+        project.episodes.add_label(lost, 1, "perceptual_reasoning", "end_effector_allocation",
+                                   "", ada)  # fmt: skip
+        project.episodes.add_label(lost, 3, "strategic_planning", "action_parameters", "", ada)
+    return path
+
+
+def _cells(table):
+    return [[table.item(r, c).text() for c in range(table.columnCount())]
+            for r in range(table.rowCount())]  # fmt: skip
+
+
+def test_the_table_and_the_plot_show_the_metrics(qtbot, db):
+    with open_project(db) as project:
+        metrics = project_bimanual_metrics(project)
+    view = BimanualResultsView()
+    qtbot.addWidget(view)
+    view.set_metrics(metrics)
+    table = view.success_table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers == ["Model", "handover_block", "stack_blocks_two", "Average", "Format errors"]
+    assert _cells(table) == [
+        ["gpt-5", "50 (1/2)", "–", "50", "1"],
+        ["gpt-5_base", "–", "50 (1/2)", "50", "1"],
+    ]
+    assert table.item(0, 1).toolTip() == "1 of 2 episodes succeeded"
+    assert "4 dual-arm episodes of 2 models on 2 tasks; 2 unreadable replies." in (
+        view.summary.text()
+    )
+    # one bar item per category (and one for automatic format errors), at its kinds
+    heights = {}
+    for item in view.error_plot.bars:
+        xs, hs = item.opts["x"], item.opts["height"]
+        heights.update(dict(zip(xs, hs, strict=True)))
+    assert heights == {0: 0, 1: 0, 2: 0, 3: 1, 4: 0, 5: 0, 6: 0, 7: 1, 8: 0, 9: 2}
+    assert view.error_counts["end_effector_allocation"] == 1
+    assert view.error_counts["format_error_steps"] == 2
+    ticks = [label for _x, label in view.error_plot.getAxis("bottom")._tickLevels[0]]
+    assert ticks[3] == "End-effector\nallocation" and ticks[-1] == "Format errors\n(automatic)"
+    assert view.error_note.text().startswith("2 labelled steps")
+
+
+def test_empty_states_and_the_spatial_slot(qtbot):
+    view = BimanualResultsView()
+    qtbot.addWidget(view)
+    view.show()
+    assert view.summary.text() == "No project open."
+    view.set_metrics({"episodes": 0})
+    assert "No dual-arm episodes yet" in view.summary.text() and not view.content.isVisible()
+    spatial = QLabel("spatial grounding scores")
+    view.set_spatial_widget(spatial)
+    view.set_metrics({"episodes": 0})
+    assert view.content.isVisible() and spatial.isVisible()  # its own content shows anyway
+    assert spatial.parent() is view.spatial_box
+    view.set_spatial_widget(None)
+    assert spatial.parent() is None and view.spatial_widget is None
+
+
+def test_results_mode_has_a_bimanual_tab(qtbot, db, tmp_path):
+    from gestures import open_as_ada
+
+    window = open_as_ada(qtbot, db, "results", copy_to=tmp_path)
+    try:
+        results = window.results
+        tabs = results.tabs
+        assert tabs.tabText(tabs.indexOf(results.bimanual_results)) == "Bimanual"
+        assert tabs.currentWidget() is results.bimanual_results  # the only data there is
+        assert results.bimanual_results.success_table.rowCount() == 2
+    finally:
+        window.close()

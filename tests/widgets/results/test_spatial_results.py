@@ -1,0 +1,51 @@
+"""The spatial grounding Results table shows the summary it is given, one row per model."""
+
+from __future__ import annotations
+
+from widgets.results.spatial import COLUMNS, SpatialResultsTable
+
+SUMMARY = {
+    "sigma": 0.1,
+    "by_model": {
+        "qwen": {
+            "sparse": {"score": 83.333, "items": 10},
+            "dense": {"score": 61.26, "items": 12},
+            "average": 72.2965,
+        },
+        "GPT-4o": {
+            "sparse": {"score": 100.0, "items": 10},
+            "dense": {"score": 90.04, "items": 12},
+            "cluttered": {"score": 77.77, "items": 8},
+            "average": 89.27,
+        },
+    },
+}
+
+
+def test_one_row_per_model_with_scores_and_counts(qtbot):
+    view = SpatialResultsTable()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_summary(SUMMARY)
+    assert [view.table.horizontalHeaderItem(c).text() for c in range(6)] == list(COLUMNS)
+    assert view.rows() == [
+        ["GPT-4o", "100.0", "90.0", "77.8", "89.3", "30"],
+        ["qwen", "83.3", "61.3", "–", "72.3", "22"],
+    ]
+    assert view.table.item(1, 3).toolTip() == "no cluttered items scored"
+    assert view.table.item(0, 3).toolTip() == "mean of 8 items"
+    assert view.table.item(1, 5).toolTip() == "10 sparse, 12 dense"
+    assert "σ = 0.1 m" in view.note.text()
+    assert view.table.isVisible() and not view.message.isVisible()
+
+
+def test_empty_state_says_how_to_get_results(qtbot):
+    view = SpatialResultsTable()
+    qtbot.addWidget(view)
+    view.show()
+    assert "reasonscope spatial generate" in view.message.text()
+    assert view.message.isVisible() and not view.table.isVisible()
+    view.set_summary(SUMMARY)
+    view.set_summary({"sigma": 0.1, "by_model": {}})
+    assert view.table.rowCount() == 0 and view.message.isVisible()
+    assert "reasonscope import spatial-predictions" in view.message.text()

@@ -1,0 +1,198 @@
+"""The episode list with its filters: model, task, mode, outcome, has a failed grasp."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.replay.state import CORRECT, INCORRECT, EpisodeFilter, ReplayState
+from widgets.table_model import Index, RowTableModel
+
+ANY = "Any"
+
+
+class EpisodeTableModel(RowTableModel):
+    HEADERS = ("#", "Model", "Task", "Result", "Steps", "Grasp ✗")
+
+    def __init__(self, state: ReplayState) -> None:
+        super().__init__()
+        self.state = state
+        state.episodes_changed.connect(self.reset)
+
+    def row_list(self):
+        return self.state.episodes
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        e = self.state.episodes[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            result = {True: "✓", False: "✗"}.get(e.success, e.outcome or "—")
+            failed = self.state.failed_grasps.get(e.id, 0)
+            who = e.model or e.agent  # scripted runs (reference plans) have no model
+            return (f"#{e.id}", who, e.task, result, str(e.step_count), str(failed or ""))[
+                index.column()
+            ]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            grasps = self.state.failed_grasps.get(e.id, 0)
+            return (
+                f"{e.benchmark} {e.task} question {e.question_id}, scene {e.scene_id}; "
+                f"{e.mode} mode, agent {e.agent or '?'}; outcome {e.outcome or '?'}; "
+                f"{grasps} failed grasp{'s' * (grasps != 1)}"
+            )
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (0, 3, 4, 5):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return ("Episode", "Model", "Task", "Answer correct?", "Steps", "Failed grasps")[
+                section
+            ]
+        return super().headerData(section, orientation, role)
+
+    def episode_id(self, row: int) -> int:
+        return self.state.episodes[row].id
+
+
+class EpisodeListPanel(QWidget):
+    """Pick an episode; narrow the list with the filters. Emits `open_requested(id)`."""
+
+    open_requested = Signal(int)
+
+    def __init__(self, state: ReplayState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.model = EpisodeTableModel(state)
+        self.combos: dict[str, QComboBox] = {}
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        for i, (name, title) in enumerate(
+            (("model", "Model"), ("task", "Task"), ("mode", "Mode"), ("outcome", "Outcome"))
+        ):
+            combo = QComboBox()
+            combo.setObjectName(f"replay_filter_{name}")
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(8)
+            combo.currentIndexChanged.connect(self._apply_filter)
+            self.combos[name] = combo
+            grid.addWidget(QLabel(title), i // 2, (i % 2) * 2)
+            grid.addWidget(combo, i // 2, (i % 2) * 2 + 1)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        self.failed_grasp = QCheckBox("Has a failed grasp")
+        self.failed_grasp.toggled.connect(self._apply_filter)
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # long dual-arm task names
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.setAlternatingRowColors(True)
+        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.count_label = QLabel()
+        below = QHBoxLayout()
+        below.addWidget(self.count_label)
+        below.addStretch(1)
+        below.addWidget(self.failed_grasp)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(grid)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(below)
+        self._filling = False
+        state.episodes_changed.connect(self._update)
+        self._update()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(370, 240)
+
+    def _update(self) -> None:
+        """Refill the filters' choices (keeping what is chosen) and the count."""
+        self._filling = True
+        try:
+            for name, combo in self.combos.items():
+                chosen = combo.currentData()
+                combo.clear()
+                combo.addItem(ANY, None)
+                if name == "outcome":
+                    combo.addItem("Correct", CORRECT)
+                    combo.addItem("Incorrect", INCORRECT)
+                for value in self.state.facets.get(name, []):
+                    combo.addItem(value, value)
+                found = combo.findData(chosen)
+                combo.setCurrentIndex(max(0, found))
+        finally:
+            self._filling = False
+        n = len(self.state.episodes)
+        self.count_label.setText(f"{n} episode{'s' if n != 1 else ''}")
+        self._select_open()
+
+    def _select_open(self) -> None:
+        episode = self.state.episode
+        for row, e in enumerate(self.state.episodes):
+            if episode is not None and e.id == episode.id:
+                self.view.selectionModel().blockSignals(True)
+                self.view.selectRow(row)
+                self.view.selectionModel().blockSignals(False)
+                return
+
+    def _apply_filter(self) -> None:
+        if self._filling:
+            return
+        c = self.combos
+        self.state.set_filter(
+            EpisodeFilter(
+                model=c["model"].currentData(),
+                task=c["task"].currentData(),
+                mode=c["mode"].currentData(),
+                outcome=c["outcome"].currentData(),
+                failed_grasp=self.failed_grasp.isChecked(),
+            )
+        )
+
+    def clear_filters(self) -> None:
+        """Every filter back to Any: the whole list."""
+        self._filling = True
+        try:
+            for combo in self.combos.values():
+                combo.setCurrentIndex(0)
+            self.failed_grasp.setChecked(False)
+        finally:
+            self._filling = False
+        self._apply_filter()
+
+    def show_open(self) -> None:
+        """Select the open episode's row (after it was opened some other way)."""
+        self._select_open()
+
+    def set_filter_value(self, name: str, value: str | None) -> None:
+        """Choose a filter value as a person would in its list (None: any)."""
+        combo = self.combos[name]
+        combo.setCurrentIndex(max(0, combo.findData(value)))
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.open_requested.emit(self.model.episode_id(current.row()))
+
+    def select_row(self, row: int) -> None:
+        self.view.selectRow(row)

@@ -1,0 +1,343 @@
+"""Episode results: success per task and mode, manipulation effort, failure patterns.
+
+Shows the `episodes` dict of `reasonscope metrics --json` (built by
+`annotation.tabletop.episode_metrics.episode_metrics`); it never reads the project itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QGroupBox,
+    QHeaderView,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.results.agreement import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    table_cell,
+)
+
+MODE_COLOURS = {
+    "direct": QColor(120, 144, 176),
+    "perception": QColor(230, 159, 0),
+    "manipulation": QColor(0, 158, 115),
+}
+OTHER_COLOURS = (QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0))
+CHANCE_COLOUR = QColor(150, 150, 150)
+BASELINE_BRUSH = QColor(128, 128, 128, 55)
+COUNT_SEGMENTS = (
+    ("under", "Under", QColor(213, 94, 0)),
+    ("exact", "Exact", QColor(0, 158, 115)),
+    ("over", "Over", QColor(86, 180, 233)),
+    ("no_number", "No number", QColor(150, 150, 150)),
+)
+RECOVERY_COLUMNS = (
+    "Model / agent",
+    "Mode",
+    "N",
+    "Push",
+    "Grasp",
+    "None (answered)",
+    "Scene + seg.",
+    "Seg. only",
+    "No new seg.",
+)
+EMPTY_TEXT = (
+    "No episodes yet. Import recorded runs with <code>reasonscope import episodes FILE "
+    "--format reasonscope</code> (or <code>--format mgvqa</code> for tool-calling "
+    "transcripts), or record them with <code>reasonscope run-agent</code>."
+)
+
+
+def percent(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def share(count: int, pct_value: float | None) -> str:
+    return f"{count}" if pct_value is None else f"{count} ({pct_value:.0f} %)"
+
+
+def row_label(row: dict[str, Any]) -> str:
+    who = row["model"] if row["agent"] in ("", row["model"]) else f"{row['model']} / {row['agent']}"
+    return who + (" (baseline)" if row["baseline"] else "")
+
+
+def short_label(row: dict[str, Any]) -> str:
+    return f"{row['model']}\n{row['mode'] or '-'}"
+
+
+def mode_colour(mode: str, modes: list[str]) -> QColor:
+    if mode in MODE_COLOURS:
+        return MODE_COLOURS[mode]
+    return OTHER_COLOURS[modes.index(mode) % len(OTHER_COLOURS)] if mode in modes else CHANCE_COLOUR
+
+
+class BarPlot(pg.PlotWidget):
+    """Grouped or stacked bars with category labels under them."""
+
+    def __init__(self, title: str, y_label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent, background=None)
+        self.setTitle(title)
+        self.setLabel("left", y_label)
+        self.setMouseEnabled(x=False, y=False)
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.setMinimumHeight(260)
+        self.getAxis("bottom").setHeight(42)  # room for two-line category labels
+        self.legend = pg.LegendItem(colCount=4)  # below the axis, never over the bars
+        self.getPlotItem().layout.addItem(self.legend, 4, 1)
+        self.bars: list[pg.BarGraphItem] = []
+
+    def draw(
+        self,
+        labels: list[str],
+        series: list[tuple[str, list[float | None], QColor]],
+        *,
+        stacked: bool = False,
+        y_max: float | None = None,
+    ) -> None:
+        """One bar per (label, series); side by side, or stacked when `stacked`."""
+        self.clear()
+        self.legend.clear()
+        self.bars = []
+        n = max(len(series), 1)
+        width = 0.7 if stacked else 0.8 / n
+        bottoms = [0.0] * len(labels)
+        for k, (name, values, colour) in enumerate(series):
+            xs, heights, y0 = [], [], []
+            for i, value in enumerate(values):
+                if value is None:
+                    continue
+                xs.append(i if stacked else i - 0.4 + width * (k + 0.5))
+                heights.append(value)
+                y0.append(bottoms[i] if stacked else 0.0)
+                if stacked:
+                    bottoms[i] += value
+            item = pg.BarGraphItem(
+                x=xs, height=heights, y0=y0, width=width, brush=colour, pen=None, name=name
+            )
+            self.addItem(item)
+            self.legend.addItem(item, name)
+            self.bars.append(item)
+        self.getAxis("bottom").setTicks([list(enumerate(labels))])
+        self.setXRange(-0.6, max(len(labels), 1) - 0.4, padding=0)
+        if y_max is None:
+            tops = bottoms if stacked else [v for _, vs, _ in series for v in vs if v is not None]
+            y_max = max([1.0, *tops]) * 1.15
+        self.setYRange(0, y_max, padding=0.02)
+
+
+class EpisodeResultsView(QWidget):
+    """Tables and plots for the `episodes` metrics dict; `set_metrics(None)` clears them."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel(wordWrap=True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.success_table = results_table([])
+        self.recovery_table = results_table(RECOVERY_COLUMNS)
+        self.recovery_note = QLabel(wordWrap=True)
+        self.format_errors = QLabel(wordWrap=True)
+        self.task_plot = BarPlot("Success per task and mode (mean over models)", "success (%)")
+        self.calls_plot = BarPlot("Manipulation calls per question", "grasp + push calls")
+        self.find_plot = BarPlot("Find: object present vs absent", "success (%)")
+        self.count_plot = BarPlot("Count: under, exact and over", "share of answers (%)")
+
+        success_box = QGroupBox("Success rate (%) per task; average over tasks")
+        inner = QVBoxLayout(success_box)
+        inner.addWidget(self.success_table)
+        inner.addWidget(self.format_errors)
+        plots = QGridLayout()
+        for i, plot in enumerate(
+            (self.task_plot, self.calls_plot, self.find_plot, self.count_plot)
+        ):
+            plots.addWidget(plot, i // 2, i % 2)
+        recovery_box = QGroupBox("After the first failed grasp: next manipulation and re-grounding")
+        inner = QVBoxLayout(recovery_box)
+        inner.addWidget(self.recovery_table)
+        inner.addWidget(self.recovery_note)
+
+        sections = (success_box, plots, recovery_box)
+        self.content = scrolling_page(self, self.summary, sections)
+        self.set_metrics(None)
+
+    # -- filling ---------------------------------------------------------------------------
+    def set_metrics(self, m: dict[str, Any] | None) -> None:
+        if not m or not m.get("rows"):
+            self.summary.setText("No project open." if m is None else EMPTY_TEXT)
+            self.content.hide()
+            for table in (self.success_table, self.recovery_table):
+                table.setRowCount(0)
+            for plot in (self.task_plot, self.calls_plot, self.find_plot, self.count_plot):
+                plot.draw([], [])
+            return
+        self.content.show()
+        rows = m["rows"]
+        models = {r["model"] for r in rows if not r["baseline"]}
+        self.summary.setText(
+            f"{m['n']} episode{'s' if m['n'] != 1 else ''} from {len(models)} "
+            f"model{'s' if len(models) != 1 else ''} in {len(m['modes'])} "
+            f"mode{'s' if len(m['modes']) != 1 else ''}."
+            + (" Baseline rows are shaded." if any(r["baseline"] for r in rows) else "")
+        )
+        self._fill_success(m)
+        self._fill_recovery(rows)
+        self._draw_plots(m)
+
+    def _fill_success(self, m: dict[str, Any]) -> None:
+        tasks, rows = m["tasks"], m["rows"]
+        columns = ["Model / agent", "Mode", "n", *[t.capitalize() for t in tasks], "Average"]
+        columns += ["Manip. / q", "Acted", "Format errors"]
+        table = self.success_table
+        table.setColumnCount(len(columns))
+        table.setHorizontalHeaderLabels(columns)
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            manip = row["manipulation"]
+            median = manip["median_calls"]
+            cells = [
+                table_cell(row_label(row), right=False),
+                table_cell(row["mode"], right=False),
+                table_cell(str(row["n"])),
+            ]
+            for t in tasks:
+                s = row["success"][t]
+                cells.append(
+                    table_cell(
+                        percent(s["success_pct"]), tip=f"{s['successes']} of {s['n']} correct"
+                    )
+                )
+            cells += [
+                table_cell(percent(row["average_pct"]), tip="macro average over the tasks shown"),
+                table_cell(
+                    "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
+                    tip="" if median is None else f"median {median:g}",
+                ),
+                table_cell(str(manip["acted_episodes"]), tip="episodes with a grasp or push"),
+                table_cell(str(row["format_error_steps"]), tip=f"of {row['steps']} steps"),
+            ]
+            for c, item in enumerate(cells):
+                if row["baseline"]:
+                    font = QFont(item.font())
+                    font.setItalic(True)
+                    item.setFont(font)
+                    item.setBackground(QBrush(BASELINE_BRUSH))
+                    item.setData(Qt.ItemDataRole.UserRole, "baseline")
+                table.setItem(r, c, item)
+        fit_table_height(table)
+        errors = m.get("format_errors", [])
+        total = sum(e["format_error_steps"] for e in errors)
+        worst = max(errors, key=lambda e: e["format_error_steps"], default=None)
+        self.format_errors.setText(
+            "No unreadable model replies."
+            if not total
+            else f"{total} unreadable replies recorded as format errors; most from "
+            f"{worst['model']} ({worst['format_error_steps']} in "
+            f"{worst['episodes_with_format_errors']} episodes)."
+        )
+
+    def _fill_recovery(self, rows: list[dict[str, Any]]) -> None:
+        shown = [r for r in rows if r["recovery"]["failed_grasp_episodes"]]
+        table = self.recovery_table
+        table.setRowCount(len(shown))
+        for r, row in enumerate(shown):
+            rec = row["recovery"]
+            nxt, npct = rec["next"], rec["next_pct"]
+            reg, rpct = rec["regrounding"], rec["regrounding_pct"]
+            cells = [
+                table_cell(row_label(row), right=False),
+                table_cell(row["mode"], right=False),
+                table_cell(str(rec["failed_grasp_episodes"])),
+                *[table_cell(share(nxt[k], npct[k])) for k in ("push", "grasp", "none")],
+                *[
+                    table_cell(share(reg[k], rpct[k]))
+                    for k in ("scene_and_seg", "seg_only", "no_seg")
+                ],
+            ]
+            for c, item in enumerate(cells):
+                table.setItem(r, c, item)
+        fit_table_height(table)
+        self.recovery_note.setText(
+            "No failed grasps recorded."
+            if not shown
+            else "N: episodes with at least one failed grasp. Re-grounding shares are of "
+            "the episodes that pushed next: a new perceive_scene before the find_object "
+            "(scene + seg.), find_object on the old scene graph (seg. only), or a mask "
+            "segmented before the failure (no new seg.)."
+        )
+
+    def _draw_plots(self, m: dict[str, Any]) -> None:
+        tasks, rows, modes = m["tasks"], m["rows"], m["modes"]
+        labels = [t.capitalize() for t in tasks] + ["Average"]
+        series = []
+        for mode in modes:
+            means = m["mode_means"].get(mode, {})
+            if any(means.get(t) is not None for t in tasks):
+                values = [means.get(t) for t in tasks] + [means.get("average")]
+                series.append((mode.capitalize() or "-", values, mode_colour(mode, modes)))
+        for row in (r for r in rows if r["baseline"]):
+            values = [row["success"][t]["success_pct"] for t in tasks] + [row["average_pct"]]
+            series.append((f"Chance ({row['mode'] or '-'})", values, CHANCE_COLOUR))
+        self.task_plot.draw(labels, series, y_max=100)
+
+        acted = [r for r in rows if r["mode"] == "manipulation" or r["manipulation"]["mean_calls"]]
+        self.calls_plot.draw(
+            [short_label(r) for r in acted],
+            [
+                ("Mean", [r["manipulation"]["mean_calls"] for r in acted], QColor(0, 114, 178)),
+                (
+                    "Median",
+                    [r["manipulation"]["median_calls"] for r in acted],
+                    QColor(86, 180, 233),
+                ),
+            ],
+        )
+
+        finds = [r for r in rows if r["find"]["present"]["n"] or r["find"]["absent"]["n"]]
+        self.find_plot.draw(
+            [short_label(r) for r in finds],
+            [
+                (
+                    "Present",
+                    [r["find"]["present"]["success_pct"] for r in finds],
+                    QColor(0, 158, 115),
+                ),
+                (
+                    "Absent",
+                    [r["find"]["absent"]["success_pct"] for r in finds],
+                    QColor(230, 159, 0),
+                ),
+            ],
+            y_max=100,
+        )
+
+        counts = [r for r in rows if r["count"]["n"]]
+        segments = []
+        for key, name, colour in COUNT_SEGMENTS:
+            values = []
+            for r in counts:
+                c = r["count"]
+                k = c["invalid"] + c["unanswered"] if key == "no_number" else c[key]
+                values.append(100.0 * k / c["n"])
+            segments.append((name, values, colour))
+        self.count_plot.draw([short_label(r) for r in counts], segments, stacked=True, y_max=100)
+
+    def baseline_rows(self) -> list[int]:
+        """Rows of the success table shown as baseline (for tests and accessibility)."""
+        table = self.success_table
+        return [
+            r
+            for r in range(table.rowCount())
+            if table.item(r, 0) and table.item(r, 0).data(Qt.ItemDataRole.UserRole) == "baseline"
+        ]

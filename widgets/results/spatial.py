@@ -1,0 +1,106 @@
+"""Foundational spatial grounding results: one row per model, the paper's Table layout.
+
+Shows the dict of `app.jobs.spatial.spatial_metrics` (`project.spatial.summary()`); it
+never reads the project itself. Columns: the Gaussian-weighted spatial score (0-100) in the
+sparse, dense and cluttered settings, their mean (Avg., each setting weighing the same, as
+in the paper) and the number of items scored. docs/spatial-grounding.md has the definitions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from widgets.results.agreement import fit_table_height, results_table, table_cell
+
+SETTINGS = ("sparse", "dense", "cluttered")
+COLUMNS = ("Model", "Sparse", "Dense", "Cluttered", "Avg.", "Items")
+EMPTY_TEXT = (
+    "No spatial grounding results yet. Generate items with <code>reasonscope spatial "
+    "generate --setting all --n N --seed S --out DIR</code>, run a model on DIR/items.jsonl, "
+    "then import its replies with <code>reasonscope import spatial-predictions FILE.jsonl "
+    "--model NAME</code> (docs/spatial-grounding.md)."
+)
+
+
+def score_text(score: float | None) -> str:
+    """A score as shown: one decimal, or a dash when there is none."""
+    return "–" if score is None else f"{score:.1f}"
+
+
+class SpatialResultsTable(QWidget):
+    """Spatial grounding scores per model and setting; `set_summary(None or {})` shows the
+    empty state."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._summary: dict[str, Any] | None = None
+        self.message = QLabel(wordWrap=True)
+        self.message.setObjectName("spatial_results_message")
+        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.table = results_table(COLUMNS, alternating=True)
+        self.table.setObjectName("spatial_results_table")
+        self.note = QLabel(wordWrap=True)
+        self.note.setStyleSheet("color: #555")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.message)
+        layout.addWidget(self.table)
+        layout.addWidget(self.note)
+        layout.addStretch(1)
+        self.set_summary(None)
+
+    def set_summary(self, summary: dict[str, Any] | None) -> None:
+        """Show `spatial_metrics(project)`: ``{"sigma", "by_model": {model: {...}}}``."""
+        self._summary = summary
+        by_model = (summary or {}).get("by_model") or {}
+        if not by_model:
+            self.message.setText(EMPTY_TEXT)
+            self.message.show()
+            self.table.setRowCount(0)
+            self.table.hide()
+            self.note.hide()
+            return
+        self.message.hide()
+        self.table.show()
+        self.note.show()
+        sigma = summary.get("sigma")
+        models = sorted(by_model, key=str.lower)
+        self.table.setRowCount(len(models))
+        for r, model in enumerate(models):
+            row = by_model[model]
+            self.table.setItem(r, 0, table_cell(model, right=False))
+            counts = []
+            for c, setting in enumerate(SETTINGS, start=1):
+                cell = row.get(setting)
+                if cell is None:
+                    self.table.setItem(r, c, table_cell("–", tip=f"no {setting} items scored"))
+                    continue
+                n = cell["items"]
+                counts.append(f"{n} {setting}")
+                tip = f"mean of {n} item{'s' * (n != 1)}"
+                self.table.setItem(r, c, table_cell(score_text(cell["score"]), tip=tip))
+            self.table.setItem(
+                r,
+                4,
+                table_cell(score_text(row.get("average")), tip="mean of the settings shown (Avg.)"),
+            )
+            total = sum(row[s]["items"] for s in SETTINGS if s in row)
+            self.table.setItem(r, 5, table_cell(str(total), tip=", ".join(counts)))
+        fit_table_height(self.table)
+        self.note.setText(
+            "Gaussian-weighted spatial score, 0-100 per asked object: 100 for the arm on the "
+            "object's side of the centreline, 100 exp(-x² / 2σ²) for the other arm, 0 when "
+            f"the reply names no arm; σ = {sigma:g} m. Avg. is the mean of the settings."
+            if sigma is not None
+            else "Gaussian-weighted spatial score, 0-100. Avg. is the mean of the settings."
+        )
+
+    def rows(self) -> list[list[str]]:
+        """The table's cells as shown, row by row (for tests and copying)."""
+        return [
+            [self.table.item(r, c).text() for c in range(self.table.columnCount())]
+            for r in range(self.table.rowCount())
+        ]
