@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotation.models import Annotator, AuditEntry
 from store.base import Repository, loads
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
 
 def _annotator(row: tuple) -> Annotator:

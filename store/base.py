@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from annotation.models import Annotator
-from store.db import ProjectError, utc_now
-
-if TYPE_CHECKING:
-    from store.db import Project
+from store.connection import ProjectFile
+from store.errors import ProjectError, utc_now
 
 
 def dumps(value: Any) -> str:
@@ -23,7 +21,10 @@ def loads(text: str | None, default: Any = None) -> Any:
 
 
 class Repository:
-    def __init__(self, project: Project) -> None:
+    """A family of tables. It gets the open file, never the other repositories:
+    one that needs another takes it as a keyword argument."""
+
+    def __init__(self, project: ProjectFile) -> None:
         self.project = project
 
     @property

@@ -8,29 +8,17 @@ disk when the call returns and concurrent writers queue instead of failing.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlite_utils import Database
-
-from store import schema
+import store.schema as schema
+from store.errors import ProjectError, utc_now
+from store.project import Project
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 30.0
-
-
-class ProjectError(Exception):
-    """A project cannot be opened or changed; the message is one line naming the file."""
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
 def _check_file(path: Path, *, create: bool, readonly: bool) -> None:
@@ -87,84 +75,6 @@ def _set_wal(conn: sqlite3.Connection) -> str:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)
-
-
-class Project:
-    """An open project file. Repositories hang off it as attributes."""
-
-    def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool) -> None:
-        self.path = path
-        self.readonly = readonly
-        self.db = Database(conn, execute_plugins=False)
-        from store.repositories import attach_repositories
-
-        attach_repositories(self)
-
-    # -- transactions -------------------------------------------------------
-    @contextmanager
-    def write(self) -> Iterator[Database]:
-        """One atomic, immediately committed write. Nested calls join the outer one."""
-        if self.readonly:
-            raise ProjectError(f"{self.path}: opened read-only; cannot change it")
-        conn = self.db.conn
-        if conn.in_transaction:
-            yield self.db
-            return
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise ProjectError(f"{self.path}: cannot start a write ({exc})") from None
-        try:
-            yield self.db
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        else:
-            conn.execute("COMMIT")
-
-    @property
-    def schema_version(self) -> int:
-        return self.db.execute(
-            "SELECT count(*) FROM _sqlite_migrations WHERE migration_set = ?",
-            [schema.MIGRATION_SET],
-        ).fetchone()[0]
-
-    # -- project metadata ----------------------------------------------------
-    def meta_get(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM project_meta WHERE key = ?", [key]).fetchone()
-        return row[0] if row else None
-
-    def meta_list(self, key: str) -> list[str]:
-        value = self.meta_get(key)
-        return json.loads(value) if value else []
-
-    def meta_append(self, key: str, item: str) -> None:
-        with self.write():
-            items = self.meta_list(key)
-            if item not in items:
-                items.append(item)
-            self.db.execute(
-                "INSERT INTO project_meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [key, json.dumps(items)],
-            )
-
-    def checkpoint(self) -> None:
-        """Fold the WAL into the main file (before copying or moving it)."""
-        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-    def integrity_ok(self) -> bool:
-        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-
-    def close(self) -> None:
-        self.db.conn.close()
-
-    def __enter__(self) -> Project:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def open_project(

@@ -10,7 +10,7 @@ from typing import Any
 from annotation.error_taxonomy import load_taxonomy
 from annotation.models import STEP_KINDS, Annotator, Episode, ErrorLabel, Step
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
 
 class ImageRepository(Repository):

@@ -34,7 +34,7 @@ from annotation.jrdb.hoi_review import (
 )
 from annotation.models import HOI_DIFFICULTIES, REVIEW_VERDICTS, Annotator, HoiLabel, HoiReview
 from store.base import Repository, dumps
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
 _LABEL_COLUMNS = (
     "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "

@@ -28,7 +28,7 @@ from annotation.models import (
     Sequence,
 )
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
 _BOX3D_FIELDS = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
 _RELATION_FIELDS = (

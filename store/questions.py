@@ -8,9 +8,9 @@ from typing import Any
 
 from annotation.models import QUESTION_STATUSES, Annotator, Difficulty, Page, Question
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
-_COLUMNS = (
+QUESTION_COLUMNS = (
     "id, uid, version, benchmark, task, text, options, answer, evidence_ids, steps, "
     "difficulty_s, difficulty_r, difficulty_t, criteria, status, is_current, scene_id, "
     "sequence_id, seed, created_at, created_by"
@@ -18,7 +18,7 @@ _COLUMNS = (
 _SORTS = {"created": "ASC", "-created": "DESC"}
 
 
-def _question(r: tuple) -> Question:
+def question_from_row(r: tuple) -> Question:
     difficulty = Difficulty(r[10], r[11], r[12]) if r[10] is not None else None
     return Question(
         id=r[0],
@@ -43,7 +43,7 @@ def _question(r: tuple) -> Question:
     )
 
 
-def _row(q: dict[str, Any], *, created_by: int | None) -> list[Any]:
+def question_row(q: dict[str, Any], *, created_by: int | None) -> list[Any]:
     for key in ("benchmark", "task", "text"):
         if not isinstance(q.get(key), str) or not q[key].strip():
             raise ValueError(f"question needs a non-empty {key!r}")
@@ -80,7 +80,7 @@ def _row(q: dict[str, Any], *, created_by: int | None) -> list[Any]:
     ]
 
 
-_INSERT = (
+INSERT_QUESTION = (
     "INSERT INTO questions(uid, version, benchmark, task, text, options, answer, evidence_ids, "
     "steps, difficulty_s, difficulty_r, difficulty_t, difficulty_d, criteria, status, scene_id, "
     "sequence_id, seed, created_at, created_by) VALUES (" + ", ".join(["?"] * 20) + ")"
@@ -92,7 +92,7 @@ class QuestionRepository(Repository):
         """Store one new question (version 1). Generators pass no annotator."""
         with self.project.write():
             cur = self.db.execute(
-                _INSERT, _row(question, created_by=annotator.id if annotator else None)
+                INSERT_QUESTION, question_row(question, created_by=annotator.id if annotator else None)
             )
             self._audit(annotator, "create", "questions", cur.lastrowid)
         return self.get(cur.lastrowid)
@@ -105,28 +105,28 @@ class QuestionRepository(Repository):
         with self.project.write():
             n = 0
             for q in questions:
-                self.db.execute(_INSERT, _row(q, created_by=by))
+                self.db.execute(INSERT_QUESTION, question_row(q, created_by=by))
                 n += 1
             self._audit(annotator, "import", "questions", "*", {"count": n})
         return n
 
     def get(self, question_id: int) -> Question:
         row = self.db.execute(
-            f"SELECT {_COLUMNS} FROM questions WHERE id = ?", [question_id]
+            f"SELECT {QUESTION_COLUMNS} FROM questions WHERE id = ?", [question_id]
         ).fetchone()
         if row is None:
             raise ProjectError(f"{self.project.path}: no question with id {question_id}")
-        return _question(row)
+        return question_from_row(row)
 
     def versions(self, uid: str) -> list[Question]:
         """The question's history. A correction a verifier proposed is left out until
         the verification outcome adopts it (it would reveal a blind verdict)."""
         rows = self.db.execute(
-            f"SELECT {_COLUMNS} FROM questions WHERE uid = ? "
+            f"SELECT {QUESTION_COLUMNS} FROM questions WHERE uid = ? "
             "AND (proposal_state IS NULL OR proposal_state = 'adopted') ORDER BY version",
             [uid],
         ).fetchall()
-        return [_question(r) for r in rows]
+        return [question_from_row(r) for r in rows]
 
     def page(
         self,
@@ -155,11 +155,11 @@ class QuestionRepository(Repository):
             where.append(f"(created_at, id) {'>' if direction == 'ASC' else '<'} (?, ?)")
             params.extend(after)
         sql = (
-            f"SELECT {_COLUMNS} FROM questions WHERE {' AND '.join(where)} "
+            f"SELECT {QUESTION_COLUMNS} FROM questions WHERE {' AND '.join(where)} "
             f"ORDER BY created_at {direction}, id {direction} LIMIT ?"
         )
         rows = self.db.execute(sql, [*params, limit]).fetchall()
-        questions = [_question(r) for r in rows]
+        questions = [question_from_row(r) for r in rows]
         cursor = (questions[-1].created_at, questions[-1].id) if len(questions) == limit else None
         return Page(rows=questions, next_cursor=cursor)
 
@@ -218,7 +218,7 @@ class QuestionRepository(Repository):
             }
             fields.update(changes)
             self.db.execute("UPDATE questions SET is_current = 0 WHERE id = ?", [question_id])
-            cur = self.db.execute(_INSERT, _row(fields, created_by=annotator.id))
+            cur = self.db.execute(INSERT_QUESTION, question_row(fields, created_by=annotator.id))
             self._audit(
                 annotator,
                 "correct",

@@ -38,8 +38,9 @@ from annotation.jrdb.reasoning_eval import (
 )
 from annotation.models import Annotator, Question
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
-from store.questions import _COLUMNS, _question
+from store.connection import ProjectFile
+from store.errors import ProjectError, utc_now
+from store.questions import QUESTION_COLUMNS, QuestionRepository, question_from_row
 
 _PREDICTION_SELECT = (
     "SELECT p.id, p.question_id, q.uid, p.model, p.answer, p.step_answers, p.correct, p.iou, "
@@ -102,6 +103,10 @@ def _row_error(line: int, problem: str) -> ValueError:
 
 class ReasoningRepository(Repository):
     """Predictions (imported, scored), difficulty ratings and human answers."""
+
+    def __init__(self, project: ProjectFile, *, questions: QuestionRepository) -> None:
+        super().__init__(project)
+        self.questions = questions
 
     # -- model predictions ----------------------------------------------------------------
     def import_predictions(
@@ -190,11 +195,11 @@ class ReasoningRepository(Repository):
         for start in range(0, len(ordered), 900):
             part = ordered[start : start + 900]
             rows = self.db.execute(
-                f"SELECT {_COLUMNS} FROM questions WHERE is_current = 1 "
+                f"SELECT {QUESTION_COLUMNS} FROM questions WHERE is_current = 1 "
                 f"AND uid IN ({', '.join('?' * len(part))})",
                 part,
             ).fetchall()
-            found.update((r[1], _question(r)) for r in rows)
+            found.update((r[1], question_from_row(r)) for r in rows)
         return found
 
     def predictions(self, model: str | None = None) -> list[Prediction]:
@@ -223,7 +228,7 @@ class ReasoningRepository(Repository):
 
     # -- difficulty ratings ---------------------------------------------------------------
     def _current_question(self, question_id: int) -> Question:
-        q = self.project.questions.get(question_id)
+        q = self.questions.get(question_id)
         if not q.is_current:
             raise ProjectError(f"{self.project.path}: question {question_id} has a newer version")
         return q
@@ -325,7 +330,7 @@ class ReasoningRepository(Repository):
         their own stable order; None when they have rated them all. Do not show its D."""
         self._require(annotator)
         queue = self._queue(annotator, benchmark, self._RATED)
-        return self.project.questions.get(queue[0][0]) if queue else None
+        return self.questions.get(queue[0][0]) if queue else None
 
     def rating_progress(
         self, annotator: Annotator, benchmark: str | None = None
@@ -389,7 +394,7 @@ class ReasoningRepository(Repository):
         in this version, in their own stable order. Do not show its answer."""
         self._require(annotator)
         queue = self._queue(annotator, benchmark, self._ANSWERED)
-        return self.project.questions.get(queue[0][0]) if queue else None
+        return self.questions.get(queue[0][0]) if queue else None
 
     def answer_progress(self, annotator: Annotator, benchmark: str = "jrdb") -> tuple[int, int]:
         """(questions answered by `annotator` in their current version, questions to answer)."""

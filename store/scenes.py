@@ -6,7 +6,7 @@ from typing import Any
 
 from annotation.models import Annotator, Body, Scene, SceneSummary
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
 _BODY_COLUMNS = (
     "body_key, name, category, asset, size, scale, rgba, texture, position, orientation, fixed, "

@@ -28,7 +28,7 @@ from annotation.bimanual.spatial_grounding import (
     summarise,
 )
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
+from store.errors import ProjectError, utc_now
 
 _PREDICTION_SELECT = (
     "SELECT p.id, p.item_id, i.setting, p.model, p.reply, p.choices, p.notes, p.sigma, "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from annotation.models import ProjectSummary
 from store.base import Repository
+from store.connection import ProjectFile
+from store.questions import QuestionRepository
 
 _COUNTS = {
     "annotators": "SELECT count(*) FROM annotators",
@@ -33,11 +35,15 @@ _COUNTS = {
 
 
 class SummaryRepository(Repository):
+    def __init__(self, project: ProjectFile, *, questions: QuestionRepository) -> None:
+        super().__init__(project)
+        self.questions = questions
+
     def summary(self) -> ProjectSummary:
         counts = {key: self.db.execute(sql).fetchone()[0] for key, sql in _COUNTS.items()}
         return ProjectSummary(
             path=str(self.project.path),
             schema_version=self.project.schema_version,
-            questions=self.project.questions.counts_by_status(),
+            questions=self.questions.counts_by_status(),
             **counts,
         )

@@ -23,8 +23,15 @@ from annotation.verification import (
     derive_outcome,
 )
 from store.base import Repository, dumps, loads
-from store.db import ProjectError, utc_now
-from store.questions import _COLUMNS, _INSERT, _question, _row
+from store.connection import ProjectFile
+from store.errors import ProjectError, utc_now
+from store.questions import (
+    INSERT_QUESTION,
+    QUESTION_COLUMNS,
+    QuestionRepository,
+    question_from_row,
+    question_row,
+)
 
 _SELECT = (
     "SELECT v.id, v.question_id, v.annotator_id, a.name, v.round, v.unambiguous, "
@@ -67,19 +74,23 @@ def _record(r: tuple) -> VerdictRecord:
 
 
 class VerificationRepository(Repository):
+    def __init__(self, project: ProjectFile, *, questions: QuestionRepository) -> None:
+        super().__init__(project)
+        self.questions = questions
+
     # -- work lists ------------------------------------------------------------
     def queue(self, annotator: Annotator, limit: int = 50) -> list[Question]:
         """Current pending questions with a free first-round slot this annotator has not used."""
         self._require(annotator)
         rows = self.db.execute(
-            f"SELECT {_COLUMNS} FROM questions q WHERE q.is_current = 1 "
+            f"SELECT {QUESTION_COLUMNS} FROM questions q WHERE q.is_current = 1 "
             f"AND q.status = 'pending' AND {_LIVE_FIRST} < 2 AND NOT EXISTS ("
             "SELECT 1 FROM verifications v WHERE v.question_id = q.id "
             "AND v.annotator_id = ? AND v.retracted_at IS NULL) "
             "ORDER BY q.created_at, q.id LIMIT ?",
             [annotator.id, limit],
         ).fetchall()
-        return [_question(r) for r in rows]
+        return [question_from_row(r) for r in rows]
 
     def adjudication_queue(self, annotator: Annotator, limit: int = 50) -> list[Question]:
         """Questions whose two verdicts disagree, awaiting a third annotator (not this one's own)."""
@@ -89,7 +100,7 @@ class VerificationRepository(Repository):
             for qid in self._awaiting_adjudication()
             if all(r.annotator_id != annotator.id for r in self._live(qid))
         ][:limit]
-        return [self.project.questions.get(qid) for qid in ids]
+        return [self.questions.get(qid) for qid in ids]
 
     def adjudication_pending(self) -> int:
         """How many questions wait for an adjudicator."""
@@ -119,7 +130,7 @@ class VerificationRepository(Repository):
             raise ValueError(f"seconds_on_task must be a finite number >= 0, not {seconds_on_task}")
         where = f"{self.project.path}: question {question_id}"
         with self.project.write():
-            question = self.project.questions.get(question_id)
+            question = self.questions.get(question_id)
             live = self._live(question_id)
             mine = [r for r in live if r.annotator_id == annotator.id]
             if mine:
@@ -338,7 +349,7 @@ class VerificationRepository(Repository):
         ).fetchone()[0]
         fields: dict[str, Any] = {name: getattr(question, name) for name in _COPIED}
         fields.update(version=latest + 1, status="pending", **corrections)
-        cur = self.db.execute(_INSERT, _row(fields, created_by=by.id))
+        cur = self.db.execute(INSERT_QUESTION, question_row(fields, created_by=by.id))
         self.db.execute(
             "UPDATE questions SET is_current = 0, proposal_state = 'proposed' WHERE id = ?",
             [cur.lastrowid],
@@ -347,7 +358,7 @@ class VerificationRepository(Repository):
 
     def _settle(self, question_id: int, annotator: Annotator) -> None:
         """Make the question's status and current version what its live verdicts imply."""
-        question = self.project.questions.get(question_id)
+        question = self.questions.get(question_id)
         live = self._live(question_id)
         outcome = self._derive(live)
         adopted_id = None

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QInputDialog
 from annotation.jrdb.layout import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
 from annotation.models import Annotator
 from app.io.jrdb import stored_calibration
-from store.db import ProjectError
+from store import ProjectError
 from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
 from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
 from widgets.mode import mode_toolbar

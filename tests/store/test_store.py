@@ -8,7 +8,7 @@ import pytest
 from sqlite_utils import Database
 
 from store import ProjectError, open_project, schema
-from store.db import Project
+from store.project import Project
 
 STATUSES = ("pending", "approved", "corrected", "excluded")
 

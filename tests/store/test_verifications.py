@@ -7,7 +7,7 @@ from sqlite_utils import Database
 
 from annotation.verification import Verdict
 from store import ProjectError, open_project, schema
-from store.db import Project
+from store.project import Project
 
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")

@@ -1,0 +1,93 @@
+"""An open project file: one SQLite connection, its write transactions and metadata."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlite_utils import Database
+
+import store.schema as schema
+from store.errors import ProjectError
+
+
+class ProjectFile:
+    """An open project file: its connection, transactions and metadata.
+
+    `store.project.Project` adds the repositories; a repository gets this, so it
+    can write, but not the other repositories unless they are handed to it.
+    """
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.db = Database(conn, execute_plugins=False)
+
+    # -- transactions -------------------------------------------------------
+    @contextmanager
+    def write(self) -> Iterator[Database]:
+        """One atomic, immediately committed write. Nested calls join the outer one."""
+        if self.readonly:
+            raise ProjectError(f"{self.path}: opened read-only; cannot change it")
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield self.db
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise ProjectError(f"{self.path}: cannot start a write ({exc})") from None
+        try:
+            yield self.db
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    @property
+    def schema_version(self) -> int:
+        return self.db.execute(
+            "SELECT count(*) FROM _sqlite_migrations WHERE migration_set = ?",
+            [schema.MIGRATION_SET],
+        ).fetchone()[0]
+
+    # -- project metadata ----------------------------------------------------
+    def meta_get(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM project_meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def meta_list(self, key: str) -> list[str]:
+        value = self.meta_get(key)
+        return json.loads(value) if value else []
+
+    def meta_append(self, key: str, item: str) -> None:
+        with self.write():
+            items = self.meta_list(key)
+            if item not in items:
+                items.append(item)
+            self.db.execute(
+                "INSERT INTO project_meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, json.dumps(items)],
+            )
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file (before copying or moving it)."""
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def integrity_ok(self) -> bool:
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self) -> ProjectFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
