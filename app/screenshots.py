@@ -213,7 +213,7 @@ def _select_person(app, annotate) -> None:
 def _generator_step(app, window, path: Path) -> Path:
     """Annotate HOI with the question generator in front: a clique question, a step selected
     (its boxes emphasised in the image and the cloud, the rest dimmed)."""
-    from annotation.query.engine import Preferences
+    from annotation.query.model import Preferences
     from app.annotate.generator import install_generator_dock
 
     annotate = window.annotate

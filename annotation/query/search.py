@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from annotation.query.engine import (
+from annotation.query.model import (
     DYNAMIC_ATTRIBUTES,
     Binding,
     Combination,

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.query.engine import Binding, GraphIndex, Preferences, Step
+from annotation.query.model import Binding, GraphIndex, Preferences, Step
 from annotation.query.search import IDENTITY_KINDS, RawStep
 from annotation.query.words import (
     DIRECTION_PHRASES,

@@ -27,7 +27,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from annotation.query.engine import GeneratedQuestion, NoQuestion, Preferences, generate
+from annotation.query.engine import generate
+from annotation.query.model import GeneratedQuestion, NoQuestion, Preferences
 from app.jobs.reasoning import DEFAULT_WINDOW, FrameWindow, load_window, question_record
 from store import open_project
 from widgets.graph.generator_panel import GeneratorPanel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from annotation.query.engine import MODALITIES, SCOPES, SUBJECTS, Preferences
+from annotation.query.model import MODALITIES, SCOPES, SUBJECTS, Preferences
 from app.cli.support import TerminalProgress, default_db, fail
 from store import open_project
 

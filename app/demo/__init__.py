@@ -171,7 +171,7 @@ DEMO_REASONING = [
 
 def _part_reasoning(project: Project, progress: Progress) -> None:
     """Query-engine questions on the HOI-labelled frames, pending verification."""
-    from annotation.query.engine import Preferences
+    from annotation.query.model import Preferences
     from app.jobs.reasoning import generate_for_sequence
 
     for sequence in project.sequences.list():

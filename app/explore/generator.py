@@ -17,7 +17,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication
 
-from annotation.query.engine import NoQuestion, Preferences, generate
+from annotation.query.engine import generate
+from annotation.query.model import NoQuestion, Preferences
 from annotation.scene_graph import SceneGraph
 from app.graph.docks import WorldGraphs, graph_camera
 from widgets.graph.generator_panel import GeneratorPanel

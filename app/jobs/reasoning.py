@@ -18,13 +18,13 @@ from typing import Any
 
 from annotation.jrdb.layout import frame_name
 from annotation.progress import Progress
-from annotation.query.engine import (
+from annotation.query.engine import generate
+from annotation.query.model import (
     GENERATOR,
     GeneratedQuestion,
     GraphIndex,
     NoQuestion,
     Preferences,
-    generate,
 )
 from annotation.scene_graph import SceneGraph
 from app.jobs.relations import compute_frame_relations, entity_kinds

@@ -16,7 +16,8 @@ import numpy as np
 
 from annotation.jrdb.geometry import GeometricRelation, ReferencePose, relate
 from annotation.jrdb.graph import FrameFacts, HoiFacts, ObjectFacts, PersonFacts, graph_from_jrdb
-from annotation.query.engine import GraphIndex, NoQuestion, Preferences, generate
+from annotation.query.engine import generate
+from annotation.query.model import GraphIndex, NoQuestion, Preferences
 from app.perf.harness import BenchResult, bench_case, report
 
 PEOPLE, OBJECTS = 30, 10

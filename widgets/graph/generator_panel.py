@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.jrdb.reasoning_eval import difficulty_level
-from annotation.query.engine import GeneratedQuestion, Preferences
+from annotation.query.model import GeneratedQuestion, Preferences
 
 #: (value, words) of each choice, in the order the combo boxes list them.
 TASK_CHOICES = (("vg", "VG (find)"), ("vqa-wh", "VQA-Wh"), ("vqa-count", "VQA-Count"))

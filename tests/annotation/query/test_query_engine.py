@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from annotation.query.engine import (
+from annotation.query.engine import enumerate_combinations, generate, generate_many
+from annotation.query.model import (
     SCOPES,
     SUBJECTS,
     TASKS,
@@ -17,9 +18,6 @@ from annotation.query.engine import (
     GraphIndex,
     NoQuestion,
     Preferences,
-    enumerate_combinations,
-    generate,
-    generate_many,
 )
 from annotation.query.search import search
 from annotation.query.words import article, check_sentence, person_noun, plural

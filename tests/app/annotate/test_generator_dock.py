@@ -8,7 +8,7 @@ from gestures import open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
-from annotation.query.engine import Preferences
+from annotation.query.model import Preferences
 from app.annotate.generator import install_generator_dock, preview_question, window_frames
 from app.demo.jrdb_synth import SynthConfig
 from app.explore.generator import install_explore_generator

@@ -10,7 +10,7 @@ from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
 from annotation.models import Difficulty, Question
-from annotation.query.engine import Preferences
+from annotation.query.model import Preferences
 from app.demo.jrdb_synth import SynthConfig
 from app.jobs.reasoning import generate_for_sequence
 from app.jobs.scene_graphs import graph_for_window

@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QGraphicsPathItem
 
 from annotation.models import Box2D, Box3D
-from annotation.query.engine import GeneratedQuestion, Preferences, Step
+from annotation.query.model import GeneratedQuestion, Preferences, Step
 from widgets.graph.generator_panel import GeneratorPanel, difficulty_text
 from widgets.jrdb.cloud_points import box_wires, colour_points, prepare_cloud
 from widgets.jrdb.cloud_view import CloudView
