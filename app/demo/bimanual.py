@@ -221,7 +221,8 @@ def write_demo_log(root: Path, logs=DEMO_LOGS, progress: Progress | None = None)
 # -- the demo part ------------------------------------------------------------------------------
 def import_demo_log(project, root: Path) -> list[int]:
     """Read the log with the real BiManiBench reader and store it in one transaction."""
-    from app.io.bimanual.bimanibench import image_size, read_bimanibench
+    from app.io.bimanual.bimanibench import read_bimanibench
+    from app.io.bimanual.common import image_size
 
     episodes = read_bimanibench(root)
     ids = []

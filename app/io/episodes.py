@@ -14,7 +14,7 @@ from annotation.formats.episode import (
     validate_episode,
 )
 from annotation.formats.mgvqa_transcript import TranscriptError, transcript_records
-from app.io.bimanual.bimanibench import image_size
+from app.io.bimanual.common import image_size
 from app.io.jsonl import read_records, write_lines
 from store import ProjectError, open_for_reading, open_project
 
@@ -82,7 +82,7 @@ def import_episodes(
     if fmt not in FORMATS:
         raise ProjectError(f"--format {fmt}: known formats are {', '.join(FORMATS)}")
     if fmt in ("bimanibench", "embodiedbench"):
-        from app.io.bimanual.bimanibench import import_bimanual
+        from app.io.bimanual import import_bimanual
 
         return import_bimanual(db, source, fmt, model=model, pose_order=pose_order)
     if fmt == "mgvqa":

@@ -1,18 +1,13 @@
-"""Import bimanual evaluation logs: BiManiBench / ST-BiBench folders, EmbodiedBench step logs.
+"""Read BiManiBench / ST-BiBench evaluation folders (`vlmout.txt`, `obsimg_*`, records).
 
-Everything is read and checked first (`read_bimanibench`, `read_embodiedbench`
-in `app.io.bimanual.embodiedbench`), then stored in one transaction (`store_bimanual`):
-a structural problem names the file and stores nothing. Model replies that
+Everything is read and checked before anything is stored; model replies that
 cannot be read are data: format-error steps. See docs/bimanual-logs.md.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,49 +22,14 @@ from annotation.bimanual.logs import (
     reply_step,
     split_vlmout,
 )
-from annotation.bimanual.pose import DEFAULT_ORDER, ORDERS
-from store import ProjectError, open_project
+from annotation.bimanual.pose import DEFAULT_ORDER
+from app.io.bimanual.common import ImportedEpisode, add_image, check_order, read_text
+from store import ProjectError
 
 _EPISODE_DIR = re.compile(r"episode(\d+)$")
 _ROUND_DIR = re.compile(r"round(\d+)$")
 _OBSIMG = re.compile(r"obsimg_(?:(?P<view>[A-Za-z]+)_)?(?P<n>\d+)\.(?:jpe?g|png)$", re.I)
 _TIERS = ("high_level", "low_level")
-
-
-@dataclass
-class ImportedEpisode:
-    """One episode read from a log, ready to store: header, steps and image bytes."""
-
-    where: str
-    header: dict[str, Any]
-    steps: list[dict[str, Any]]
-    images: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # sha -> (data, mime)
-
-
-def read_text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProjectError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise ProjectError(f"{path}: cannot be read ({exc.strerror})") from None
-
-
-def add_image(episode: ImportedEpisode, path: Path) -> str:
-    """Read an observation image into the episode's images; return its sha256."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ProjectError(f"{path}: cannot be read ({exc.strerror})") from None
-    mime = "image/png" if path.suffix.lower() == ".png" else "image/jpeg"
-    sha = hashlib.sha256(data).hexdigest()
-    episode.images[sha] = (data, mime)
-    return sha
-
-
-def check_order(pose_order: str) -> None:
-    if pose_order not in ORDERS:
-        raise ProjectError(f"--pose-order {pose_order}: known orders are {', '.join(ORDERS)}")
 
 
 # -- BiManiBench / ST-BiBench -------------------------------------------------------------
@@ -205,50 +165,3 @@ def read_bimanibench(
     return [_bimanibench_episode(d, source, model, pose_order) for d in _episode_dirs(source)]
 
 
-# -- storing ----------------------------------------------------------------------------------
-def image_size(data: bytes) -> tuple[int | None, int | None]:
-    try:
-        from PIL import Image
-
-        with Image.open(io.BytesIO(data)) as image:
-            return image.size
-    except Exception:  # an unreadable image is still stored; its size is unknown
-        return None, None
-
-
-def store_bimanual(
-    db: str | os.PathLike[str], episodes: list[ImportedEpisode], source: str
-) -> tuple[int, int]:
-    """Store read episodes in one transaction; return (episodes, format-error steps)."""
-    format_errors = 0
-    seen: set[str] = set()
-    with open_project(db) as project, project.write():
-        for ep in episodes:
-            uid = ep.header["uid"]
-            if uid in seen or project.episodes.find(uid) is not None:
-                raise ProjectError(f"{ep.where}: episode {uid} is already in {db}")
-            seen.add(uid)
-            for data, mime in ep.images.values():
-                project.images.put(data, mime, *image_size(data))
-            project.episodes.add(ep.header, ep.steps, source=source)
-            format_errors += sum(1 for s in ep.steps if s["kind"] == "format_error")
-    return len(episodes), format_errors
-
-
-def import_bimanual(
-    db: str | os.PathLike[str],
-    source: str | os.PathLike[str],
-    fmt: str,
-    *,
-    model: str | None = None,
-    pose_order: str = DEFAULT_ORDER,
-) -> tuple[int, int]:
-    """Read a BiManiBench ("bimanibench") or EmbodiedBench ("embodiedbench") log and store
-    it in one transaction; return (episodes, format-error steps recorded)."""
-    if fmt == "bimanibench":
-        episodes = read_bimanibench(source, model=model, pose_order=pose_order)
-    else:
-        from app.io.bimanual.embodiedbench import read_embodiedbench
-
-        episodes = read_embodiedbench(source, model=model, pose_order=pose_order)
-    return store_bimanual(db, episodes, str(source))

@@ -15,7 +15,7 @@ from typing import Any
 
 from annotation.bimanual.logs import BENCHMARK, outcome_fields, reply_step
 from annotation.bimanual.pose import DEFAULT_ORDER
-from app.io.bimanual.bimanibench import ImportedEpisode, add_image, check_order, read_text
+from app.io.bimanual.common import ImportedEpisode, add_image, check_order, read_text
 from store import ProjectError
 
 _STEP_FILE = re.compile(r"episode_(\d+)_step_(\d+)\.json$")

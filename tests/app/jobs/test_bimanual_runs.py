@@ -9,7 +9,7 @@ import pytest
 from bimanual_corpus import make_corpus
 
 from app.cli import main
-from app.io.bimanual.bimanibench import import_bimanual
+from app.io.bimanual import import_bimanual
 from app.jobs.bimanual import record_reference_episode, reference_chunks, replay_in_sim
 from store import open_project
 
