@@ -14,8 +14,8 @@ for hovering, `wrap_label`, `inside_caption`, which edges get a label:
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -33,9 +33,6 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from annotation.scene_graph import Entity
 from widgets.graph.layout import DrawnEdge, is_hidden_from_camera
-
-if TYPE_CHECKING:
-    from widgets.graph.view import SceneGraphView
 
 NODE_R = 13.0
 PARALLEL_PX = 16.0  # how far apart parallel edges of one pair bow
@@ -181,9 +178,16 @@ class NodeItem(QGraphicsItem):
 
     Drawn in pixels at its scene position: zooming spreads nodes apart, never shrinks them."""
 
-    def __init__(self, view: SceneGraphView, entity: Entity) -> None:
+    def __init__(
+        self,
+        entity: Entity,
+        *,
+        on_click: Callable[[str], None],
+        text_colour: Callable[[], QColor],
+    ) -> None:
         super().__init__()
-        self.view = view
+        self.on_click = on_click  # the entity id of a left click goes here
+        self.text_colour = text_colour  # the caption's colour, read when the entity changes
         self.setAcceptHoverEvents(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)  # pixels
@@ -206,8 +210,7 @@ class NodeItem(QGraphicsItem):
         if number:  # "pedestrian 7": the number inside the circle, the rest in the tooltip
             self.label = _Label(number, QColor("white"), self, 8.0, backdrop=False)
         else:
-            text_colour = self.view.palette().text().color()
-            self.label = _Label(wrap_label(entity.label), text_colour, self, 8.5, below=True)
+            self.label = _Label(wrap_label(entity.label), self.text_colour(), self, 8.5, below=True)
             self.label.setPos(0, NODE_R + 2)
         self.label.setScale(max(0.85, self.scale()) / self.scale())
         self.setToolTip(describe_entity(entity))
@@ -277,7 +280,7 @@ class NodeItem(QGraphicsItem):
 
     def mousePressEvent(self, event) -> None:  # noqa: N802
         if event.button() == Qt.MouseButton.LeftButton:
-            self.view.node_clicked(self.entity.id)
+            self.on_click(self.entity.id)
             event.accept()
         else:
             event.ignore()

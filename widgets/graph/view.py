@@ -178,7 +178,11 @@ class SceneGraphView(QWidget):
         for entity_id, entity in added.items():
             node = self.nodes.get(entity_id)
             if node is None:
-                node = self.nodes[entity_id] = NodeItem(self, entity)
+                node = self.nodes[entity_id] = NodeItem(
+                    entity,
+                    on_click=self.node_clicked,
+                    text_colour=lambda: self.palette().text().color(),
+                )
                 self.scene.addItem(node)
                 node.setPos(*self.positions[entity_id])
             else:
