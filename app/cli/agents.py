@@ -5,22 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.cli.bimanual import (
-    add_bimanual_run_arguments,
-    add_replay_in_sim_parser,
-    cmd_run_bimanual,
-)
-from app.cli.support import TerminalProgress, db_arg, default_db, fail
+from app.cli.bimanual import add_bimanual_run_arguments, cmd_run_bimanual
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
 from store import open_project
 
-__all__ = ["add_replay_in_sim_parser", "add_run_agent_parser", "cmd_run_agent"]
 
-
-def add_run_agent_parser(sub) -> None:
+def add_parser(commands: CommandTree) -> None:
+    """Register `run-agent` (its bimanual half is in `app/cli/bimanual.py`)."""
     from sim.tabletop.prompts import PROMPT_VARIANTS
     from sim.tabletop.toolenv import MODES
 
-    p = sub.add_parser(
+    p = commands.add_parser(
         "run-agent",
         help="run an agent on the project's questions and record its episodes",
         description="Run the chance baseline, the scripted search agent or a model behind an "

@@ -7,12 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli.support import TerminalProgress, db_arg, default_db
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db
 
 
-def add_import_jrdb_parser(import_sub) -> None:
-    """Register `import jrdb` on the `import` group's subparsers."""
-    p = import_sub.add_parser(
+def add_parser(commands: CommandTree) -> None:
+    """Register `import jrdb`."""
+    p = commands.group("import").add_parser(
         "jrdb",
         help="read JRDB sequences (labels, panoramas, lidar sweeps)",
         description="Read one JRDB sequence, or every sequence labelled under ROOT: stitched 2D "

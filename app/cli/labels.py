@@ -6,12 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from app.cli.support import db_arg, default_db
+from app.cli.support import CommandTree, db_arg, default_db
 
 
-def add_export_labels_parser(export_sub) -> None:
-    """Register `export labels` on the `export` group's subparsers."""
-    p = export_sub.add_parser(
+def add_parser(commands: CommandTree) -> None:
+    """Register `export labels`."""
+    p = commands.group("export").add_parser(
         "labels",
         help="one sequence's HOI labels as JRDB-Act-style JSON",
         description="Write the HOI labels of one JRDB sequence: for every frame (NNNNNN.jpg) "

@@ -1,4 +1,5 @@
-"""`reasonscope questions generate --benchmark jrdb`: the adaptive query engine from the CLI."""
+"""`reasonscope questions generate`: MG-VQA questions with hidden evidence (mgvqa), or
+JRDB-Reasoning questions by the adaptive query engine (jrdb)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,45 @@ import argparse
 import json
 
 from annotation.query.model import MODALITIES, SCOPES, SUBJECTS, Preferences
-from app.cli.support import TerminalProgress, default_db, fail
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
 from store import open_project
 
 JRDB_TASKS = ("vg", "vqa-wh", "vqa-count")
+
+
+def add_parser(commands: CommandTree) -> None:
+    """Register `questions generate`."""
+    p = commands.group("questions").add_parser(
+        "generate",
+        help="generate tabletop (mgvqa) or JRDB-Reasoning (jrdb) questions",
+        description="mgvqa: MG-VQA questions whose answer-critical objects are hidden in the "
+        "model's first view (visibility at most --max-visibility), each with its own scene; "
+        "--n questions per task, and a summary of what each criterion rejected. jrdb: questions "
+        "of controlled difficulty from a JRDB sequence's scene graphs by the adaptive query "
+        "engine (docs/jrdb-questions.md), with their step-by-step annotations.",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument(
+        "--benchmark", default="mgvqa", choices=["mgvqa", "jrdb"], help="benchmark (mgvqa)"
+    )
+    p.add_argument(
+        "--task",
+        choices=["count", "find", "beneath", "compare", "all", "vg", "vqa-wh", "vqa-count"],
+        required=True,
+        help="mgvqa: count, find, beneath, compare or all; jrdb: vg, vqa-wh or vqa-count",
+    )
+    p.add_argument("--n", type=int, required=True, help="questions (per task for mgvqa)")
+    p.add_argument("--seed", type=int, required=True, help="first generator seed")
+    p.add_argument(
+        "--max-visibility",
+        type=float,
+        default=0.10,
+        metavar="FRACTION",
+        help="mgvqa: largest visible fraction of an answer-critical object (default 0.10)",
+    )
+    add_jrdb_generate_options(p)
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_questions_generate)
 
 
 def add_jrdb_generate_options(p: argparse.ArgumentParser) -> None:
@@ -37,6 +73,43 @@ def add_jrdb_generate_options(p: argparse.ArgumentParser) -> None:
         metavar="FRAMES",
         help="jrdb video: frames in a question's window (default 5)",
     )
+
+
+def cmd_questions_generate(args: argparse.Namespace) -> int:
+    from app.jobs.questions import BUILT_TASKS, generate_questions
+
+    if args.benchmark == "jrdb":
+        return cmd_generate_jrdb(args)
+    if args.task in ("vg", "vqa-wh", "vqa-count"):
+        return fail(
+            f"--task {args.task} is a jrdb task; mgvqa tasks: count, find, beneath, compare"
+        )
+    tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
+    if args.n < 1:
+        return fail(f"--n {args.n}: need at least one question")
+    if not 0.0 <= args.max_visibility <= 1.0:
+        return fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
+    path = default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    with TerminalProgress() as progress:
+        summary = generate_questions(
+            path,
+            tasks=tasks,
+            n=args.n,
+            seed=args.seed,
+            threshold=args.max_visibility,
+            progress=progress,
+        )
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+        return 0
+    for task, count in summary.accepted.items():
+        print(f"{task:<8} {count} accepted")
+    print(f"{summary.attempts} candidates tried; rejected:")
+    for reason, count in summary.rejected.most_common() or [("none", 0)]:
+        print(f"  {count:>4}  {reason}")
+    print(f"time: settling {summary.scene_s:.1f} s, visibility checks {summary.visibility_s:.1f} s")
+    return 0
 
 
 def cmd_generate_jrdb(args: argparse.Namespace) -> int:

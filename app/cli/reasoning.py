@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.cli.support import db_arg, default_db
+from app.cli.support import CommandTree, db_arg, default_db
 from app.io.jsonl import json_lines, line_error
 from store import ProjectError, open_project
 
 
-def add_import_predictions_parser(import_sub) -> None:
-    """Register `import predictions` on the `import` group's subparsers."""
-    p = import_sub.add_parser(
+def add_parser(commands: CommandTree) -> None:
+    """Register `import predictions`."""
+    p = commands.group("import").add_parser(
         "predictions",
         help="read model predictions (JSON Lines) and score them",
         description="Read a model's answers to the project's questions, one JSON object a "

@@ -8,24 +8,26 @@ import json
 from pathlib import Path
 
 from annotation.bimanual.spatial_grounding import DEFAULT_SIGMA, SETTINGS
-from app.cli.support import OneLineParser, TerminalProgress, db_arg, default_db, fail
+from app.cli.support import (
+    CommandTree,
+    Subcommands,
+    TerminalProgress,
+    db_arg,
+    default_db,
+    fail,
+)
 from store import open_project
 
 
-def add_spatial_parser(sub) -> None:
-    """Register the `spatial` group (`spatial generate`) on the top-level subparsers."""
-    group = sub.add_parser(
-        "spatial",
-        help="ST-BiBench spatial grounding items: which arm grasps which block",
-        description="Foundational spatial grounding (ST-BiBench, paper 003): items that ask "
-        "which arm of the dual-arm robot should grasp each block, with head-camera images "
-        "(docs/spatial-grounding.md). Import a model's replies with `reasonscope import "
-        "spatial-predictions`.",
-    )
-    spatial_sub = group.add_subparsers(
-        dest="spatial_command", metavar="SUBCOMMAND", parser_class=OneLineParser, required=True
-    )
-    p = spatial_sub.add_parser(
+def add_parser(commands: CommandTree) -> None:
+    """Register `spatial generate` and `import spatial-predictions`."""
+    add_generate_parser(commands.group("spatial"))
+    add_predictions_parser(commands.group("import"))
+
+
+def add_generate_parser(spatial: Subcommands) -> None:
+    """`spatial generate`, on the `spatial` group."""
+    p = spatial.add_parser(
         "generate",
         help="generate seeded items, render their images and store them",
         description="Sample N items per setting from the seed (sparse: red, green and blue "
@@ -57,9 +59,9 @@ def add_spatial_parser(sub) -> None:
     p.set_defaults(func=cmd_spatial_generate)
 
 
-def add_import_spatial_predictions_parser(import_sub) -> None:
-    """Register `import spatial-predictions` on the `import` group's subparsers."""
-    p = import_sub.add_parser(
+def add_predictions_parser(imports: Subcommands) -> None:
+    """`import spatial-predictions`, on the `import` group."""
+    p = imports.add_parser(
         "spatial-predictions",
         help="read a model's spatial grounding replies (JSON Lines) and score them",
         description="Read a model's replies to the project's spatial grounding items, one "

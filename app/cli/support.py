@@ -1,10 +1,13 @@
-"""What every subcommand shares: one-line errors, terminal progress, the default project."""
+"""What every subcommand shares: the command tree, one-line errors, terminal progress, the
+default project."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from annotation.progress import Progress
 
@@ -61,3 +64,86 @@ def default_db(args: argparse.Namespace) -> Path:
     from app.paths import demo_project_path
 
     return args.db if args.db is not None else demo_project_path()
+
+
+# -- the command tree ------------------------------------------------------------
+class Subcommands(Protocol):
+    """What a command module adds its subcommands to: argparse's subparsers, or a CommandTree."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+@dataclass(frozen=True)
+class Group:
+    """A subcommand that has subcommands of its own (`scenes generate`, `export benchmark`)."""
+
+    help: str
+    description: str
+    metavar: str
+
+
+# Declared here, not in a command module, because several modules add to `export` and
+# `import`; one place for each group's own text.
+GROUPS: dict[str, Group] = {
+    "scenes": Group(
+        "generate and export tabletop scenes",
+        "Cluttered tabletop scenes in the PyBullet world: generate, export.",
+        "SUBCOMMAND",
+    ),
+    "questions": Group(
+        "generate benchmark questions",
+        "Generate benchmark questions about the project's worlds.",
+        "SUBCOMMAND",
+    ),
+    "export": Group(
+        "write project data in interchange formats",
+        "Write project data in documented interchange formats.",
+        "WHAT",
+    ),
+    "import": Group(
+        "read interchange files into a project",
+        "Read interchange files into a project, in one transaction.",
+        "WHAT",
+    ),
+    "spatial": Group(
+        "ST-BiBench spatial grounding items: which arm grasps which block",
+        "Foundational spatial grounding (ST-BiBench, paper 003): items that ask "
+        "which arm of the dual-arm robot should grasp each block, with head-camera images "
+        "(docs/spatial-grounding.md). Import a model's replies with `reasonscope import "
+        "spatial-predictions`.",
+        "SUBCOMMAND",
+    ),
+}
+
+
+class CommandTree:
+    """`reasonscope`'s subcommands, handed to each command module's `add_parser`.
+
+    `add_parser` adds a top-level subcommand (`demo`, `metrics`); `group(name)` gives the
+    subparsers of a nested group from GROUPS (`import`, `export`, ...), created the first time
+    any module asks for it, so several modules can add to the same group. Commands and groups
+    are listed in `--help` in the order they are first added.
+    """
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self._top = parser.add_subparsers(
+            dest="command", metavar="COMMAND", parser_class=OneLineParser
+        )
+        self._groups: dict[str, Subcommands] = {}
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """A top-level subcommand; the arguments are argparse's `add_parser`'s."""
+        return self._top.add_parser(name, **kwargs)
+
+    def group(self, name: str) -> Subcommands:
+        """The subparsers of the group `name` (a key of GROUPS), the same on every call."""
+        if name not in self._groups:
+            spec = GROUPS[name]
+            parser = self._top.add_parser(name, help=spec.help, description=spec.description)
+            self._groups[name] = parser.add_subparsers(
+                dest=f"{name}_command",
+                metavar=spec.metavar,
+                parser_class=OneLineParser,
+                required=True,
+            )
+        return self._groups[name]

@@ -1,83 +1,32 @@
-"""Subcommands that work on a project's data: scenes, questions, metrics, export, import.
-
-Split from `app/cli/__init__.py`, which keeps the parser, the shared conventions and
-the project-level commands.
-"""
+"""`reasonscope metrics`: agreement between verifiers, episode results, HOI labels,
+JRDB-Reasoning accuracy and bimanual results, as tables or one JSON object."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from app.cli.support import TerminalProgress, default_db, fail
-from store import open_project
+from app.cli.support import CommandTree, db_arg, default_db
 
 
-def cmd_scenes_generate(args: argparse.Namespace) -> int:
-    from app.jobs.scenes import generate_and_store, parse_object_range
-
-    if args.n < 1:
-        return fail(f"--n {args.n}: need at least one scene")
-    try:
-        objects = parse_object_range(args.objects)
-    except ValueError as exc:
-        return fail(str(exc))
-    path = default_db(args)
-    open_project(path).close()  # refuse a bad project before any simulation
-    with TerminalProgress() as progress:
-        ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
-    if args.json:
-        print(json.dumps({"path": str(path), "scene_ids": ids}))
-    else:
-        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]})")
-    return 0
-
-
-def cmd_scenes_export(args: argparse.Namespace) -> int:
-    from app.jobs.scenes import export_scenes
-
-    count = export_scenes(default_db(args), args.out)
-    print(f"Wrote {count} scenes to {args.out}")
-    return 0
-
-
-def cmd_questions_generate(args: argparse.Namespace) -> int:
-    from app.jobs.questions import BUILT_TASKS, generate_questions
-
-    if args.benchmark == "jrdb":
-        from app.cli.questions import cmd_generate_jrdb
-
-        return cmd_generate_jrdb(args)
-    if args.task in ("vg", "vqa-wh", "vqa-count"):
-        return fail(
-            f"--task {args.task} is a jrdb task; mgvqa tasks: count, find, beneath, compare"
-        )
-    tasks = list(BUILT_TASKS) if args.task == "all" else [args.task]
-    if args.n < 1:
-        return fail(f"--n {args.n}: need at least one question")
-    if not 0.0 <= args.max_visibility <= 1.0:
-        return fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
-    path = default_db(args)
-    open_project(path).close()  # refuse a bad project before any simulation
-    with TerminalProgress() as progress:
-        summary = generate_questions(
-            path,
-            tasks=tasks,
-            n=args.n,
-            seed=args.seed,
-            threshold=args.max_visibility,
-            progress=progress,
-        )
-    if args.json:
-        print(json.dumps(summary.as_dict(), indent=2))
-        return 0
-    for task, count in summary.accepted.items():
-        print(f"{task:<8} {count} accepted")
-    print(f"{summary.attempts} candidates tried; rejected:")
-    for reason, count in summary.rejected.most_common() or [("none", 0)]:
-        print(f"  {count:>4}  {reason}")
-    print(f"time: settling {summary.scene_s:.1f} s, visibility checks {summary.visibility_s:.1f} s")
-    return 0
+def add_parser(commands: CommandTree) -> None:
+    """Register `metrics`."""
+    p = commands.add_parser(
+        "metrics",
+        help="agreement and results",
+        description="Agreement between verifiers (Cohen's kappa per criterion and on the "
+        "decision, percent agreement, status counts, adjudication backlog) and episode results "
+        "(success per task and mode with the chance baseline, manipulation calls, Find present "
+        "vs absent, Count under- vs over-counting, recovery after a failed grasp) and HOI "
+        "labels (review status, weighted kappa on difficulty, kappa on verdicts, progress).",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object (keys verification, episodes, hoi, reasoning)",
+    )
+    p.set_defaults(func=cmd_metrics)
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -187,45 +136,3 @@ def _print_episode_table(e: dict) -> None:
             + " ".join(cell(r["success"][t]["success_pct"], 8) for t in tasks)
             + f" {cell(r['average_pct'], 6)} {cell(r['manipulation']['mean_calls'], 7)}"
         )
-
-
-def cmd_export_benchmark(args: argparse.Namespace) -> int:
-    from app.io.benchmark import export_benchmark
-
-    if args.format == "jrdb-reasoning-vg":
-        from app.io.jrdb_reasoning import export_jrdb_reasoning_vg
-
-        count, skipped = export_jrdb_reasoning_vg(default_db(args), args.out, status=args.status)
-        print(f"Wrote {count} VG questions to {args.out} ({skipped} other questions left out)")
-        return 0
-    count = export_benchmark(default_db(args), args.out, status=args.status)
-    print(f"Wrote {count} questions to {args.out}")
-    return 0
-
-
-def cmd_import_benchmark(args: argparse.Namespace) -> int:
-    from app.io.benchmark import import_benchmark
-
-    count = import_benchmark(default_db(args), args.file)
-    print(f"Imported {count} questions from {args.file}")
-    return 0
-
-
-def cmd_export_episodes(args: argparse.Namespace) -> int:
-    from app.io.episodes import export_episodes
-
-    count = export_episodes(default_db(args), args.out)
-    print(f"Wrote {count} episodes to {args.out}")
-    return 0
-
-
-def cmd_import_episodes(args: argparse.Namespace) -> int:
-    from app.io.episodes import import_episodes
-
-    count, format_errors = import_episodes(
-        default_db(args), args.file, args.format, model=args.model, pose_order=args.pose_order
-    )
-    print(
-        f"Imported {count} episodes from {args.file} ({format_errors} format-error steps recorded)"
-    )
-    return 0

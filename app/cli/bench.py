@@ -1,0 +1,49 @@
+"""`reasonscope bench`: the performance cases of `app.perf.harness`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from app.cli.support import CommandTree, fail
+
+
+def add_parser(commands: CommandTree) -> None:
+    """Register `bench`."""
+    p = commands.add_parser(
+        "bench",
+        help="run the performance cases",
+        description="Run the benchmark cases; each reports a value (a ratio "
+        "against a baseline measured in the same process), its goal and "
+        "whether it met it.",
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list of results")
+    p.add_argument("--quick", action="store_true", help="smaller inputs (a few minutes at most)")
+    p.add_argument(
+        "--case", action="append", metavar="NAME", help="run only this case (repeatable)"
+    )
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from app.perf.harness import known_cases, run_cases
+
+    names = args.case or None
+    known = known_cases()
+    unknown = [n for n in names or [] if n not in known]
+    if unknown:
+        return fail(f"unknown bench case {unknown[0]!r}; known: {', '.join(sorted(known))}")
+
+    def note(message: str) -> None:
+        if not args.json:
+            sys.stderr.write(message + "\n")
+
+    results = run_cases(names, quick=args.quick, progress=note)
+    if args.json:
+        print(json.dumps([r.as_dict() for r in results], indent=2))
+    else:
+        for r in results:
+            mark = "ok " if r.passed else "MISS"
+            print(f"{mark} {r.name:<28} {r.value:>10.3g} {r.unit:<8} goal {r.goal:<24} {r.detail}")
+    return 0

@@ -1,0 +1,54 @@
+"""`reasonscope replay-in-sim`: a recorded bimanual episode's plans executed in our dual-arm
+world, our feedback next to the recorded one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db
+from store import open_project
+
+
+def add_parser(commands: CommandTree) -> None:
+    """Register `replay-in-sim`."""
+    p = commands.add_parser(
+        "replay-in-sim",
+        help="execute a recorded bimanual episode's plans in the dual-arm world",
+        description="Set the episode's task up from its seeded start (--seed, else the seed "
+        "it was recorded with, else the log's episode number, else 0) and execute every "
+        "step's plan in our dual-arm world: named actions through the primitives, 16-number "
+        "rows as end-effector moves. Reports our feedback and ok next to the recorded ones, "
+        "and whether the task succeeded; the replay is stored as a new episode (agent "
+        "replay-in-sim) unless --no-save. See docs/bimanual-agents.md.",
+    )
+    p.add_argument("episode_id", type=int, metavar="EPISODE_ID", help="the episode to replay")
+    p.add_argument("--seed", type=int, default=None, help="the task's set-up seed")
+    p.add_argument("--no-save", action="store_true", help="report only; store nothing")
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.set_defaults(func=cmd_replay_in_sim)
+
+
+def cmd_replay_in_sim(args: argparse.Namespace) -> int:
+    from app.jobs.bimanual import replay_in_sim
+
+    with open_project(default_db(args)) as project, TerminalProgress() as progress:
+        report = replay_in_sim(project, args.episode_id, seed=args.seed,
+                               save=not args.no_save, progress=progress)  # fmt: skip
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+        return 0
+    outcome = "success" if report.success else "failure"
+    print(f"episode {args.episode_id} ({report.task}, seed {report.seed}, {report.tier}) "
+          f"replayed in sim: {outcome}")  # fmt: skip
+    for s in report.steps:
+        same = "same" if s.recorded_ok == s.our_ok else "DIFFERS"
+        print(f"  step {s.index} [{s.kind}] {same}\n    recorded: {s.recorded_feedback or '-'}"
+              f"\n    ours:     {s.our_feedback}")  # fmt: skip
+    if report.actor_aliases:
+        print("  actors read as " + ", ".join(f"{a} -> {b}" for a, b in
+                                             report.actor_aliases.items()))  # fmt: skip
+    if report.episode_id is not None:
+        print(f"stored as episode {report.episode_id}")
+    return 0

@@ -1,0 +1,74 @@
+"""`reasonscope scenes generate` and `scenes export`: cluttered tabletop scenes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
+from store import open_project
+
+
+def add_parser(commands: CommandTree) -> None:
+    """Register `scenes generate` and `scenes export`."""
+    scenes = commands.group("scenes")
+    p = scenes.add_parser(
+        "generate",
+        help="generate seeded scenes and store them",
+        description="Sample objects into the 50 x 50 cm workspace, drop them, settle, discard "
+        "scenes where an object left the table or the top-down view, and store each scene's "
+        "full state.",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--n", type=int, required=True, help="how many scenes")
+    p.add_argument(
+        "--seed", type=int, required=True, help="seed of the first scene; the rest follow"
+    )
+    p.add_argument(
+        "--objects",
+        default="8-15",
+        metavar="LOW-HIGH",
+        help="objects per scene, a count or a range within 1-15 (default 8-15)",
+    )
+    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.set_defaults(func=cmd_scenes_generate)
+
+    p = scenes.add_parser(
+        "export",
+        help="write scenes as JSON Lines",
+        description="Write every scene of the project, one JSON object a line, in the "
+        "self-contained scene form of reasonscope-benchmark/1 (camera and every body, fixtures "
+        "and robot included).",
+    )
+    db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
+    p.set_defaults(func=cmd_scenes_export)
+
+
+def cmd_scenes_generate(args: argparse.Namespace) -> int:
+    from app.jobs.scenes import generate_and_store, parse_object_range
+
+    if args.n < 1:
+        return fail(f"--n {args.n}: need at least one scene")
+    try:
+        objects = parse_object_range(args.objects)
+    except ValueError as exc:
+        return fail(str(exc))
+    path = default_db(args)
+    open_project(path).close()  # refuse a bad project before any simulation
+    with TerminalProgress() as progress:
+        ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
+    if args.json:
+        print(json.dumps({"path": str(path), "scene_ids": ids}))
+    else:
+        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]})")
+    return 0
+
+
+def cmd_scenes_export(args: argparse.Namespace) -> int:
+    from app.jobs.scenes import export_scenes
+
+    count = export_scenes(default_db(args), args.out)
+    print(f"Wrote {count} scenes to {args.out}")
+    return 0
