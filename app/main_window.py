@@ -18,15 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from app import settings as app_settings
-from app.annotate.mode import AnnotateMode
-from app.explore.mode import ExploreMode
-from app.modes import MODES, ModeSpec
+from app.modes import MODES, ModeController, ModeSpec
 from app.paths import demo_project_path
-from app.replay.mode import ReplayMode
-from app.results.mode import ResultsMode
 from app.session import ProjectSession
-from app.study.mode import StudyMode
-from app.verify.mode import VerifyMode
 from store import ProjectError
 from widgets.activity import ActivityPanel
 from widgets.empty_state import EmptyState
@@ -50,6 +44,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("ReasonScope")
         self.setWindowIcon(icon("app"))
         self.modes: dict[str, ModeWindow] = {}
+        self.controllers: dict[str, ModeController] = {}  # also attributes: window.replay, ...
         self.empty_states: dict[str, EmptyState] = {}
         self.summary_views: list[SummaryView] = []
         self.activity_panels: list[ActivityPanel] = []
@@ -148,31 +143,21 @@ class MainWindow(QMainWindow):
         pages = QStackedWidget()  # page 0: the empty state; later pages: the mode's views
         pages.addWidget(empty)
         mode = ModeWindow(spec.key, spec.title, pages)
-        if spec.key == "explore":
-            self.explore = ExploreMode(mode, pages, self.session)
-        elif spec.key == "annotate":
-            self.annotate = AnnotateMode(mode, pages, self.session)
-        elif spec.key == "verify":
-            self.verify = VerifyMode(mode, pages, self.session)
-        elif spec.key == "replay":
-            self.replay = ReplayMode(mode, pages, self.session)
-        elif spec.key == "results":
-            self.results = ResultsMode(mode, pages, self.session)
-        elif spec.key == "study":
-            self.study = StudyMode(mode, pages, self.session)
+        controller = spec.controller(mode, pages, self.session)
+        self.controllers[spec.key] = controller
+        setattr(self, spec.key, controller)  # window.replay etc., for scripts and tests
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
-        # the mode's own main dock shares its tab stack with Project; Activity starts hidden
-        front = {"explore": "image", "verify": "image", "replay": "labels"}.get(spec.key)
-        if front is not None:
-            mode.tabifyDockWidget(mode.docks[front], mode.docks["project"])
-            mode.docks[front].raise_()
-        if spec.key == "annotate":
-            self.annotate.arrange_docks()  # Activity behind Relations; Project hidden
-        if spec.key in ("replay", "study"):
-            mode.docks["project"].hide()  # room for the step; View ▸ Project shows it
-        if spec.key in ("explore", "verify", "replay", "results", "study"):
+        layout = spec.docks
+        if layout.project_behind is not None:  # the mode's main dock shares Project's tab stack
+            mode.tabifyDockWidget(mode.docks[layout.project_behind], mode.docks["project"])
+            mode.docks[layout.project_behind].raise_()
+        if layout.arrange is not None:
+            layout.arrange(mode)
+        if layout.project_hidden:
+            mode.docks["project"].hide()
+        if layout.activity_hidden:
             mode.docks["activity"].hide()
         mode.default_state = mode.layout_state()
         self.summary_views.append(summary)
@@ -244,11 +229,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self.task is not None:
             self.task.shutdown()
-        self.explore.shutdown()
-        self.annotate.shutdown()
-        self.verify.shutdown()
-        self.replay.shutdown()
-        self.study.shutdown()
+        for controller in self.controllers.values():
+            controller.shutdown()
         self.save_settings()
         self.session.close()
         super().closeEvent(event)

@@ -1,11 +1,46 @@
-"""The six modes: what each is for, and how data gets into it in this build."""
+"""The six modes: what each is for, how data gets into it, what runs it, where its docks go.
+
+The main window builds every mode from its `ModeSpec` alone: it makes the mode's
+`ModeWindow`, hands it to `controller` (the mode's class, from its package under
+`app/`), adds the shared Project and Activity docks and arranges them as `docks`
+says. Adding a mode is adding a spec here; the window knows no mode by name.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
+
+from PySide6.QtWidgets import QStackedWidget
 
 from annotation.models import ProjectSummary
+from app.annotate.layout import arrange_docks as arrange_annotate_docks
+from app.annotate.mode import AnnotateMode
+from app.explore.mode import ExploreMode
+from app.replay.mode import ReplayMode
+from app.results.mode import ResultsMode
+from app.session import ProjectSession
+from app.study.mode import StudyMode
+from app.verify.mode import VerifyMode
+from widgets.mode import ModeWindow
+
+
+class ModeController(Protocol):
+    """What the window needs of a mode's controller once it is built."""
+
+    def shutdown(self) -> None:
+        """Stop the mode's workers and timers (the window is closing)."""
+
+
+@dataclass(frozen=True)
+class DockLayout:
+    """Where the window's shared docks (Project, Activity) go in a mode."""
+
+    project_behind: str | None = None  # tab Project behind this dock of the mode's, kept in front
+    project_hidden: bool = False  # Project starts hidden (View ▸ Project shows it)
+    activity_hidden: bool = True  # Activity starts hidden
+    arrange: Callable[[ModeWindow], None] | None = None  # the mode's own arrangement, last
 
 
 @dataclass(frozen=True)
@@ -16,6 +51,8 @@ class ModeSpec:
     purpose: str
     how_to: str
     status: Callable[[ProjectSummary], str]
+    controller: Callable[[ModeWindow, QStackedWidget, ProjectSession], ModeController]
+    docks: DockLayout = DockLayout()
 
 
 def _plural(n: int, word: str) -> str:
@@ -32,6 +69,8 @@ MODES: tuple[ModeSpec, ...] = (
         "Generate scenes with <code>reasonscope scenes generate --n 10 --seed 0 --db "
         "PROJECT</code>; the demo project comes with a few.",
         lambda s: f"This project holds {_plural(s.scenes, 'scene')}.",
+        ExploreMode,
+        DockLayout(project_behind="image"),
     ),
     ModeSpec(
         "annotate",
@@ -48,6 +87,8 @@ MODES: tuple[ModeSpec, ...] = (
             f"This project holds {_plural(s.sequences, 'sequence')}, "
             f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."
         ),
+        AnnotateMode,
+        DockLayout(activity_hidden=False, arrange=arrange_annotate_docks),
     ),
     ModeSpec(
         "verify",
@@ -64,6 +105,8 @@ MODES: tuple[ModeSpec, ...] = (
             f"({s.questions.get('pending', 0)} pending) and "
             f"{_plural(s.verifications, 'verification')}."
         ),
+        VerifyMode,
+        DockLayout(project_behind="image"),
     ),
     ModeSpec(
         "replay",
@@ -80,6 +123,8 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors, and "
             f"{_plural(s.error_labels, 'error label')}."
         ),
+        ReplayMode,
+        DockLayout(project_behind="labels", project_hidden=True),
     ),
     ModeSpec(
         "results",
@@ -95,6 +140,8 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.episodes, 'episode')} and "
             f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."
         ),
+        ResultsMode,
+        DockLayout(),
     ),
     ModeSpec(
         "study",
@@ -110,5 +157,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"This project holds {_plural(sum(s.questions.values()), 'question')} to rate "
             "and answer."
         ),
+        StudyMode,
+        DockLayout(project_hidden=True),
     ),
 )

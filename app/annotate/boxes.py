@@ -1,6 +1,6 @@
 """Drawing and adjusting boxes, and the lidar calibration, in the Annotate HOI mode.
 
-`install_box_editing(annotate)` wires it all into an `AnnotateMode`:
+`BoxEditing` wires it all into the Annotate HOI mode, from the parts it is handed:
 
 - Ctrl+drag on the panorama draws a new object: a category is asked for
   (`CATEGORIES`), then `add_object` and `set_box_2d` for the current frame;
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRectF, Qt
@@ -27,10 +28,13 @@ from PySide6.QtWidgets import QInputDialog
 from annotation.jrdb.layout import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
 from annotation.models import Annotator
 from app.io.jrdb import stored_calibration
+from app.session import ProjectSession
 from store import ProjectError
 from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
 from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
-from widgets.mode import mode_toolbar
+from widgets.jrdb.panorama import PanoramaView
+from widgets.jrdb.state import JrdbViewState
+from widgets.mode import ModeWindow, mode_toolbar
 
 CATEGORIES = ("chair", "table", "bag", "laptop", "other")
 DEFAULT_DISTANCE = 2.5  # metres: where a new 3D box is put along its 2D box's bearing
@@ -39,15 +43,21 @@ DEFAULT_DISTANCE = 2.5  # metres: where a new 3D box is put along its 2D box's b
 class BoxEditing(QObject):
     """The box and calibration editing of one Annotate HOI mode."""
 
-    def __init__(self, annotate: Any) -> None:
-        super().__init__(annotate)
-        self.annotate, self.state, self.session = annotate, annotate.state, annotate.session
-        mode = annotate.mode
-        self.gestures = PanoramaBoxGestures(annotate.panorama)
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: JrdbViewState,
+        session: ProjectSession,
+        panorama: PanoramaView,
+        reload_cloud: Callable[[], None],
+    ) -> None:
+        super().__init__(mode)
+        self.mode, self.state, self.session, self.panorama = mode, state, session, panorama
+        self.reload_cloud = reload_cloud  # read the frame's cloud again (new calibration)
+        self.gestures = PanoramaBoxGestures(panorama)
         self.panel = Box3DPanel()
         self.dock = mode.add_dock("box", "Box", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.calibration: CalibrationDialog | None = None
-        self.reload_pending = False
         self.ask_category = self._ask_category  # tests put an answer here
         _bar, self.actions = mode_toolbar(
             mode,
@@ -59,8 +69,8 @@ class BoxEditing(QObject):
                  "Adjust where the upper and lower lidars sit (the merged cloud is read again)"),
             ),
         )  # fmt: skip
-        annotate.panorama.box_drawn.connect(self.draw_object)
-        annotate.panorama.box_edited.connect(self.move_box_2d)
+        panorama.box_drawn.connect(self.draw_object)
+        panorama.box_edited.connect(self.move_box_2d)
         self.panel.box_edited.connect(self.save_box_3d)
         self.panel.create_requested.connect(self.create_box_3d)
         for signal in (self.state.selection_changed, self.state.frame_changed):
@@ -84,12 +94,12 @@ class BoxEditing(QObject):
         self._message(text, 5000)
 
     def _message(self, text: str, ms: int = 8000) -> None:
-        self.annotate.mode.statusBar().showMessage(text, ms)
+        self.mode.statusBar().showMessage(text, ms)
 
     # -- 2D boxes ------------------------------------------------------------------------------
     def _ask_category(self) -> str | None:
         text, ok = QInputDialog.getItem(
-            self.annotate.mode, "New object", "What is it?", list(CATEGORIES), 0, False
+            self.mode, "New object", "What is it?", list(CATEGORIES), 0, False
         )
         return text if ok and text else None
 
@@ -165,7 +175,8 @@ class BoxEditing(QObject):
 
     def create_box_3d(self, entity_id: int) -> None:
         """A first 3D box, along the bearing of the entity's 2D box (or ahead of the robot)."""
-        self.save_box_3d(entity_id, default_box_3d(self.state.box_2d(entity_id), self.annotate))
+        box = default_box_3d(self.state.box_2d(entity_id), self.panorama.width_px)
+        self.save_box_3d(entity_id, box)
 
     # -- calibration ---------------------------------------------------------------------------
     def show_calibration(self) -> None:
@@ -174,7 +185,7 @@ class BoxEditing(QObject):
             self._message("No sequence open.")
             return
         if self.calibration is None:
-            self.calibration = CalibrationDialog(self.annotate.mode)
+            self.calibration = CalibrationDialog(self.mode)
             self.calibration.applied.connect(self.apply_calibration)
         self._fill_calibration()
         self.calibration.show()
@@ -216,24 +227,6 @@ class BoxEditing(QObject):
         self.reload_cloud()
         self._saved(f"Calibration of {seq.name} saved by {annotator.name}.")
 
-    def reload_cloud(self) -> None:
-        """Read the current frame's cloud again (after the one being read, if any)."""
-        a, frame = self.annotate, self.state.frame
-        a.clouds.clear()
-        if frame is None:
-            return
-        if a.task is not None:
-            if not self.reload_pending:  # the frame being read uses the old calibration
-                self.reload_pending = True
-                a.task.finished.connect(self._reload_after_task)
-            return
-        a.wanted, a.shown = frame.id, None
-        a._load()
-
-    def _reload_after_task(self) -> None:
-        self.reload_pending = False
-        self.reload_cloud()
-
     def _sequence_changed(self) -> None:
         if self.calibration is not None and self.calibration.isVisible():
             self._fill_calibration()
@@ -243,9 +236,9 @@ def _xywh(rect: QRectF) -> list[float]:
     return [rect.x(), rect.y(), rect.width(), rect.height()]
 
 
-def default_box_3d(box_2d: Any, annotate: Any) -> tuple[float, ...]:
-    """A 0.5 m box DEFAULT_DISTANCE away along the 2D box's column (its rows give z and h)."""
-    width = annotate.panorama.width_px
+def default_box_3d(box_2d: Any, width: int) -> tuple[float, ...]:
+    """A 0.5 m box DEFAULT_DISTANCE away along the 2D box's column (its rows give z and h),
+    in a panorama `width` pixels wide."""
     if box_2d is None:
         return (DEFAULT_DISTANCE, 0.0, 0.0, 0.5, 0.5, 0.5, 0.0)
     u = box_2d.x + box_2d.w / 2
@@ -254,8 +247,3 @@ def default_box_3d(box_2d: Any, annotate: Any) -> tuple[float, ...]:
     bottom = (PANORAMA_HORIZON_ROW - box_2d.y - box_2d.h) * DEFAULT_DISTANCE / PANORAMA_FOCAL_PX
     cx, cy = DEFAULT_DISTANCE * math.cos(azimuth), DEFAULT_DISTANCE * math.sin(azimuth)
     return (cx, cy, (top + bottom) / 2, 0.5, 0.5, max(top - bottom, 0.1), azimuth)
-
-
-def install_box_editing(annotate: Any) -> BoxEditing:
-    """Add box drawing and editing, the Box dock and the calibration dialog to the mode."""
-    return BoxEditing(annotate)

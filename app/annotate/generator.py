@@ -1,9 +1,9 @@
 """The question generator in Annotate HOI: a dock that previews JRDB-Reasoning questions for
 the current frame, steps through their reasoning in every view, and saves candidates.
 
-`install_generator_dock(annotate)` adds the "Question generator" dock
-(`widgets.graph.generator_panel.GeneratorPanel`) beside the Relations dock of an
-`AnnotateMode` and wires it:
+`GeneratorDock` adds the "Question generator" dock
+(`widgets.graph.generator_panel.GeneratorPanel`) beside the Relations dock of the
+Annotate HOI mode and wires it, from the parts it is handed:
 
 - Generate: the current frame (image) or the `DEFAULT_WINDOW` frames ending
   at it (video) are read into a scene graph (`app.jobs.reasoning.load_window`,
@@ -11,8 +11,7 @@ the current frame, steps through their reasoning in every view, and saves candid
   the GUI thread; the graph of a window is kept until the project's data change.
   The engine's `NoQuestion` is shown in the panel.
 - A selected step highlights its entities in the panorama and the cloud (the
-  rest dimmed) and in the scene-graph view when the mode has one
-  (`annotate.graph.view` or `annotate.graph_view`, `.highlight(keys)`); a video question's step in another
+  rest dimmed) and in the scene-graph view; a video question's step in another
   time slot moves the frame there. Highlights show only while the dock is in
   view and the frame is the step's.
 - Save: `question_record` stored with `project.questions.add` as a pending
@@ -30,8 +29,14 @@ from PySide6.QtWidgets import QApplication
 from annotation.query.engine import generate
 from annotation.query.model import GeneratedQuestion, NoQuestion, Preferences
 from app.jobs.reasoning import DEFAULT_WINDOW, FrameWindow, load_window, question_record
+from app.session import ProjectSession
 from store import open_project
 from widgets.graph.generator_panel import GeneratorPanel
+from widgets.graph.view import SceneGraphView
+from widgets.jrdb.cloud_view import CloudView
+from widgets.jrdb.panorama import PanoramaView
+from widgets.jrdb.state import JrdbViewState
+from widgets.mode import ModeWindow
 from widgets.tasks import TaskRunner
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
@@ -85,10 +90,18 @@ def window_frames(frame_ids: list[int], current: int, prefs: Preferences) -> lis
 class GeneratorDock(QObject):
     """The generator panel of one Annotate HOI mode (see the module docstring)."""
 
-    def __init__(self, annotate) -> None:
-        super().__init__(annotate)
-        self.annotate, self.state, self.session = annotate, annotate.state, annotate.session
-        self.mode = annotate.mode
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: JrdbViewState,
+        session: ProjectSession,
+        panorama: PanoramaView,
+        cloud: CloudView,
+        graph_view: SceneGraphView,
+    ) -> None:
+        super().__init__(mode)
+        self.mode, self.state, self.session = mode, state, session
+        self.panorama, self.cloud, self.graph_view = panorama, cloud, graph_view
         self.panel = GeneratorPanel()
         self.dock = self.mode.add_dock("generator", "Question generator", self.panel, RIGHT)
         self.mode.tabifyDockWidget(self.mode.docks["relations"], self.dock)
@@ -216,13 +229,9 @@ class GeneratorDock(QObject):
         on = step is not None and frame is not None and frame.id == step[2]
         on = on and self.in_view
         rows = step[0] if on else None
-        self.annotate.panorama.highlight_entities(rows)
-        self.annotate.cloud.highlight_entities(rows)
-        graph = getattr(self.annotate, "graph_view", None) or getattr(
-            getattr(self.annotate, "graph", None), "view", None
-        )  # the mode's scene-graph dock, if it has one
-        if graph is not None and hasattr(graph, "highlight"):
-            graph.highlight(step[1] if on else [])
+        self.panorama.highlight_entities(rows)
+        self.cloud.highlight_entities(rows)
+        self.graph_view.highlight(step[1] if on else [])
 
     def raise_dock(self) -> None:
         """Bring the dock in front of its tab group."""
@@ -275,10 +284,3 @@ class GeneratorDock(QObject):
         self.pending = None
         if self.task is not None:
             self.task.shutdown()
-
-
-def install_generator_dock(annotate) -> GeneratorDock:
-    """Add the question generator dock to an `AnnotateMode` (kept as `annotate.generator`)."""
-    dock = GeneratorDock(annotate)
-    annotate.generator = dock
-    return dock

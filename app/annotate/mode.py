@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 
 from annotation.jrdb.geometry import GeometricRelation
 from annotation.models import Sequence
-from app.annotate.boxes import install_box_editing
-from app.annotate.generator import install_generator_dock
+from app.annotate.boxes import BoxEditing
+from app.annotate.generator import GeneratorDock
 from app.annotate.hoi_panels import install_hoi_panels
 from app.annotate.loading import LoadedFrame, list_sequences, load_frame
 from app.graph.docks import AnnotateGraph
@@ -94,15 +94,21 @@ class AnnotateMode(QObject):
         self.wanted: int | None = None  # the frame id the cloud should show
         self.shown: int | None = None  # the frame id whose cloud is shown
         self.clouds: OrderedDict[int, PreparedCloud | None] = OrderedDict()
+        self.reload_after_task = False
         self.stale = True  # the current frame is not shown yet (the mode was hidden)
         self.recompute: int | None = None  # the frame whose stored relations are out of date
         self.task_project = None  # the project the running frame task reads for
         self.all_task: TaskRunner | None = None
         self._build_toolbar()
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
-        self.boxes = install_box_editing(self)  # drawing boxes, the Box dock, calibration
-        self.graph = AnnotateGraph(self)  # the Scene graph dock, behind Relations
-        install_generator_dock(self)  # self.generator: the Question generator dock
+        # drawing boxes, the Box dock, calibration
+        self.boxes = BoxEditing(mode, self.state, session, self.panorama, self.reload_cloud)
+        self.graph = AnnotateGraph(
+            mode, self.state, session, self.hoi.state.history_changed
+        )  # the Scene graph dock, behind Relations
+        self.generator = GeneratorDock(
+            mode, self.state, session, self.panorama, self.cloud, self.graph.view
+        )  # the Question generator dock
 
         self.sequence_box.currentIndexChanged.connect(self._sequence_chosen)
         self.slider.frame_requested.connect(self.state.set_frame)
@@ -309,9 +315,26 @@ class AnnotateMode(QObject):
 
     def _task_done(self) -> None:
         self.task = None
+        if self.reload_after_task:  # the frame just read used the old calibration
+            self.reload_after_task = False
+            self.reload_cloud()
+            return
         frame = self.state.frame
         if frame is not None and frame.id == self.wanted and self.shown != frame.id:
             self._load()
+
+    def reload_cloud(self) -> None:
+        """Read the current frame's cloud again (a new calibration); a frame being read
+        now is read again when it is done."""
+        self.clouds.clear()
+        frame = self.state.frame
+        if frame is None:
+            return
+        if self.task is not None:
+            self.reload_after_task = True
+            return
+        self.wanted, self.shown = frame.id, None
+        self._load()
 
     # -- selection -----------------------------------------------------------------------------
     def _show_selection(self, entity_id: int | None) -> None:
@@ -385,26 +408,6 @@ class AnnotateMode(QObject):
                 self.mode.tabifyDockWidget(docks[0], dock)
             docks[0].raise_()
         return docks
-
-    def arrange_docks(self) -> None:
-        """Once the main window has added Project and Activity: Activity waits behind Relations,
-        Project starts hidden (View ▸ Project shows it); the image gets the window's width."""
-        mode, docks = self.mode, self.mode.docks
-        if "activity" in docks:
-            mode.removeDockWidget(docks["activity"])
-            mode.addDockWidget(RIGHT, docks["activity"])
-            docks["activity"].show()
-            mode.tabifyDockWidget(docks["relations"], docks["activity"])
-        for name in ("hoi_labels", "hoi_review", "box"):  # one tab group: two draw a stray bar
-            if name in docks:
-                mode.tabifyDockWidget(docks["relations"], docks[name])
-        docks.get("hoi_labels", docks["relations"]).raise_()
-        if "project" in docks:
-            docks["project"].hide()
-        right = [docks["entities"], docks["relations"]]
-        mode.resizeDocks(right, [400, 400], Qt.Orientation.Horizontal)
-        mode.resizeDocks(right, [250, 330], Qt.Orientation.Vertical)
-        mode.resizeDocks([self.frame_dock], [200], Qt.Orientation.Vertical)
 
     def _message(self, text: str, ms: int = 8000) -> None:
         self.mode.statusBar().showMessage(text, ms)

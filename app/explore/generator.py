@@ -1,7 +1,7 @@
 """The question generator in Explore scenes: preview questions about the open simulator scene
 and step through their reasoning in the 3D viewport and the Scene graph dock.
 
-`install_explore_generator(explore)` adds the same panel as Annotate HOI's
+`ExploreGenerator` adds the same panel as Annotate HOI's
 (`widgets.graph.generator_panel.GeneratorPanel`) as a "Question generator" dock of
 an `ExploreMode`. The engine runs on the scene's graph as it is now
 (`sim.tabletop.graph.graph_from_world`, computed off the GUI thread on a private
@@ -20,8 +20,12 @@ from PySide6.QtWidgets import QApplication
 from annotation.query.engine import generate
 from annotation.query.model import NoQuestion, Preferences
 from annotation.scene_graph import SceneGraph
-from app.graph.docks import WorldGraphs, graph_camera
+from app.graph.sources import WorldGraphs, graph_camera
+from widgets.explore.state import ExploreState
 from widgets.graph.generator_panel import GeneratorPanel
+from widgets.graph.view import SceneGraphView
+from widgets.mode import ModeWindow
+from widgets.viewport.view import SceneViewport
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 TAG = "generator"
@@ -30,9 +34,15 @@ TAG = "generator"
 class ExploreGenerator(QObject):
     """The generator panel of the Explore mode (see the module docstring)."""
 
-    def __init__(self, explore) -> None:
-        super().__init__(explore.mode)
-        self.explore, self.mode = explore, explore.mode
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: ExploreState,
+        viewport: SceneViewport,
+        graph_view: SceneGraphView | None = None,
+    ) -> None:
+        super().__init__(mode)
+        self.mode, self.state, self.viewport, self.graph_view = mode, state, viewport, graph_view
         self.panel = GeneratorPanel()
         self.panel.set_saving(False)
         self.panel.offer("modality", "video", False, "A simulator scene is one moment")
@@ -51,14 +61,14 @@ class ExploreGenerator(QObject):
         self.graphs.ready.connect(self._graph_ready)
         self.graphs.failed.connect(lambda text: self.panel.show_message(f"No scene graph: {text}"))
         self.dock.visibilityChanged.connect(self._in_view)
-        explore.state.scene_opened.connect(self._scene_opened)
+        state.scene_opened.connect(self._scene_opened)
         self._scene_opened()
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
 
     def _scene_opened(self) -> None:
-        loaded = self.explore.state.loaded
+        loaded = self.state.loaded
         self.graph, self.wanted, self.keys = None, None, []
         self._apply()
         if loaded is None:
@@ -72,7 +82,7 @@ class ExploreGenerator(QObject):
 
     def generate(self, prefs: Preferences, seed: int) -> None:
         """Preview a question about the scene as it is now (the world may have moved)."""
-        loaded = self.explore.state.loaded
+        loaded = self.state.loaded
         if loaded is None:
             self.panel.show_message("Open a scene first.")
             return
@@ -89,7 +99,7 @@ class ExploreGenerator(QObject):
             return
         (prefs, seed), self.wanted = self.wanted, None
         self.graph = graph
-        context = f"scene {self.explore.state.loaded.scene.name}"
+        context = f"scene {self.state.loaded.scene.name}"
         try:
             question = generate(graph, prefs, seed)
         except NoQuestion as exc:
@@ -119,12 +129,11 @@ class ExploreGenerator(QObject):
 
     def _apply(self) -> None:
         keys = self.keys if self.in_view else []
-        viewport = self.explore.viewport
+        viewport = self.viewport
         if viewport.world is not None:
             viewport.set_highlight([k for k in keys if viewport.items_for(k)])
-        graph = getattr(getattr(self.explore, "graph", None), "view", None)
-        if graph is not None:
-            graph.highlight(keys)
+        if self.graph_view is not None:
+            self.graph_view.highlight(keys)
 
     def raise_dock(self) -> None:
         self.dock.show()
@@ -133,10 +142,3 @@ class ExploreGenerator(QObject):
     def shutdown(self) -> None:
         self.wanted = None
         self.graphs.shutdown()
-
-
-def install_explore_generator(explore) -> ExploreGenerator:
-    """Add the question generator dock to an `ExploreMode` (kept as `explore.generator`)."""
-    generator = ExploreGenerator(explore)
-    explore.generator = generator
-    return generator

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QStackedWidget, QToolBar
 
-from app.explore.generator import install_explore_generator
+from app.explore.generator import ExploreGenerator
 from app.graph.docks import ExploreGraph
 from app.session import ProjectSession
 from widgets.explore.object_table import ObjectRow, ObjectTablePanel
@@ -52,8 +52,9 @@ class ExploreMode(QObject):
         self.state.scenes_changed.connect(self._show_page)
         session.project_changed.connect(self.reload)
         session.data_changed.connect(self.state.refresh)
-        self.graph = ExploreGraph(self)  # the Scene graph dock, live with the world
-        self.generator = install_explore_generator(self)  # engine questions on the scene
+        self.graph = ExploreGraph(mode, self.state, self.viewport)  # the Scene graph dock, live with the world
+        # engine questions on the scene
+        self.generator = ExploreGenerator(mode, self.state, self.viewport, self.graph.view)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("View")

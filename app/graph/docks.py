@@ -15,19 +15,26 @@ shown.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance, Slot
 
 from annotation.scene_graph import SceneGraph
-from app.graph.sources import GRAPH_IMAGE_PX as GRAPH_IMAGE_PX
 from app.graph.sources import JrdbGraphs, WorldGraphs, graph_camera, window_key
 from app.jobs.scene_graphs import graph_for_window
+from app.session import ProjectSession
 from sim.tabletop.replay import acted_body, state_at
 from store import ProjectError
+from widgets.explore.state import ExploreState
 from widgets.graph.view import SceneGraphView
+from widgets.jrdb.state import JrdbViewState
 from widgets.mode import ModeWindow
+from widgets.replay.state import ReplayState
+from widgets.verify.jrdb_evidence import JrdbEvidenceView
 from widgets.verify.jrdb_evidence_rows import is_jrdb
-
-__all__ = ["GRAPH_IMAGE_PX", "WorldGraphs", "graph_camera", "install_graph_dock"]
+from widgets.verify.state import VerifyState
+from widgets.viewport.view import SceneViewport
 
 LIVE_REFRESH_MS = 400  # while live physics runs: at most this often
 DEBOUNCE_MS = 80  # a burst of changes (keys held down) becomes one refresh
@@ -94,22 +101,22 @@ class _GraphDock(QObject):
 class ExploreGraph(_GraphDock):
     """Explore: the open scene's graph, live while physics steps; clicks select bodies."""
 
-    def __init__(self, explore) -> None:
-        super().__init__(explore.mode, "image")
-        self.explore = explore
+    def __init__(self, mode: ModeWindow, state: ExploreState, viewport: SceneViewport) -> None:
+        super().__init__(mode, "image")
+        self.state = state
         self.graphs = WorldGraphs(self)
         self.live = QTimer(self, interval=LIVE_REFRESH_MS)
         self.live.timeout.connect(self.schedule)
         self.graphs.ready.connect(self._ready)
         self.graphs.failed.connect(lambda text: self.view.clear(f"No scene graph: {text}"))
-        explore.state.scene_opened.connect(self._scene_opened)
-        explore.state.selection_changed.connect(self.view.select)
-        explore.viewport.live_changed.connect(self._live_changed)
+        state.scene_opened.connect(self._scene_opened)
+        state.selection_changed.connect(self.view.select)
+        viewport.live_changed.connect(self._live_changed)
         self.view.entity_clicked.connect(self._clicked)
         self.view.clear("No scene open.")
 
     def _scene_opened(self) -> None:
-        loaded = self.explore.state.loaded
+        loaded = self.state.loaded
         if loaded is None:
             self.graphs.clear()
             self.view.clear("No scene open.")
@@ -120,7 +127,7 @@ class ExploreGraph(_GraphDock):
         self.schedule()
 
     def show_current(self) -> None:
-        loaded = self.explore.state.loaded
+        loaded = self.state.loaded
         if loaded is None:
             return
         with loaded.world.lock:  # as it is now: live physics may have moved things
@@ -136,12 +143,12 @@ class ExploreGraph(_GraphDock):
 
     def _ready(self, _tag, graph: SceneGraph) -> None:
         self.view.set_graph(graph)
-        self.view.select(self.explore.state.selected)
+        self.view.select(self.state.selected)
 
     def _clicked(self, key: str) -> None:
-        loaded = self.explore.state.loaded
+        loaded = self.state.loaded
         if loaded is not None and key in loaded.world.bodies:
-            self.explore.state.select(key)
+            self.state.select(key)
 
     def shutdown(self) -> None:
         super().shutdown()
@@ -152,19 +159,25 @@ class ExploreGraph(_GraphDock):
 class AnnotateGraph(_GraphDock):
     """Annotate HOI: the current frame's JRDB graph; clicks pick entities."""
 
-    def __init__(self, annotate) -> None:
-        super().__init__(annotate.mode, "relations")
-        self.annotate = annotate
-        s = annotate.state
-        for signal in (s.sequence_changed, s.boxes_changed, annotate.session.data_changed):
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: JrdbViewState,
+        session: ProjectSession,
+        labels_changed: SignalInstance,
+    ) -> None:
+        super().__init__(mode, "relations")
+        self.state, self.session = state, session
+        s = state
+        for signal in (s.sequence_changed, s.boxes_changed, session.data_changed):
             signal.connect(self.schedule)
         s.frame_changed.connect(lambda _i: self.schedule())
-        annotate.hoi.state.history_changed.connect(self.schedule)  # a label saved or undone
+        labels_changed.connect(self.schedule)  # an HOI label saved or undone
         s.selection_changed.connect(self._select)
         self.view.entity_clicked.connect(self._clicked)
 
     def show_current(self) -> None:
-        project, s = self.annotate.session.project, self.annotate.state
+        project, s = self.session.project, self.state
         if project is None or s.sequence is None or s.frame is None:
             self.view.clear("No frame.")
             return
@@ -185,16 +198,29 @@ class AnnotateGraph(_GraphDock):
         entity = self.view.graph.entities.get(key)
         entity_id = entity.attributes.get("entity_id") if entity is not None else None
         if isinstance(entity_id, int):
-            self.annotate.state.pick(entity_id)
+            self.state.pick(entity_id)
 
 
 class VerifyGraph(_GraphDock):
     """Verify: the question's restored scene, or a JRDB question's frames; its evidence
     highlighted (a JRDB question's picked step, when one is picked)."""
 
-    def __init__(self, verify) -> None:
-        super().__init__(verify.mode, "question")
-        self.verify = verify
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: VerifyState,
+        session: ProjectSession,
+        evidence: JrdbEvidenceView,
+        evidence_highlight: Callable[[], list[str]],
+        evidence_changed: SignalInstance,
+        viewport: SceneViewport,
+        world_bodies: Callable[[], Any],
+    ) -> None:
+        super().__init__(mode, "question")
+        self.state, self.session = state, session
+        self.evidence, self.evidence_highlight = evidence, evidence_highlight  # a JRDB question's
+        self.viewport = viewport
+        self.world_bodies = world_bodies  # the bodies of the restored scene's world (or ())
         self.scene_id: int | None = None
         self.window: tuple | None = None  # the JRDB graph wanted: (path, sequence, frames)
         self.graphs = WorldGraphs(self)
@@ -203,17 +229,17 @@ class VerifyGraph(_GraphDock):
         self.jrdb = JrdbGraphs(self)
         self.jrdb.ready.connect(self._ready)
         self.jrdb.failed.connect(self._failed)
-        verify.state.question_opened.connect(self.schedule)
-        verify.session.data_changed.connect(self.jrdb.forget)
-        verify.session.data_changed.connect(self.schedule)  # labels may have been edited
-        verify.jrdb.highlight_changed.connect(self._highlight)
-        verify.jrdb.view.entity_clicked.connect(self.view.select)  # a box: its node
+        state.question_opened.connect(self.schedule)
+        session.data_changed.connect(self.jrdb.forget)
+        session.data_changed.connect(self.schedule)  # labels may have been edited
+        evidence_changed.connect(self._highlight)
+        evidence.entity_clicked.connect(self.view.select)  # a box: its node
         self.view.entity_clicked.connect(self._clicked)
         self.view.clear("No question open.")
 
     def show_current(self) -> None:
-        q, scene = self.verify.state.current, self.verify.state.scene
-        project = self.verify.session.project
+        q, scene = self.state.current, self.state.scene
+        project = self.session.project
         if scene is None and is_jrdb(q) and project is not None:
             self.scene_id = None
             frames = (q.criteria or {}).get("frame_ids") or []
@@ -247,18 +273,17 @@ class VerifyGraph(_GraphDock):
         self.view.clear(f"No scene graph: {text}")
 
     def _highlight(self) -> None:
-        q = self.verify.state.current
+        q = self.state.current
         if is_jrdb(q):
-            self.view.highlight(self.verify.jrdb.highlight_keys())
+            self.view.highlight(self.evidence_highlight())
         else:
             self.view.highlight(q.evidence_ids if q is not None else ())
 
     def _clicked(self, key: str) -> None:
-        loaded = self.verify.loaded
-        if is_jrdb(self.verify.state.current):
-            self.verify.jrdb.view.select_entity(key)  # ring its box in the panorama
-        elif loaded is not None and key in loaded.world.bodies:
-            self.verify.viewport.select(key)
+        if is_jrdb(self.state.current):
+            self.evidence.select_entity(key)  # ring its box in the panorama
+        elif key in self.world_bodies():
+            self.viewport.select(key)
 
     def shutdown(self) -> None:
         super().shutdown()
@@ -269,22 +294,30 @@ class VerifyGraph(_GraphDock):
 class ReplayGraph(_GraphDock):
     """Replay: the state after the step shown, on every seek; the acted-on body selected."""
 
-    def __init__(self, replay) -> None:
-        super().__init__(replay.mode, "labels")
-        self.replay = replay
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: ReplayState,
+        session: ProjectSession,
+        viewport: SceneViewport,
+        world_bodies: Callable[[], Any],
+    ) -> None:
+        super().__init__(mode, "labels")
+        self.state, self.session, self.viewport = state, session, viewport
+        self.world_bodies = world_bodies  # the bodies of the loaded episode's world (or ())
         self.episode_id: int | None = None
         self.initial: dict | None = None
         self.cache: dict[int, SceneGraph] = {}  # the open episode's graphs by step
         self.graphs = WorldGraphs(self)
         self.graphs.ready.connect(self._ready)
         self.graphs.failed.connect(lambda text: self.view.clear(f"No scene graph: {text}"))
-        replay.state.episode_opened.connect(self._episode_opened)
-        replay.state.step_changed.connect(lambda _i: self.schedule())
+        state.episode_opened.connect(self._episode_opened)
+        state.step_changed.connect(lambda _i: self.schedule())
         self.view.entity_clicked.connect(self._clicked)
         self.view.clear("Pick an episode on the left.")
 
     def _episode_opened(self) -> None:
-        episode, project = self.replay.state.episode, self.replay.session.project
+        episode, project = self.state.episode, self.session.project
         scene = None
         if episode is not None and episode.scene_id is not None and project is not None:
             try:
@@ -305,7 +338,7 @@ class ReplayGraph(_GraphDock):
         self.schedule()
 
     def show_current(self) -> None:
-        s = self.replay.state
+        s = self.state
         if self.graphs.scene is None or not s.step_dicts:
             return
         index = s.index
@@ -321,20 +354,19 @@ class ReplayGraph(_GraphDock):
         if episode_id != self.episode_id:
             return
         self.cache[index] = graph
-        if index == self.replay.state.index:
+        if index == self.state.index:
             self._show(index)
 
     def _show(self, index: int) -> None:
         self.view.set_graph(self.cache[index])
         try:
-            self.view.select(acted_body(self.replay.state.step_dicts, index) or "")
+            self.view.select(acted_body(self.state.step_dicts, index) or "")
         except (KeyError, IndexError):
             self.view.select("")
 
     def _clicked(self, key: str) -> None:
-        loaded = self.replay.view.loaded
-        if loaded is not None and loaded.view is not None and key in loaded.view.world.bodies:
-            self.replay.viewport.select(key)
+        if key in self.world_bodies():
+            self.viewport.select(key)
 
     def shutdown(self) -> None:
         super().shutdown()

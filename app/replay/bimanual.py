@@ -13,11 +13,13 @@ and the stored sim run opens from the report's link.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QStackedWidget
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from annotation.tabletop.episode_metrics import REPLAY_IN_SIM_AGENT, is_bimanual
 from app.replay.resim import (
@@ -26,15 +28,17 @@ from app.replay.resim import (
     replay_report_html,
     run_replay_in_sim,
 )
+from app.replay.view import StepPresenter
+from app.session import ProjectSession
 from sim.camera import CameraSpec
 from store import ProjectError
 from widgets.replay.bimanual_images import ObservationPanel, decode_image
 from widgets.replay.bimanual_step import BimanualStepPanel
+from widgets.replay.episode_list import EpisodeListPanel
+from widgets.replay.state import ReplayState
 from widgets.tasks import TaskRunner
 from widgets.viewport.camera import view_params_from_spec
-
-if TYPE_CHECKING:
-    from app.replay.mode import ReplayMode
+from widgets.viewport.view import SceneViewport
 
 # the 3D view of the dual-arm world: from behind and above the robot, the table and both arms
 OVERVIEW = CameraSpec(
@@ -42,65 +46,65 @@ OVERVIEW = CameraSpec(
     up=(0.0, 0.0, 1.0), near=0.05, far=6.0, name="bimanual overview",
 )  # fmt: skip
 IMAGE_CACHE = 48
-IMAGE_DOCK_TITLES = ("Model view (top-down)", "Observation (what the model saw)")
+
+
+@dataclass(frozen=True)
+class ReplayParts:
+    """What the dual-arm view uses of the Replay mode, handed to it by the mode.
+
+    The mode owns its docks and the centre: it puts `BimanualReplay.step_panel`,
+    `.observation` and `.big_observation` where its own panels are, and switches
+    to them while `active`."""
+
+    owner: QWidget  # the parent of its worker
+    state: ReplayState
+    session: ProjectSession
+    presenter: StepPresenter  # the loaded episode, the timeline, the motion lines
+    viewport: SceneViewport
+    episodes: EpisodeListPanel
+    report: QTextBrowser  # the Re-simulation dock: the replay-in-sim report goes here
+    message: Callable[[str, int], None]  # a status line for so many milliseconds
+    raise_report: Callable[[], None]  # bring the report's dock to the front
+    show_world: Callable[[bool], None]  # the centre: the 3D world (True) or the big views
 
 
 class BimanualReplay(QObject):
-    """Shows dual-arm episodes in Replay's panels; plugged in by `ReplayMode`."""
+    """Shows dual-arm episodes in Replay's panels; built by `ReplayMode` from `ReplayParts`."""
 
-    def __init__(self, replay: ReplayMode) -> None:
-        super().__init__(replay)
-        self.replay = replay
-        mode = replay.mode
+    def __init__(self, parts: ReplayParts) -> None:
+        super().__init__(parts.owner)
+        self.parts = parts
+        self.state, self.session = parts.state, parts.session
         self.step_panel = BimanualStepPanel()
         self.step_panel.setObjectName("bimanual_step")
         self.observation = ObservationPanel()
         self.big_observation = ObservationPanel()  # the centre, for episodes without states
-        self.step_stack = _stack(replay.step_panel, self.step_panel)
-        mode.docks["step"].setWidget(self.step_stack)
-        self.image_stack = _stack(replay.image, self.observation)
-        mode.docks["image"].setWidget(self.image_stack)
-        replay.centre.addWidget(self.big_observation)
         self.observation.view_changed.connect(self.big_observation.show_view)
         self.big_observation.view_changed.connect(self.observation.show_view)
-        replay.resim_view.setOpenLinks(False)
-        replay.resim_view.anchorClicked.connect(self._link_clicked)
+        parts.report.setOpenLinks(False)
+        parts.report.anchorClicked.connect(self._link_clicked)
         self.images: OrderedDict[str, QImage] = OrderedDict()
         self.comparisons: dict[int, dict[str, Any]] = {}
         self.sim_run: int | None = None  # the stored replay in sim of the open episode
         self.task: TaskRunner | None = None
         self.task_episode: int | None = None
-        self.cloud_hidden = False
 
     @property
     def active(self) -> bool:
         """Whether the open episode is a dual-arm one."""
-        episode = self.replay.state.episode
+        episode = self.state.episode
         return episode is not None and is_bimanual(episode)
 
     # -- opening --------------------------------------------------------------------------
     def episode_opened(self) -> None:
-        """Swap the panels for the open episode's kind; read its stored replay in sim."""
-        r, on = self.replay, self.active
-        self.step_stack.setCurrentIndex(int(on))
-        self.image_stack.setCurrentIndex(int(on))
-        r.mode.docks["image"].setWindowTitle(IMAGE_DOCK_TITLES[int(on)])
-        r.centre.setCurrentIndex(0)
-        cloud = r.mode.docks["cloud"]
-        if on and not cloud.isHidden():
-            cloud.hide()  # no grasp points in a dual-arm episode: room for the views
-            self.cloud_hidden = True
-        elif not on and self.cloud_hidden:
-            cloud.show()
-            self.cloud_hidden = False
-        r.actions["resim"].setText("Replay in sim" if on else "Re-simulate from here")
+        """Another episode: forget the last one's comparison; read this one's replay in sim."""
         self.comparisons, self.sim_run = {}, None
-        if on:
+        if self.active:
             self._read_sim_run()
 
     def describe(self) -> str:
         """The banner line: model, task, outcome, instruction and where it came from."""
-        e = self.replay.state.episode
+        e = self.state.episode
         result = {True: "✓ success", False: "✗ failure"}.get(e.success, e.outcome or "no outcome")
         who = e.model or e.agent or "unknown model"
         info = e.header.get("bimanual") or {}
@@ -117,25 +121,25 @@ class BimanualReplay(QObject):
         return text + (f" — “{instruction}”" if instruction else "")
 
     def _read_sim_run(self) -> None:
-        project, episode = self.replay.session.project, self.replay.state.episode
+        project, episode = self.session.project, self.state.episode
         if project is None or episode is None:
             return
         if episode.agent == REPLAY_IN_SIM_AGENT:
-            self.comparisons = comparisons_from_run(self.replay.state.steps, on_run=True)
+            self.comparisons = comparisons_from_run(self.state.steps, on_run=True)
             self.sim_run = episode.id
             return
         run = latest_sim_run(project, episode.id)
         if run is not None:
             self.sim_run = run.id
             self.comparisons = comparisons_from_run(project.episodes.steps(run.id))
-            self.replay.resim_view.setHtml(replay_report_html(episode, run, self.comparisons))
+            self.parts.report.setHtml(replay_report_html(episode, run, self.comparisons))
 
     # -- the current step -------------------------------------------------------------------
     def show(self) -> None:
-        r, s = self.replay, self.replay.state
+        s, viewport = self.state, self.parts.viewport
         if not s.step_dicts:
             return
-        view = r.view
+        view = self.parts.presenter
         i, step = s.index, s.step_dicts[s.index]
         view.timeline.set_current(i)
         replay = view.loaded.view if view.loaded else None
@@ -143,15 +147,15 @@ class BimanualReplay(QObject):
         if replay is not None:
             if not replay.seek(i):
                 note = "No stored state at this step: the world is shown as it was before."
-            r.viewport.sync()
+            viewport.sync()
             motion = replay.motion(i)
-            r.viewport.select(None)
-            r.viewport.set_highlight([m.key for m in motion])
+            viewport.select(None)
+            viewport.set_highlight([m.key for m in motion])
             view.lines.set([(f"moved:{m.key}", [m.before, m.after], (0.15, 0.75, 1.0, 1.0), 3.0)
                             for m in motion])  # fmt: skip
-            r.centre.setCurrentIndex(0)
+            self.parts.show_world(True)
         else:
-            r.centre.setCurrentIndex(1 if view.loaded is not None else 0)
+            self.parts.show_world(view.loaded is None)
             if view.loading:
                 note = "Building the dual-arm world…"
         images, caption = self._images(step, i)
@@ -173,7 +177,7 @@ class BimanualReplay(QObject):
 
     def _images(self, step: dict[str, Any], index: int) -> tuple[dict[str, QImage], str]:
         """The step's stored views, decoded (cached by hash), and what they show."""
-        project = self.replay.session.project
+        project = self.session.project
         result = step.get("result") if isinstance(step.get("result"), dict) else {}
         shas = dict(result.get("images") or {})
         if not shas and step.get("image_sha256"):
@@ -183,7 +187,7 @@ class BimanualReplay(QObject):
             image = self._image(project, sha)
             if image is not None:
                 images[name] = image
-        recorded_here = "bimanual" in self.replay.state.episode.header
+        recorded_here = "bimanual" in self.state.episode.header
         if step.get("kind") == "observation":
             caption = "The first observation"
         elif recorded_here:
@@ -210,30 +214,30 @@ class BimanualReplay(QObject):
 
     def set_loaded_camera(self) -> None:
         """Frame the dual-arm world (table, both arms) when its world arrives."""
-        v = self.replay.viewport
+        v = self.parts.viewport
         v.set_view_params(view_params_from_spec(OVERVIEW, width=max(1, v.width()),
                                                 height=max(1, v.height())))  # fmt: skip
 
     # -- replay in sim ----------------------------------------------------------------------
     def replay_in_sim(self) -> None:
         """Run the open episode's plans in our dual-arm world from the task's seeded start."""
-        r = self.replay
-        episode, project = r.state.episode, r.session.project
+        p = self.parts
+        episode, project = self.state.episode, self.session.project
         if episode is None or project is None:
             return
         if episode.agent == REPLAY_IN_SIM_AGENT:
-            r.message("This is a replay in sim already: open its source episode to replay.", 8000)
+            p.message("This is a replay in sim already: open its source episode to replay.", 8000)
             return
         if self.task is not None:
-            r.message("A replay in sim is running already.", 5000)
+            p.message("A replay in sim is running already.", 5000)
             return
-        r.state.pause()
+        self.state.pause()
         path, episode_id = project.path, episode.id
         self.task_episode = episode_id
         self.task = TaskRunner(
             f"Replaying episode #{episode_id} in the dual-arm simulator",
-            lambda p: run_replay_in_sim(path, episode_id, p),
-            r.mode,
+            lambda progress: run_replay_in_sim(path, episode_id, progress),
+            p.owner,
         )
         self.task.succeeded.connect(self._replayed)
         self.task.failed.connect(self._replay_failed)
@@ -243,16 +247,16 @@ class BimanualReplay(QObject):
 
     @Slot(object)
     def _replayed(self, run_id: int) -> None:
-        r = self.replay
-        r.session.data_changed.emit()  # the new run in the list, Results, the summary
-        if r.state.episode is None or r.state.episode.id != self.task_episode:
-            r.message(f"Replay in sim stored as episode #{run_id}.", 8000)
+        p = self.parts
+        self.session.data_changed.emit()  # the new run in the list, Results, the summary
+        if self.state.episode is None or self.state.episode.id != self.task_episode:
+            p.message(f"Replay in sim stored as episode #{run_id}.", 8000)
             return
         self._read_sim_run()
-        r.mode.docks["resim"].raise_()
+        p.raise_report()
         self.show()
         same = sum(1 for c in self.comparisons.values() if c.get("same"))
-        r.message(
+        p.message(
             f"Replayed in sim as episode #{run_id}: {same} of {len(self.comparisons)} steps "
             "had the recorded outcome.",
             10000,
@@ -260,11 +264,11 @@ class BimanualReplay(QObject):
 
     @Slot(str, str)
     def _replay_failed(self, summary: str, _details: str) -> None:
-        self.replay.message(f"Replay in sim failed: {summary}", 10000)
+        self.parts.message(f"Replay in sim failed: {summary}", 10000)
 
     @Slot()
     def _replay_cancelled(self) -> None:
-        self.replay.message("Replay in sim cancelled: nothing was stored.", 5000)
+        self.parts.message("Replay in sim cancelled: nothing was stored.", 5000)
 
     @Slot()
     def _replay_done(self) -> None:
@@ -278,20 +282,14 @@ class BimanualReplay(QObject):
 
     def open_episode(self, episode_id: int) -> None:
         """Open an episode, showing every episode in the list if filters hide it."""
-        state = self.replay.state
+        state, episodes = self.state, self.parts.episodes
         if all(e.id != episode_id for e in state.episodes):
-            self.replay.episodes.clear_filters()
+            episodes.clear_filters()
         state.open(episode_id)
-        self.replay.episodes.show_open()
+        episodes.show_open()
 
     def shutdown(self) -> None:
         if self.task is not None:
             self.task.shutdown()
             self.task = None
 
-
-def _stack(*widgets) -> QStackedWidget:
-    stack = QStackedWidget()
-    for w in widgets:
-        stack.addWidget(w)
-    return stack

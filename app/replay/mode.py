@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from app.graph.docks import ReplayGraph
-from app.replay.bimanual import BimanualReplay
+from app.replay.bimanual import BimanualReplay, ReplayParts
 from app.replay.loading import LoadedEpisode, load_episode, run_resimulation
 from app.replay.view import StepPresenter
 from app.session import ProjectSession
@@ -32,6 +32,8 @@ from widgets.replay.timeline import Timeline
 from widgets.tasks import TaskRunner
 from widgets.viewport.point_cloud import PointCloudView
 from widgets.viewport.view import SceneViewport
+
+IMAGE_DOCK_TITLES = ("Model view (top-down)", "Observation (what the model saw)")
 
 
 class ReplayMode(QObject):
@@ -90,8 +92,20 @@ class ReplayMode(QObject):
             self.state, self.viewport, self.timeline, self.step_panel, self.image, self.cloud,
             self.renderer, self.tool_view_action,
         )  # fmt: skip
-        self.bimanual = BimanualReplay(self)
+        self.bimanual = BimanualReplay(ReplayParts(
+            owner=mode, state=self.state, session=session, presenter=self.view,
+            viewport=self.viewport, episodes=self.episodes, report=self.resim_view,
+            message=self.message, raise_report=lambda: mode.docks["resim"].raise_(),
+            show_world=lambda world: self.centre.setCurrentIndex(0 if world else 1),
+        ))  # fmt: skip
         self.view.delegate = self.bimanual
+        # a dual-arm episode's panels take the place of the step panel, the image and the centre
+        self.step_stack = _stack(self.step_panel, self.bimanual.step_panel)
+        mode.docks["step"].setWidget(self.step_stack)
+        self.image_stack = _stack(self.image, self.bimanual.observation)
+        mode.docks["image"].setWidget(self.image_stack)
+        self.centre.addWidget(self.bimanual.big_observation)
+        self.cloud_hidden = False  # the Grasp points dock, hidden for a dual-arm episode
 
         self.episodes.open_requested.connect(self.state.open)
         self.timeline.seek_requested.connect(self.state.seek)
@@ -104,7 +118,13 @@ class ReplayMode(QObject):
         session.project_changed.connect(self.reload)
         session.annotator_changed.connect(lambda: self.state.set_annotator(session.annotator))
         session.data_changed.connect(self._data_changed)
-        self.graph = ReplayGraph(self)  # the Scene graph dock, behind Error labels
+        self.graph = ReplayGraph(
+            mode, self.state, session, self.viewport, self._world_bodies
+        )  # the Scene graph dock, behind Error labels
+
+    def _world_bodies(self):
+        loaded = self.view.loaded
+        return loaded.view.world.bodies if loaded is not None and loaded.view is not None else ()
 
     def _build_toolbar(self) -> None:
         s = self.state
@@ -177,10 +197,26 @@ class ReplayMode(QObject):
         self.resim_view.clear()
         self.view.episode_opened(loading=episode is not None)
         self.view.set_loaded(None)
+        self._swap_panels(self.bimanual.active)
         self.bimanual.episode_opened()
         self.banner.setText(self._describe() if episode else "Pick an episode on the left.")
         if episode is not None and self.task is None:
             self._load()
+
+    def _swap_panels(self, bimanual: bool) -> None:
+        """The panels for the open episode's kind: a dual-arm one has no grasp points."""
+        self.step_stack.setCurrentIndex(int(bimanual))
+        self.image_stack.setCurrentIndex(int(bimanual))
+        self.mode.docks["image"].setWindowTitle(IMAGE_DOCK_TITLES[int(bimanual)])
+        self.centre.setCurrentIndex(0)
+        cloud = self.mode.docks["cloud"]
+        if bimanual and not cloud.isHidden():
+            cloud.hide()  # room for the views
+            self.cloud_hidden = True
+        elif not bimanual and self.cloud_hidden:
+            cloud.show()
+            self.cloud_hidden = False
+        self.actions["resim"].setText("Replay in sim" if bimanual else "Re-simulate from here")
 
     def _describe(self) -> str:
         if self.bimanual.active:
@@ -295,3 +331,10 @@ class ReplayMode(QObject):
                 task.shutdown()
         self.renderer.shutdown()
         self.view.set_loaded(None)
+
+
+def _stack(*widgets: QWidget) -> QStackedWidget:
+    stack = QStackedWidget()
+    for w in widgets:
+        stack.addWidget(w)
+    return stack

@@ -95,3 +95,6 @@ class ResultsMode(QObject):
                 )
             self._had_data = had
         self.pages.setCurrentIndex(1 if any(had) else 0)
+
+    def shutdown(self) -> None:
+        """Nothing runs in the background here: results are read on the GUI thread."""

@@ -78,7 +78,11 @@ class VerifyMode(QObject):
         session.project_changed.connect(self.reload)
         session.annotator_changed.connect(self.reload)
         session.data_changed.connect(self._data_changed)
-        self.graph = VerifyGraph(self)  # the Scene graph dock, behind Question
+        self.graph = VerifyGraph(
+            mode, self.state, session, self.jrdb.view, self.jrdb.highlight_keys,
+            self.jrdb.highlight_changed, self.viewport,
+            lambda: self.loaded.world.bodies if self.loaded is not None else (),
+        )  # fmt: skip  # the Scene graph dock, behind Question
 
     def _build_toolbar(self) -> None:
         s = self.state

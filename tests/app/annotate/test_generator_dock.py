@@ -9,9 +9,8 @@ from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
 from annotation.query.model import Preferences
-from app.annotate.generator import install_generator_dock, preview_question, window_frames
+from app.annotate.generator import preview_question, window_frames
 from app.demo.jrdb_synth import SynthConfig
-from app.explore.generator import install_explore_generator
 from sim.tabletop.scenes import generate_scene, scene_record
 from store import open_project
 from widgets.graph.view import SceneGraphView
@@ -30,8 +29,6 @@ def window(qtbot, imported, tmp_path):
     w = open_as_ada(qtbot, imported.db, "annotate", copy_to=tmp_path)
     annotate = w.annotate
     qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
-    if getattr(annotate, "generator", None) is None:  # until the mode installs it itself
-        install_generator_dock(annotate)
     annotate.generator.raise_dock()
     qtbot.waitUntil(lambda: annotate.generator.in_view)
     yield w
@@ -229,7 +226,7 @@ def scene_project(tmp_path_factory):
 def test_explore_previews_questions_about_the_open_scene(qtbot, scene_project):
     w = open_as_ada(qtbot, scene_project, "explore")
     explore = w.explore
-    gen = getattr(explore, "generator", None) or install_explore_generator(explore)
+    gen = explore.generator
     try:
         explore.scene_list.select_row(0)
         qtbot.waitUntil(lambda: explore.state.loaded is not None, timeout=30000)

@@ -61,7 +61,7 @@ def test_an_imported_step_shows_its_plan_feedback_arms_text_and_views(qtbot, win
     replay = window.replay
     episode = _open(qtbot, replay, FAILED)
     b = replay.bimanual
-    assert b.active and b.step_stack.currentIndex() == 1
+    assert b.active and replay.step_stack.currentIndex() == 1
     assert replay.mode.docks["image"].windowTitle().startswith("Observation")
     assert replay.centre.currentWidget() is b.big_observation  # no states: the views, large
     assert "gpt-5 · handover_block · ✗ failure" in replay.banner.text()

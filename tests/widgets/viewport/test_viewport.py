@@ -15,6 +15,7 @@ from sim.camera import CameraSpec, project_points
 from sim.render import render
 from sim.tabletop.world import OBLIQUE, TABLE_TOP_Z, TOP_DOWN, TabletopWorld
 from sim.visuals import link_frames, shape_world_matrix, visual_shapes
+from widgets.viewport import mesh_cache
 from widgets.viewport.camera import (
     ViewParams,
     click_ray,
@@ -27,7 +28,7 @@ from widgets.viewport.camera import (
     view_params_from_spec,
 )
 from widgets.viewport.items import BACKGROUND, HIGHLIGHT_EMISSION, SELECTION_EMISSION
-from widgets.viewport.view import SceneViewport, mesh_cache, preload_meshes
+from widgets.viewport.view import SceneViewport, preload_meshes
 
 W, H = 400, 300
 RED = (0.9, 0.05, 0.05, 1.0)
