@@ -28,6 +28,7 @@ from collections.abc import Generator
 
 import numpy as np
 
+from sim.bimanual.frames import EE_TIP_OFFSET, from_wire, rotation_matrix, to_wire
 from sim.bimanual.motion import (
     FINGER_TICKS,
     GRIP_PRELOAD,
@@ -58,15 +59,7 @@ from sim.bimanual.primitives import (
     split_ee_row,
     too_far,
 )
-from sim.bimanual.world import (
-    ARMS,
-    EE_TIP_OFFSET,
-    GRIP_MAX_ANGLE,
-    DualArmWorld,
-    _matrix,
-    from_wire,
-    to_wire,
-)
+from sim.bimanual.world import ARMS, GRIP_MAX_ANGLE, DualArmWorld
 
 __all__ = [
     "ACTION_SPECS",
@@ -133,7 +126,7 @@ class BimanualExecutor(ArmMotions):
                 raise ActionError(f"{actor} has slipped out of the {arm} gripper")
             try:
                 target, target_orn = from_wire(p["target_pose"])
-                target_rot = None if target_orn is None else _matrix(target_orn)
+                target_rot = None if target_orn is None else rotation_matrix(target_orn)
                 _check_place_options(p, target_rot)
             except (ValueError, TypeError) as exc:
                 raise ActionError(f"place_actor: {exc}") from None
@@ -161,7 +154,7 @@ class BimanualExecutor(ArmMotions):
             return np.array(target), t_orn or orn
         d = np.array([float(p["x"]), float(p["y"]), float(p["z"])])
         if p["move_axis"] == "arm":
-            d = _matrix(orn) @ d
+            d = rotation_matrix(orn) @ d
         elif p["move_axis"] != "world":
             raise ActionError("move_axis must be 'world' or 'arm'")
         new_orn = from_wire([0, 0, 0, *p["quat"]])[1] if p["quat"] is not None else orn

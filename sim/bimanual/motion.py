@@ -17,9 +17,10 @@ from collections.abc import Generator
 
 import numpy as np
 
+from sim.bimanual.frames import EE_TIP_OFFSET, quaternion_from_matrix, rotation_matrix
 from sim.bimanual.placing import approach_direction, place_rotation
 from sim.bimanual.primitives import Action, ActionError, grasp_orientation
-from sim.bimanual.world import EE_TIP_OFFSET, GRIP_MAX_ANGLE, DualArmWorld, _matrix, _quat
+from sim.bimanual.world import GRIP_MAX_ANGLE, DualArmWorld
 
 SETTLE_STEPS = 8  # physics steps per tick (1/30 s)
 STEP_M = 0.01  # Cartesian waypoint spacing
@@ -52,7 +53,7 @@ class ArmMotions:
         w = self.world
         body = w.bodies[actor]
         pos, orn = w.body_pose(actor)
-        rot = _matrix(orn)
+        rot = rotation_matrix(orn)
         lo, hi = w.aabb(actor)
         specs = body.extra.get("grasps")
         if specs:
@@ -148,11 +149,11 @@ class ArmMotions:
         orientation constraints say, the grip kept."""
         w, p, arm = self.world, a.params, a.arm
         ee, ee_orn = w.ee_pose(arm)
-        r_ee = _matrix(ee_orn)
+        r_ee = rotation_matrix(ee_orn)
         a_pos, a_orn = w.body_pose(p["actor"])
         grasp_dir = a_pos - ee
         turn = place_rotation(
-            _matrix(a_orn),
+            rotation_matrix(a_orn),
             target_rot,
             constrain=p["constrain"],
             align_axis=p["align_axis"],
@@ -164,7 +165,7 @@ class ArmMotions:
         )
         goal = np.asarray(target, float) - turn @ grasp_dir
         towards = approach_direction(p["pre_dis_axis"], target_rot, turn @ grasp_dir)
-        return goal, _quat(turn @ r_ee), towards
+        return goal, quaternion_from_matrix(turn @ r_ee), towards
 
     def _place(self, a: Action, target, target_rot) -> Generator:
         w, p, arm = self.world, a.params, a.arm

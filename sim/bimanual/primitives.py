@@ -15,7 +15,8 @@ import numpy as np
 
 from annotation.bimanual.actions import ACTIONS as SPEC_TABLE
 from annotation.bimanual.actions import BY_NAME, check_value
-from sim.bimanual.world import ARMS, TABLE_TOP_Z, _quat, from_wire
+from sim.bimanual.frames import from_wire, quaternion_from_matrix
+from sim.bimanual.world import ARMS, TABLE_TOP_Z
 
 REACH_XY = 0.74  # horizontal reach from an arm's base axis (metres), see docs
 MIN_XY = 0.15  # closer than this the wrist folds into the shoulder
@@ -142,7 +143,7 @@ def grasp_orientation(approach, closing_axis, near=None) -> tuple[float, ...]:
     y /= np.linalg.norm(y)
     if y[0] > 1e-9 or (abs(y[0]) <= 1e-9 and y[1] < 0):
         y = -y  # the paper's grasp quaternions open the fingers towards -x
-    options = [_quat(np.column_stack([x, v, np.cross(x, v)])) for v in (y, -y)]
+    options = [quaternion_from_matrix(np.column_stack([x, v, np.cross(x, v)])) for v in (y, -y)]
     if near is None:
         return options[0]
     return max(options, key=lambda q: abs(float(np.dot(q, near))))

@@ -15,8 +15,9 @@ from collections.abc import Generator
 from typing import Any
 
 from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.frames import to_wire
 from sim.bimanual.tasks import TASKS
-from sim.bimanual.world import ARMS, DualArmWorld, to_wire
+from sim.bimanual.world import ARMS, DualArmWorld
 
 
 class _Tracer(BimanualExecutor):

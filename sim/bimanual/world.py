@@ -1,17 +1,8 @@
 """The dual-arm world of ST-BiBench: two UR5e arms with Robotiq 2F-85 grippers at a table.
 
 The frame is the RoboTwin one the paper's prompts use: right = +x, away from the
-robot = +y, up = +z, metres; the table top is at z = 0.74. Inside the simulator
-quaternions are PyBullet's [qx, qy, qz, qw]; poses on the wire (prompts, logs,
-`get_arm_pose`) are [x, y, z, qw, qx, qy, qz] and are converted by `to_wire` /
-`from_wire` here, in one place.
-
-The end-effector (EE) frame follows RoboTwin: its x axis is the approach
-direction (out of the fingers), its y axis the direction the fingers open along,
-and its origin lies EE_TIP_OFFSET = 0.162 m behind the lowest point of the open
-fingertips (the paper's "gripper height"). Quaternion wxyz [0.5, -0.5, 0.5, 0.5]
-points the gripper down with the fingers opening along x; [0.70711, 0, 0,
-0.70711] (the origin pose) points it forward (+y).
+robot = +y, up = +z, metres; the table top is at z = 0.74. Poses on the wire and
+the end-effector (EE) frame are defined in `sim.bimanual.frames`.
 """
 
 from __future__ import annotations
@@ -24,6 +15,7 @@ import numpy as np
 import pybullet
 
 from sim.bimanual.compound import build_compound, part_records
+from sim.bimanual.frames import ee_from_tool, from_wire, to_wire, tool_from_ee
 from sim.robotiq import (
     GRIPPER_OPEN,
     command_fingers,
@@ -50,11 +42,6 @@ ORIGIN_POSES = {
     "left": (-0.3495, -0.2523, 0.94049, 0.70711, 0.0, 0.0, 0.70711),
     "right": (0.3505, -0.2523, 0.94049, 0.70711, 0.0, 0.0, 0.70711),
 }
-EE_TIP_OFFSET = 0.162  # metres from the EE origin to the open fingertips' lowest point
-OPEN_TIP_DEPTH = 0.149  # open fingertips' lowest point below tool0 (sim/tabletop/grasp.py PAD_DEPTH)
-EE_BEHIND_TOOL0 = EE_TIP_OFFSET - OPEN_TIP_DEPTH  # the EE origin sits this far behind tool0
-# EE axes expressed in tool0's frame: approach = tool z, finger opening = tool x.
-_EE_IN_TOOL = np.column_stack([(0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)])
 ARM_ASSET = "airo_models:arms/ur5e/ur5e.urdf"
 JOINT_FORCE = 300.0
 GRIP_MAX_ANGLE = 0.8  # finger_joint at "pos 0" (fully closed)
@@ -62,63 +49,6 @@ IK_LEAP = 0.5  # rad: an IK answer this far from the current joints is another b
 # (below, above) home in rad for shoulder pan, shoulder lift and elbow: the branch every
 # reachable grasp uses (the lift never folds back past -2.9, the elbow stays bent up)
 HOME_BRANCH = ((1.6, 1.6), (0.9, 1.5), (1.6, 0.45))
-
-
-def to_wire(position, orientation_xyzw) -> list[float]:
-    """[x, y, z, qw, qx, qy, qz] from a position and a PyBullet quaternion."""
-    qx, qy, qz, qw = orientation_xyzw
-    return [float(v) for v in (*position, qw, qx, qy, qz)]
-
-
-def from_wire(pose) -> tuple[tuple[float, float, float], tuple[float, ...] | None]:
-    """(position, PyBullet quaternion or None) from a wire pose of length 3 or 7."""
-    pose = [float(v) for v in pose]
-    if len(pose) not in (3, 7):
-        raise ValueError(f"a pose has 3 or 7 numbers, not {len(pose)}")
-    if len(pose) == 3:
-        return tuple(pose), None
-    qw, qx, qy, qz = pose[3:]
-    norm = math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz)
-    if norm < 1e-9:
-        raise ValueError("a pose's quaternion has zero length")
-    return tuple(pose[:3]), (qx / norm, qy / norm, qz / norm, qw / norm)
-
-
-def _matrix(q) -> np.ndarray:
-    return np.array(pybullet.getMatrixFromQuaternion(q)).reshape(3, 3)
-
-
-def _quat(m: np.ndarray) -> tuple[float, ...]:
-    """PyBullet quaternion of a rotation matrix (Shepperd's method)."""
-    t = np.trace(m)
-    if t > 0:
-        s = math.sqrt(t + 1.0) * 2
-        q = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4)
-    else:
-        i = int(np.argmax(np.diag(m)))
-        j, k = (i + 1) % 3, (i + 2) % 3
-        s = math.sqrt(1.0 + m[i, i] - m[j, j] - m[k, k]) * 2
-        v = [0.0, 0.0, 0.0]
-        v[i] = s / 4
-        v[j] = (m[j, i] + m[i, j]) / s
-        v[k] = (m[k, i] + m[i, k]) / s
-        q = (*v, (m[k, j] - m[j, k]) / s)
-    q = np.array(q)
-    return tuple(float(x) for x in q / np.linalg.norm(q))
-
-
-def tool_from_ee(position, orientation):
-    """tool0's pose for an EE pose (PyBullet quaternions)."""
-    r_ee = _matrix(orientation)
-    r_tool = r_ee @ _EE_IN_TOOL.T
-    approach = r_ee[:, 0]
-    return np.asarray(position, float) + EE_BEHIND_TOOL0 * approach, _quat(r_tool)
-
-
-def ee_from_tool(position, orientation):
-    """The EE pose for tool0's pose (PyBullet quaternions)."""
-    r_ee = _matrix(orientation) @ _EE_IN_TOOL
-    return np.asarray(position, float) - EE_BEHIND_TOOL0 * r_ee[:, 0], _quat(r_ee)
 
 
 @dataclass

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.frames import from_wire
+from sim.bimanual.frames import rotation_matrix as _matrix
 from sim.bimanual.placing import approach_direction, axis_angle, place_rotation, yaw_of
-from sim.bimanual.world import TABLE_TOP_Z, DualArmWorld, _matrix, from_wire
+from sim.bimanual.world import TABLE_TOP_Z, DualArmWorld
 
 DOWN_GRASP = np.array([0.0, 0.0, -0.19])  # EE origin to object centre, from above
 

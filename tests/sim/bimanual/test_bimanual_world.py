@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.bimanual.world import ORIGIN_POSES, TABLE_TOP_Z, DualArmWorld, from_wire, to_wire
+from sim.bimanual.frames import from_wire, to_wire
+from sim.bimanual.world import ORIGIN_POSES, TABLE_TOP_Z, DualArmWorld
 
 
 @pytest.fixture(scope="module")
