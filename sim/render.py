@@ -28,7 +28,7 @@ from sim.camera import (
     to_bullet,
     view_matrix,
 )
-from sim.tabletop.world import TabletopWorld
+from sim.world import World
 
 LIGHT_DIRECTION = (0.3, -0.4, 1.0)
 
@@ -59,7 +59,7 @@ class ColourSwitch:
     segmentation, no triangle cost), so a hidden robot costs nothing to render.
     """
 
-    def __init__(self, world: TabletopWorld, keys: Iterable[str]) -> None:
+    def __init__(self, world: World, keys: Iterable[str]) -> None:
         self.client = world.client
         self.shapes: dict[str, list[tuple[int, int, int, tuple[float, ...]]]] = {}
         for key in keys:
@@ -83,7 +83,7 @@ class ColourSwitch:
 
 
 @contextmanager
-def hidden(world: TabletopWorld, keys: Iterable[str]) -> Iterator[ColourSwitch]:
+def hidden(world: World, keys: Iterable[str]) -> Iterator[ColourSwitch]:
     """Bodies made fully transparent for the duration; colours restored exactly after."""
     switch = ColourSwitch(world, keys)
     try:
@@ -94,9 +94,7 @@ def hidden(world: TabletopWorld, keys: Iterable[str]) -> Iterator[ColourSwitch]:
         switch.show_all()
 
 
-def _render(
-    world: TabletopWorld, camera: CameraSpec, window: tuple[int, int, int, int] | None = None
-):
+def _render(world: World, camera: CameraSpec, window: tuple[int, int, int, int] | None = None):
     """RGB, raw depth buffer and segmentation of the whole image, or of a pixel window of it."""
     if window is None:
         projection, width, height = projection_matrix(camera), camera.width, camera.height
@@ -118,7 +116,7 @@ def _render(
     return pixels, depth, seg
 
 
-def render(world: TabletopWorld, camera: CameraSpec, *, hide: Iterable[str] = ()) -> RenderedView:
+def render(world: World, camera: CameraSpec, *, hide: Iterable[str] = ()) -> RenderedView:
     """The camera's full image: RGB, metric depth and body segmentation."""
     with hidden(world, hide):
         pixels, depth, seg = _render(world, camera)
@@ -126,7 +124,7 @@ def render(world: TabletopWorld, camera: CameraSpec, *, hide: Iterable[str] = ()
 
 
 def render_window(
-    world: TabletopWorld,
+    world: World,
     camera: CameraSpec,
     window: tuple[int, int, int, int],
     *,
@@ -137,15 +135,13 @@ def render_window(
         return _render(world, camera, window)[2]
 
 
-def screen_window(
-    world: TabletopWorld, camera: CameraSpec, key: str
-) -> tuple[int, int, int, int] | None:
+def screen_window(world: World, camera: CameraSpec, key: str) -> tuple[int, int, int, int] | None:
     lo, hi = world.aabb(key)
     return pixel_box(camera, corners(lo, hi))
 
 
 def alone_pixel_counts(
-    world: TabletopWorld, camera: CameraSpec, keys: Iterable[str], *, fast: bool = True
+    world: World, camera: CameraSpec, keys: Iterable[str], *, fast: bool = True
 ) -> dict[str, int]:
     """Pixels of each body when it is the only thing in view.
 
@@ -170,13 +166,13 @@ def alone_pixel_counts(
     return counts
 
 
-def alone_pixels(world: TabletopWorld, camera: CameraSpec, key: str, *, fast: bool = True) -> int:
+def alone_pixels(world: World, camera: CameraSpec, key: str, *, fast: bool = True) -> int:
     """Pixels of `key` when every other body is out of sight."""
     return alone_pixel_counts(world, camera, [key], fast=fast)[key]
 
 
 def visibility(
-    world: TabletopWorld,
+    world: World,
     camera: CameraSpec,
     keys: Iterable[str] | None = None,
     *,
@@ -192,7 +188,7 @@ def visibility(
     return {key: Visibility(key, visible.get(world.bodies[key].uid, 0), alone[key]) for key in keys}
 
 
-def _overlaps(world: TabletopWorld, camera: CameraSpec, key: str, window) -> bool:
+def _overlaps(world: World, camera: CameraSpec, key: str, window) -> bool:
     other = screen_window(world, camera, key)
     if other is None:
         return False
@@ -205,7 +201,7 @@ def _overlaps(world: TabletopWorld, camera: CameraSpec, key: str, window) -> boo
 
 
 def counterfactual_visibility(
-    world: TabletopWorld,
+    world: World,
     camera: CameraSpec,
     cover: str,
     keys: Iterable[str] | None = None,
@@ -242,7 +238,7 @@ def counterfactual_visibility(
 
 
 def label_visibility(
-    world: TabletopWorld,
+    world: World,
     camera: CameraSpec,
     keys: Iterable[str],
     *,

@@ -3,7 +3,7 @@
 PyBullet reports a visual shape's local frame relative to its link's URDF
 frame. A link's URDF frame comes from `getLinkState(...)[4:6]`; the base's
 comes from its centre-of-mass pose composed with the inverse of its local
-inertial frame (`TabletopWorld.link_frame_pose`).
+inertial frame (`sim.world.World.link_frame_pose`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet
 
-from sim.tabletop.world import TabletopWorld
+from sim.world import World
 
 GEOMETRY = {
     pybullet.GEOM_BOX: "box",
@@ -45,7 +45,7 @@ class VisualShape:
     texture: str | None  # resources: reference of a texture we applied (table top)
 
 
-def visual_shapes(world: TabletopWorld) -> list[VisualShape]:
+def visual_shapes(world: World) -> list[VisualShape]:
     """Every visual shape of every body; static for the life of the world."""
     c = world.client
     shapes = []
@@ -75,7 +75,7 @@ def visual_shapes(world: TabletopWorld) -> list[VisualShape]:
 
 
 def link_frames(
-    world: TabletopWorld,
+    world: World,
 ) -> dict[tuple[int, int], tuple[tuple[float, ...], tuple[float, ...]]]:
     """(body uid, link) -> world pose of the link's URDF frame, for every link of every body."""
     c = world.client
@@ -109,7 +109,7 @@ def shape_world_matrix(shape: VisualShape, frames) -> np.ndarray:
     return pose_matrix(pos, orn) @ pose_matrix(shape.local_position, shape.local_orientation)
 
 
-def pick(world: TabletopWorld, origin, direction, length: float = 10.0) -> str | None:
+def pick(world: World, origin, direction, length: float = 10.0) -> str | None:
     """The body key first hit by a ray, or None (ray cast through the simulator)."""
     origin = np.asarray(origin, dtype=float)
     end = origin + length * np.asarray(direction, dtype=float)

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 
 from sim.bimanual.world import TABLE_TOP_Z, DualArmWorld
-from sim.tabletop.world import BodyInfo
+from sim.world import BodyInfo
 
 COLOURS = {
     "red": (0.85, 0.1, 0.1, 1.0),

@@ -1,8 +1,9 @@
 """The dual-arm world of ST-BiBench: two UR5e arms with Robotiq 2F-85 grippers at a table.
 
-The frame is the RoboTwin one the paper's prompts use: right = +x, away from the
-robot = +y, up = +z, metres; the table top is at z = 0.74. Poses on the wire and
-the end-effector (EE) frame are defined in `sim.bimanual.frames`.
+A `sim.world.World` with the ST-BiBench layout. The frame is the RoboTwin one
+the paper's prompts use: right = +x, away from the robot = +y, up = +z, metres;
+the table top is at z = 0.74. Poses on the wire and the end-effector (EE) frame
+are defined in `sim.bimanual.frames`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from sim.robotiq import (
     release_followers,
     set_finger_angle,
 )
-from sim.tabletop.world import BodyInfo, TabletopWorld
+from sim.world import BodyInfo, World
 
 TABLE_TOP_Z = 0.74
 TABLE_HALF = (0.60, 0.35)  # half extents of the top in x, y
@@ -67,20 +68,20 @@ class Arm:
     finger_target: float = GRIPPER_OPEN
 
 
-class DualArmWorld(TabletopWorld):
-    """A PyBullet world with the ST-BiBench layout: table at z 0.74, two arms facing +y.
-
-    Reuses the tabletop world's body registry, primitives, state capture/restore and
-    export; only the fixtures and the robot differ.
-    """
+class DualArmWorld(World):
+    """A PyBullet world with the ST-BiBench layout: table at z 0.74, two arms facing +y."""
 
     def __init__(self, *, with_robot: bool = True) -> None:
+        super().__init__()
         self.arms: dict[str, Arm] = {}
-        super().__init__(with_robot=with_robot)
+        self._build_fixtures()
+        # the left arm stands for "the robot" where one uid is asked for
+        self.robot_uid = self.gripper_uid = None
+        if with_robot:
+            self._build_robot()
 
     # -- construction -----------------------------------------------------------
     def _build_fixtures(self) -> None:
-        self._add_floor()
         hx, hy = TABLE_HALF
         self.add_primitive(
             "table",
@@ -316,11 +317,13 @@ class DualArmWorld(TabletopWorld):
 
     # -- state --------------------------------------------------------------------------
     def capture_state(self) -> dict[str, Any]:
+        """`World.capture_state` plus each gripper's finger target."""
         state = super().capture_state()
         state["finger_targets"] = {t: a.finger_target for t, a in self.arms.items()}
         return state
 
     def restore_state(self, state: dict[str, Any]) -> None:
+        """`World.restore_state`; the arms' and fingers' motors then hold what it restored."""
         for tag, target in state.get("finger_targets", {}).items():
             self.arms[tag].finger_target = target
         super().restore_state(state)

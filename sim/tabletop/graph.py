@@ -27,7 +27,7 @@ import numpy as np
 from annotation.scene_graph import Entity, Relation, SceneGraph
 from sim.camera import CameraSpec, project_points
 from sim.render import RenderedView, render, visibility
-from sim.tabletop.grasp import _held_body, in_basket
+from sim.tabletop.grasp import held_object_uid, in_basket
 from sim.tabletop.perception import SIDE_MARGIN_PX
 from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, TabletopWorld
 
@@ -117,7 +117,7 @@ def graph_from_world(
 
         relations: list[Relation] = []
         table_uid = world.bodies[TABLE_ID].uid
-        held = _held_body(world) if world.gripper_uid is not None else None
+        held = held_object_uid(world) if world.gripper_uid is not None else None
         for o in objects:
             if _touching(world, o.uid, table_uid):
                 relations.append(Relation(o.key, "on", TABLE_ID, "support"))

@@ -59,11 +59,11 @@ def enable_finger_dynamics(world: TabletopWorld) -> None:
     restore) turns them back on, and held followers keep the fingers from closing.
     """
     c, g = world.client, world.gripper_uid
-    if getattr(world, "_finger_gears", False):
+    if world.finger_gears:
         release_followers(c, g, world.gripper_joints)
         return
     couple_linkage(c, g, world.gripper_joints)
-    world._finger_gears = True
+    world.finger_gears = True
 
 
 def drive_fingers(world: TabletopWorld, angle: float, steps: int = 180) -> float:
@@ -124,7 +124,7 @@ def grasp(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray) -> GraspRe
         return _fail(world, "collided", f"the gripper hit {what} on the way down", plan)
     at_close = tuple(float(v) for v in tool_pose(world)[0])
     drive_fingers(world, 0.8)
-    body = _held_body(world)
+    body = held_object_uid(world)
     if body is None:
         move_tool_to(world, above, orientation)
         return _fail(world, "slipped", "the fingers closed on nothing", plan, None, at_close)
@@ -211,6 +211,6 @@ def _bumped(world: TabletopWorld, target: int | None, hit: list[str], on_top: li
     return False
 
 
-def _held_body(world: TabletopWorld) -> int | None:
+def held_object_uid(world: TabletopWorld) -> int | None:
     """The object touched by both fingers of the arm's gripper, if any."""
     return held_body_uid(world, world.gripper_uid)

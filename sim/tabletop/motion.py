@@ -14,7 +14,8 @@ from collections.abc import Callable
 import numpy as np
 import pybullet
 
-from sim.tabletop.world import GRIPPER_CLOSED, GRIPPER_OPEN, HOME_JOINTS, TabletopWorld
+from sim.robotiq import GRIPPER_CLOSED, GRIPPER_OPEN
+from sim.tabletop.world import HOME_JOINTS, TabletopWorld
 
 FINGERTIP_OFFSET = 0.15  # metres from tool0 to the fingertips, tool pointing down
 DOWN = (1.0, 0.0, 0.0, 0.0)  # tool z axis pointing at the table (quaternion [qx, qy, qz, qw])

@@ -17,16 +17,14 @@ import numpy as np
 from sim.camera import CameraSpec, corners, project_points
 from sim.tabletop.catalog import CatalogEntry, load_catalog
 from sim.tabletop.world import (
-    ROLLING_FRICTION,
-    SPINNING_FRICTION,
     TABLE_HALF,
     TABLE_TOP_Z,
-    TIMESTEP,
     TOP_DOWN,
     WORKSPACE_CENTRE,
     WORKSPACE_HALF,
     TabletopWorld,
 )
+from sim.world import ROLLING_FRICTION, SPINNING_FRICTION, TIMESTEP
 
 MAX_SETTLE_S = 30.0
 REST_LINEAR = 0.002  # m/s
