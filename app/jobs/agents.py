@@ -52,7 +52,8 @@ def make_agent(
     if name == "search":
         return SearchAgent(seed=seed)
     if name == "openai":
-        from sim.tabletop.openai_agent import OpenAIAgent, OpenAIConfig
+        from sim.llm import OpenAIConfig
+        from sim.tabletop.openai_agent import OpenAIAgent
 
         try:
             cfg = OpenAIConfig.load(config)
@@ -78,7 +79,7 @@ def select_questions(project: Project, which: str, limit: int | None) -> list:
 
 def run_episode(project: Project, question, agent, mode: str, *, image_size: int = 1024) -> int:
     """Run `agent` on one question and store the episode; return its id."""
-    from sim.tabletop.openai_agent import ModelError
+    from sim.llm import ModelError
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
     from sim.tabletop.world import TOP_DOWN

@@ -92,7 +92,7 @@ def run_bimanual_episode(project: Project, agent, task: str, seed: int, **env_kw
     """Let `agent` (a `BimanualOpenAIAgent`) play one seeded episode and store it; a model
     endpoint that fails for good is recorded as outcome "error"."""
     from sim.bimanual.env import BimanualEnv
-    from sim.tabletop.openai_agent import ModelError
+    from sim.llm import ModelError
 
     env = _env(BimanualEnv, task, seed, **env_kw)
     try:
@@ -165,7 +165,7 @@ def run_bimanual(
 def make_bimanual_agent(config: str | None = None):
     """The OpenAI-compatible bimanual agent, its endpoint from the environment or `config`."""
     from sim.bimanual.agent import BimanualOpenAIAgent
-    from sim.tabletop.openai_agent import OpenAIConfig
+    from sim.llm import OpenAIConfig
 
     try:
         return BimanualOpenAIAgent(OpenAIConfig.load(config))

@@ -5,32 +5,16 @@ Each turn is one request: the system text and the user text of
 three steps and the request), followed by the current camera images as PNG data
 URLs. The reply's text goes to `env.step` as it came: broken JSON is repaired or
 becomes a format-error step, never an exception. HTTP and retries are
-`sim.tabletop.openai_agent.chat_completion`'s; a transport failure that survives them
-raises `ModelError` for the caller to record (outcome "error").
+`sim.llm.chat_completion`'s; a transport failure that survives them raises
+`sim.llm.ModelError` for the caller to record (outcome "error").
 """
 
 from __future__ import annotations
 
-import base64
-import io
 from typing import Any
 
-from PIL import Image
-
 from sim.bimanual import prompts as bimanual_prompts
-from sim.tabletop.openai_agent import MAX_IMAGE_SIDE, OpenAIConfig, chat_completion, message_text
-
-
-def png_data_url(png: bytes, max_side: int = MAX_IMAGE_SIDE) -> str:
-    """A data URL of PNG bytes, scaled down to at most `max_side` pixels a side."""
-    with Image.open(io.BytesIO(png)) as image:
-        if max(image.size) > max_side:
-            image = image.convert("RGB")
-            image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            png = buffer.getvalue()
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+from sim.llm import MAX_IMAGE_SIDE, OpenAIConfig, chat_completion, message_text, png_data_url
 
 
 class BimanualOpenAIAgent:

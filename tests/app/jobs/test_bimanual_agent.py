@@ -16,7 +16,7 @@ from app.cli import main
 from app.jobs.bimanual import run_bimanual
 from sim.bimanual.agent import BimanualOpenAIAgent
 from sim.bimanual.env import BimanualEnv
-from sim.tabletop.openai_agent import OpenAIConfig
+from sim.llm import OpenAIConfig
 from store import open_project
 
 SIZE = (160, 120)

@@ -75,7 +75,7 @@ def test_bad_requests_fail_in_one_line_and_record_nothing(db, capsys):
 
 def test_a_failing_model_endpoint_is_recorded_as_an_error_episode(db):
     from app.jobs.agents import run_episode
-    from sim.tabletop.openai_agent import ModelError
+    from sim.llm import ModelError
 
     class Unreachable:
         name, model, prompt_variant = "openai", "some-vlm", "plain"

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from model_server import serve
 
+from sim.llm import ModelError, OpenAIConfig
 from sim.tabletop import prompts
-from sim.tabletop.openai_agent import ModelError, OpenAIAgent, OpenAIConfig, tool_call_from_text
+from sim.tabletop.openai_agent import OpenAIAgent, tool_call_from_text
 from sim.tabletop.toolenv import ToolEnv
 from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
 
