@@ -4,7 +4,7 @@ people and objects of the frame and their geometric relations in words.
 Layout (made for a 1280 x 860 window): the 3760 x 480 panorama and the frame
 slider in a dock across the top (the full width, since the image is wide and
 short), the point cloud in the middle, the entity list and the relations on
-the right. The labelling panels go on the right too (`add_label_panels`).
+the right. The labelling panels go on the right too (`app.annotate.layout`).
 
 Selection is one `JrdbViewState` shared by every view. Every key is a
 QAction in the mode's toolbar (F1 lists them); frames move with PgUp/PgDown
@@ -17,13 +17,11 @@ first time it is shown, run off the GUI thread; relations are stored through
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
     QComboBox,
-    QDockWidget,
     QHBoxLayout,
     QStackedWidget,
     QVBoxLayout,
@@ -391,23 +389,6 @@ class AnnotateMode(QObject):
 
     def _all_finished(self) -> None:
         self.all_task = None
-
-    # -- for the labelling panels --------------------------------------------------------------
-    def add_label_panels(
-        self, panels: Iterable[tuple[str, str, QWidget]], area: Qt.DockWidgetArea = RIGHT
-    ) -> list[QDockWidget]:
-        """Dock labelling panels, given as (name, title, widget), beside the entity list.
-
-        They share `self.state` (the frame, the selection, `picking`); the first
-        one is raised in front of the relations. Returns the docks.
-        """
-        docks = [self.mode.add_dock(name, title, widget, area) for name, title, widget in panels]
-        if docks and area == RIGHT:
-            self.mode.tabifyDockWidget(self.mode.docks["relations"], docks[0])
-            for dock in docks[1:]:
-                self.mode.tabifyDockWidget(docks[0], dock)
-            docks[0].raise_()
-        return docks
 
     def _message(self, text: str, ms: int = 8000) -> None:
         self.mode.statusBar().showMessage(text, ms)

@@ -22,13 +22,13 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from annotation.tabletop.episode_metrics import REPLAY_IN_SIM_AGENT, is_bimanual
+from app.replay.presenter import StepPresenter
 from app.replay.resim import (
     comparisons_from_run,
     latest_sim_run,
     replay_report_html,
     run_replay_in_sim,
 )
-from app.replay.view import StepPresenter
 from app.session import ProjectSession
 from sim.camera import CameraSpec
 from store import ProjectError

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTextBrowser, QVBoxLayout,
 from app.graph.docks import ReplayGraph
 from app.replay.bimanual import BimanualReplay, ReplayParts
 from app.replay.loading import LoadedEpisode, load_episode, run_resimulation
-from app.replay.view import StepPresenter
+from app.replay.presenter import StepPresenter
 from app.session import ProjectSession
 from sim.tabletop.replay import ResimReport
 from store import ProjectError

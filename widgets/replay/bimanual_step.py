@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.bimanual.reply import ALL_REPAIRS
-from widgets.replay.step_panel import FAIL_STYLE, OK_STYLE, StepPanel, _pre, _section
+from widgets.replay.step_panel import FAIL_STYLE, OK_STYLE, StepPanel, pre_html, section_html
 
 ARMS = ("left", "right")
 TEXT_FIELDS = (
@@ -297,13 +297,13 @@ def bimanual_step_html(
     feedback = step.get("feedback") or ""
     if feedback:
         style = FAIL_STYLE if step_failed(step) else OK_STYLE
-        parts.append(_section("Feedback", f"<p style='{style}'>{html.escape(feedback)}</p>"))
+        parts.append(section_html("Feedback", f"<p style='{style}'>{html.escape(feedback)}</p>"))
     if kind != "observation":
-        parts.append(_section("Plan", plan_html(step) if kind != "format_error" else
+        parts.append(section_html("Plan", plan_html(step) if kind != "format_error" else
                               "<p>No plan could be read from the reply.</p>"))  # fmt: skip
-    parts.append(_section("End effectors", arms_html(step)))
+    parts.append(section_html("End effectors", arms_html(step)))
     if comparison is not None:
-        parts.append(_section("Replayed in our world", comparison_html(comparison)))
+        parts.append(section_html("Replayed in our world", comparison_html(comparison)))
     model_text = step.get("model_text") or {}
     said = "".join(
         f"<p><b>{title}:</b> {html.escape(str(model_text[key]))}</p>"
@@ -311,15 +311,15 @@ def bimanual_step_html(
         if model_text.get(key)
     )
     if kind == "action":
-        said += "<p><b>Executable plan:</b></p>" + _pre(_plan_json(model_plan(step)))
+        said += "<p><b>Executable plan:</b></p>" + pre_html(_plan_json(model_plan(step)))
     if said:
-        parts.append(_section("Model", said))
+        parts.append(section_html("Model", said))
     parse = parse_html(step)
     if parse:
-        parts.append(_section("Parse report", parse))
+        parts.append(section_html("Parse report", parse))
     raw = step.get("raw_output") or ""
     if raw:
-        parts.append(_section("Raw reply", _pre(raw)))
+        parts.append(section_html("Raw reply", pre_html(raw)))
     return "".join(parts)
 
 

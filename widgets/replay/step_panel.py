@@ -29,11 +29,13 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False, default=str)
 
 
-def _section(title: str, body: str) -> str:
+def section_html(title: str, body: str) -> str:
+    """A titled section of a step panel's HTML."""
     return f"<h4 style='margin: 8px 0 2px 0'>{title}</h4>{body}"
 
 
-def _pre(text: str) -> str:
+def pre_html(text: str) -> str:
+    """Model or tool text as it came, wrapped and clipped."""
     return f"<pre style='white-space: pre-wrap; margin: 0'>{html.escape(_clip(text))}</pre>"
 
 
@@ -99,7 +101,7 @@ def resim_html(r: ResimStep, names: dict[str, str]) -> str:
             f"objects within {1000 * r.worst_m:.1f} mm{basket}.</p>"
         )
     diff = "\n".join(r.diff(names))
-    return f"<p style='{FAIL_STYLE}'>✗ Differs from the recording:</p>" + _pre(diff)
+    return f"<p style='{FAIL_STYLE}'>✗ Differs from the recording:</p>" + pre_html(diff)
 
 
 def resim_report_html(report: ResimReport, names: dict[str, str] | None = None) -> str:
@@ -146,26 +148,26 @@ def step_html(
     )
     raw = step.get("raw_output") or ""
     if said or raw:
-        parts.append(_section("Model", said + (_pre(raw) if raw else "")))
+        parts.append(section_html("Model", said + (pre_html(raw) if raw else "")))
     kind = step.get("kind")
     if kind not in ("observation", "format_error"):
         call = f"{step.get('name', '')}({_json(step.get('arguments') or {})})"
-        parts.append(_section("Tool call", _pre(call)))
+        parts.append(section_html("Tool call", pre_html(call)))
         result = step.get("result")
         if isinstance(result, dict):
             result = {k: v for k, v in result.items() if k != "replay"}
         if result not in (None, {}):
-            parts.append(_section("Result", _pre(_json(result))))
+            parts.append(section_html("Result", pre_html(_json(result))))
     feedback = step.get("feedback") or ""
     if feedback:
         style = FAIL_STYLE if kind == "format_error" or step.get("ok") is False else OK_STYLE
-        parts.append(_section("Feedback", f"<p style='{style}'>{html.escape(feedback)}</p>"))
+        parts.append(section_html("Feedback", f"<p style='{style}'>{html.escape(feedback)}</p>"))
     if kind != "observation":
-        parts.append(_section("What moved", motion_html(motion, names)))
+        parts.append(section_html("What moved", motion_html(motion, names)))
     if inspection is not None:
-        parts.append(_section("Grasp: what it saw and planned", grasp_html(inspection, names)))
+        parts.append(section_html("Grasp: what it saw and planned", grasp_html(inspection, names)))
     if resim is not None:
-        parts.append(_section("Re-simulated", resim_html(resim, names)))
+        parts.append(section_html("Re-simulated", resim_html(resim, names)))
     return "".join(parts)
 
 

@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from annotation.tabletop.episode_metrics import BIMANUAL_ERROR_KINDS, error_key
-from widgets.results.agreement import fit_table_height, results_table, scrolling_page, table_cell
-from widgets.results.episodes import BarPlot
+from widgets.results.plots import BarPlot
+from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
 
 SCRIPTED = ("reference",)  # scripted plans, not models: set apart like a baseline
 # bar colours by top category (Okabe-Ito, told apart with colour-vision deficiencies)

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.results.agreement import fit_table_height, kappa_words, results_table
+from widgets.results.agreement import kappa_words
+from widgets.results.table import fit_table_height, results_table
 
 AGREEMENT_ROWS = (
     ("author_vs_reviewer", "Difficulty: author vs each reviewer"),

@@ -24,12 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.results.agreement import (
-    fit_table_height,
-    results_table,
-    scrolling_page,
-    table_cell,
-)
+from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
 
 HUMAN_ROW = "Human eval"
 TASK_TITLES = {

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from widgets.results.agreement import fit_table_height, results_table, table_cell
+from widgets.results.table import fit_table_height, results_table, table_cell
 
 SETTINGS = ("sparse", "dense", "cluttered")
 COLUMNS = ("Model", "Sparse", "Dense", "Cluttered", "Avg.", "Items")
