@@ -1,13 +1,15 @@
-"""Bench cases for the dual-arm world: reference plans' success, simulation speed."""
+"""Perf cases for the dual-arm world: reference plans' success, simulation speed."""
 
 from __future__ import annotations
 
 import time
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
 from sim.bimanual.actions import BimanualExecutor
 from sim.bimanual.tasks import TASKS
 from sim.bimanual.world import DualArmWorld
+
+ORDER = 130  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 SEEDS, QUICK_SEEDS = 20, 3
 SUCCESS_GOAL = 0.8
@@ -26,8 +28,8 @@ def _run(name: str, seed: int) -> tuple[bool, float, float]:
         return task.check(world)[0], world.time - sim0 - 60 / 240, wall
 
 
-@bench_case("bimanual_reference_plans", goal=">= 80% per task")
-def bimanual_reference_plans(quick: bool) -> BenchResult:
+@perf_case("bimanual_reference_plans", goal=">= 80% per task")
+def bimanual_reference_plans(quick: bool) -> PerfResult:
     """Every task in `TASKS` (stack_bowls_three and place_object_basket included): its
     reference plan from SEEDS seeded set-ups, judged by the task's own success check."""
     seeds = range(QUICK_SEEDS if quick else SEEDS)
@@ -40,7 +42,7 @@ def bimanual_reference_plans(quick: bool) -> BenchResult:
     worst = min(rates.values())
     detail = ", ".join(f"{k} {100 * v:.0f}%" for k, v in rates.items())
     misses = "; ".join(f"{k} {v}" for k, v in failed.items() if v) or "none"
-    return BenchResult(
+    return PerfResult(
         "bimanual_reference_plans",
         100 * worst,
         "%",
@@ -50,8 +52,8 @@ def bimanual_reference_plans(quick: bool) -> BenchResult:
     )
 
 
-@bench_case("bimanual_sim_speed", goal="report")
-def bimanual_sim_speed(quick: bool) -> BenchResult:
+@perf_case("bimanual_sim_speed", goal="report")
+def bimanual_sim_speed(quick: bool) -> PerfResult:
     names = (
         ["stack_blocks_two"]
         if quick
@@ -62,7 +64,7 @@ def bimanual_sim_speed(quick: bool) -> BenchResult:
         report(f"bimanual_sim_speed: {name}")
         _, s, w = _run(name, 0)
         sim, wall = sim + s, wall + w
-    return BenchResult(
+    return PerfResult(
         "bimanual_sim_speed",
         sim / wall,
         "x real time",
@@ -76,8 +78,8 @@ def bimanual_sim_speed(quick: bool) -> BenchResult:
 ROW_SEEDS, QUICK_ROW_SEEDS = 5, 1
 
 
-@bench_case("bimanual_row_plans", goal="report")
-def bimanual_row_plans(quick: bool) -> BenchResult:
+@perf_case("bimanual_row_plans", goal="report")
+def bimanual_row_plans(quick: bool) -> PerfResult:
     """The 16-number tier: each task's reference plan traced into rows
     (`sim.bimanual.rows`), run with `execute_ee` from the same seeded start."""
     from sim.bimanual.rows import row_reference, run_rows
@@ -94,7 +96,7 @@ def bimanual_row_plans(quick: bool) -> BenchResult:
         rates[name], rows_per[name] = wins / len(seeds), max(counts)
     overall = sum(rates.values()) / len(rates)
     detail = ", ".join(f"{k} {100 * v:.0f}% ({rows_per[k]} rows)" for k, v in rates.items())
-    return BenchResult(
+    return PerfResult(
         "bimanual_row_plans",
         100 * overall,
         "%",

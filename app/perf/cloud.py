@@ -1,4 +1,4 @@
-"""Bench case `cloud_frame_time`: a lidar view frame with 5 million points and level of detail,
+"""Perf case `cloud_frame_time`: a lidar view frame with 5 million points and level of detail,
 against a frame of a 60,000-point cloud (one JRDB frame's two sweeps) drawn in full.
 
 Both views are real `widgets.jrdb.cloud_view.CloudView`s of the same size in the
@@ -11,7 +11,7 @@ also reports one still frame of the big view (the full-detail frame drawn
 once the camera rests, capped by the view's time allowance).
 
 It needs a display with OpenGL (Xvfb will do); without one it reports a
-failed result that says so (see `app.perf.viewport`).
+failed result that says so (see `app.perf.display`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ import statistics
 import time
 from dataclasses import dataclass
 
-import numpy as np
+from annotation.jrdb.synthetic import lidar_like
+from app.perf.display import gl_application
+from app.perf.harness import PerfResult, perf_case, report
 
-from app.perf.harness import BenchResult, bench_case, report
-from app.perf.viewport import _application as gl_application
+ORDER = 90  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 NAME = "cloud_frame_time"
 GOAL = "<= 2"
@@ -49,25 +50,6 @@ class CloudMeasurement:
     @property
     def ratio(self) -> float:
         return self.big_ms / self.base_ms
-
-
-def lidar_like(count: int, seed: int = 0) -> np.ndarray:
-    """A street-level cloud around the origin: floor, walls and people-sized blobs, float32."""
-    rng = np.random.default_rng(seed)
-    n_floor, n_wall = int(count * 0.6), int(count * 0.3)
-    n_blob = count - n_floor - n_wall
-    r = 25 * np.sqrt(rng.random(n_floor))
-    a = rng.uniform(0, 2 * np.pi, n_floor)
-    floor = np.column_stack([r * np.cos(a), r * np.sin(a), rng.normal(-1.0, 0.02, n_floor)])
-    r = rng.uniform(20, 25, n_wall)
-    a = rng.uniform(0, 2 * np.pi, n_wall)
-    wall = np.column_stack([r * np.cos(a), r * np.sin(a), rng.uniform(-1.0, 2.0, n_wall)])
-    centres = rng.uniform(-12, 12, (40, 2))
-    pick = rng.integers(0, len(centres), n_blob)
-    blob = np.column_stack(
-        [centres[pick] + rng.normal(0, 0.15, (n_blob, 2)), rng.uniform(-1.0, 0.75, n_blob)]
-    )
-    return np.vstack([floor, wall, blob]).astype(np.float32)
 
 
 def measure_cloud_frames(
@@ -131,8 +113,8 @@ def measure_cloud_frames(
         app.processEvents()
 
 
-@bench_case(NAME, goal=GOAL)
-def cloud_frame_time(quick: bool) -> BenchResult:
+@perf_case(NAME, goal=GOAL)
+def cloud_frame_time(quick: bool) -> PerfResult:
     """A lidar view frame at 5M points with level of detail, as a multiple of one at 60k points."""
     report(f"{NAME}: building a {POINTS:,}-point cloud and two lidar views")
     try:
@@ -140,7 +122,7 @@ def cloud_frame_time(quick: bool) -> BenchResult:
     except RuntimeError as exc:
         if not str(exc).startswith("no display"):
             raise
-        return BenchResult(NAME, 0.0, "x 60k", GOAL, False, str(exc))
+        return PerfResult(NAME, 0.0, "x 60k", GOAL, False, str(exc))
     w, h = m.size
     still = (
         f"; one still frame drew {m.still_drawn:,} points in {m.still_ms:.0f} ms"
@@ -153,4 +135,4 @@ def cloud_frame_time(quick: bool) -> BenchResult:
         f"{m.frames} interleaved frames{still}; drawing order and entities for the big cloud "
         f"{m.prepare_s:.1f} s"
     )
-    return BenchResult(NAME, m.ratio, "x 60k", GOAL, m.ratio <= 2, detail)
+    return PerfResult(NAME, m.ratio, "x 60k", GOAL, m.ratio <= 2, detail)

@@ -1,11 +1,11 @@
-"""Bench cases of the grasp tool: isolated objects of every catalog kind, and clutter."""
+"""Perf cases of the grasp tool: isolated objects of every catalog kind, and clutter."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
 from sim.render import render
 from sim.tabletop.catalog import entries_by_kind
 from sim.tabletop.grasp import grasp
@@ -13,13 +13,15 @@ from sim.tabletop.grasp_plan import MAX_OPENING
 from sim.tabletop.scenes import SpawnSpec, generate_scene, spawn
 from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
 
+ORDER = 50  # where these cases run in `reasonscope bench` (see app.perf.harness)
+
 CAMERA = TOP_DOWN.with_size(512, 512)
 CLUTTER_SEEDS = {False: 6, True: 2}
 CLUTTER_GRASPS = 5  # the most visible objects of each scene, each from the scene's start
 
 
-@bench_case("grasp_isolated", goal=">= 80%")
-def grasp_isolated(quick: bool) -> BenchResult:
+@perf_case("grasp_isolated", goal=">= 80%")
+def grasp_isolated(quick: bool) -> PerfResult:
     """Grasp success on one object of every catalog kind, alone on the table."""
     kinds = sorted(entries_by_kind().items())
     if quick:
@@ -48,7 +50,7 @@ def grasp_isolated(quick: bool) -> BenchResult:
         if not result.ok:
             failed.append(f"{kind} ({result.reason})")
     rate = ok / len(kinds)
-    return BenchResult(
+    return PerfResult(
         "grasp_isolated",
         100 * rate,
         "%",
@@ -61,8 +63,8 @@ def grasp_isolated(quick: bool) -> BenchResult:
     )
 
 
-@bench_case("grasp_clutter", goal="report")
-def grasp_clutter(quick: bool) -> BenchResult:
+@perf_case("grasp_clutter", goal="report")
+def grasp_clutter(quick: bool) -> PerfResult:
     """Grasp success on the most visible objects of generated cluttered scenes (reported)."""
     seeds = range(CLUTTER_SEEDS[quick])
     ok = tried = 0
@@ -87,7 +89,7 @@ def grasp_clutter(quick: bool) -> BenchResult:
         finally:
             world.close()
     planned = tried - reasons["no feasible grasp"]
-    return BenchResult(
+    return PerfResult(
         "grasp_clutter",
         100 * ok / max(tried, 1),
         "%",

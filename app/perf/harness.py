@@ -6,32 +6,41 @@ one after the other, and reports the ratio (or, where the goal is a latency a
 person feels, the median of many repetitions). Nothing here imports Qt; every
 measurement goes through the public store API, never through SQL.
 
-A case is a function `fn(quick: bool) -> BenchResult` registered by name::
+A case is a function `fn(quick: bool) -> PerfResult` registered by name::
 
-    from app.perf.harness import BenchResult, bench_case, report
+    from app.perf.harness import PerfResult, perf_case, report
 
-    @bench_case("scene_render", goal="<= 3x bare getCameraImage")
-    def scene_render(quick: bool) -> BenchResult:
+    ORDER = 150  # where this module's cases run in `reasonscope bench`
+
+    @perf_case("scene_render", goal="<= 3x bare getCameraImage")
+    def scene_render(quick: bool) -> PerfResult:
         report("scene_render: building the tabletop world")
         ratio = ...
-        return BenchResult(
+        return PerfResult(
             name="scene_render", value=ratio, unit="x", goal="<= 3x bare getCameraImage",
             passed=ratio <= 3, detail="...",
         )
 
-Registration happens when the module is imported. To add cases from another
-module, put that module in `app/` (the layers contract lets only `app` import
-`app`) and append its dotted name to `CASE_MODULES` below; `run_cases` imports
-every listed module before it looks names up. `quick=True` asks for a smaller
-run (CI, `reasonscope bench --quick`); `report(message)` forwards a progress line
-to whoever called `run_cases`.
+Cases are found by discovery: `known_cases` and `run_cases` import every module
+of this package but the harness (`case_modules`), and registration happens when
+a module is imported, so a new module of cases in `app/perf/` needs no list
+to be kept. The running order is deterministic: modules by their `ORDER`
+constant (cheap cases first; a module without one runs after all that have one,
+and ties go by module name), and within a module the order in which its cases
+are defined. The modules' `ORDER`s keep the order `reasonscope bench` has
+always run its cases in. A module that holds no cases (`display`) is
+imported and adds nothing. `quick=True` asks for a smaller run (CI,
+`reasonscope bench --quick`); `report(message)` forwards a progress line to
+whoever called `run_cases`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import os
+import pkgutil
 import statistics
 import tempfile
 import time
@@ -40,31 +49,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-#: Modules that register more cases; imported by `run_cases` and `known_cases`.
-CASE_MODULES: list[str] = [
-    "app.perf.store",
-    "app.perf.sim",
-    "app.perf.viewport",
-    "app.perf.questions",
-    "app.perf.grasp",
-    "app.perf.replay",
-    "app.perf.relations",
-    "app.perf.jrdb",
-    "app.perf.cloud",
-    "app.perf.reasoning",
-    "app.perf.graph_view",
-    "app.perf.queries",
-    "app.perf.bimanual",
-    "app.perf.spatial",
-]
+PACKAGE, HARNESS = __name__.rsplit(".", 1)  # "app.perf", "harness"
 
-#: Where benchmark projects are built (default: the system's temporary folder).
+#: Where the cases build their projects (default: the system's temporary folder).
 #: Autosave latency depends on the disk, so point this at the disk projects live on.
-BENCH_DIR_ENV = "REASONSCOPE_BENCH_DIR"
+PERF_DIR_ENV = "REASONSCOPE_BENCH_DIR"
 
 
 @dataclass(frozen=True)
-class BenchResult:
+class PerfResult:
     """One case's outcome: `value` in `unit`, judged against `goal`."""
 
     name: str
@@ -82,7 +75,7 @@ class BenchResult:
 class Case:
     name: str
     goal: str
-    fn: Callable[[bool], BenchResult]
+    fn: Callable[[bool], PerfResult]
 
     @property
     def description(self) -> str:
@@ -93,19 +86,19 @@ class Case:
 CASES: dict[str, Case] = {}
 
 
-def bench_case(
+def perf_case(
     name: str, *, goal: str
-) -> Callable[[Callable[[bool], BenchResult]], Callable[[bool], BenchResult]]:
-    """Register `fn(quick) -> BenchResult` as case `name`; returns `fn` unchanged."""
+) -> Callable[[Callable[[bool], PerfResult]], Callable[[bool], PerfResult]]:
+    """Register `fn(quick) -> PerfResult` as case `name`; returns `fn` unchanged."""
 
-    def register(fn: Callable[[bool], BenchResult]) -> Callable[[bool], BenchResult]:
+    def register(fn: Callable[[bool], PerfResult]) -> Callable[[bool], PerfResult]:
         existing = CASES.get(name)
         if existing is not None and (existing.fn.__module__, existing.fn.__qualname__) != (
             fn.__module__,
             fn.__qualname__,
         ):
             raise ValueError(
-                f"bench case {name!r} is already registered by "
+                f"perf case {name!r} is already registered by "
                 f"{existing.fn.__module__}.{existing.fn.__qualname__}"
             )
         CASES[name] = Case(name=name, goal=goal, fn=fn)
@@ -123,17 +116,29 @@ def report(message: str) -> None:
         _progress(message)
 
 
+def case_modules() -> list[str]:
+    """The dotted names of this package's modules but the harness, imported (so their
+    cases are registered), in running order: by `ORDER`, then by name."""
+    package = importlib.import_module(PACKAGE)
+    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name != HARNESS)
+    modules = [importlib.import_module(f"{PACKAGE}.{name}") for name in names]
+    modules.sort(key=lambda module: getattr(module, "ORDER", math.inf))  # stable: ties by name
+    return [module.__name__ for module in modules]
+
+
 def known_cases() -> list[str]:
-    for module in CASE_MODULES:
-        importlib.import_module(module)
-    return list(CASES)
+    """The names of every case, in running order (see the module's docstring); cases
+    registered from a module outside this package come last, in registration order."""
+    rank = {name: i for i, name in enumerate(case_modules())}
+    # CASES keeps registration order, which within a module is definition order
+    return sorted(CASES, key=lambda name: rank.get(CASES[name].fn.__module__, len(rank)))
 
 
 def run_cases(
     names: list[str] | None = None,
     quick: bool = False,
     progress: Callable[[str], None] | None = None,
-) -> list[BenchResult]:
+) -> list[PerfResult]:
     """Run the named cases (all of them for None), in order; return their results."""
     global _progress
     known = known_cases()
@@ -141,7 +146,7 @@ def run_cases(
     unknown = [n for n in wanted if n not in CASES]
     if unknown:
         raise ValueError(
-            f"unknown bench case{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"unknown perf case{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
             f"known: {', '.join(known)}"
         )
     results = []
@@ -160,7 +165,7 @@ def run_cases(
     return results
 
 
-def format_results(results: list[BenchResult]) -> str:
+def format_results(results: list[PerfResult]) -> str:
     """A plain-text table, one case a line, for terminals."""
     width = max((len(r.name) for r in results), default=4)
     lines = []
@@ -173,13 +178,15 @@ def format_results(results: list[BenchResult]) -> str:
 
 
 @contextlib.contextmanager
-def _workdir() -> Iterator[Path]:
-    base = os.environ.get(BENCH_DIR_ENV) or None
-    with tempfile.TemporaryDirectory(prefix="reasonscope-bench-", dir=base) as folder:
+def scratch_folder() -> Iterator[Path]:
+    """A temporary folder for a case's projects (under `PERF_DIR_ENV` if set), removed after."""
+    base = os.environ.get(PERF_DIR_ENV) or None
+    with tempfile.TemporaryDirectory(prefix="reasonscope-perf-", dir=base) as folder:
         yield Path(folder)
 
 
-def _median_ms(fn: Callable[[], Any], repeats: int, warmup: int = 2) -> float:
+def median_ms(fn: Callable[[], Any], repeats: int, warmup: int = 2) -> float:
+    """The median milliseconds of `repeats` calls of `fn`, after `warmup` untimed ones."""
     for _ in range(warmup):
         fn()
     times = []

@@ -1,10 +1,11 @@
-"""Bench cases of the query engine: questions per second on a crowded frame, and scene-graph
+"""Perf cases of the query engine: questions per second on a crowded frame, and scene-graph
 build time against the number of relations.
 
-The frames are synthetic JRDB frames built as `FrameFacts` (people with varied gender,
-age and actions standing around the robot, objects, some HOI labels, and every
-geometric relation a real frame gets: person-robot, person-person both ways,
-object-person), so the graphs have the size and shape of an imported crowded frame.
+The frames are synthetic JRDB frames built as `FrameFacts` by
+`annotation.jrdb.synthetic.crowded_frame` (people with varied gender, age and actions
+standing around the robot, objects, some HOI labels, and every geometric relation a
+real frame gets: person-robot, person-person both ways, object-person), so the graphs
+have the size and shape of an imported crowded frame.
 """
 
 from __future__ import annotations
@@ -12,77 +13,24 @@ from __future__ import annotations
 import math
 import time
 
-import numpy as np
-
-from annotation.jrdb.geometry import GeometricRelation, ReferencePose, relate
-from annotation.jrdb.graph import FrameFacts, HoiFacts, ObjectFacts, PersonFacts, graph_from_jrdb
+from annotation.jrdb.graph import graph_from_jrdb
+from annotation.jrdb.synthetic import crowded_frame
 from annotation.query.engine import generate
 from annotation.query.model import GraphIndex, NoQuestion, Preferences
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
+
+ORDER = 120  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 PEOPLE, OBJECTS = 30, 10
-GENDERS = ("female", "male")
-AGES = ("young_adulthood", "adulthood", "middle_adulthood", "late_adulthood")
-ACTIONS = ("walking", "standing", "sitting", "talking on the phone", "looking at sth")
-CATEGORIES = ("chair", "table", "bag", "laptop", "trolley")
 RATE_GOAL = ">= 20 questions/s at every scope"
 BUILD_GOAL = "report (growth per relation)"
 
 
-def crowded_frame(people: int, objects: int = OBJECTS, seed: int = 3) -> FrameFacts:
-    """One frame's facts: `people` persons and `objects` objects, every relation computed."""
-    rng = np.random.default_rng(seed)
-    xy = rng.uniform(-10, 10, (people, 2))
-    heading = rng.uniform(-math.pi, math.pi, people)
-    things = rng.uniform(-8, 8, (objects, 2))
-    persons = tuple(
-        PersonFacts(
-            1 + i,
-            f"pedestrian:{i + 1}",
-            GENDERS[int(rng.integers(2))],
-            AGES[int(rng.integers(len(AGES)))],
-            {ACTIONS[int(rng.integers(len(ACTIONS)))]: 1},
-        )
-        for i in range(people)
-    )
-    kit = tuple(
-        ObjectFacts(1000 + j, f"{CATEGORIES[j % 5]}:{j + 1}", CATEGORIES[j % 5])
-        for j in range(objects)
-    )
-    hoi = tuple(
-        HoiFacts(
-            1 + i,
-            ("holding", "sitting_on", "looking_at")[i % 3],
-            1000 + i % objects,
-            "physical",
-            1 + i % 3,
-        )
-        for i in range(0, people, 3)
-    )
-
-    def relation(subject, reference, where, pose) -> GeometricRelation:
-        p = relate(where, pose)
-        return GeometricRelation(
-            0, subject, reference, p.direction, p.vertical, p.distance_bin, p.distance_m, "bench"
-        )
-
-    geometry = []
-    for i in range(people):
-        geometry.append(relation(1 + i, None, (*xy[i], 0.0), ReferencePose()))
-        me = ReferencePose(float(xy[i, 0]), float(xy[i, 1]), 0.0, float(heading[i]))
-        for j in range(people):
-            if j != i:
-                geometry.append(relation(1 + j, 1 + i, (*xy[j], 0.0), me))
-        for j in range(objects):
-            geometry.append(relation(1000 + j, 1 + i, (*things[j], -0.4), me))
-    return FrameFacts(0, persons, kit, hoi, tuple(geometry), 0, 0)
-
-
-@bench_case("query_engine_rate", goal=RATE_GOAL)
-def query_engine_rate(quick: bool) -> BenchResult:
+@perf_case("query_engine_rate", goal=RATE_GOAL)
+def query_engine_rate(quick: bool) -> PerfResult:
     """Questions per second per spatial scope on a 30-person frame, with the graph's index
     and combinations reused (as `generate_many` and the CLI do) vs rebuilt per question."""
-    graph = graph_from_jrdb([crowded_frame(PEOPLE)])
+    graph = graph_from_jrdb([crowded_frame(PEOPLE, OBJECTS)])
     n = 20 if quick else 60
     rates, naive_rates, failed = {}, {}, 0
     for scope in ("single", "pair", "clique"):
@@ -106,7 +54,7 @@ def query_engine_rate(quick: bool) -> BenchResult:
         naive_rates[scope] = (n // 4) / (time.perf_counter() - t0)
     speedup = rates["clique"] / naive_rates["clique"]
     worst = min(rates.values())
-    return BenchResult(
+    return PerfResult(
         "query_engine_rate",
         worst,
         "questions/s",
@@ -120,14 +68,14 @@ def query_engine_rate(quick: bool) -> BenchResult:
     )
 
 
-@bench_case("scene_graph_build", goal=BUILD_GOAL)
-def scene_graph_build(quick: bool) -> BenchResult:
+@perf_case("scene_graph_build", goal=BUILD_GOAL)
+def scene_graph_build(quick: bool) -> PerfResult:
     """graph_from_jrdb time per frame for 10, 20 and 30 people: growth against relations."""
     sizes = (10, 20, 30)
     repeats = 3 if quick else 10
     rows = []
     for people in sizes:
-        facts = crowded_frame(people)
+        facts = crowded_frame(people, OBJECTS)
         report(f"scene_graph_build: {people} people")
         best = math.inf
         graph = None
@@ -139,7 +87,7 @@ def scene_graph_build(quick: bool) -> BenchResult:
     (_, r0, t0), (_, r1, t1) = rows[0], rows[-1]
     slope = math.log(t1 / t0) / math.log(r1 / r0)  # time ~ relations ** slope
     per_rel = [t / r * 1e6 for _, r, t in rows]
-    return BenchResult(
+    return PerfResult(
         "scene_graph_build",
         slope,
         "exponent",

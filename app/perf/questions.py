@@ -1,12 +1,14 @@
-"""Bench cases of question generation: throughput per task, and where the time goes."""
+"""Perf cases of question generation: throughput per task, and where the time goes."""
 
 from __future__ import annotations
 
 import time
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
 from sim.tabletop.catalog import load_catalog
 from sim.tabletop.questions import TASKS, Candidate, generate
+
+ORDER = 40  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 SEEDS = {False: 12, True: 3}
 
@@ -32,12 +34,12 @@ def _case(task: str):
     name = f"questions_{task}"
     goal = "accepted > 0 (throughput reported)"
 
-    @bench_case(name, goal=goal)
-    def case(quick: bool) -> BenchResult:
+    @perf_case(name, goal=goal)
+    def case(quick: bool) -> PerfResult:
         accepted, tried, wall, scene_s, vis_s = _run(task, quick)
         per_minute = accepted / wall * 60
         share = vis_s / (vis_s + scene_s) if vis_s + scene_s else 0.0
-        return BenchResult(
+        return PerfResult(
             name,
             per_minute,
             "accepted/min",

@@ -1,4 +1,4 @@
-"""Bench case of JRDB-Reasoning evaluation: scoring and storing a large predictions file."""
+"""Perf case of JRDB-Reasoning evaluation: scoring and storing a large predictions file."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import statistics
 import time
 from typing import Any
 
-from app.perf.harness import BenchResult, _workdir, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report, scratch_folder
 from store import open_project
+
+ORDER = 100  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 SIZES = {False: 10_000, True: 2_000}
 ROUNDS = 3
@@ -29,7 +31,7 @@ def _workload(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[dict[st
     rng = random.Random(seed)
     questions, predictions = [], []
     for i in range(n):
-        uid = f"bench-{i:06d}"
+        uid = f"perf-{i:06d}"
         kind = ("vg", "vg", "vqa-count", "vqa-wh")[i % 4]
         level = rng.choice([(1, 0, 1), (2, 1, 1), (3, 2, 1)])
         q: dict[str, Any] = {"uid": uid, "benchmark": "jrdb", "task": kind, "text": f"{uid}?"}
@@ -58,8 +60,8 @@ def _workload(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[dict[st
     return questions, predictions
 
 
-@bench_case("reasoning_import", goal=GOAL)
-def reasoning_import(quick: bool) -> BenchResult:
+@perf_case("reasoning_import", goal=GOAL)
+def reasoning_import(quick: bool) -> PerfResult:
     """Score and store a predictions file vs storing as many questions (one transaction
     each), interleaved in the same process; medians of `ROUNDS` rounds."""
     n = SIZES[quick]
@@ -71,7 +73,7 @@ def reasoning_import(quick: bool) -> BenchResult:
 
     import_s = time.perf_counter() - t0
     subject_s, baseline_s = [], []
-    with _workdir() as folder:
+    with scratch_folder() as folder:
         with open_project(folder / "reasoning.reasonscope", create=True) as project:
             project.questions.add_many(questions)
             for k in range(ROUNDS):
@@ -81,11 +83,11 @@ def reasoning_import(quick: bool) -> BenchResult:
                     other.questions.add_many(questions)
                     baseline_s.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                result = project.reasoning.import_predictions("bench", predictions)
+                result = project.reasoning.import_predictions("perf", predictions)
                 subject_s.append(time.perf_counter() - t0)
     subject, baseline = statistics.median(subject_s), statistics.median(baseline_s)
     ratio = subject / baseline
-    return BenchResult(
+    return PerfResult(
         "reasoning_import",
         ratio,
         "x",

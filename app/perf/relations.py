@@ -1,4 +1,4 @@
-"""Bench case of the geometric relations: KD-tree vs brute-force person-object distances."""
+"""Perf case of the geometric relations: KD-tree vs brute-force person-object distances."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import time
 
 import numpy as np
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
 from sim.jrdb.relations import DEFAULT_K, KD_BACKEND, human_object_distances
+
+ORDER = 70  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 #: A synthetic lidar frame in the JRDB layout: people, furniture, and the floor and walls
 #: (labelled segments too, so they count as objects). Sizes in points; `quick` halves
@@ -56,8 +58,8 @@ def synthetic_frame(
     return people, things
 
 
-@bench_case("relations_knn", goal=GOAL)
-def relations_knn(quick: bool) -> BenchResult:
+@perf_case("relations_knn", goal=GOAL)
+def relations_knn(quick: bool) -> PerfResult:
     """Person-object k-NN distances with KD-trees vs brute-force distance matrices."""
     frames = FRAMES[quick]
     kd_s = brute_s = 0.0
@@ -86,7 +88,7 @@ def relations_knn(quick: bool) -> BenchResult:
         pairs += len(fast)
         worst = max(worst, max(abs(fast[key] - slow[key]) for key in slow))
     speedup = brute_s / kd_s
-    return BenchResult(
+    return PerfResult(
         "relations_knn",
         speedup,
         "x",

@@ -1,4 +1,4 @@
-"""Bench case `replay_seek`: seeking in a recorded episode by its stored states, against
+"""Perf case `replay_seek`: seeking in a recorded episode by its stored states, against
 re-simulating from the start up to the step.
 
 One 200-step manipulation episode is recorded with `ToolEnv` on a small scene
@@ -17,12 +17,14 @@ import time
 
 import numpy as np
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
 from sim.camera import project_points
 from sim.tabletop.replay import EpisodeReplay
 from sim.tabletop.scenes import settle, world_from_records
 from sim.tabletop.toolenv import ToolEnv
 from sim.tabletop.world import TOP_DOWN, TabletopWorld
+
+ORDER = 60  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 NAME = "replay_seek"
 GOAL = ">= 50x"
@@ -85,8 +87,8 @@ def resimulate_to(records, state, steps: list[dict], index: int) -> dict:
         world.close()
 
 
-@bench_case(NAME, goal=GOAL)
-def replay_seek(quick: bool) -> BenchResult:
+@perf_case(NAME, goal=GOAL)
+def replay_seek(quick: bool) -> PerfResult:
     """Seek to random steps of a 200-step episode by stored state vs re-simulating to them."""
     n_steps = STEPS[quick]
     report(f"{NAME}: recording a {n_steps}-step episode")
@@ -117,7 +119,7 @@ def replay_seek(quick: bool) -> BenchResult:
     seek_ms = statistics.median(seek_s) * 1000
     resim_ms = statistics.median(resim_s) * 1000
     ratio = resim_ms / seek_ms
-    return BenchResult(
+    return PerfResult(
         NAME,
         ratio,
         "x",

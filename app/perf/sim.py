@@ -1,4 +1,4 @@
-"""Bench cases of the tabletop simulator: settling, visibility, generation overhead."""
+"""Perf cases of the tabletop simulator: settling, visibility, generation overhead."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import time
 
 import numpy as np
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report
 from sim.render import alone_pixel_counts, counterfactual_visibility, render
 from sim.tabletop.catalog import load_catalog
 from sim.tabletop.scenes import drop, generate_scene, settle, table_textures
 from sim.tabletop.world import TOP_DOWN, TabletopWorld
+
+ORDER = 20  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 SETTLE_SEEDS = {False: 20, True: 4}
 VISIBILITY_SEEDS = {False: 4, True: 2}
@@ -30,8 +32,8 @@ def _object_positions(world: TabletopWorld) -> np.ndarray:
     return np.array([world.client.getBasePositionAndOrientation(b.uid)[0] for b in world.objects()])
 
 
-@bench_case("settle_early_stop", goal=">= 5x, <= 5 mm")
-def settle_early_stop(quick: bool) -> BenchResult:
+@perf_case("settle_early_stop", goal=">= 5x, <= 5 mm")
+def settle_early_stop(quick: bool) -> PerfResult:
     """Our settle vs always simulating 30 s, on the same drops.
 
     Speed is measured against the plain method (30 s, every body simulated all
@@ -65,7 +67,7 @@ def settle_early_stop(quick: bool) -> BenchResult:
         for world in (ours, full, plain):
             world.close()
     speedup = plain_s / early_s
-    return BenchResult(
+    return PerfResult(
         "settle_early_stop",
         speedup,
         "x",
@@ -77,8 +79,8 @@ def settle_early_stop(quick: bool) -> BenchResult:
     )
 
 
-@bench_case("visibility_windowed", goal=">= 5x, <= 0.02")
-def visibility_windowed(quick: bool) -> BenchResult:
+@perf_case("visibility_windowed", goal=">= 5x, <= 0.02")
+def visibility_windowed(quick: bool) -> PerfResult:
     """Windowed alone/counterfactual renders vs full-resolution renders, same scenes."""
     size = VISIBILITY_SIZE[quick]
     camera = TOP_DOWN.with_size(size, size)
@@ -121,7 +123,7 @@ def visibility_windowed(quick: bool) -> BenchResult:
         world.close()
     speedup = naive_s / ours_s
     with_shared = (naive_s + shared_s) / (ours_s + shared_s)
-    return BenchResult(
+    return PerfResult(
         "visibility_windowed",
         speedup,
         "x",
@@ -133,8 +135,8 @@ def visibility_windowed(quick: bool) -> BenchResult:
     )
 
 
-@bench_case("generation_overhead", goal="<= 1.5")
-def generation_overhead(quick: bool) -> BenchResult:
+@perf_case("generation_overhead", goal="<= 1.5")
+def generation_overhead(quick: bool) -> PerfResult:
     """generate_scene vs building the same world and stepping it bare for as many steps."""
     entries = load_catalog()
     ours_s = raw_s = 0.0
@@ -159,7 +161,7 @@ def generation_overhead(quick: bool) -> BenchResult:
         raw_s += time.perf_counter() - t0
         steps_total += sum(attempt_steps)
     ratio = ours_s / raw_s
-    return BenchResult(
+    return PerfResult(
         "generation_overhead",
         ratio,
         "x",

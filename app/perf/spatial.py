@@ -1,4 +1,4 @@
-"""Bench case of foundational spatial grounding: rendering items, scoring predictions.
+"""Perf case of foundational spatial grounding: rendering items, scoring predictions.
 
 Both halves are ratios against a baseline timed in the same process, interleaved:
 
@@ -21,10 +21,12 @@ import pybullet
 from PIL import Image
 
 from annotation.bimanual.spatial_grounding import SETTINGS, generate_items
-from app.perf.harness import BenchResult, _workdir, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report, scratch_folder
 from sim.bimanual.spatial_scene import SpatialSceneRenderer
 from sim.camera import projection_matrix, to_bullet, view_matrix
 from store import open_project
+
+ORDER = 140  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 RENDER_ITEMS = {False: 30, True: 6}  # per setting
 RENDER_WIDTH = 320
@@ -89,7 +91,7 @@ def _score_ratio(quick: bool) -> tuple[float, float, int]:
     items = [i for s in SETTINGS for i in generate_items(s, SCORE_ITEMS[quick], 5)]
     rows = [_reply(item, k) for k, item in enumerate(items)]
     subject, baseline = [], []
-    with _workdir() as folder:
+    with scratch_folder() as folder:
         with open_project(folder / "spatial.reasonscope", create=True) as project:
             project.spatial.add_items(items)
             for k in range(ROUNDS):
@@ -99,21 +101,21 @@ def _score_ratio(quick: bool) -> tuple[float, float, int]:
                     other.spatial.add_items(items)
                     baseline.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                project.spatial.import_predictions("bench", rows)
+                project.spatial.import_predictions("perf", rows)
                 subject.append(time.perf_counter() - t0)
     # the median of the rounds' own ratios: each pair ran back to back, under the same load
     ratio = statistics.median(a / b for a, b in zip(subject, baseline, strict=True))
     return ratio, len(rows) / statistics.median(subject), len(rows)
 
 
-@bench_case("spatial_grounding", goal=GOAL)
-def spatial_grounding(quick: bool) -> BenchResult:
+@perf_case("spatial_grounding", goal=GOAL)
+def spatial_grounding(quick: bool) -> PerfResult:
     """Spatial grounding items rendered and predictions scored per second, each as a ratio
     to a same-process baseline (bare render; storing as many items)."""
     report("spatial_grounding: rendering items")
     render_ratio, items_per_s, rendered = _render_ratio(quick)
     score_ratio, predictions_per_s, scored = _score_ratio(quick)
-    return BenchResult(
+    return PerfResult(
         "spatial_grounding",
         render_ratio,
         "x",

@@ -1,4 +1,4 @@
-"""Bench cases of the project store: paging the question list, autosaved writes."""
+"""Perf cases of the project store: paging the question list, autosaved writes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from app.perf.harness import BenchResult, _workdir, bench_case, report
+from app.perf.harness import PerfResult, perf_case, report, scratch_folder
 from store import open_project
+
+ORDER = 10  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 # Sizes, module-level so that tests can shrink them.
 PAGING_SMALL = 1_000
@@ -115,7 +117,7 @@ def _interleaved_medians(fns: list[Callable[[], Any]], repeats: int) -> list[flo
 def measure_paging(small: int, large: int, repeats: int = PAGING_REPEATS) -> PagingMeasurement:
     """Median time of a 100-row 'pending, oldest first' page in two project sizes."""
     with (
-        _workdir() as folder,
+        scratch_folder() as folder,
         open_project(folder / "small.reasonscope", create=True) as p_small,
         open_project(folder / "large.reasonscope", create=True) as p_large,
     ):
@@ -147,8 +149,8 @@ def measure_paging(small: int, large: int, repeats: int = PAGING_REPEATS) -> Pag
 _PAGING_GOAL = "<= 2"
 
 
-@bench_case("question_paging", goal=_PAGING_GOAL)
-def question_paging(quick: bool) -> BenchResult:
+@perf_case("question_paging", goal=_PAGING_GOAL)
+def question_paging(quick: bool) -> PerfResult:
     """A page of pending questions costs the same in a large project as in a small one."""
     m = measure_paging(PAGING_SMALL, PAGING_LARGE[quick], PAGING_REPEATS)
     sane = all(
@@ -165,7 +167,7 @@ def question_paging(quick: bool) -> BenchResult:
     )
     if not sane:
         detail += f"; WRONG PAGES: rows {m.small.page_rows}/{m.large.page_rows}"
-    return BenchResult(
+    return PerfResult(
         name="question_paging",
         value=m.ratio,
         unit="x",
@@ -193,9 +195,12 @@ class AutosaveMeasurement:
 
 def measure_autosave(writes: int) -> AutosaveMeasurement:
     """Time `writes` committed `hoi.add_label` calls against dict inserts of the same records."""
-    with _workdir() as folder, open_project(folder / "autosave.reasonscope", create=True) as p:
-        annotator = p.annotators.sign_in("Bench")
-        seq = p.sequences.add("bench-sequence", "/synthetic/bench")
+    with (
+        scratch_folder() as folder,
+        open_project(folder / "autosave.reasonscope", create=True) as p,
+    ):
+        annotator = p.annotators.sign_in("Perf")
+        seq = p.sequences.add("perf-sequence", "/synthetic/perf")
         frame = p.sequences.add_frame(seq.id, 0)
         person = p.sequences.add_entity(seq.id, "pedestrian:1", "human", "pedestrian")
         cup = p.sequences.add_entity(seq.id, "cup:1", "object", "cup")
@@ -241,11 +246,11 @@ def measure_autosave(writes: int) -> AutosaveMeasurement:
 _AUTOSAVE_GOAL = "median < 2 ms per write"
 
 
-@bench_case("autosave_label_write", goal=_AUTOSAVE_GOAL)
-def autosave_label_write(quick: bool) -> BenchResult:
+@perf_case("autosave_label_write", goal=_AUTOSAVE_GOAL)
+def autosave_label_write(quick: bool) -> PerfResult:
     """Saving an HOI label on every keypress is fast enough that nobody waits for it."""
     m = measure_autosave(AUTOSAVE_WRITES[quick])
-    return BenchResult(
+    return PerfResult(
         name="autosave_label_write",
         value=m.ratio,
         unit="x dict",

@@ -1,4 +1,4 @@
-"""Bench case `viewport_frame_time`: what the 3D viewport costs a frame, against an empty view.
+"""Perf case `viewport_frame_time`: what the 3D viewport costs a frame, against an empty view.
 
 Both views are real `SceneViewport`s of the same size in the same process: one
 shows the tabletop world with the robot and 15 objects (primitives and
@@ -8,20 +8,20 @@ framebuffer and read it back), the two views in alternation so that machine
 noise hits both alike; the value is the ratio of the median frame times.
 
 It needs a display with OpenGL (an X server, Xvfb included). Without one it
-reports a failed result that says so instead of crashing: Qt aborts the
-process when it cannot reach a display, so that is checked before any
-QApplication is made.
+reports a failed result that says so instead of crashing (`app.perf.display`
+decides that before any QApplication is made).
 """
 
 from __future__ import annotations
 
-import os
 import statistics
-import sys
 import time
 from dataclasses import dataclass
 
-from app.perf.harness import BenchResult, bench_case, report
+from app.perf.display import gl_application
+from app.perf.harness import PerfResult, perf_case, report
+
+ORDER = 30  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 NAME = "viewport_frame_time"
 GOAL = "<= 2"
@@ -37,9 +37,6 @@ MESH_ASSETS = (
     ("pybullet_data:teddy_vhacd.urdf", 1.0),
     ("pybullet_data:jenga/jenga.urdf", 1.0),
 )
-NO_GL_PLATFORMS = ("offscreen", "minimal", "vnc")
-
-_app = None  # the QApplication this module made, kept alive for later cases
 
 
 @dataclass(frozen=True)
@@ -58,49 +55,11 @@ class FrameMeasurement:
         return self.full_ms / self.empty_ms
 
 
-def display_problem(
-    *, environ: dict[str, str], platform: str = sys.platform, app_platform: str | None = None
-) -> str | None:
-    """Why no OpenGL window can be made here, or None if one can.
-
-    `app_platform` is the running QGuiApplication's platform name, if one runs.
-    """
-    qpa = app_platform or environ.get("QT_QPA_PLATFORM", "").split(":")[0]
-    if qpa in NO_GL_PLATFORMS:
-        return f"no display: Qt platform {qpa!r} has no OpenGL"
-    if app_platform is None and platform.startswith("linux"):
-        if not environ.get("DISPLAY") and not environ.get("WAYLAND_DISPLAY"):
-            return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set (run under xvfb-run)"
-    return None
-
-
-def _application():
-    """The running QApplication, or a new one; raises RuntimeError naming the problem."""
-    global _app
-    from PySide6.QtCore import QCoreApplication
-    from PySide6.QtWidgets import QApplication
-
-    existing = QCoreApplication.instance()
-    if existing is not None:
-        if not isinstance(existing, QApplication):
-            raise RuntimeError("no display: the running Qt application has no GUI")
-        problem = display_problem(environ=dict(os.environ), app_platform=existing.platformName())
-        if problem:
-            raise RuntimeError(problem)
-        return existing
-    problem = display_problem(environ=dict(os.environ))
-    if problem:
-        raise RuntimeError(problem)
-    import widgets.viewport.view  # noqa: F401  (asks Qt for shared GL contexts before the app exists)
-
-    _app = QApplication(sys.argv[:1])
-    return _app
-
-
 TABLE_TEXTURE = "resources:textures/table/oak_light.png"
 
 
-def _bench_world(objects: int):
+def _full_world(objects: int):
+    """The tabletop world with the robot and `objects` objects, meshes first."""
     from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
 
     world = TabletopWorld(with_robot=True)
@@ -121,10 +80,10 @@ def measure_viewport_frames(
     frames: int, *, objects: int = OBJECTS, size: tuple[int, int] = SIZE
 ) -> FrameMeasurement:
     """Median frame times of the full and the empty viewport, interleaved."""
-    app = _application()
+    app = gl_application()
     from widgets.viewport.view import SceneViewport
 
-    world = _bench_world(objects)
+    world = _full_world(objects)
     t0 = time.perf_counter()
     full = SceneViewport(world)
     build_s = time.perf_counter() - t0
@@ -170,8 +129,8 @@ def measure_viewport_frames(
         empty_world.close()
 
 
-@bench_case(NAME, goal=GOAL)
-def viewport_frame_time(quick: bool) -> BenchResult:
+@perf_case(NAME, goal=GOAL)
+def viewport_frame_time(quick: bool) -> PerfResult:
     """A 3D viewport frame with the robot and 15 objects, as a multiple of an empty view's."""
     report(f"{NAME}: building the tabletop world and two viewports")
     try:
@@ -179,11 +138,11 @@ def viewport_frame_time(quick: bool) -> BenchResult:
     except RuntimeError as exc:
         if not str(exc).startswith("no display"):
             raise
-        return BenchResult(NAME, 0.0, "x empty", GOAL, False, str(exc))
+        return PerfResult(NAME, 0.0, "x empty", GOAL, False, str(exc))
     w, h = m.size
     detail = (
         f"{w}x{h}: full {m.full_ms:.2f} ms ({m.items} items, {m.triangles:,} triangles, "
         f"robot + {m.objects} objects), empty table {m.empty_ms:.2f} ms; medians of {m.frames} "
         f"interleaved frames; building the view {m.build_s:.2f} s"
     )
-    return BenchResult(NAME, m.ratio, "x empty", GOAL, m.ratio <= 2, detail)
+    return PerfResult(NAME, m.ratio, "x empty", GOAL, m.ratio <= 2, detail)

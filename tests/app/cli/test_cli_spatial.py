@@ -159,7 +159,7 @@ def test_a_malformed_line_rejects_the_whole_file(generated, db, tmp_path, capsys
 
 
 def test_bench_case_runs_small(monkeypatch, tmp_path):
-    monkeypatch.setenv(bench.BENCH_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(bench.PERF_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(bench_spatial, "RENDER_ITEMS", {True: 1, False: 1})
     monkeypatch.setattr(bench_spatial, "SCORE_ITEMS", {True: 20, False: 20})
     monkeypatch.setattr(bench_spatial, "RENDER_WIDTH", 64)

@@ -142,8 +142,9 @@ def test_clicking_a_box_picks_its_entity(qtbot, view):
 
 
 def test_the_bench_case_measures_both_clouds(qapp):
+    from annotation.jrdb.synthetic import lidar_like
     from app.perf import harness as bench
-    from app.perf.cloud import lidar_like, measure_cloud_frames
+    from app.perf.cloud import measure_cloud_frames
 
     assert bench.CASES.get("cloud_frame_time") or "cloud_frame_time" in bench.known_cases()
     assert bench.CASES["cloud_frame_time"].goal == "<= 2"

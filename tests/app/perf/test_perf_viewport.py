@@ -1,4 +1,4 @@
-"""The viewport bench case: its structure and its no-display answer, never wall-clock limits."""
+"""The viewport perf case: its structure and its no-display answer, never wall-clock limits."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import math
 
 import pytest
 
-from app.perf import harness as bench
-from app.perf import viewport as bench_viewport
-from app.perf.harness import BenchResult, run_cases
-from app.perf.viewport import display_problem, measure_viewport_frames
+from app.perf import harness
+from app.perf import viewport as perf_viewport
+from app.perf.harness import PerfResult, run_cases
+from app.perf.viewport import measure_viewport_frames
 
 
 def test_case_is_registered_with_its_goal():
-    assert "viewport_frame_time" in bench.known_cases()
-    case = bench.CASES["viewport_frame_time"]
+    assert "viewport_frame_time" in harness.known_cases()
+    case = harness.CASES["viewport_frame_time"]
     assert case.goal == "<= 2" and case.description
 
 
@@ -30,10 +30,10 @@ def test_measurement_has_the_full_scene_and_an_empty_view(qapp):
 
 
 def test_quick_run_reports_a_ratio(qapp, monkeypatch):
-    monkeypatch.setattr(bench_viewport, "FRAMES", {False: 3, True: 3})
+    monkeypatch.setattr(perf_viewport, "FRAMES", {False: 3, True: 3})
     messages: list[str] = []
     (result,) = run_cases(["viewport_frame_time"], quick=True, progress=messages.append)
-    assert isinstance(result, BenchResult)
+    assert isinstance(result, PerfResult)
     assert result.name == "viewport_frame_time" and result.unit == "x empty"
     assert result.goal == "<= 2" and result.passed == (result.value <= 2)
     assert math.isfinite(result.value) and result.value > 0
@@ -46,19 +46,7 @@ def test_without_a_display_the_case_fails_with_a_reason(monkeypatch):
     def no_display():
         raise RuntimeError("no display: neither DISPLAY nor WAYLAND_DISPLAY is set")
 
-    monkeypatch.setattr(bench_viewport, "_application", no_display)
-    result = bench_viewport.viewport_frame_time(True)
+    monkeypatch.setattr(perf_viewport, "gl_application", no_display)
+    result = perf_viewport.viewport_frame_time(True)
     assert result.passed is False and result.value == 0.0
     assert result.detail.startswith("no display")
-
-
-def test_display_problem_is_decided_before_qt_is_asked():
-    linux = "linux"
-    assert display_problem(environ={}, platform=linux).startswith("no display")
-    assert display_problem(environ={"DISPLAY": ":99"}, platform=linux) is None
-    assert display_problem(environ={"WAYLAND_DISPLAY": "wayland-0"}, platform=linux) is None
-    offscreen = {"DISPLAY": ":99", "QT_QPA_PLATFORM": "offscreen"}
-    assert "offscreen" in display_problem(environ=offscreen, platform=linux)
-    assert display_problem(environ={}, platform="darwin") is None
-    assert display_problem(environ={}, app_platform="xcb") is None
-    assert "minimal" in display_problem(environ={"DISPLAY": ":1"}, app_platform="minimal")
