@@ -14,7 +14,7 @@ def add_parser(commands: CommandTree) -> None:
     p = commands.add_parser(
         "bench",
         help="run the performance cases",
-        description="Run the benchmark cases; each reports a value (a ratio "
+        description="Run the performance cases; each reports a value (a ratio "
         "against a baseline measured in the same process), its goal and "
         "whether it met it.",
     )
