@@ -19,10 +19,8 @@ from sim.tabletop.catalog import (
     entries_by_category,
     entries_by_kind,
     load_catalog,
-    measure_urdf_volume,
-    primitive_extent,
-    primitive_volume,
 )
+from sim.tabletop.volumes import measure_urdf_volume, primitive_extent, primitive_volume
 
 ROOT = Path(__file__).resolve().parents[3]
 MIN_EXTENT, MAX_EXTENT = 0.01, 0.25  # metres: largest side at either end of the scale range
