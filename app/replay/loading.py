@@ -10,15 +10,8 @@ from typing import Any
 from annotation.models import Episode, Question, Scene
 from annotation.progress import Progress
 from sim.camera import CameraSpec
-from sim.tabletop.replay import (
-    EpisodeReplay,
-    ResimReport,
-    as_step,
-    episode_camera,
-    resimulate,
-    restorable,
-    state_at,
-)
+from sim.tabletop.replay import EpisodeReplay, as_step, episode_camera, restorable, state_at
+from sim.tabletop.resim import ResimReport, resimulate
 from sim.tabletop.scenes import world_from_records
 from widgets.viewport.view import preload_meshes
 

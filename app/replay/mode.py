@@ -19,7 +19,7 @@ from app.replay.bimanual import BimanualReplay, ReplayParts
 from app.replay.loading import LoadedEpisode, load_episode, run_resimulation
 from app.replay.presenter import StepPresenter
 from app.session import ProjectSession
-from sim.tabletop.replay import ResimReport
+from sim.tabletop.resim import ResimReport
 from store import ProjectError
 from widgets.mode import ModeWindow, mode_toolbar
 from widgets.replay.episode_list import EpisodeListPanel

@@ -13,7 +13,8 @@ from __future__ import annotations
 from PySide6.QtGui import QAction
 
 from app.replay.loading import LoadedEpisode
-from sim.tabletop.replay import BodyMotion, GraspInspection, ResimReport, acted_body, step_mask
+from sim.tabletop.replay import BodyMotion, GraspInspection, acted_body, step_mask
+from sim.tabletop.resim import ResimReport
 from widgets.replay.overlay import MaskImagePanel, ViewportLines
 from widgets.replay.render import RenderedStep, StepRenderer
 from widgets.replay.state import ReplayState

@@ -15,7 +15,8 @@ from typing import Any
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from sim.tabletop.replay import BodyMotion, GraspInspection, ResimReport, ResimStep
+from sim.tabletop.replay import BodyMotion, GraspInspection
+from sim.tabletop.resim import ResimReport, ResimStep
 
 MAX_TEXT = 1500  # characters of raw output or result shown before cutting
 OK_STYLE, FAIL_STYLE = "color: #1e7b3a", "color: #c0392b"

@@ -20,12 +20,12 @@ from sim.tabletop.replay import (
     gripper_glyph,
     lift_mask,
     pad_depth,
-    resimulate,
     state_at,
     step_mask,
     turn_deg,
     what_moved,
 )
+from sim.tabletop.resim import resimulate
 from sim.tabletop.scenes import settle, world_from_records
 from sim.tabletop.toolenv import ToolEnv
 from sim.tabletop.world import TOP_DOWN, TabletopWorld
