@@ -134,3 +134,19 @@ def test_no_module_imports_another_modules_private_names():
                     if a.name.startswith("_") and not a.name.startswith("__")
                 ]
     assert not offenders, f"make these public where they are defined: {offenders}"
+
+
+def test_no_test_module_imports_another():
+    """Shared fixtures live in helper modules (tests/episode_fixtures.py, gestures.py, ...),
+    so moving a test never breaks another."""
+    offenders = []
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names
+                          if n.rpartition(".")[2].startswith("test_")]  # fmt: skip
+    assert not offenders, offenders

@@ -7,7 +7,6 @@ import pytest
 from gestures import open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
-from test_replay_mode import episode_project  # noqa: F401  (a fixture: two recorded episodes)
 
 from app.demo.jrdb_synth import SynthConfig
 from sim.tabletop.scenes import generate_scene, scene_record
@@ -174,7 +173,7 @@ def test_verify_graph_shows_the_questions_scene_with_its_evidence(qtbot, scene_p
         window.close()
 
 
-def test_replay_graph_updates_on_every_seek(qtbot, episode_project, tmp_path):  # noqa: F811
+def test_replay_graph_updates_on_every_seek(qtbot, episode_project, tmp_path):
     window = open_as_ada(qtbot, episode_project, "replay", copy_to=tmp_path)
     try:
         replay = window.replay
