@@ -191,7 +191,9 @@ def handover_plan(world):
         act("grasp_actor", actor="red_block", arm_tag="right", pre_grasp_dis=0.07,
             contact_point_id=3),
         act("open_gripper", arm_tag="left", pos=1),
-        act("move_by_displacement", arm_tag="left", z=0.06),
+        # high enough that going home does not sweep the open fingers through the block's
+        # top (6 cm did, when the left arm went home before the right one moved: 13 of 20)
+        act("move_by_displacement", arm_tag="left", z=0.10),
         act("back_to_origin", arm_tag="left"),
         act("place_actor", actor="red_block", arm_tag="right", target_pose=list(on_pad),
             pre_dis=0.05, dis=0.005, constrain="free", pre_dis_axis="fp"),
