@@ -15,7 +15,7 @@ from typing import Protocol
 from PySide6.QtWidgets import QStackedWidget
 
 from annotation.models import ProjectSummary
-from app.annotate.layout import arrange_docks as arrange_annotate_docks
+from app.annotate.docks import arrange_docks as arrange_annotate_docks
 from app.annotate.mode import AnnotateMode
 from app.explore.mode import ExploreMode
 from app.replay.mode import ReplayMode

@@ -13,12 +13,12 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from annotation.jrdb.geometry import GeometricRelation
-from annotation.jrdb.layout import (
+from annotation.jrdb.dataset import (
     PERSON_LABEL_KINDS,
     BoxRecord,
     SequenceEntity,
 )
+from annotation.jrdb.geometry import GeometricRelation
 from annotation.models import (
     ENTITY_KINDS,
     Annotator,

@@ -4,7 +4,7 @@ people and objects of the frame and their geometric relations in words.
 Layout (made for a 1280 x 860 window): the 3760 x 480 panorama and the frame
 slider in a dock across the top (the full width, since the image is wide and
 short), the point cloud in the middle, the entity list and the relations on
-the right. The labelling panels go on the right too (`app.annotate.layout`).
+the right. The labelling panels go on the right too (`app.annotate.docks`).
 
 Selection is one `JrdbViewState` shared by every view. Every key is a
 QAction in the mode's toolbar (F1 lists them); frames move with PgUp/PgDown

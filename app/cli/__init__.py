@@ -27,7 +27,7 @@ from app.cli import (
     metrics,
     questions,
     reasoning,
-    replay,
+    resim,
     scenes,
     spatial,
 )
@@ -45,7 +45,7 @@ COMMAND_MODULES = (
     reasoning,  # import predictions
     spatial,  # spatial generate, import spatial-predictions
     agents,  # run-agent
-    replay,  # replay-in-sim
+    resim,  # replay-in-sim
     metrics,  # metrics
     bench,  # bench
 )

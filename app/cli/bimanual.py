@@ -1,6 +1,6 @@
 """`reasonscope run-agent --benchmark bimanual`: its options and its run, called by `agents.py`.
 
-`replay-in-sim` is in `app/cli/replay.py`.
+`replay-in-sim` is in `app/cli/resim.py`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from annotation.jrdb import layout as L
+from annotation.jrdb import dataset as L
 from annotation.progress import Progress
 from sim.jrdb.lidar import SweepWorld, cast_sweep, points_in_box, to_label_frame, write_sweep
 

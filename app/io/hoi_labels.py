@@ -11,7 +11,7 @@ import json
 import os
 from typing import Any
 
-from annotation.jrdb import layout as L
+from annotation.jrdb import dataset as L
 from annotation.jrdb.hoi_review import ACCEPTED, LabelRecord
 from annotation.jrdb.hoi_taxonomy import HoiTaxonomy, load_hoi_taxonomy
 from app.io.jrdb import natural_key

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
 
-from annotation.jrdb import layout as L
+from annotation.jrdb import dataset as L
 from annotation.models import Frame, Sequence
 from annotation.progress import Progress
 from sim.jrdb.lidar import LidarError, MergedCloud, load_frame_points, read_pcd_header

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.jrdb.layout import frame_name
+from annotation.jrdb.dataset import frame_name
 from annotation.progress import Progress
 from annotation.query.engine import generate
 from annotation.query.model import (

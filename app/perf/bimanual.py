@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from app.perf.harness import PerfResult, perf_case, report
-from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.executor import BimanualExecutor
 from sim.bimanual.tasks import TASKS
 from sim.bimanual.world import DualArmWorld
 

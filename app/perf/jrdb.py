@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotation.jrdb.layout import POINTCLOUDS, frame_name
+from annotation.jrdb.dataset import POINTCLOUDS, frame_name
 from app.demo.jrdb_synth import TRUE_CALIBRATION, SynthConfig, write_sequence
 from app.perf.harness import PerfResult, median_ms, perf_case, report, scratch_folder
 from sim.jrdb.lidar import load_frame_points, read_sweep

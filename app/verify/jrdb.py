@@ -21,7 +21,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QObject, Signal, Slot
 from PySide6.QtGui import QImage
 
-from annotation.jrdb.layout import frame_name
+from annotation.jrdb.dataset import frame_name
 from annotation.models import Question
 from store import ProjectError
 from widgets.jrdb.state import entity_label

@@ -23,8 +23,8 @@ import numpy as np
 from PIL import Image
 
 from annotation.bimanual.logs import ACTION_EMPTY, PLAN_STEP, reply_step
-from sim.bimanual.actions import BimanualExecutor
 from sim.bimanual.cameras import camera
+from sim.bimanual.executor import BimanualExecutor
 from sim.bimanual.tasks import TASKS
 from sim.bimanual.world import DualArmWorld
 from sim.render import render

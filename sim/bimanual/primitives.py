@@ -2,7 +2,7 @@
 allocation guard's test and message, and the 16-dim row's wire order.
 
 No motion here (see `sim.bimanual.motion`) and no plan running (see
-`sim.bimanual.actions`, which re-exports everything below under its old names).
+`sim.bimanual.executor`, which re-exports everything below under its old names).
 """
 
 from __future__ import annotations

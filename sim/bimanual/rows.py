@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.executor import BimanualExecutor
 from sim.bimanual.frames import to_wire
 from sim.bimanual.tasks import TASKS
 from sim.bimanual.world import ARMS, DualArmWorld

@@ -2,7 +2,7 @@
 
 JRDB records two Velodynes (upper and lower), each `.pcd` in its own sensor
 frame; `calibration/defaults.yaml` says how each maps into the label frame the
-3D boxes use (see `annotation.jrdb.layout.SensorPose`). Reading goes through
+3D boxes use (see `annotation.jrdb.dataset.SensorPose`). Reading goes through
 Open3D (imported lazily: it takes a second to load); checking a file's header
 is plain Python so that an import can refuse a broken file without reading
 millions of points. `cast_sweep` ray-casts a spinning lidar against boxes, a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from annotation.jrdb.layout import Calibration, SensorPose
+from annotation.jrdb.dataset import Calibration, SensorPose
 
 _PCD_TYPES = {("F", 4), ("F", 8), ("I", 1), ("I", 2), ("I", 4), ("I", 8)}
 _PCD_TYPES |= {("U", 1), ("U", 2), ("U", 4), ("U", 8)}

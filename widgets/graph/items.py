@@ -4,7 +4,7 @@
 in its own colour, dashed when the camera sees none of it) with its label
 below, rings it when selected, glows when highlighted, shows its attributes
 on hover and tells the view when it is clicked. `EdgeItem` draws a
-`widgets.graph.layout.DrawnEdge`: a line, bowed when the pair has parallel
+`widgets.graph.placement.DrawnEdge`: a line, bowed when the pair has parallel
 edges of other kinds, arrowheads, and its predicates as a label. Labels keep
 their size on screen at any zoom. The words (`describe_entity`, `describe_edge`
 for hovering, `wrap_label`, `inside_caption`, which edges get a label:
@@ -32,7 +32,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem
 
 from annotation.scene_graph import Entity
-from widgets.graph.layout import DrawnEdge, is_hidden_from_camera
+from widgets.graph.placement import DrawnEdge, is_hidden_from_camera
 
 NODE_R = 13.0
 PARALLEL_PX = 16.0  # how far apart parallel edges of one pair bow

@@ -2,7 +2,7 @@
 
 `set_graph` applies ``old.diff(new)``: nodes of entities still there keep their
 exact position (the layout is stable while the graph changes), new ones are
-placed and relaxed around them (`widgets.graph.layout`), removed ones vanish
+placed and relaxed around them (`widgets.graph.placement`), removed ones vanish
 and come back to the same spot if they return. Node kinds have their own shape
 and colour (a simulator object its own colour), edges are coloured by relation
 kind, labelled with their predicates and merged per pair ("left of" stands for
@@ -34,7 +34,7 @@ from widgets.graph.items import (
     NodeItem,
     edges_to_label,
 )
-from widgets.graph.layout import (
+from widgets.graph.placement import (
     DrawnEdge,
     anchors_of,
     dense_kinds,

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from annotation.jrdb.layout import PANORAMA_HEIGHT, PANORAMA_WIDTH
+from annotation.jrdb.dataset import PANORAMA_HEIGHT, PANORAMA_WIDTH
 from annotation.models import Box2D
 
 MAX_SCALE = 8.0  # image pixels are at most 8 screen pixels wide

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from annotation.jrdb.layout import SequenceEntity
+from annotation.jrdb.dataset import SequenceEntity
 from annotation.models import Box2D, Box3D, Frame, Sequence
 
 #: Words for entity categories in sentences and lists ("pedestrian:7" -> "person 7").

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.jrdb import layout as L
+from annotation.jrdb import dataset as L
 from annotation.progress import Progress
 from app.cli import main
 from app.demo.jrdb_synth import TRUE_CALIBRATION, SynthConfig, write_sequence

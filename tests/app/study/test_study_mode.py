@@ -15,7 +15,7 @@ from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from annotation.jrdb.layout import PANORAMA_WIDTH
+from annotation.jrdb.dataset import PANORAMA_WIDTH
 from app.demo.jrdb_synth import SynthConfig
 from store import open_project
 from widgets.study.state import ANSWER, RATE, StudyState, answer_kind, drag_box, slot_frame

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.bimanual.actions import ActionError, BimanualExecutor, parse_action
+from sim.bimanual.executor import ActionError, BimanualExecutor, parse_action
 from sim.bimanual.world import ORIGIN_POSES, TABLE_TOP_Z, DualArmWorld
 
 

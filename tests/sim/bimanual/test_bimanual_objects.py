@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.bimanual.actions import MAX_GRASP_WIDTH, BimanualExecutor
+from sim.bimanual.executor import MAX_GRASP_WIDTH, BimanualExecutor
 from sim.bimanual.objects import (
     BOWLS,
     add_basket,

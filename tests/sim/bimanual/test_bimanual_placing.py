@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.executor import BimanualExecutor
 from sim.bimanual.frames import from_wire
 from sim.bimanual.frames import rotation_matrix as _matrix
 from sim.bimanual.placing import approach_direction, axis_angle, place_rotation, yaw_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.bimanual.actions import BimanualExecutor
+from sim.bimanual.executor import BimanualExecutor
 from sim.bimanual.tasks import TASKS
 from sim.bimanual.world import DualArmWorld
 

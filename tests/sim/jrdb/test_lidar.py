@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.jrdb.layout import Calibration, SensorPose
+from annotation.jrdb.dataset import Calibration, SensorPose
 from sim.jrdb.lidar import (
     LidarError,
     SweepWorld,

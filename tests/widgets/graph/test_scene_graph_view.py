@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QToolTip
 from annotation.jrdb.synthetic import synthetic_frames
 from annotation.scene_graph import Entity, Relation, SceneGraph
 from widgets.graph.items import describe_entity, inside_caption, short_value, wrap_label
-from widgets.graph.layout import MIN_GAP, dense_kinds, merge_edges, update_layout
+from widgets.graph.placement import MIN_GAP, dense_kinds, merge_edges, update_layout
 from widgets.graph.view import SceneGraphView
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from annotation.jrdb import layout as L
+from annotation.jrdb import dataset as L
 
 
 def person(label_id="pedestrian:1", box=(10, 20, 30, 60), **attributes):
