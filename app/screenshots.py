@@ -214,10 +214,9 @@ def _generator_step(app, window, path: Path) -> Path:
     """Annotate HOI with the question generator in front: a clique question, a step selected
     (its boxes emphasised in the image and the cloud, the rest dimmed)."""
     from annotation.query.model import Preferences
-    from app.annotate.generator import install_generator_dock
 
     annotate = window.annotate
-    gen = getattr(annotate, "generator", None) or install_generator_dock(annotate)
+    gen = annotate.generator
     annotate.state.select(None)
     gen.raise_dock()
     gen.panel.set_preferences(Preferences("vg", "image", "both", "clique"), seed=0)
