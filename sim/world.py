@@ -139,6 +139,15 @@ class World:
         for link, shape_index, rgba in self.visual_slots(uid):
             self.client.changeVisualShape(uid, link, shapeIndex=shape_index, rgbaColor=rgba)
 
+    def add_table_top(self, half_xy, top_z: float, thickness: float, rgba) -> BodyInfo:
+        """The table board both worlds stand on (key `TABLE_KEY`): a fixed box whose upper
+        face is at `top_z`."""
+        hx, hy = half_xy
+        return self.add_primitive(
+            TABLE_KEY, "box", (hx, hy, thickness / 2), (0, 0, top_z - thickness / 2),
+            rgba=rgba, category="surface", role="fixture", friction=0.9,
+        )  # fmt: skip
+
     def add_primitive(
         self,
         key: str,

@@ -82,17 +82,7 @@ class DualArmWorld(World):
 
     # -- construction -----------------------------------------------------------
     def _build_fixtures(self) -> None:
-        hx, hy = TABLE_HALF
-        self.add_primitive(
-            "table",
-            "box",
-            (hx, hy, TABLE_THICKNESS / 2),
-            (0, 0, TABLE_TOP_Z - TABLE_THICKNESS / 2),
-            rgba=(0.78, 0.70, 0.58, 1),
-            category="surface",
-            role="fixture",
-            friction=0.9,
-        )
+        self.add_table_top(TABLE_HALF, TABLE_TOP_Z, TABLE_THICKNESS, rgba=(0.78, 0.70, 0.58, 1))
         for tag, (x, y, z) in ARM_BASES.items():
             self.add_primitive(
                 f"pedestal_{tag}",

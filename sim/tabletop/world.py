@@ -75,17 +75,7 @@ class TabletopWorld(World):
     # -- construction -----------------------------------------------------------
     def _build_fixtures(self) -> None:
         hx, hy = TABLE_HALF
-        self.add_primitive(
-            "table",
-            "box",
-            (hx, hy, TABLE_THICKNESS / 2),
-            (0, 0, TABLE_TOP_Z - TABLE_THICKNESS / 2),
-            rgba=(1, 1, 1, 1),
-            name="table",
-            category="surface",
-            role="fixture",
-            friction=0.9,
-        )
+        self.add_table_top(TABLE_HALF, TABLE_TOP_Z, TABLE_THICKNESS, rgba=(1, 1, 1, 1))
         leg_h = (TABLE_TOP_Z - TABLE_THICKNESS) / 2
         for i, (sx, sy) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
             self.add_primitive(
