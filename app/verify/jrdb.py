@@ -23,12 +23,16 @@ from PySide6.QtGui import QImage
 
 from annotation.jrdb.dataset import frame_name
 from annotation.models import Question
+from app.session import ProjectSession
 from store import ProjectError
+from widgets.image_view import TopDownImagePanel
 from widgets.jrdb.state import entity_label
+from widgets.mode import ModeWindow
 from widgets.study.state import slot_frame
 from widgets.tasks import TaskRunner
 from widgets.verify.jrdb_evidence import JrdbEvidenceView
 from widgets.verify.jrdb_evidence_rows import EvidenceFrame, JrdbEvidence, answer_slot, entity_words
+from widgets.verify.state import VerifyState
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +95,16 @@ class EvidencePage(QObject):
 
     highlight_changed = Signal()  # another row of the step list: the graph follows
 
-    def __init__(self, verify) -> None:
-        super().__init__(verify)
-        self.verify = verify
+    def __init__(
+        self,
+        mode: ModeWindow,
+        state: VerifyState,
+        session: ProjectSession,
+        image: TopDownImagePanel,
+    ) -> None:
+        super().__init__(mode)
+        self.mode, self.state, self.session = mode, state, session
+        self.image = image  # the model's image dock: the answer frame, without boxes
         self.view = JrdbEvidenceView()
         self.view.row_changed.connect(self._row_changed)
         self.cache: OrderedDict[str, QImage | None] = OrderedDict()  # by file path
@@ -103,13 +114,13 @@ class EvidencePage(QObject):
         self.question_id: int | None = None
         self.stale = False  # labels changed while the page was hidden: read them when shown
         self.view.installEventFilter(self)
-        verify.session.project_changed.connect(self.cache.clear)
+        session.project_changed.connect(self.cache.clear)
 
     def open(self, question: Question | None, *, again: bool = False) -> None:
         """Show a JRDB question's evidence (None: nothing); its images load off the GUI
         thread, those seen lately come from the cache at once. `again`: the same question
         read again (its labels may have changed), on the same step."""
-        project = self.verify.session.project
+        project = self.session.project
         row = self.view.current_row if again and question is not None else 0
         self.question_id = question.id if question is not None else None
         self.stale = False
@@ -138,13 +149,13 @@ class EvidencePage(QObject):
         if self.question_id is None:
             return
         if self.view.isVisible():
-            self.open(self.verify.state.current, again=True)
+            self.open(self.state.current, again=True)
         else:
             self.stale = True
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if watched is self.view and event.type() == QEvent.Type.Show and self.stale:
-            question = self.verify.state.current
+            question = self.state.current
             if question is not None and question.id == self.question_id:
                 self.open(question, again=True)
         return False
@@ -154,7 +165,7 @@ class EvidencePage(QObject):
             return  # `_finished` starts the wanted ones
         paths = self.loading = dict(self.wanted)
         self.task = TaskRunner(
-            "Loading the panorama", lambda _p: (paths, load_images(paths)), self.verify.mode,
+            "Loading the panorama", lambda _p: (paths, load_images(paths)), self.mode,
             show_dialog=False,
         )  # fmt: skip
         self.task.succeeded.connect(self._loaded)
@@ -193,7 +204,7 @@ class EvidencePage(QObject):
         frame = evidence.frames[slot] if evidence and 0 <= slot < len(evidence.frames) else None
         if frame is None or frame.frame_id not in images:
             return
-        image, panel = images[frame.frame_id], self.verify.image
+        image, panel = images[frame.frame_id], self.image
         panel.set_image(rgb_of(image) if image is not None else None, None)
         panel.caption.setText(f"The model's image: {frame.image_name}, no boxes.")
 
@@ -211,7 +222,7 @@ class EvidencePage(QObject):
         names = ", ".join(entity_words(k) for k in current.keys[:6])
         more = "…" if len(current.keys) > 6 else ""
         what = "Answer" if current.answer else f"Step {row} of {len(self.view.rows) - 1}"
-        self.verify.mode.statusBar().showMessage(f"{what}: {names}{more}", 6000)
+        self.mode.statusBar().showMessage(f"{what}: {names}{more}", 6000)
 
     def highlight_keys(self) -> list[str]:
         """What the Scene graph dock emphasises: the picked step's entities, or on the

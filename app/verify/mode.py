@@ -41,7 +41,9 @@ class VerifyMode(QObject):
         self.image_size = 1024  # the model's image, as the generators rendered it
         self.state = VerifyState(needs=decision_needs)
         self.viewport = SceneViewport()
-        self.jrdb = EvidencePage(self)  # a JRDB question's frames, instead of a scene
+        self.image = TopDownImagePanel()
+        # a JRDB question's frames, instead of a scene
+        self.jrdb = EvidencePage(mode, self.state, session, self.image)
         self.central = QStackedWidget()
         self.central.addWidget(self.viewport)
         self.central.addWidget(self.jrdb.view)
@@ -59,7 +61,6 @@ class VerifyMode(QObject):
         self.page.installEventFilter(self)
         self.queue = VerifyQueuePanel(self.state)
         self.panel = QuestionPanel(self.state)
-        self.image = TopDownImagePanel()
         mode.add_dock("queue", "Queue", self.queue, Qt.DockWidgetArea.LeftDockWidgetArea)
         mode.add_dock("question", "Question", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock(
