@@ -33,6 +33,7 @@ from annotation.jrdb.reasoning_eval import (
     RatingPoint,
     Score,
     difficulty_level,
+    parse_box,
     score_answer,
     score_steps,
 )
@@ -142,6 +143,12 @@ class ReasoningRepository(Repository):
                 raise _row_error(line, "'question_id' must be a question's id (a string)")
             if "box" in row:
                 answer = row["box"]
+                if isinstance(answer, str):
+                    raise _row_error(line, "'box' must be [x, y, w, h], four numbers, not a string")
+                try:
+                    parse_box(answer)
+                except ValueError as exc:
+                    raise _row_error(line, f"'box': {exc}") from None
             elif "answer" in row:
                 answer = row["answer"]
             else:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation.jrdb.reasoning_eval import parse_boxes
+
 FORMAT = "reasonscope-benchmark/1"
 STATUSES = ("pending", "approved", "corrected", "excluded")
 _REQUIRED = {
@@ -76,6 +78,9 @@ def validate(record: Any) -> dict[str, Any]:
         raise FormatError(f"format {record['format']!r} is not {FORMAT!r}")
     if "answer" not in record:
         raise FormatError("missing field 'answer'")
+    _check_boxes("answer", record["answer"])
+    for i, step in enumerate(record["steps"]):
+        _check_boxes(f"steps[{i}]", step)
     status = record["verification"].get("status", "pending")
     if status not in STATUSES:
         raise FormatError(f"verification.status {status!r} is not one of {STATUSES}")
@@ -95,3 +100,20 @@ def validate(record: Any) -> dict[str, Any]:
         if unknown:
             raise FormatError(f"evidence id {unknown[0]!r} is not a body of the scene")
     return record
+
+
+def _check_boxes(where: str, value: Any) -> None:
+    """A `boxes` field (an answer's or a step's) must hold [x, y, w, h] boxes: a list of
+    them, or {entity id: box}; a string or a malformed box is refused, not stored."""
+    if not isinstance(value, dict) or "boxes" not in value:
+        return
+    boxes = value["boxes"]
+    if not isinstance(boxes, list | dict):
+        raise FormatError(f"{where}.boxes must be a list of [x, y, w, h] boxes, not "
+                          f"{type(boxes).__name__}")  # fmt: skip
+    if any(isinstance(b, str) for b in (boxes.values() if isinstance(boxes, dict) else boxes)):
+        raise FormatError(f"{where}.boxes holds a string where a box [x, y, w, h] belongs")
+    try:
+        parse_boxes({"boxes": boxes})
+    except ValueError as exc:
+        raise FormatError(f"{where}.boxes: {exc}") from None
