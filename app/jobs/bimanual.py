@@ -173,6 +173,14 @@ def make_bimanual_agent(config: str | None = None):
         raise ProjectError(f"openai agent: {exc}") from None
 
 
+def _suggested(step: dict) -> dict:
+    """A format-error step as its repaired reading would have run (a plain action step)."""
+    suggestion = (step.get("result") or {}).get("suggestion")
+    if step["kind"] != "format_error" or not suggestion:
+        return step
+    return {**step, "kind": "action", "arguments": suggestion["arguments"]}
+
+
 def replay_in_sim(
     project: Project,
     episode_id: int,
@@ -181,12 +189,14 @@ def replay_in_sim(
     save: bool = True,
     progress: Progress | None = None,
     image_size: tuple[int, int] | None = None,
+    try_suggestions: bool = False,
 ):
     """Execute a stored bimanual episode's plans in our world from the task's seeded start
     (seed: the argument, else the header's bimanual.seed, else the log's episode number,
     else 0) and return a `sim.bimanual.resim.ResimReport`; with `save`, store the replay as
     a new episode (agent "replay-in-sim", header.bimanual.source_episode = episode_id) and
-    set the report's episode_id."""
+    set the report's episode_id. With `try_suggestions`, a format-error step that carries
+    a repaired reading (`result.suggestion`, which the harness never ran) runs that plan."""
     from sim.bimanual.resim import resimulate
 
     episode = project.episodes.get(episode_id)
@@ -199,6 +209,8 @@ def replay_in_sim(
          "raw_output": s.raw_output}
         for s in project.episodes.steps(episode_id)
     ]  # fmt: skip
+    if try_suggestions:
+        steps = [_suggested(s) for s in steps]
     header = {**episode.header, "task": episode.task or episode.header.get("task", ""),
               "model": episode.model}  # fmt: skip
     try:

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from annotation.bimanual.logs import (
-    ACTION_EMPTY,
-    ACTION_SUCCEEDED,
     BENCHMARK,
     LogError,
     Record,
+    harness_plan,
+    harness_step,
     outcome_fields,
     read_records,
-    reply_step,
     split_vlmout,
 )
 from annotation.bimanual.pose import DEFAULT_ORDER
@@ -58,14 +57,27 @@ def _run_root(episode_dir: Path) -> Path | None:
     return next((p.parent for p in episode_dir.resolve().parents if p.name == "obsimg"), None)
 
 
+def _log_error(path: Path, exc: LogError) -> ProjectError:
+    return ProjectError(f"{path}:{exc.line}: {exc}" if exc.line else f"{path}: {exc}")
+
+
 def _run_facts(root: Path) -> dict[str, Any]:
-    """Records, model and task as the run folder's files and path tell them."""
+    """Records, model and task as the run folder's files and path tell them; a record
+    line the harness cannot have written refuses the import with FILE:LINE."""
     facts: dict[str, Any] = {"success": [], "failed": [], "have_records": False}
     for kind in ("success", "failed"):
         path = root / f"{kind}_record.txt"
         if path.is_file():
-            facts[kind] = read_records(read_text(path), kind)
+            text = read_text(path)
+            try:
+                facts[kind], total = read_records(text, kind)
+            except LogError as exc:
+                raise _log_error(path, exc) from None
             facts["have_records"] = True
+            facts[f"{kind}_path"] = path
+            if total is not None and total[0] != len(facts[kind]):
+                raise ProjectError(f"{path}:{len(text.splitlines())}: says {total[0]} successes"
+                                   f" but the file has {len(facts[kind])} success lines")  # fmt: skip
     model_file = root / "model_name.txt"
     if model_file.is_file():
         names = re.findall(r"Model used:\s*(.+)", read_text(model_file))
@@ -81,20 +93,35 @@ def _run_facts(root: Path) -> dict[str, Any]:
     return facts
 
 
-def _feedback(
-    n: int, failures: list[Record], have_records: bool, parsed_empty: bool
-) -> tuple[str, bool | None]:
-    """What the harness told the model after step n, rebuilt from the records."""
-    failed = [r for r in failures if r.action_count == n]
-    if failed:
-        text = " ".join(
-            r.message if r.message.startswith("Action failed") else f"Action failed: {r.message}"
-            for r in failed
-        )
-        return text, False
-    if not have_records:
-        return "", None
-    return (ACTION_EMPTY, None) if parsed_empty else (ACTION_SUCCEEDED, True)
+def _check_records(
+    facts: dict[str, Any], vlmout: Path, plans: dict[int, Any],
+    successes: list[Record], failures: list[Record],
+) -> None:  # fmt: skip
+    """Records vlmout.txt cannot have led to refuse the import: the harness stops right
+    after the step that succeeded, and a failure names a dict action of its step."""
+    last = max(plans, default=-1)
+    for rec in successes:
+        if rec.action_count != last:
+            raise ProjectError(f"{vlmout}: ends at step {last}, but "
+                               f"{facts['success_path']}:{rec.line} records success at "
+                               f"step {rec.action_count}")  # fmt: skip
+    for rec in failures:
+        plan = plans.get(rec.action_count)
+        items = plan if isinstance(plan, list) else []
+        it = rec.action_it if rec.action_it is not None else -1
+        if not (0 <= it < len(items)) or not isinstance(items[it], dict):
+            raise ProjectError(f"{facts['failed_path']}:{rec.line}: step {rec.action_count}"
+                               f" action {it} is not an action {vlmout} ran")  # fmt: skip
+
+
+def _ran(folder: Path, n: int) -> set[int] | None:
+    """The actions of step n that left a per-action view (obsimg_N-M/obsimg_II.jpg), or
+    None without that folder."""
+    views = folder / f"obsimg_{n:04d}-{n + 1:04d}"
+    if not views.is_dir():
+        return None
+    names = (re.fullmatch(r"obsimg_(\d+)\.jpg", p.name) for p in views.iterdir())
+    return {int(m.group(1)) for m in names if m}
 
 
 def _bimanibench_episode(
@@ -106,7 +133,7 @@ def _bimanibench_episode(
     try:
         replies = split_vlmout(read_text(vlmout))
     except LogError as exc:
-        raise ProjectError(f"{vlmout}: {exc}") from None
+        raise _log_error(vlmout, exc) from None
     root = _run_root(folder)
     facts = _run_facts(root if root is not None else source)
     r, e = _number(folder.parent.name, _ROUND_DIR), _number(folder.name)
@@ -134,20 +161,20 @@ def _bimanibench_episode(
         "uid": f"bimanibench:{task or '-'}:{model_name or '-'}:{run or '-'}:round{r}:episode{e}",
     }
     episode = ImportedEpisode(str(folder), header, [])
+    if facts["have_records"]:
+        _check_records(facts, vlmout, {n: harness_plan(raw)[0] for n, raw in replies},
+                       successes, failures)  # fmt: skip
     for n, raw in replies:
         shas = {view: add_image(episode, path) for view, path in sorted(images.get(n, {}).items())}
         result: dict[str, Any] = {"vlmout_step": n, "images": shas}
-        if any(s.action_count == n for s in successes):
+        done = any(s.action_count == n for s in successes)
+        if done:
             result["task_success"] = True
-        step = reply_step(raw, pose_order=pose_order, result=result,
-                          image_sha256=shas.get("head"))  # fmt: skip
-        if step["kind"] == "format_error":
-            if facts["have_records"]:  # the harness ran nothing for an unreadable reply
-                step["result"]["env_feedback"] = ACTION_EMPTY
-        else:
-            empty = not step["arguments"]["plan"]
-            step["feedback"], step["ok"] = _feedback(n, failures, facts["have_records"], empty)
-        episode.steps.append(step)
+        failed = {x.action_it: x.message for x in failures if x.action_count == n}
+        episode.steps.append(harness_step(
+            raw, failed=failed, ran=_ran(folder, n), task_done=done,
+            have_records=facts["have_records"], pose_order=pose_order, result=result,
+            image_sha256=shas.get("head")))  # fmt: skip
     last = max((n for n, _ in replies), default=-1)
     final = images.get(last + 1, {}).get("head")
     if final is not None:  # the harness saves one more view after a success
@@ -163,5 +190,3 @@ def read_bimanibench(
     check_order(pose_order)
     source = Path(source)
     return [_bimanibench_episode(d, source, model, pose_order) for d in _episode_dirs(source)]
-
-

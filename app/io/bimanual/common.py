@@ -43,10 +43,22 @@ def add_image(episode: ImportedEpisode, path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise ProjectError(f"{path}: cannot be read ({exc.strerror})") from None
+    check_image(path, data)
     mime = "image/png" if path.suffix.lower() == ".png" else "image/jpeg"
     sha = hashlib.sha256(data).hexdigest()
     episode.images[sha] = (data, mime)
     return sha
+
+
+def check_image(path: Path, data: bytes) -> None:
+    """Refuse an observation that does not decode (a cut or garbled file)."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+    except Exception as exc:  # PIL raises many kinds for broken files
+        raise ProjectError(f"{path}: not an image that decodes ({exc})") from None
 
 
 def check_order(pose_order: str) -> None:

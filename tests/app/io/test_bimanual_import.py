@@ -45,10 +45,13 @@ def counts(db):
         return tuple(next(iter(rows)))
 
 
-def test_a_bimanibench_run_becomes_episodes(capsys, corpus, db):
+def test_a_bimanibench_run_becomes_episodes(capsys, tmp_path, db):
+    """The parser corpus as models write it, read as the harness ran it: only a reply
+    json.loads reads ran (no failed_record.txt: nothing the harness could run failed)."""
+    corpus = make_corpus(tmp_path, fixed=False)
     code, out, err = run(capsys, corpus / "bimanibench", "--format", "bimanibench", "--db", db)
     assert (code, err) == (0, "")
-    assert out.endswith("(1 format-error steps recorded)") and "Imported 2 episodes" in out
+    assert out.endswith("(7 format-error steps recorded)") and "Imported 2 episodes" in out
     (won, won_steps), (lost, lost_steps) = episodes(db)
     for e in (won, lost):
         assert (e.benchmark, e.model, e.task, e.agent) == (
@@ -56,15 +59,15 @@ def test_a_bimanibench_run_becomes_episodes(capsys, corpus, db):
         assert e.header["tier"] == "high_level" and e.header["pose_order"] == "xyz_wxyz"
     assert (won.outcome, won.success, won.score, won.step_count) == ("success", True, 1.0, 3)
     assert (lost.outcome, lost.success, lost.step_count) == ("failure", False, 5)
-    assert [s.kind for s in lost_steps] == [
-        "action", "action", "format_error", "action", "action"]  # fmt: skip
-    assert [s.feedback for s in won_steps] == ["Action succeeded."] * 3
-    assert lost_steps[1].ok is False and lost_steps[1].feedback == (
-        "Action failed: grasp_actor: the right arm cannot reach block"
-    )
-    assert lost_steps[2].feedback == "Format error: no JSON object in the reply"
+    assert [s.kind for s in won_steps] == ["action", "format_error", "format_error"]
+    assert [s.kind for s in lost_steps] == ["format_error"] * 5
+    assert won_steps[0].feedback == "\n".join(["Action succeeded."] * 3)
+    assert won_steps[1].feedback.startswith("Action is empty, no action taken. If task")
+    assert lost_steps[2].result["format_error"].startswith("json.loads failed")
+    assert "suggestion" not in lost_steps[2].result  # no reading at all
     assert lost_steps[2].raw_output.startswith("I am unable to decide")
-    assert lost_steps[2].result["env_feedback"] == "Action is empty, no action taken."
+    assert won_steps[1].result["suggestion"]["parse"]["repairs"] == [
+        "code_fence", "trailing_commas"]  # fmt: skip
     first = won_steps[0]
     assert first.name == "executable_plan" and first.model_text["language_plan"].startswith("1)")
     assert first.result["parse"] == {"ok": True, "tier": "primitive", "repairs": [],
@@ -72,11 +75,7 @@ def test_a_bimanibench_run_becomes_episodes(capsys, corpus, db):
     place = first.arguments["plan"][2]
     assert place["parameters"]["target_pose"] == [0, 0, 0.9, 0, 1, 0, 0]  # as the model wrote
     assert place["poses"]["target_pose"]["orientation"] == [1.0, 0.0, 0.0, 0.0]  # xyzw
-    assert won_steps[1].result["parse"]["repairs"] == ["code_fence", "trailing_commas"]
     assert won_steps[2].result["task_success"] is True
-    assert lost_steps[3].result["parse"]["problems"][1] == (
-        "executable_plan[1]: unknown action 'lift_actor'"
-    )
     # images: 3 + 1 final + 5 head views, and the three identical third views stored once
     assert counts(db) == (2, 8, 10)
     assert len({s.image_sha256 for s in won_steps + lost_steps}) == 8
@@ -85,7 +84,7 @@ def test_a_bimanibench_run_becomes_episodes(capsys, corpus, db):
         mime, data = project.images.get(won.header["final_image_sha256"])
         assert mime == "image/jpeg" and data[:2] == b"\xff\xd8"
     assert main(["info", "--db", str(db), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["format_error_steps"] == 1
+    assert json.loads(capsys.readouterr().out)["format_error_steps"] == 7
 
 
 def test_one_episode_folder_finds_its_run_and_reimport_names_the_duplicate(capsys, corpus, db):
@@ -194,3 +193,131 @@ def test_replay_opens_and_seeks_through_an_imported_episode(qtbot, capsys, corpu
     finally:
         window.close()
     assert RUN.name in str(RUN)  # the corpus layout the tests rely on
+
+
+# -- a run written by BiManiBench's own writer (tests/bimanual_corpus.py) --------------------
+@pytest.fixture
+def real_run(tmp_path):
+    from bimanual_corpus import write_bimanibench_run
+
+    return write_bimanibench_run(tmp_path / "bimanibench_real")
+
+
+def test_a_real_run_imports_what_the_harness_did(capsys, real_run, db):
+    save_dir, did = real_run
+    code, out, err = run(capsys, save_dir, "--format", "bimanibench", "--db", db)
+    assert (code, err) == (0, ""), err
+    unreadable = sum(k in ("decode", "other") for _, _, kinds in did.values() for k in kinds)
+    assert f"Imported {len(did)} episodes" in out and f"({unreadable} format-error" in out
+    got = {f"{e.header['round']}/{e.header['episode']}": (e, steps) for e, steps in episodes(db)}
+    assert set(got) == set(did)
+    for key, (feedbacks, success, kinds) in did.items():
+        episode, steps = got[key]
+        assert episode.success is success and episode.outcome == (
+            "success" if success else "failure"
+        )
+        assert len(steps) == len(feedbacks)
+        # one line per executed action, whole, as the harness told the model
+        assert [s.feedback for s in steps] == [f.removesuffix("\n") for f in feedbacks]
+        assert [s.kind for s in steps] == [
+            "format_error" if k in ("decode", "other") else "action" for k in kinds]  # fmt: skip
+    assert main(["info", "--db", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["format_error_steps"] == unreadable
+
+
+def test_an_unparseable_reply_ran_nothing_and_keeps_a_marked_suggestion(capsys, real_run, db):
+    save_dir, _ = real_run
+    assert run(capsys, save_dir, "--format", "bimanibench", "--db", db)[0] == 0
+    got = {(e.header["round"], e.header["episode"]): steps for e, steps in episodes(db)}
+    prose = got[(0, 1)][0]  # text around the JSON: json.loads fails, nothing runs
+    assert prose.kind == "format_error" and prose.arguments == {} and prose.ok is False
+    assert prose.feedback.startswith("Action is empty, no action taken. If task is not finished")
+    assert prose.result["format_error"].startswith("json.loads failed")
+    suggestion = prose.result["suggestion"]
+    assert suggestion["note"].startswith("not executed")
+    assert suggestion["arguments"]["plan"][0]["action_name"] == "grasp_actor"
+    assert suggestion["parse"]["repairs"] == ["extracted_object"]
+    cut = got[(1, 0)][0]  # a reply cut short: repaired only as a suggestion
+    assert (
+        cut.kind == "format_error"
+        and "closed_brackets" in cut.result["suggestion"]["parse"]["repairs"]
+    )
+    bare = got[(1, 1)][0]  # a JSON list: .get fails, {} returned
+    assert bare.kind == "format_error" and "not an object" in bare.result["format_error"]
+
+
+def test_non_dict_items_keep_the_harness_invalid_format_feedback(capsys, real_run, db):
+    save_dir, _ = real_run
+    assert run(capsys, save_dir, "--format", "bimanibench", "--db", db)[0] == 0
+    got = {(e.header["round"], e.header["episode"]): steps for e, steps in episodes(db)}
+    step = got[(0, 1)][1]
+    assert step.kind == "action" and step.ok is False
+    assert step.feedback.splitlines() == [
+        "Invalid action format: grasp the block with the right arm",
+        "Action failed: grasp_actor: the right arm cannot reach block",
+    ]  # the back_to_origin after the failure never ran
+    assert step.result["executed"] == [1]
+    only_text = got[(1, 1)][2]
+    assert only_text.kind == "action" and only_text.ok is None
+    assert (
+        only_text.feedback == "Invalid action format: move left\nInvalid action format: [0.1, 0, 0]"
+    )
+    multi = got[(1, 1)][3]  # a failure message holding a newline, kept whole
+    assert multi.feedback == "Action failed: place_actor: no plan found\nfor the left arm"
+    won = got[(0, 0)][1]  # the loop stops after the action that finished the task
+    assert won.feedback == "Action succeeded.\nAction succeeded." and won.result["executed"] == [
+        0,
+        1,
+    ]
+
+
+def _truncate_last_line(path, keep=12):
+    text = path.read_text()
+    path.write_text(text[:-keep])
+
+
+@pytest.mark.parametrize(
+    ("breakage", "needle"),
+    [
+        (lambda d: _truncate_last_line(d / "success_record.txt"), "success_record.txt:"),
+        (lambda d: (d / "success_record.txt").write_text(
+            (d / "success_record.txt").read_text().replace("success at round 0", "succes at round 0")),
+         "success_record.txt:1: not a line the harness writes"),
+        (lambda d: _truncate_last_line(d / "failed_record.txt", 5),
+         "failed_record.txt:3: the last line is cut short"),
+        (lambda d: (d / "failed_record.txt").write_text(
+            "Task handover_block failed at round 0, episode 1, action count 1, action it:\n"),
+         "failed_record.txt:1: not a line the harness writes"),
+        (lambda d: _truncate_last_line(d / "obsimg/round1/episode1/vlmout.txt", 30),
+         "episode1/vlmout.txt:"),
+        (lambda d: (d / "obsimg/round0/episode0/obsimg_0001.jpg").write_bytes(
+            (d / "obsimg/round0/episode0/obsimg_0001.jpg").read_bytes()[:60]),
+         "obsimg_0001.jpg: not an image that decodes"),
+    ],
+)  # fmt: skip
+def test_a_broken_real_run_refuses_with_file_and_line_and_changes_nothing(
+    capsys, real_run, db, breakage, needle
+):
+    save_dir, _ = real_run
+    assert main(["info", "--db", str(db), "--json"]) == 0
+    before = capsys.readouterr().out
+    breakage(save_dir)
+    code, out, err = run(capsys, save_dir, "--format", "bimanibench", "--db", db)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and needle in err, err
+    assert main(["info", "--db", str(db), "--json"]) == 0
+    assert capsys.readouterr().out == before
+
+
+def test_replay_in_sim_can_try_a_suggestion(capsys, real_run, db):
+    from app.jobs.bimanual import replay_in_sim
+
+    save_dir, _ = real_run
+    assert run(capsys, save_dir / "obsimg" / "round0" / "episode1", "--format", "bimanibench",
+               "--db", db)[0] == 0  # fmt: skip
+    with open_project(db) as project:
+        (episode_id,) = project.episodes.ids()
+        as_run = replay_in_sim(project, episode_id, save=False)
+        tried = replay_in_sim(project, episode_id, save=False, try_suggestions=True)
+    assert as_run.steps[0].kind == "format_error"
+    assert tried.steps[0].kind == "action" and tried.steps[0].our_feedback
