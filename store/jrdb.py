@@ -231,6 +231,22 @@ class SequenceRepository(Repository):
                 [frame_id, entity_id, kind, label, difficulty, other_entity_id],
             )
 
+    def add_label_entry(self, frame_id: int, entity_id: int, entry: dict[str, Any]) -> None:
+        """Keep a person's entry of the activity/social file as written (import only)."""
+        with self.project.write():
+            self.db.execute(
+                "INSERT INTO person_label_entries(frame_id, entity_id, entry) VALUES (?, ?, ?)",
+                [frame_id, entity_id, dumps(entry)],
+            )
+
+    def label_entries(self, frame_id: int) -> dict[int, dict[str, Any]]:
+        """A frame's activity/social entries as imported, by entity id."""
+        rows = self.db.execute(
+            "SELECT entity_id, entry FROM person_label_entries WHERE frame_id = ? ORDER BY rowid",
+            [frame_id],
+        ).fetchall()
+        return {entity_id: loads(entry) for entity_id, entry in rows}
+
     def person_labels(self, frame_id: int) -> list[dict[str, Any]]:
         """A frame's activity/social/demographic labels, one dict a label."""
         rows = self.db.execute(

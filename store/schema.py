@@ -559,4 +559,24 @@ def m0007_spatial_grounding(db: Database) -> None:
         db.execute(statement)
 
 
+_V8_LABEL_ENTRIES = """
+-- Each person entry of a JRDB labels_2d_activity_social_stitched file, kept as written
+-- (box, attributes, action_label, social_group, demographics_info, H-interaction,
+-- group_info, ...), so that `export labels` writes every field back unchanged.
+CREATE TABLE person_label_entries (
+    frame_id INTEGER NOT NULL REFERENCES frames(id) ON DELETE CASCADE,
+    entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (frame_id, entity_id)
+)
+"""
+
+
+@migrations(name="0008_person_label_entries")
+def m0008_person_label_entries(db: Database) -> None:
+    """JRDB activity/social entries kept whole for a faithful label export."""
+    for statement in _split(_V8_LABEL_ENTRIES):
+        db.execute(statement)
+
+
 SCHEMA_VERSION = len(known_migration_names())

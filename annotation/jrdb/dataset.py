@@ -417,6 +417,28 @@ def parse_objects(data: Any) -> list[ObjectBox]:
     return out
 
 
+def integral(value: Any, where: str, what: str = "difficulty") -> int | None:
+    """A JRDB difficulty or id: 1, 1.0 and "1" are all 1 (the real files mix them);
+    None stays None; 1.5, "easy" or true is a `LayoutError` naming the key and value."""
+    if value is None:
+        return None
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        number = None
+    elif isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
+        number = None
+    if number is None:
+        raise LayoutError(
+            f'{where}: {what} must be a whole number (1, 1.0 or "1"), got {json.dumps(value)}'
+        )
+    return int(number)
+
+
 def _difficulties(value: Any, where: str) -> list[tuple[str, int | None]]:
     """`{label: difficulty}`; a list of such objects is merged."""
     if isinstance(value, list):
@@ -426,19 +448,7 @@ def _difficulties(value: Any, where: str) -> list[tuple[str, int | None]]:
         return merged
     if not isinstance(value, dict):
         raise LayoutError(f"{where}: expected an object {{label: difficulty}}")
-    out = []
-    for label, difficulty in value.items():
-        if difficulty is None:
-            out.append((str(label), None))
-            continue
-        if isinstance(difficulty, str) and difficulty.strip().isdigit():
-            difficulty = int(difficulty)
-        if isinstance(difficulty, bool) or not isinstance(difficulty, int):
-            raise LayoutError(
-                f'{where}["{label}"]: difficulty must be an integer, got {json.dumps(difficulty)}'
-            )
-        out.append((str(label), difficulty))
-    return out
+    return [(str(k), integral(d, f'{where}["{k}"]')) for k, d in value.items()]
 
 
 def _demographics(value: Any, where: str) -> list[tuple[str, str, int | None]]:
@@ -492,7 +502,14 @@ def parse_activity(data: Any) -> list[PersonLabel]:
                     ]
             group = entry.get("social_group")
             if isinstance(group, dict) and group.get("cluster_ID") is not None:
-                out.append(PersonLabel(index, person, "social_group", str(group["cluster_ID"])))
+                at = f"{where}.social_group"
+                cluster = integral(group["cluster_ID"], f"{at}.cluster_ID", "a group id")
+                stat = integral(group.get("cluster_stat"), f"{at}.cluster_stat")
+                out.append(PersonLabel(index, person, "social_group", str(cluster), stat))
+            infos = entry.get("group_info") or []
+            for j, info in enumerate(infos if isinstance(infos, list) else [infos]):
+                for key, labels in (info.items() if isinstance(info, dict) else ()):
+                    _difficulties(labels, f"{where}.group_info[{j}].{key}")  # checked, kept raw
             if entry.get("demographics_info") is not None:
                 out += [
                     PersonLabel(index, person, kind, label, d)
@@ -508,6 +525,19 @@ def parse_activity(data: Any) -> list[PersonLabel]:
                     )
                 ]
     return out
+
+
+def demographic(label: str) -> str | None:
+    """A demographic label as the app's attribute value: "Young_Adulthood" is
+    "young_adulthood", "Female" "female"; "impossible" (not judged) is None."""
+    value = str(label).strip().lower()
+    return None if value in ("", "impossible", "unknown") else value
+
+
+def activity_entries(data: Any) -> list[tuple[int, str, dict[str, Any]]]:
+    """(frame index, label_id, the entry as written) of every person of an activity file,
+    kept whole so that an export can write back every field (call `parse_activity` first)."""
+    return [(i, label_id, e) for i, _w, e, label_id in _labelled_entries(data, ".jpg")]
 
 
 def decode_json(raw: bytes) -> Any:

@@ -12,6 +12,9 @@ database. One time slot per frame of the window (JRDB-Reasoning's T).
   easiest difficulty kept), ``actions_by_slot`` ({slot: {label: difficulty}}),
   ``pose`` (pose-based HOI labels over the window, sorted) and
   ``pose_by_slot``; objects ``category``.
+* social groups: ``spatial`` relations person --"in the same group as"--> person, both
+  ways, per slot, between persons whose ``social_group`` attribute (JRDB-Social's
+  ``cluster_ID``, people who are together) is the same; attribute ``group``.
 * ``hoi`` relations: person --predicate--> object per slot, attributes
   ``category`` and ``difficulty``. Pose-based labels (no target) are not edges:
   they become the person's ``pose`` attributes.
@@ -30,6 +33,8 @@ from annotation.jrdb.geometry import GeometricRelation
 from annotation.scene_graph import Entity, Relation, SceneGraph
 
 ROBOT_ID = "robot"
+#: The predicate joining two persons of one JRDB-Social group (``social_group`` relations).
+SAME_GROUP = "in the same group as"
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,8 @@ def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
             a["slots"].append(frame.slot)
             for name in ("gender", "age"):
                 value = getattr(p, name)
-                if value is not None:
-                    a.setdefault(name, value)
+                if value is not None:  # JRDB-Social writes "Female", "Young_Adulthood"
+                    a.setdefault(name, str(value).lower())
             for name, value in p.attributes.items():
                 a.setdefault(name, value)
             if p.actions:
@@ -139,6 +144,17 @@ def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
 
     relations: list[Relation] = []
     for frame in frames:
+        groups: dict[str, list[str]] = {}
+        for p in frame.persons:
+            if p.attributes.get("social_group") not in (None, ""):
+                groups.setdefault(str(p.attributes["social_group"]), []).append(p.key)
+        for group, members in sorted(groups.items()):
+            relations += [
+                Relation(a, SAME_GROUP, b, "spatial", frame.slot, {"group": group})
+                for a in members
+                for b in members
+                if a != b
+            ]
         for h in frame.hoi:
             subject = key_of(h.subject, f"HOI label {h.predicate!r}", frame.slot)
             if h.target is None:

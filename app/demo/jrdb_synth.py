@@ -340,7 +340,9 @@ def write_sequence(
                      "attributes": attrs_2d}
                 )  # fmt: skip
                 frame_3d.append({"label_id": key, "box": box_3d, "attributes": attrs_3d})
-                frame_act.append(_activity(actor, config))
+                frame_act.append(
+                    _activity(actor, config, frame_2d[-1], boxes_2d)
+                )
             else:
                 frame_obj.append(
                     {"label_id": key, "category": actor.category, "box": list(box2),
@@ -371,25 +373,40 @@ def _clip(box: tuple[float, ...]) -> tuple[float, ...]:
     return (round(x, 1), round(top, 1), round(w, 1), round(max(bottom - top, 0.0), 1))
 
 
-def _activity(actor: Actor, config: SynthConfig) -> dict:
-    """JRDB-Act/Social-style labels of one person in one frame (docs/jrdb-import.md)."""
+def _activity(actor: Actor, config: SynthConfig, entry_2d: dict, boxes_2d: dict) -> dict:
+    """One person's entry of `labels_2d_activity_social_stitched`, shaped like the real
+    files (the fields JRDB-Social's `crop_*` readers and the toolkit's GT conversion read;
+    floats, integers and strings as difficulties, as those files mix them)."""
     number = int(actor.label_id.split(":")[1])
+    together = number in (1, 2) and config.people >= 2
     entry = {
-        "label_id": actor.label_id,
+        **entry_2d,
         "action_label": dict(_ACTIONS[actor.action or "standing"]),
         "social_activity": {
-            "walking" if actor.action in ("walking", "carrying") else "standing": 1
+            "walking" if actor.action in ("walking", "carrying") else "standing": 1.0
         },
-        "social_group": {"cluster_ID": 1 if number in (1, 2) else number, "cluster_stats": 2},
+        "social_group": {"cluster_ID": 1 if number in (1, 2) else number, "cluster_stat": 2},
         "demographics_info": [
-            {"gender": {("female", "male")[number % 2]: 1}},
-            {"age": {("young_adulthood", "adulthood", "middle_adulthood")[number % 3]: 2}},
+            {
+                "gender": {("Female", "Male")[number % 2]: "1"},
+                "age": {("Young_Adulthood", "Adulthood", "Middle_Adulthood")[number % 3]: "2"},
+                "race": {"impossible": "3"},
+            }
         ],
+        "H-interaction": [],
+        "group_info": [],
     }
-    if number in (1, 2) and config.people >= 2:
+    if together:
+        other = f"pedestrian:{3 - number}"
         entry["H-interaction"] = [
-            {"pair": f"pedestrian:{3 - number}", "inter_labels": {"walking together": 1}}
-        ]
+            {"pair": other, "box_pair": list(boxes_2d[other]),
+             "inter_labels": {"walking together": 1}}
+        ]  # fmt: skip
+        entry["group_info"] = [
+            {"venue": {"indoor_cafeteria/dining_hall/food_court": "1"},
+             "aim": {"socializing": "1"}, "inter": {"walking": "1"},
+             "BPC": {"floor": "1"}, "SSC": {"table": "1"}, "location_pre": {"near": "1"}}
+        ]  # fmt: skip
     return entry
 
 

@@ -1,5 +1,10 @@
-"""Export a sequence's HOI labels in the JRDB-Act style: `{label: difficulty}` per person
-and frame, the interactions grouped by their target object (docs/hoi-labels.md).
+"""Export a sequence's labels as its `labels_2d_activity_social_stitched` file plus our HOI.
+
+Every person entry of the imported activity/social file is written back as it was
+read (box, attributes, action_label, social_group, social_activity,
+demographics_info, H-interaction, group_info, ...), so JRDB's own tools read the
+export as they read the original; our HOI labels go beside them in `HOI`, shaped
+like the file's `H-interaction` (docs/hoi-labels.md).
 
 `reasonscope export labels --sequence NAME --out FILE.json` calls `export_labels`;
 `labels_document` builds the same dictionary from an open project.
@@ -18,8 +23,26 @@ from app.io.jrdb import natural_key
 from app.io.jsonl import write_lines
 from store import ProjectError, open_for_reading
 
-FORMAT = "reasonscope-hoi-labels/1"
+FORMAT = "reasonscope-hoi-labels/2"
 STATUS_CHOICES = ("any", "accepted")
+#: Our fields in a person entry: pose labels (no target) and interactions with objects.
+POSE_FIELD, HOI_FIELD = "pose_label", "HOI"
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def _box(box: Any) -> list[float | int] | None:
+    return None if box is None else [_number(v) for v in (box.x, box.y, box.w, box.h)]
+
+
+def _person(keys: dict[int, str], entity_id: int, frame: Any, box: Any) -> dict[str, Any]:
+    """An entry for a person the activity file does not have (a box, but no JRDB-Act
+    labels): `no_eval` true, so JRDB's evaluation skips it as it skips unlabelled boxes."""
+    attributes = {**(box.attributes if box else {}), "no_eval": True}
+    entry = {"label_id": keys[entity_id], "file_id": L.frame_name(frame.index)}
+    return {**entry, "box": _box(box), "attributes": attributes}
 
 
 def labels_document(
@@ -30,16 +53,17 @@ def labels_document(
     taxonomy: HoiTaxonomy | None = None,
 ) -> dict[str, Any]:
     """The export of one sequence: every frame (JRDB's `NNNNNN.jpg` keys), each person
-    with labels there as {"label_id", "pose_label": {label: difficulty}, "HO-interaction":
-    [{"pair": object label_id, "inter_labels": {label: difficulty}}]}."""
+    entry as imported plus {"pose_label": {label: difficulty}, "HOI": [{"pair": object
+    label_id, "box_pair": its [x, y, w, h] there, "inter_labels": {label: difficulty}}]}."""
     if status not in STATUS_CHOICES:
         raise ValueError(f"status must be one of {STATUS_CHOICES}, not {status!r}")
     taxonomy = taxonomy or load_hoi_taxonomy()
-    sequence = project.sequences.find(sequence_name)
+    repo = project.sequences
+    sequence = repo.find(sequence_name)
     if sequence is None:
         known = ", ".join(name for _id, name in project.hoi.sequences()) or "none"
         raise ProjectError(f"{project.path}: no sequence {sequence_name!r} (sequences: {known})")
-    keys = {e.id: e.key for e in project.sequences.entities(sequence.id)}
+    keys = {e.id: e.key for e in repo.entities(sequence.id)}
     records = project.hoi.records(sequence_id=sequence.id)
     if status == "accepted":
         records = [r for r in records if r.status == ACCEPTED]
@@ -48,27 +72,33 @@ def labels_document(
         by_frame.setdefault(record.label.frame_id, []).append(record)
     categories: dict[str, str] = {}
     frames: dict[str, list[dict[str, Any]]] = {}
-    for frame in project.sequences.frames(sequence.id):
-        people: dict[int, dict[str, Any]] = {}
-        for record in by_frame.get(frame.id, []):
+    for frame in repo.frames(sequence.id):
+        people = repo.label_entries(frame.id)
+        labelled = by_frame.get(frame.id, [])
+        boxes = {b.entity_id: b for b in repo.boxes_2d(frame.id)} if labelled else {}
+        extra = sorted(
+            {r.label.subject_entity_id for r in labelled} - set(people),
+            key=lambda i: natural_key(keys[i]),
+        )
+        for entity_id in extra:
+            people[entity_id] = _person(keys, entity_id, frame, boxes.get(entity_id))
+        for record in labelled:
             label = record.label
             words = taxonomy.words(label.predicate)
             categories[words] = label.category
-            entry = people.setdefault(
-                label.subject_entity_id,
-                {"label_id": keys[label.subject_entity_id], "pose_label": {}, "HO-interaction": []},
-            )
+            entry = people[label.subject_entity_id]
             if label.object_entity_id is None:
-                entry["pose_label"][words] = label.difficulty
+                entry.setdefault(POSE_FIELD, {})[words] = label.difficulty
                 continue
             pair = keys[label.object_entity_id]
-            group = next((g for g in entry["HO-interaction"] if g["pair"] == pair), None)
+            groups = entry.setdefault(HOI_FIELD, [])
+            group = next((g for g in groups if g["pair"] == pair), None)
             if group is None:
-                group = {"pair": pair, "inter_labels": {}}
-                entry["HO-interaction"].append(group)
+                box = _box(boxes.get(label.object_entity_id))
+                group = {"pair": pair, "box_pair": box, "inter_labels": {}}
+                groups.append(group)
             group["inter_labels"][words] = label.difficulty
-        order = sorted(people.values(), key=lambda e: natural_key(e["label_id"]))
-        frames[L.frame_name(frame.index)] = order
+        frames[L.frame_name(frame.index)] = list(people.values())
     return {
         "format": FORMAT,
         "sequence": sequence.name,
@@ -92,7 +122,7 @@ def export_labels(
         document = labels_document(project, sequence_name, status=status)
     write_lines(out, [json.dumps(document, indent=1, ensure_ascii=False)])
     return sum(
-        len(p["pose_label"]) + sum(len(g["inter_labels"]) for g in p["HO-interaction"])
+        len(p.get(POSE_FIELD, {})) + sum(len(g["inter_labels"]) for g in p.get(HOI_FIELD, []))
         for people in document["labels"].values()
         for p in people
     )

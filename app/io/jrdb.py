@@ -42,6 +42,7 @@ class SequencePlan:
     person_labels: list[L.PersonLabel]
     calibration: L.Calibration
     warnings: list[str] = field(default_factory=list)
+    label_entries: list[tuple[int, str, dict]] = field(default_factory=list)  # kept whole
 
     @property
     def person_ids(self) -> list[str]:
@@ -232,9 +233,10 @@ def read_sequence(root: Path, name: str, calibration: L.Calibration) -> Sequence
         )
 
     person_labels: list[L.PersonLabel] = []
+    entries: list[tuple[int, str, dict]] = []
     path = root / L.LABELS_ACTIVITY / f"{name}.json"
     if path.is_file():
-        parsed = _load(path, L.parse_activity)
+        parsed, entries = _load(path, lambda d: (L.parse_activity(d), L.activity_entries(d)))
         _check_frames(path, {p.frame_index for p in parsed}, frames, ".jpg")
         unknown: set[str] = set()
         skipped = 0
@@ -257,7 +259,7 @@ def read_sequence(root: Path, name: str, calibration: L.Calibration) -> Sequence
     clouds = _read_pointclouds(root, name, sorted(frames), warnings)
     return SequencePlan(
         name, root, images, dict(clouds), persons_2d, persons_3d, objects, person_labels,
-        calibration, warnings,
+        calibration, warnings, [e for e in entries if e[1] in known],
     )  # fmt: skip
 
 
@@ -301,6 +303,9 @@ def store_sequence(project: Project, plan: SequencePlan, progress: Progress) -> 
     for record in [*plan.persons_2d, *plan.persons_3d, *plan.objects, *plan.person_labels]:
         by_frame[record.frame_index].append(record)
     demographics: dict[str, dict[str, str]] = defaultdict(dict)
+    entries: dict[int, list[tuple[str, dict]]] = defaultdict(list)
+    for index, label_id, entry in plan.label_entries:
+        entries[index].append((label_id, entry))
     counts = dict.fromkeys(("boxes_2d", "boxes_3d", "person_labels"), 0)
     frames = sorted(plan.images)
     for n, index in enumerate(frames):
@@ -332,8 +337,12 @@ def store_sequence(project: Project, plan: SequencePlan, progress: Progress) -> 
                     frame.id, ids[r.label_id], r.kind, r.label, r.difficulty, other
                 )
                 counts["person_labels"] += 1
-                if r.kind in ("gender", "age", "race"):
-                    demographics[r.label_id].setdefault(r.kind, r.label)
+                if r.kind == "social_group":
+                    demographics[r.label_id].setdefault("social_group", r.label)
+                elif r.kind in ("gender", "age", "race") and L.demographic(r.label):
+                    demographics[r.label_id].setdefault(r.kind, L.demographic(r.label))
+        for label_id, entry in entries.get(index, ()):
+            repo.add_label_entry(frame.id, ids[label_id], entry)
     for label_id, attributes in demographics.items():
         repo.set_entity_attributes(ids[label_id], attributes)
     return SequenceReport(

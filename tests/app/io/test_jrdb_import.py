@@ -73,7 +73,9 @@ def test_the_synthetic_sequence_imports_whole(root, db):
         assert (root / frames[0].image_path).is_file()
         entities = {e.key: e for e in p.sequences.entities(seq.id)}
         assert entities["pedestrian:4"].kind == "human" and entities["laptop:1"].kind == "object"
-        assert entities["pedestrian:1"].attributes == {"gender": "male", "age": "adulthood"}
+        assert entities["pedestrian:1"].attributes == {
+            "gender": "male", "age": "adulthood", "social_group": "1"
+        }
         boxes = {b.entity_id: b for b in p.sequences.boxes_2d(frames[0].id)}
         seam = boxes[entities["pedestrian:6"].id]
         assert seam.x < L.PANORAMA_WIDTH < seam.x + seam.w  # stored across the seam
