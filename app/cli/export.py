@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli.support import CommandTree, db_arg, default_db
+from app.cli.support import CommandTree, db_arg, default_db, fail
 
 
 def add_parser(commands: CommandTree) -> None:
@@ -31,9 +31,10 @@ def add_parser(commands: CommandTree) -> None:
     p.add_argument(
         "--format",
         default="reasonscope-benchmark/1",
-        choices=["reasonscope-benchmark/1", "jrdb-reasoning-vg"],
-        help="reasonscope-benchmark/1 JSON Lines (default), or the JRDB-Reasoning VG "
-        "question list (a JSON list of the jrdb VG questions)",
+        choices=["reasonscope-benchmark/1", "jrdb-reasoning-vg", "jrdb-reasoning-vqa"],
+        help="reasonscope-benchmark/1 JSON Lines (default), or a JRDB-Reasoning question file "
+        "(a JSON list): jrdb-reasoning-vg the jrdb VG questions, jrdb-reasoning-vqa the "
+        "VQA-Wh and VQA-Count ones (docs/jrdb-questions.md)",
     )
     p.set_defaults(func=cmd_export_benchmark)
 
@@ -48,15 +49,47 @@ def add_parser(commands: CommandTree) -> None:
     p.set_defaults(func=cmd_export_episodes)
 
 
+def _nothing_approved(db) -> str | None:
+    """Why an approved-only export would be empty (with how many wait), or None."""
+    from app.io.jrdb_reasoning import current_questions
+    from store import open_for_reading
+
+    with open_for_reading(db) as project:
+        statuses = [q.status for q in current_questions(project, None)]
+    if any(s in ("approved", "corrected") for s in statuses):
+        return None
+    pending = statuses.count("pending")
+    return (
+        f"no approved questions to export ({pending} pending verification, "
+        f"{len(statuses)} in all; --status any exports them unverified)"
+    )
+
+
 def cmd_export_benchmark(args: argparse.Namespace) -> int:
     from app.io.benchmark import export_benchmark
 
-    if args.format == "jrdb-reasoning-vg":
-        from app.io.jrdb_reasoning import export_jrdb_reasoning_vg
+    if args.format.startswith("jrdb-reasoning-"):
+        from app.io.jrdb_reasoning import NothingToExport, export_jrdb_reasoning
 
-        count, skipped = export_jrdb_reasoning_vg(default_db(args), args.out, status=args.status)
-        print(f"Wrote {count} VG questions to {args.out} ({skipped} other questions left out)")
+        try:
+            counts = export_jrdb_reasoning(
+                default_db(args), args.out, fmt=args.format, status=args.status
+            )
+        except NothingToExport as exc:
+            return fail(str(exc))
+        what = "VG" if args.format.endswith("-vg") else "VQA"
+        extra = (
+            f", {counts['no_box']} left out: the answer has no 2D box" if counts["no_box"] else ""
+        )
+        print(
+            f"Wrote {counts['written']} {what} questions to {args.out} "
+            f"({counts['other']} other questions left out{extra})"
+        )
         return 0
+    if args.status == "approved" and not (args.out.is_dir() or not args.out.parent.exists()):
+        reason = _nothing_approved(default_db(args))
+        if reason:
+            return fail(reason)
     count = export_benchmark(default_db(args), args.out, status=args.status)
     print(f"Wrote {count} questions to {args.out}")
     return 0

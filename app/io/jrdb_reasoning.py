@@ -1,73 +1,315 @@
-"""Export VG questions in the JRDB-Reasoning question format (a JSON list).
+"""Export JRDB questions in JRDB-Reasoning's own question files (a JSON list).
 
-One element per VG question (docs/jrdb-questions.md, "JRDB-Reasoning VG export"):
-
-    {"id": uid, "task": "vg", "difficulty": {"S", "R", "T", "D"},
-     "data": {"seq": "<sequence name>"},
-     "question": {"question": "<text>",
-                  "sub_questions": {"sub_q1": "Find all people.", ...}},
-     "labels": {"slot1": {"image_ids": ["000012.jpg"],
-                          "final_bbox": [[x, y, w, h]],
-                          "sub_q1": {"target_bbox": [[x, y, w, h], ...]}, ...}}}
-
-Slots are the question's time slots in order (one for an image question); a
-step's boxes go to the slot it was evaluated in; `final_bbox` lists the
-answer's boxes in the slots where the target has a box. `pattern` (the bound question pattern, criteria.pattern) lets a reader recompute
-the answer from the labels. Boxes are [x, y, w, h]
-lists in stitched-panorama pixels, as JRDB's 2D labels give them.
+`jrdb-reasoning-vg` holds the `vg` questions, `jrdb-reasoning-vqa` the `vqa-wh`
+and `vqa-count` ones, each element built as the real writer builds it
+(github:sjahangard/JRDB-Reasoning at c539e9b7: `global_functions.create_data_dict`,
+`update_final_structures_by_results`, `update_single_sample` (Count),
+`update_single_sample_VQA_Wh` (Wh), `VG_task.py`, `VQA_task.py`); the field by
+field description is in docs/jrdb-questions.md ("JRDB-Reasoning export").
+Sub-questions are keyed by the attribute combination of each step
+(`annotation.query.keys`). Slots: an image question has one; a video question
+splits its window into T consecutive slots, slot k ending at the frame its
+step annotations were evaluated in (the last slot at the window's end), so the
+slots' `image_ids` list every frame of the window. A slot's boxes are those of
+its key frame (`key_image_id`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from annotation.models import Question
+from annotation.query.keys import IDENTITY, edge_name, step_keys
+from annotation.query.model import GraphIndex
+from annotation.query.words import AGE_WORDS, value_words
 from app.io.jsonl import write_lines
-from store import open_for_reading
+from app.jobs.scene_graphs import graph_for_window
+from store import ProjectError, open_for_reading
 
 FORMAT = "jrdb-reasoning-vg"
+FORMATS = {"jrdb-reasoning-vg": ("vg",), "jrdb-reasoning-vqa": ("vqa-wh", "vqa-count")}
+TYPE = {"human": "human", "object": "object", "both": "human&object"}
+FPS = 15  # create_data_dict's data.specs
+WH_OPTIONS = {"gender": ["female", "male"], "age": [w[1] for w in AGE_WORDS.values()]}
+MAX_OPTIONS = 15  # update_single_sample_VQA_Wh's max_options
 
 
-def vg_element(q: Question, sequence_name: str) -> dict[str, Any]:
-    """The JRDB-Reasoning element of one stored VG question."""
-    criteria = q.criteria or {}
-    image_ids = list(criteria.get("image_ids") or [q.answer.get("image_id")])
-    window_slots = list(range(len(image_ids)))
-    used = criteria.get("question_slots") or [criteria.get("answer_slot", window_slots[-1])]
-    answer_slot = criteria.get("answer_slot", used[-1])
-    labels: dict[str, Any] = {}
-    slot_names = {}
-    for n, slot in enumerate(used, start=1):
-        name = f"slot{n}"
-        slot_names[slot] = name
-        labels[name] = {
-            "image_ids": [image_ids[window_slots.index(slot)] if slot in window_slots
-                          else image_ids[-1]],
-            "final_bbox": [],
+class NothingToExport(ValueError):
+    """No question of the wanted tasks and status."""
+
+
+def clean_answer(text: Any) -> str:
+    """An answer word as the real VQA scorer reads it back: it keeps only word characters,
+    spaces, hyphens (and splits at commas), so anything else is dropped here."""
+    return " ".join(re.sub(r"[^\w\s\-]", " ", str(value_words("", text))).split())
+
+
+class _Window:
+    """One question's window: frames, slots, boxes per frame, the graph for pair lookups."""
+
+    def __init__(self, project, q: Question, frames: dict, keys: dict[int, str]) -> None:
+        c = q.criteria or {}
+        self.frame_ids = list(c.get("frame_ids") or [])
+        self.image_ids = list(c.get("image_ids") or [])
+        n = len(self.image_ids) or 1
+        used = sorted(c.get("question_slots") or [c.get("answer_slot", n - 1)])
+        self.answer_slot = c.get("answer_slot", used[-1])
+        self.slots = []  # (name, graph slot, first position, last position)
+        for k, s in enumerate(used):
+            first = 0 if k == 0 else used[k - 1] + 1
+            last = n - 1 if k == len(used) - 1 else s
+            self.slots.append((f"slot{k + 1}", s, first, last))
+        self.index_of = [
+            frames[f].index if f in frames else _digits(i)
+            for f, i in zip(self.frame_ids, self.image_ids, strict=False)
+        ] or [_digits(i) for i in self.image_ids]
+        self._project, self._keys, self._boxes, self._graph = project, keys, {}, None
+        self._sequence_id = q.sequence_id
+
+    def boxes(self, slot: int) -> dict[str, list[float]]:
+        """Graph entity id -> [x, y, w, h] in the frame of graph slot `slot`."""
+        if slot not in self._boxes:
+            per = {}
+            if slot < len(self.frame_ids):
+                for b in self._project.sequences.boxes_2d(self.frame_ids[slot]):
+                    key = self._keys.get(b.entity_id)
+                    if key is not None:
+                        per[key] = [round(b.x, 2), round(b.y, 2), round(b.w, 2), round(b.h, 2)]
+            self._boxes[slot] = per
+        return self._boxes[slot]
+
+    def index(self) -> GraphIndex:
+        if self._graph is None:
+            self._graph = GraphIndex(
+                graph_for_window(self._project, self._sequence_id, self.frame_ids)
+            )
+        return self._graph
+
+
+def _digits(image_id: str) -> int:
+    found = re.findall(r"\d+", str(image_id))
+    return int(found[-1]) if found else 0
+
+
+def _id_boxes(ids, slot: int, own: dict | None, w: _Window) -> dict[str, Any]:
+    """target_ID / target_bbox of equal length, and the entities without a box named."""
+    frame = w.boxes(slot)
+    out_ids, out_boxes, unboxed = [], [], []
+    for i in ids:
+        box = (own or {}).get(i) or frame.get(i)
+        if box is None:
+            unboxed.append(i)
+        else:
+            out_ids.append(i)
+            out_boxes.append([float(v) for v in box])
+    return {"target_ID": out_ids, "target_bbox": out_boxes, "unboxed": unboxed}
+
+
+def _pairs(q: Question, w: _Window, final: list[str]) -> list[str]:
+    """Entities related to the answer through its own edges (the real final_ID_pair)."""
+    pattern = (q.criteria or {}).get("pattern") or {}
+    nodes, out = pattern.get("nodes") or [], []
+    for e in pattern.get("edges") or []:
+        child = e["child"]
+        if e["parent"] != 0 or nodes[child]["kind"] in IDENTITY:
+            continue
+        child_steps = [s for s in q.steps if s.get("node") == child]
+        members = child_steps[-1]["entity_ids"] if child_steps else [nodes[child]["bound"]]
+        index = w.index()
+        pairs = index.pairs.get((e["slot"], e["family"], str(e["value"])), set())
+        for t in final:
+            for o in members:
+                pair = (t, o) if e["parent_is_subject"] else (o, t)
+                if pair in pairs and o not in out:
+                    out.append(o)
+    return out
+
+
+def _entities(q: Question, w: _Window) -> dict[str, Any]:
+    """question.entities: the bound target and its filters, as the real selected_person."""
+    pattern = (q.criteria or {}).get("pattern") or {}
+    nodes = pattern.get("nodes") or [{}]
+    target = nodes[0]
+    ent: dict[str, Any] = {"id": target.get("bound")}
+    slots = {
+        name: {
+            "start": w.index_of[first] if first < len(w.index_of) else 0,
+            "end": w.index_of[last] if last < len(w.index_of) else 0,
+            "variable": {},
+            "type": "specific",
         }
-    labels[slot_names[answer_slot]]["final_bbox"] = [list(b) for b in q.answer.get("boxes", [])]
-    sub_questions = {}
-    for k, step in enumerate(q.steps, start=1):
-        key = f"sub_q{k}"
-        sub_questions[key] = step.get("question") or step.get("description", "")
-        slot = slot_names.get(step.get("slot", answer_slot), slot_names[answer_slot])
-        boxes = step.get("boxes") or {}
-        labels[slot][key] = {
-            "target_bbox": [list(boxes[i]) for i in step.get("entity_ids", []) if i in boxes],
-            "entity_ids": list(step.get("entity_ids", [])),
-        }
-    return {
-        "id": q.uid,
-        "task": "vg",
-        "difficulty": q.difficulty.as_dict() if q.difficulty else {},
-        "data": {"seq": sequence_name},
-        "question": {"question": q.text, "sub_questions": sub_questions},
-        "labels": labels,
-        "pattern": criteria.get("pattern"),
+        for name, _, first, last in w.slots
     }
+    name_of = {s: name for name, s, _, _ in w.slots}
+    for attr, value, slot in target.get("filters") or []:
+        if slot is None:
+            ent[attr] = value
+        else:
+            slots[name_of.get(slot, w.slots[-1][0])]["variable"][attr] = {"variable": [value]}
+    for e in pattern.get("edges") or []:
+        if e["parent"] != 0:
+            continue
+        child = nodes[e["child"]]
+        key = edge_name(e["family"], target.get("kind", ""), child.get("kind", ""))
+        slots[name_of.get(e["slot"], w.slots[-1][0])]["variable"][key] = {
+            "variable": [e["value"]],
+            "id_pair": child.get("bound"),
+        }
+    ent["variation_slots"] = slots
+    return ent
+
+
+def element(q: Question, seq: str, w: _Window, options: dict[str, list[str]]) -> dict[str, Any]:
+    """The JRDB-Reasoning element of one stored jrdb question."""
+    criteria = q.criteria or {}
+    pattern = criteria.get("pattern") or {}
+    d = q.difficulty
+    s_level, t_level = (d.S, d.T) if d else (1, 1)
+    prefs = criteria.get("preferences") or {}
+    keys = [s.get("key") for s in q.steps] if all("key" in s for s in q.steps) else None
+    keys = keys or step_keys(pattern, q.steps)  # records made before steps had keys
+    if q.task == "vg":
+        final = list(q.answer.get("entity_ids") or [])
+    else:
+        final = list(q.steps[-1]["entity_ids"]) if q.steps else []
+    pair_ids = _pairs(q, w, final) if pattern else []
+    rng = random.Random(q.uid)
+    count_options = {}
+    labels: dict[str, Any] = {}
+    for name, slot, first, last in w.slots:
+        own_final = None
+        if slot == w.answer_slot and q.task == "vg":
+            boxes = q.answer.get("boxes") or []
+            if len(boxes) == len(final):
+                own_final = dict(zip(final, boxes, strict=True))
+        fin = _id_boxes(final, slot, own_final, w)
+        pair = _id_boxes(pair_ids, slot, None, w)
+        entry: dict[str, Any] = {
+            "image_ids": w.image_ids[first : last + 1],
+            "final_ID": fin["target_ID"],
+            "final_bbox": fin["target_bbox"],
+            "final_ID_pair": pair["target_ID"],
+            "final_bbox_pair": pair["target_bbox"],
+        }
+        if fin["unboxed"] or pair["unboxed"]:
+            entry["final_unboxed_ID"] = fin["unboxed"] + pair["unboxed"]
+        if q.task == "vqa-count":
+            entry["final_answer"] = int(q.answer)
+        elif q.task == "vqa-wh":
+            entry["final_answer"] = [clean_answer(q.answer)]
+        for key, step in zip(keys, q.steps, strict=True):
+            if key is None:
+                continue
+            own = step.get("boxes") if step.get("slot") == slot else None
+            found = _id_boxes(step.get("entity_ids") or [], slot, own, w)
+            sub: dict[str, Any] = {"target_ID": found["target_ID"], "target_bbox": found["target_bbox"]}
+            if found["unboxed"]:
+                sub["unboxed_ID"] = found["unboxed"]
+            if q.task == "vqa-count":
+                n = len(step.get("entity_ids") or [])
+                sub["target_answer"] = n
+                count_options.setdefault(key, _count_options(n, rng))
+            if len(w.slots) > 1:
+                sub["slot"] = next((nm for nm, s, _, _ in w.slots if s == step.get("slot")), name)
+            entry[key] = sub
+        if q.task == "vqa-wh":
+            entry[_asked_key(q, keys)] = {
+                "target_ID": list(final),
+                "target_answer": [clean_answer(q.answer)],
+            }
+        entry["key_image_id"] = w.image_ids[slot] if slot < len(w.image_ids) else None
+        labels[name] = entry
+    question: dict[str, Any] = {
+        "question": q.text,
+        "spatial_level": s_level,
+        "temporal_level": t_level,
+        "entities": _entities(q, w),
+        "timestamps": {
+            name: {
+                "t1": float(w.index_of[first]) if first < len(w.index_of) else 0.0,
+                "t2": float(w.index_of[last]) if last < len(w.index_of) else 0.0,
+                "image_ids": w.image_ids[first : last + 1],
+                "type": "specific",
+            }
+            for name, _, first, last in w.slots
+        },
+    }
+    steps_with_keys = [(k, s) for k, s in zip(keys, q.steps, strict=True) if k is not None]
+    if q.task == "vg":
+        question["sub_questions"] = {k: s.get("question", "") for k, s in steps_with_keys}
+    elif q.task == "vqa-count":
+        question["options"] = _count_options(int(q.answer), rng)
+        question["sub_questions"] = {
+            k: {"question": s.get("question", "").replace("Find", "Count", 1),
+                "options": count_options[k]}
+            for k, s in steps_with_keys
+        }
+    else:
+        wh = _wh_options(q, options, rng)
+        question["options"] = wh
+        question["sub_questions"] = {
+            k: {"question": s.get("question", ""), "options": []} for k, s in steps_with_keys
+        }
+        question["sub_questions"][_asked_key(q, keys)] = {"question": q.text, "options": wh}
+    return {
+        "task_type": "VG" if q.task == "vg" else "VQA",
+        "type": TYPE.get(prefs.get("subject", "human"), "human"),
+        "difficulty_level": s_level + t_level,
+        "question_level": "U(S)P(T)",
+        "data": {
+            "seq": f"{seq}.json",
+            "modality_type": prefs.get("modality", "image"),
+            "specs": {"fps": FPS},
+        },
+        "question": question,
+        "labels": labels,
+        "id": q.uid,
+        "task": q.task,
+        "difficulty": d.as_dict() if d else {},
+        "pattern": pattern or None,
+    }
+
+
+def _asked_key(q: Question, keys: list[str | None]) -> str:
+    asked = (q.criteria or {}).get("asked") or "answer"
+    return asked if asked not in keys else f"{asked} (asked)"
+
+
+def _count_options(answer: int, rng: random.Random) -> list[int]:
+    """generate_options_count: the answer and random counts 1..12, five in all, sorted."""
+    options = {answer}
+    while len(options) < 5:
+        options.add(rng.randint(1, 12))
+    return sorted(options)
+
+
+def _wh_options(q: Question, options: dict[str, list[str]], rng: random.Random) -> list[str]:
+    asked = (q.criteria or {}).get("asked") or ""
+    answer = clean_answer(q.answer)
+    pool = [o for o in dict.fromkeys(WH_OPTIONS.get(asked, []) + options.get(asked, [])) if o != answer]
+    rng.shuffle(pool)
+    chosen = [answer] + pool[: MAX_OPTIONS - 1]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def _vocabulary(questions: list[Question]) -> dict[str, list[str]]:
+    """Values each attribute takes in the exported questions (Wh options beyond the closed lists)."""
+    out: dict[str, list[str]] = {}
+    for q in questions:
+        c = q.criteria or {}
+        if q.task == "vqa-wh" and c.get("asked"):
+            out.setdefault(c["asked"], []).append(clean_answer(q.answer))
+        for node in (c.get("pattern") or {}).get("nodes") or []:
+            for attr, value, _ in node.get("filters") or []:
+                out.setdefault(attr, []).append(clean_answer(value_words(attr, value)))
+    return {k: sorted(set(v)) for k, v in out.items()}
 
 
 def current_questions(project, wanted: set[str] | None) -> Iterable[Question]:
@@ -82,18 +324,65 @@ def current_questions(project, wanted: set[str] | None) -> Iterable[Question]:
         after = page.next_cursor
 
 
+def export_jrdb_reasoning(
+    db: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    fmt: str = FORMAT,
+    status: str = "approved",
+) -> dict[str, int]:
+    """Write the JSON list; returns counts: written, other (not this format's tasks), no_box
+    (VG questions whose answer has no 2D box in its frame, left out as the real writer does).
+
+    Raises NothingToExport (saying how many are pending) when no question qualifies.
+    """
+    tasks = FORMATS[fmt]
+    wanted = None if status == "any" else {"approved", "corrected"}
+    target = Path(out)
+    if target.is_dir() or not target.parent.exists():
+        raise ProjectError(f"{target}: not a writable file path")  # before any reading
+    with open_for_reading(db) as project:
+        names = {s.id: s.name for s in project.sequences.list()}
+        mine, other, pending = [], 0, 0
+        for q in current_questions(project, None):
+            if q.benchmark != "jrdb" or q.task not in tasks:
+                other += int(wanted is None or q.status in wanted)
+                continue
+            if wanted is None or q.status in wanted:
+                mine.append(q)
+            elif q.status == "pending":
+                pending += 1
+        if not mine:
+            what = " and ".join(tasks)
+            raise NothingToExport(
+                f"no {'' if wanted is None else 'approved '}jrdb {what} questions to export "
+                f"({pending} pending verification; --status any exports them unverified)"
+            )
+        vocabulary = _vocabulary(mine)
+        frames_of: dict[int, dict] = {}
+        keys_of: dict[int, dict[int, str]] = {}
+        elements, no_box = [], 0
+        for q in mine:
+            sid = q.sequence_id
+            if sid not in frames_of:
+                frames_of[sid] = {f.id: f for f in project.sequences.frames(sid)} if sid else {}
+                keys_of[sid] = (
+                    {e.id: e.key for e in project.sequences.entities(sid)} if sid else {}
+                )
+            w = _Window(project, q, frames_of[sid], keys_of[sid])
+            el = element(q, names.get(sid, ""), w, vocabulary)
+            last = el["labels"][w.slots[-1][0]]
+            if q.task == "vg" and not last["final_bbox"]:
+                no_box += 1
+                continue
+            elements.append(el)
+    write_lines(out, [json.dumps(elements, indent=1)])  # the whole file or nothing
+    return {"written": len(elements), "other": other, "no_box": no_box}
+
+
 def export_jrdb_reasoning_vg(
     db: str | os.PathLike[str], out: str | os.PathLike[str], *, status: str = "approved"
 ) -> tuple[int, int]:
-    """Write the JSON list; returns (VG questions written, other questions skipped)."""
-    wanted = None if status == "any" else {"approved", "corrected"}
-    elements, skipped = [], 0
-    with open_for_reading(db) as project:
-        names = {s.id: s.name for s in project.sequences.list()}
-        for q in current_questions(project, wanted):
-            if q.benchmark != "jrdb" or q.task != "vg":
-                skipped += 1
-                continue
-            elements.append(vg_element(q, names.get(q.sequence_id, "")))
-    write_lines(out, [json.dumps(elements, indent=1)])  # the whole file or nothing
-    return len(elements), skipped
+    """The VG file; returns (written, other questions left out)."""
+    counts = export_jrdb_reasoning(db, out, fmt=FORMAT, status=status)
+    return counts["written"], counts["other"]

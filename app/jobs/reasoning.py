@@ -19,6 +19,7 @@ from typing import Any
 from annotation.jrdb.dataset import frame_name
 from annotation.progress import Progress
 from annotation.query.engine import generate
+from annotation.query.keys import step_keys
 from annotation.query.model import (
     GENERATOR,
     GeneratedQuestion,
@@ -101,6 +102,10 @@ def question_record(q: GeneratedQuestion, window: FrameWindow) -> dict[str, Any]
     else:
         answer = q.answer
     steps = [{**s.as_dict(), "boxes": boxes_at(s.slot, s.entity_ids)} for s in q.steps]
+    # each step's attribute combination in JRDB-Reasoning's words ("human", "gender, age"):
+    # the sub-question key of the JRDB-Reasoning export (annotation.query.keys)
+    for step, key in zip(steps, step_keys(q.pattern, steps), strict=True):
+        step["key"] = key
     criteria = {
         "generator": GENERATOR,
         "preferences": q.preferences.as_dict(),

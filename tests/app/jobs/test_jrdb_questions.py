@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from annotation.query.keys import step_keys
 from app.cli import main
 from app.jobs.scene_graphs import graph_for_window
 from store import open_project
@@ -105,18 +106,24 @@ def test_export_jrdb_reasoning_vg_structure(project, tmp_path):
         name = p.sequences.get(base.sequence_id).name
     for element in data:
         q = by_uid[element["id"]]
-        assert element["data"] == {"seq": name}
+        assert element["data"] == {"seq": f"{name}.json", "modality_type": "image",
+                                   "specs": {"fps": 15}}
         assert element["question"]["question"] == q.text
         subs = element["question"]["sub_questions"]
-        assert list(subs) == [f"sub_q{k}" for k in range(1, len(q.steps) + 1)]
+        keys = step_keys(q.criteria["pattern"], q.steps)
+        assert list(subs) == [k for k in keys if k is not None]
+        assert "human" in subs and "sub_q1" not in subs
         slot = element["labels"]["slot1"]
         assert slot["image_ids"] == q.criteria["image_ids"]
         assert slot["final_bbox"] == q.answer["boxes"]
+        assert slot["final_ID"] == q.answer["entity_ids"]
         for box in slot["final_bbox"]:
             assert isinstance(box, list) and len(box) == 4
-        for k, step in enumerate(q.steps, start=1):
-            boxes = slot[f"sub_q{k}"]["target_bbox"]
-            assert boxes == [step["boxes"][i] for i in step["entity_ids"]]
+        for key, step in zip(keys, q.steps, strict=True):
+            if key is None:
+                continue
+            assert slot[key]["target_bbox"] == [step["boxes"][i] for i in step["entity_ids"]]
+            assert slot[key]["target_ID"] == step["entity_ids"]
         assert element["difficulty"]["D"] == q.difficulty.D
 
 

@@ -1,0 +1,102 @@
+"""Sub-question keys in JRDB-Reasoning's vocabulary: which attribute combination each step applies.
+
+The real engine (github:sjahangard/JRDB-Reasoning, `global_functions.py`,
+`build_ordered_attribute_descriptions` and `update_final_structures_by_results`)
+keys a question's sub-questions by the attributes applied so far, joined with
+", " ("age", "age, race", "age, race, hhi"), plus "human" for "Find all
+persons". Our steps (annotation.query.search) narrow one pattern node at a
+time: its type, then its filters, then its edges. `step_keys` names every step
+in that vocabulary:
+
+* the target's type step: ``"human"`` / ``"object"`` (all of that kind, not part
+  of any combination) or ``"category"`` (an object named by its category, which
+  starts the combination, as the real object attributes do);
+* a filter: its name (``gender``, ``age``, ``action``, ``colour``);
+* an edge: ``hoi``; a geometric relation to the robot ``SR_Robot_Ref``
+  (direction) or ``distance``; between two entities ``hhg`` (person-person),
+  ``hoG`` (person-object), ``ooG`` (object-object), as the real engine names
+  them; simulator relations by their family (``support``, ``spatial``, ``state``);
+* a reference node's steps get the same keys behind ``"<edge>_pair: "``
+  (``"hoi_pair: category"``), the real format's name for a relation's partner;
+* the robot (and a surface) is one named entity without a box in the image:
+  its step has no key (None), as the real engine has no sub-question for the
+  robot of ``SR_Robot_Ref``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+IDENTITY = ("robot", "surface")
+GEOMETRY = {
+    frozenset({"human"}): "hhg",
+    frozenset({"human", "object"}): "hoG",
+    frozenset({"object"}): "ooG",
+}
+
+
+def edge_name(family: str, parent_kind: str, child_kind: str) -> str:
+    """The real engine's attribute name for one relation edge."""
+    if family == "hoi":
+        return "hoi"
+    if family in ("direction", "distance"):
+        if "robot" in (parent_kind, child_kind):
+            return "SR_Robot_Ref" if family == "direction" else "distance"
+        return GEOMETRY.get(frozenset({parent_kind, child_kind}), f"{family}")
+    return family
+
+
+def step_keys(pattern: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """One key per step (None for the robot's own step), unique within the question."""
+    nodes = pattern.get("nodes") or []
+    edges = pattern.get("edges") or []
+    kinds = [n.get("kind", "") for n in nodes]
+    prefix: dict[int, str] = {0: ""}
+    used_prefixes: set[str] = set()
+    for e in edges:
+        name = edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]])
+        base = f"{name}_pair"
+        p, n = base, 2
+        while p in used_prefixes:
+            p, n = f"{base}{n}", n + 1
+        used_prefixes.add(p)
+        prefix[e["child"]] = f"{p}: "
+    progress: dict[int, int] = {}  # steps seen per node
+    items: dict[int, list[str]] = {}
+    out: list[str | None] = []
+    seen: set[str] = set()
+    for step in steps:
+        node = int(step.get("node", 0))
+        k = progress.get(node, 0)
+        progress[node] = k + 1
+        kind = kinds[node] if node < len(kinds) else ""
+        filters = [f for f in (nodes[node].get("filters") or []) if f[0] != "category"]
+        own_edges = [e for e in edges if e["parent"] == node]
+        if kind in IDENTITY:
+            out.append(None)
+            continue
+        mine = items.setdefault(node, [])
+        if k == 0:
+            has_category = any(f[0] == "category" for f in nodes[node].get("filters") or [])
+            if kind == "object" and has_category:
+                mine.append("category")
+                key = "category"
+            else:
+                key = kind or "entity"
+        else:
+            if k - 1 < len(filters):
+                mine.append(str(filters[k - 1][0]))
+            elif own_edges:
+                e = own_edges[min(k - 1 - len(filters), len(own_edges) - 1)]
+                mine.append(edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]]))
+            else:
+                mine.append("step")
+            key = ", ".join(mine)
+        key = prefix.get(node, "") + key
+        unique, n = key, 2
+        while unique in seen:
+            unique, n = f"{key} ({n})", n + 1
+        seen.add(unique)
+        out.append(unique)
+    return out

@@ -1,0 +1,210 @@
+"""JRDB-Reasoning exports read and scored by the real evaluation scripts' own code.
+
+tests/real_clients/jrdb_reasoning_eval.py is JRDB-Reasoning's
+`experiments/qwen_vg_eval_matched_new_json.py` and
+`experiments/qwen_vqa_eval_matched_new_json.py` (commit c539e9b7) with the model
+replaced by the ground truth: every question must load, and score 100 % (VG, on
+every documented QUESTION_KEY) or exact_match 1 (VQA).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from PIL import Image
+
+import tests.real_clients.jrdb_reasoning_eval as real
+from annotation.query.keys import step_keys
+from app.cli import main
+from store import open_project
+from tests.hoi_fixtures import build_hoi_project
+
+VG_PREFS = [
+    ["--task", "vg", "--subject", "human", "--spatial", "single"],
+    ["--task", "vg", "--subject", "human", "--spatial", "pair"],
+    ["--task", "vg", "--subject", "human", "--spatial", "clique"],
+    ["--task", "vg", "--subject", "both", "--spatial", "pair"],
+    ["--task", "vg", "--subject", "object", "--spatial", "pair"],
+    ["--task", "vg", "--modality", "video", "--temporal", "pair", "--spatial", "pair"],
+    ["--task", "vg", "--modality", "video", "--temporal", "clique", "--spatial", "clique"],
+    ["--task", "vg", "--modality", "video", "--temporal", "single", "--spatial", "single"],
+]
+VQA_PREFS = [
+    ["--task", "vqa-count", "--spatial", "single"],
+    ["--task", "vqa-count", "--subject", "both", "--spatial", "clique"],
+    ["--task", "vqa-count", "--modality", "video", "--temporal", "pair", "--spatial", "pair"],
+    ["--task", "vqa-wh", "--spatial", "single"],
+    ["--task", "vqa-wh", "--spatial", "pair"],
+    ["--task", "vqa-wh", "--subject", "object", "--spatial", "pair"],
+    ["--task", "vqa-wh", "--modality", "video", "--temporal", "pair", "--spatial", "pair"],
+]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("jrdbr")
+    base = build_hoi_project(tmp)
+    for n, prefs in enumerate(VG_PREFS + VQA_PREFS):
+        main(["questions", "generate", "--benchmark", "jrdb", *prefs, "--window", "5",
+              "--n", "3", "--seed", str(n), "--db", str(base.db)])
+    with open_project(base.db) as p:
+        questions = {q.uid: q for q in p.questions.page(limit=500).rows}
+    return base, questions
+
+
+def _export(db, out, fmt):
+    assert main(["export", "benchmark", "--format", fmt, "--status", "any", "--out", str(out),
+                 "--db", str(db)]) == 0
+    return json.loads(out.read_text())
+
+
+def _images(elements, root):
+    """A blank stitched panorama (3760 x 480, JRDB's size) for every frame named."""
+    for el in elements:
+        folder = root / el["data"]["seq"].removesuffix(".json")
+        folder.mkdir(parents=True, exist_ok=True)
+        for slot in el["question"]["timestamps"].values():
+            for image_id in slot["image_ids"]:
+                if not (folder / image_id).exists():
+                    Image.new("RGB", (3760, 480)).save(folder / image_id)
+
+
+def test_vg_ground_truth_scores_100_percent_on_every_key(generated, tmp_path, monkeypatch):
+    base, questions = generated
+    elements = _export(base.db, tmp_path / "vg.json", "jrdb-reasoning-vg")
+    assert len(elements) >= 15
+    assert {el["data"]["modality_type"] for el in elements} == {"image", "video"}
+    _images(elements, tmp_path / "images")
+    monkeypatch.setattr(real, "IMAGES_ROOT", str(tmp_path / "images"))
+    monkeypatch.setattr(real, "VIS_DIR", str(tmp_path / "vis"))
+    keys = sorted({k for el in elements for k, v in el["labels"]["slot1"].items()
+                   if isinstance(v, dict)})
+    assert "human" in keys and any("," in k for k in keys)
+    for key in [None, *keys]:
+        monkeypatch.setattr(real, "QUESTION_KEY", key)
+        result = real.run_vg_evaluation(str(tmp_path / "vg.json"))
+        assert result["processed"] == result["total"] == len(elements), key
+        assert (result["precision"], result["recall"], result["avg_iou"]) == (1, 1, 1), key
+        assert result["fp"] == result["fn"] == 0
+        # the GT boxes per key are the entities that sub-question finds
+        expected = 0
+        for el in elements:
+            q = questions[el["id"]]
+            slot = el["labels"]["slot1"]
+            if key and isinstance(slot.get(key), dict):
+                found = dict(zip(step_keys(q.criteria["pattern"], q.steps), q.steps, strict=True))
+                assert slot[key]["target_ID"] == found[key]["entity_ids"]
+                expected += len(found[key]["entity_ids"])
+            else:
+                expected += len(q.answer["entity_ids"])
+        assert result["tp"] == expected, key
+
+
+def test_vg_fields_follow_the_real_writer(generated, tmp_path):
+    base, questions = generated
+    elements = _export(base.db, tmp_path / "vg.json", "jrdb-reasoning-vg")
+    with open_project(base.db) as p:
+        frames = {f.id: f.index for f in p.sequences.frames(base.sequence_id)}
+        name = p.sequences.get(base.sequence_id).name
+    for el in elements:
+        q = questions[el["id"]]
+        assert list(el)[:7] == ["task_type", "type", "difficulty_level", "question_level",
+                                "data", "question", "labels"]
+        assert el["task_type"] == "VG" and el["question_level"] == "U(S)P(T)"
+        assert el["type"] == {"human": "human", "object": "object", "both": "human&object"}[
+            q.criteria["preferences"]["subject"]]
+        assert el["data"] == {"seq": f"{name}.json",
+                              "modality_type": q.criteria["preferences"]["modality"],
+                              "specs": {"fps": 15}}
+        question = el["question"]
+        assert (question["spatial_level"], question["temporal_level"]) == (
+            q.difficulty.S, q.difficulty.T)
+        assert el["difficulty_level"] == q.difficulty.S + q.difficulty.T
+        assert question["entities"]["id"] == q.criteria["pattern"]["nodes"][0]["bound"]
+        # every frame of the window, once, in order, over the slots
+        slots = list(el["labels"])
+        assert slots == [f"slot{k}" for k in range(1, q.difficulty.T + 1)]
+        listed = [i for s in slots for i in el["labels"][s]["image_ids"]]
+        assert listed == q.criteria["image_ids"]
+        for s in slots:
+            ts = question["timestamps"][s]
+            assert ts["image_ids"] == el["labels"][s]["image_ids"]
+            first = q.criteria["image_ids"].index(ts["image_ids"][0])
+            last = q.criteria["image_ids"].index(ts["image_ids"][-1])
+            assert (ts["t1"], ts["t2"]) == (float(frames[q.criteria["frame_ids"][first]]),
+                                            float(frames[q.criteria["frame_ids"][last]]))
+            label = el["labels"][s]
+            assert list(label)[:5] == ["image_ids", "final_ID", "final_bbox", "final_ID_pair",
+                                       "final_bbox_pair"]
+            assert label["final_ID"] == q.answer["entity_ids"]
+            assert len(label["final_ID_pair"]) == len(label["final_bbox_pair"])
+            for key, sub in label.items():
+                if isinstance(sub, dict):
+                    assert len(sub["target_ID"]) == len(sub["target_bbox"]), key
+                    assert "unboxed_ID" not in sub  # every synthetic entity has a box
+                    assert key in question["sub_questions"]
+        last = el["labels"][slots[-1]]
+        assert last["final_bbox"] == q.answer["boxes"]
+        assert set(question["sub_questions"]) <= set(el["labels"]["slot1"])
+        assert question["sub_questions"]["human" if el["type"] != "object" else next(
+            iter(question["sub_questions"]))].startswith("Find")
+        if q.difficulty.R:
+            relations_to_people = [e for e in q.criteria["pattern"]["edges"] if e["parent"] == 0
+                                   and q.criteria["pattern"]["nodes"][e["child"]]["kind"] != "robot"]
+            if relations_to_people:
+                assert el["labels"][slots[-1]]["final_ID_pair"]
+
+
+def test_vqa_ground_truth_loads_and_matches_exactly(generated, tmp_path, monkeypatch):
+    base, questions = generated
+    elements = _export(base.db, tmp_path / "vqa.json", "jrdb-reasoning-vqa")
+    tasks = {questions[el["id"]].task for el in elements}
+    assert tasks == {"vqa-wh", "vqa-count"} and len(elements) >= 12
+    _images(elements, tmp_path / "images")
+    monkeypatch.setattr(real, "IMAGE_ROOT", str(tmp_path / "images"))
+    results = real.run_vqa_evaluation(str(tmp_path / "vqa.json"))
+    assert len(results) == len(elements)
+    for el, r in zip(elements, results, strict=True):
+        assert "error" not in r, r
+        assert r["exact_match"] == 1, (el["question"], r)
+        q = questions[el["id"]]
+        answer = el["labels"]["slot1"]["final_answer"]
+        if q.task == "vqa-count":
+            assert answer == q.answer and el["question"]["options"].count(q.answer) == 1
+            # the script compares numbers with the options' strings: its option_accuracy
+            # is 0 for every Count question whatever the answer, so only exact_match counts
+        else:
+            assert answer == [q.answer] and q.answer in el["question"]["options"]
+            assert r["option_accuracy"] == 1
+        assert el["task_type"] == "VQA"
+        assert el["question"]["timestamps"]["slot1"]["image_ids"]
+        for sub in el["question"]["sub_questions"].values():
+            assert set(sub) == {"question", "options"}
+
+
+def test_nothing_approved_says_how_many_are_pending(generated, tmp_path, capsys):
+    base, questions = generated
+    db = tmp_path / "copy.reasonscope"
+    shutil.copy(base.db, db)
+    pending = sum(1 for q in questions.values() if q.status == "pending")
+    for fmt, what in (("jrdb-reasoning-vg", "vg"), ("jrdb-reasoning-vqa", "vqa-wh and vqa-count"),
+                      ("reasonscope-benchmark/1", "")):
+        out = tmp_path / "out.json"
+        capsys.readouterr()
+        assert main(["export", "benchmark", "--format", fmt, "--out", str(out),
+                     "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "pending" in err and what in err
+        assert not out.exists()
+    vg_pending = sum(1 for q in questions.values() if q.task == "vg")
+    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--out",
+                 str(tmp_path / "x.json"), "--db", str(db)]) == 2
+    assert f"({vg_pending} pending" in capsys.readouterr().err
+    assert f"({pending} pending" in _one_line(main, db, tmp_path, capsys)
+
+
+def _one_line(main, db, tmp_path, capsys):
+    main(["export", "benchmark", "--out", str(tmp_path / "y.jsonl"), "--db", str(db)])
+    return capsys.readouterr().err
