@@ -189,3 +189,184 @@ def write_bimanibench_run(root: Path, spec_file: Path = WRITERS / "bimanibench_r
             f"Task {task_name} evaluation completed. Total successes: {suc}/{test_num * round_num}\n"
         )  # noqa: E501
     return save_dir, did
+
+
+# -- EmbodiedBench's writers, played from a script -----------------------------------------
+def _png(path: Path, shade: int) -> None:
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (12, 12), (shade % 256, 90, 30)).save(path, "PNG")
+
+
+def _alfred_json_to_action(output_text, n_actions):
+    """EmbodiedBench planner/vlm_planner.py VLMPlanner.json_to_action, as written (the
+    error count returned beside the action)."""
+    try:
+        json_object = json.loads(output_text)
+        action = [x["action_id"] for x in json_object["executable_plan"]]
+        if not len(action):
+            action = -2
+        else:
+            for i, act in enumerate(action):
+                if act >= n_actions or act < 0:
+                    action = -1 if i == 0 else action[:i]
+                    break
+    except json.JSONDecodeError:
+        return -1, 1
+    except Exception:
+        return -1, 1
+    return action, 0
+
+
+def write_alfred_run(root: Path, spec_file: Path = WRITERS / "embodiedbench.json"):
+    """Eval-set folders as EB-ALFRED writes them (eb_alfred_evaluator.py evaluate,
+    EBAlfEnv.step / save_image / save_episode_log); return the model folder and what the
+    evaluator did: per (set, episode) the log entries and the episode_info it saved."""
+    spec = json.loads(spec_file.read_text())
+    skills = spec["skills"]
+    model_dir = root / f"{spec['model']}_{spec['exp_name']}"
+    did, shade = {}, 0
+    for eval_set, episodes in spec["alfred"].items():
+        log_path = model_dir / eval_set
+        for number, script in enumerate(episodes, start=1):  # reset() counts from 1
+            replies = iter(script)
+            episode_info = {"reward": [], "num_invalid_actions": 0, "empty_plan": 0}
+            current_step, cur_invalid, output_json_error, planner_steps = 0, 0, 0, 0
+            episode_log, info = [], {}
+
+            def save_image(current_step, shade, number=number, log_path=log_path):
+                folder = log_path / "images" / f"episode_{number}"
+                _png(folder / f"episode_{number}_step_{current_step}.png", shade)
+
+            save_image(current_step, shade)
+            done = False
+            while not done:
+                reply = next(replies)
+                planner_steps += 1
+                results = iter(reply["results"])
+                action, error = _alfred_json_to_action(reply["out"], len(skills))
+                output_json_error += error
+                reasoning = reply["out"]
+                if action == -2:
+                    episode_info["empty_plan"] = 1
+                    episode_log.append({"last_action_success": 0.0, "action_id": -2,
+                                        "action_description": "empty plan", "reasoning": reasoning})  # fmt: skip
+                    info = {"task_success": episode_info.get("task_success", 0),
+                            "task_progress": episode_info.get("task_progress", 0),
+                            "env_step": current_step}  # fmt: skip
+                    break
+                if action == -1:
+                    cur_invalid += 1
+                    episode_info["reward"].append(-1)
+                    episode_info["num_invalid_actions"] += 1
+                    episode_log.append({"last_action_success": 0.0, "action_id": -1,
+                                        "action_description": "invalid action", "reasoning": reasoning})  # fmt: skip
+                    info = {"task_success": 0, "task_progress": 0, "env_step": current_step}
+                    if cur_invalid >= spec["max_invalid_actions"]:
+                        break
+                    continue
+                for action_single in action[
+                    : min(spec["max_episode_steps"] - current_step, len(action))
+                ]:
+                    success, message, goal = next(results)
+                    current_step += 1  # EBAlfEnv.step
+                    if not success:
+                        cur_invalid += 1
+                    done = bool(current_step >= spec["max_episode_steps"] or goal
+                                or cur_invalid >= spec["max_invalid_actions"])  # fmt: skip
+                    feedback = ("Last action executed successfully." if success
+                                else f"Last action is invalid. {message}")  # fmt: skip
+                    info = {"task_success": float(goal), "task_progress": goal,
+                            "instruction": "put an apple in the fridge", "env_step": current_step,
+                            "env_feedback": feedback, "episode_elapsed_seconds": 1.0,
+                            "last_action_success": float(success), "action_id": action_single,
+                            "action_description": skills[action_single], "reasoning": reasoning}  # fmt: skip
+                    episode_log.append(info)
+                    shade += 11
+                    save_image(current_step, shade)
+                    episode_info["reward"].append(0)
+                    episode_info["num_invalid_actions"] += info["last_action_success"] == 0
+                    if done or not info["last_action_success"]:
+                        break
+            episode_info.update(instruction="put an apple in the fridge",
+                                task_success=info["task_success"],
+                                task_progress=info["task_progress"], num_steps=info["env_step"],
+                                planner_steps=planner_steps, planner_output_error=output_json_error)  # fmt: skip
+            episode_info["reward"] = sum(episode_info["reward"]) / max(
+                1, len(episode_info["reward"])
+            )
+            with open(log_path / f"episode_{number}_step_{current_step}.json", "w") as f:
+                for item in episode_log:  # save_episode_log
+                    json.dump(item, f, ensure_ascii=False)
+                    f.write("\n")
+            (log_path / "results").mkdir(exist_ok=True)
+            with open(log_path / "results" / f"episode_{number}_final_res.json", "w") as f:
+                json.dump(episode_info, f, ensure_ascii=False)
+            did[(eval_set, number)] = (episode_log, episode_info)
+    return model_dir, did
+
+
+def write_manipulation_run(root: Path, spec_file: Path = WRITERS / "embodiedbench.json"):
+    """Eval-set folders as EB-Manipulation writes them (eb_manipulation_evaluator.py
+    evaluate, save_episode_metric, save_planner_outputs, EBManEnv.save_image): no step logs;
+    return the model folder and per (set, episode) the replies and the saved episode_info."""
+    spec = json.loads(spec_file.read_text())
+    model_dir = root / f"{spec['model']}_{spec['exp_name']}"
+    did, shade = {}, 0
+    for eval_set, episodes in spec["manipulation"].items():
+        log_path = model_dir / eval_set
+        for number, script in enumerate(episodes, start=1):
+            replies = iter(script)
+            episode_info = {"reward": [], "action_success": []}
+            current_step, output_json_error, planner_steps = 0, 0, 0
+            folder = log_path / "images" / f"episode_{number}"
+            _png(folder / f"episode_{number}_step_{current_step}_front_rgb.png", shade)
+            done, reasoning_list, info = False, [], {}
+            while not done:
+                reply = next(replies)
+                planner_steps += 1
+                out = reply["out"]
+                try:  # ManipPlanner.json_to_action, the paths this script reaches
+                    plan = json.loads(out)["executable_plan"]
+                    action = [x["action"] for x in plan]
+                    if not action:
+                        output_json_error = -1
+                except Exception:
+                    output_json_error += 1
+                    action = [[0, 0, 0, 0, 0, 0, 1.0]]  # its random action
+                reasoning_list.append(out)
+                if len(action) == 0:
+                    episode_info["reward"].append(0)
+                    episode_info["action_success"].append(0)
+                    info = {"task_success": 0, "episode_elapsed_seconds": 0}
+                    break
+                for _action_single, (success, _message, goal) in zip(
+                    action, reply["results"], strict=False
+                ):
+                    current_step += 1
+                    done = bool(goal)
+                    info = {"task_success": float(goal), "action_success": float(success),
+                            "episode_elapsed_seconds": 1.0}  # fmt: skip
+                    shade += 13
+                    _png(folder / f"episode_{number}_step_{current_step}_front_rgb.png", shade)
+                    episode_info["reward"].append(0)
+                    episode_info["action_success"].append(info["action_success"])
+                    if done:
+                        break
+            episode_info.update(instruction="stack the cubes", avg_reward=0.0,
+                                task_success=info["task_success"], num_steps=current_step,
+                                planner_steps=planner_steps, planner_output_error=output_json_error,
+                                episode_elapsed_seconds=info["episode_elapsed_seconds"])  # fmt: skip
+            (log_path / "results").mkdir(parents=True, exist_ok=True)
+            with open(
+                log_path / "results" / f"episode_{number}_res.json", "w", encoding="utf-8"
+            ) as f:
+                json.dump(episode_info, f, ensure_ascii=False)
+            with open(
+                log_path / "results" / f"planner_output_episode_{number}.txt", "w", encoding="utf-8"
+            ) as f:
+                for s in reasoning_list:
+                    f.write(s + "\n")
+            did[(eval_set, number)] = (reasoning_list, episode_info)
+    return model_dir, did

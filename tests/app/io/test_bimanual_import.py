@@ -127,9 +127,12 @@ def test_an_embodiedbench_log_becomes_episodes(capsys, corpus, db):
     row = one_steps[0].arguments["plan"][0]
     assert row["left"]["orientation"] == [-0.2843, 0.64743, 0.2843, 0.64743]
     assert one_steps[0].feedback == "Last action executed successfully." and one_steps[0].ok
+    # step 0's view informed the first reply, step 1's the second; step 2's is the end
     assert one_steps[0].image_sha256 and one_steps[1].image_sha256
-    assert two_steps[0].kind == "format_error" and two_steps[0].feedback == (
-        "Format error: empty reply"
+    assert one_steps[0].image_sha256 != one_steps[1].image_sha256
+    assert one.header["final_image_sha256"] not in {s.image_sha256 for s in one_steps}
+    assert two_steps[0].kind == "format_error" and two_steps[0].feedback.startswith(
+        "Format error: json.loads failed"
     )
     assert two_steps[0].result["env_feedback"] == "Last action is invalid."
     assert two_steps[1].ok is False and two_steps[1].result["pose_notes"] == [
@@ -321,3 +324,107 @@ def test_replay_in_sim_can_try_a_suggestion(capsys, real_run, db):
         tried = replay_in_sim(project, episode_id, save=False, try_suggestions=True)
     assert as_run.steps[0].kind == "format_error"
     assert tried.steps[0].kind == "action" and tried.steps[0].our_feedback
+
+
+# -- EmbodiedBench logs written by its own writers (tests/bimanual_corpus.py) ----------------
+@pytest.fixture
+def alfred(tmp_path):
+    from bimanual_corpus import write_alfred_run
+
+    return write_alfred_run(tmp_path / "running" / "eb_alfred")
+
+
+def _by_set(db):
+    return {(e.task, e.header["episode"]): (e, s) for e, s in episodes(db)}
+
+
+def test_alfred_steps_keep_the_log_order_and_the_counted_error_is_a_format_error(
+    capsys, alfred, db
+):
+    model_dir, did = alfred
+    code, out, err = run(capsys, model_dir, "--format", "embodiedbench", "--db", db)
+    assert (code, err) == (0, ""), err
+    counted = sum(info["planner_output_error"] for _, info in did.values())
+    assert f"Imported {len(did)} episodes" in out and f"({counted} format-error" in out
+    got = _by_set(db)
+    assert set(got) == set(did)  # base and spatial apart, never merged by episode number
+    for key, (log, info) in did.items():
+        episode, steps = got[key]
+        assert episode.success is (info["task_success"] >= 1)
+        assert [s.result.get("action_id") for s in steps] == [e["action_id"] for e in log]
+        assert [s.raw_output for s in steps] == [e["reasoning"] for e in log]
+        assert sum(s.kind == "format_error" for s in steps) == info["planner_output_error"]
+    steps = got[("base", 1)][1]
+    assert steps[2].kind == "format_error" and "env_step" not in steps[2].result
+    assert steps[2].result["format_error"].startswith("json.loads failed")
+    assert [s.result.get("env_step") for s in steps] == [1, 2, None, 3, 4]
+    empty = got[("base", 2)][1]
+    assert [s.kind for s in empty] == ["action"] and empty[0].arguments["plan"] == []
+    invented = got[("spatial", 1)][1][1]  # an action id out of range: invalid, not counted
+    assert invented.kind == "action" and invented.ok is False
+
+
+def test_alfred_images_attach_to_the_reply_they_informed(capsys, alfred, db):
+    model_dir, _ = alfred
+    assert run(capsys, model_dir, "--format", "embodiedbench", "--db", db)[0] == 0
+    episode, steps = _by_set(db)[("base", 1)]
+    folder = model_dir / "base" / "images" / "episode_1"
+
+    def sha(k):
+        import hashlib
+
+        return hashlib.sha256((folder / f"episode_1_step_{k}.png").read_bytes()).hexdigest()
+
+    # reply 1 saw step 0 (two actions), reply 2 (cut) and reply 3 saw step 2, the end is step 4
+    assert [s.image_sha256 for s in steps] == [sha(0), None, sha(2), sha(2), None]
+    assert episode.header["final_image_sha256"] == sha(4)
+
+
+def test_a_set_folder_alone_imports_that_set(capsys, alfred, db):
+    model_dir, _ = alfred
+    code, out, _ = run(capsys, model_dir / "spatial", "--format", "embodiedbench", "--db", db)
+    assert code == 0 and "Imported 1 episodes" in out
+    ((episode, _),) = episodes(db)
+    assert (episode.task, episode.model) == ("spatial", "gpt-5_base_run")
+
+
+def test_eb_manipulation_results_only_layout_imports(capsys, tmp_path, db):
+    from bimanual_corpus import write_manipulation_run
+
+    model_dir, did = write_manipulation_run(tmp_path / "running" / "eb_manipulation")
+    code, out, err = run(capsys, model_dir, "--format", "embodiedbench", "--db", db)
+    assert (code, err) == (0, ""), err
+    assert f"Imported {len(did)} episodes" in out and "(1 format-error" in out
+    got = _by_set(db)
+    for key, (replies, info) in did.items():
+        episode, steps = got[key]
+        assert [s.raw_output for s in steps] == replies
+        assert episode.success is (info["task_success"] >= 1)
+        assert steps[0].image_sha256
+    cut = got[("base", 1)][1][1]
+    assert cut.kind == "format_error" and "random action" in cut.feedback
+    assert got[("base", 2)][0].header["final_image_sha256"]
+
+
+@pytest.mark.parametrize(
+    ("where", "key", "value"),
+    [
+        ("base/episode_1_step_4.json", "env_step", "one"),
+        ("base/episode_1_step_4.json", "last_action_success", "yes"),
+        ("base/results/episode_1_final_res.json", "task_success", "yes"),
+    ],
+)
+def test_wrong_types_are_refused_with_file_and_key(capsys, alfred, db, where, key, value):
+    model_dir, _ = alfred
+    path = model_dir / where
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[0])
+    record[key] = value
+    path.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
+    assert main(["info", "--db", str(db), "--json"]) == 0
+    before = capsys.readouterr().out
+    code, out, err = run(capsys, model_dir, "--format", "embodiedbench", "--db", db)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and f"{path}:1: {key} is {value!r}" in err, err
+    assert main(["info", "--db", str(db), "--json"]) == 0
+    assert capsys.readouterr().out == before
