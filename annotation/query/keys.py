@@ -15,7 +15,8 @@ in that vocabulary:
 * an edge: ``hoi``; a geometric relation to the robot ``SR_Robot_Ref``
   (direction) or ``distance``; between two entities ``hhg`` (person-person),
   ``hoG`` (person-object), ``ooG`` (object-object), as the real engine names
-  them; simulator relations by their family (``support``, ``spatial``, ``state``);
+  them; a JRDB-Social group (``spatial`` "in the same group as") ``social_group``;
+  simulator relations by their family (``support``, ``spatial``, ``state``);
 * a reference node's steps get the same keys behind ``"<edge>_pair: "``
   (``"hoi_pair: category"``), the real format's name for a relation's partner;
 * the robot (and a surface) is one named entity without a box in the image:
@@ -29,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 IDENTITY = ("robot", "surface")
+SAME_GROUP = "in the same group as"  # annotation.jrdb.graph's social-group predicate
 GEOMETRY = {
     frozenset({"human"}): "hhg",
     frozenset({"human", "object"}): "hoG",
@@ -36,8 +38,10 @@ GEOMETRY = {
 }
 
 
-def edge_name(family: str, parent_kind: str, child_kind: str) -> str:
+def edge_name(family: str, parent_kind: str, child_kind: str, value: object = None) -> str:
     """The real engine's attribute name for one relation edge."""
+    if value == SAME_GROUP:
+        return "social_group"  # JRDB-Social group membership: the real engine has no key
     if family == "hoi":
         return "hoi"
     if family in ("direction", "distance"):
@@ -55,7 +59,7 @@ def step_keys(pattern: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
     prefix: dict[int, str] = {0: ""}
     used_prefixes: set[str] = set()
     for e in edges:
-        name = edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]])
+        name = edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]], e.get("value"))
         base = f"{name}_pair"
         p, n = base, 2
         while p in used_prefixes:
@@ -89,7 +93,9 @@ def step_keys(pattern: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
                 mine.append(str(filters[k - 1][0]))
             elif own_edges:
                 e = own_edges[min(k - 1 - len(filters), len(own_edges) - 1)]
-                mine.append(edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]]))
+                mine.append(
+                    edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]], e.get("value"))
+                )
             else:
                 mine.append("step")
             key = ", ".join(mine)

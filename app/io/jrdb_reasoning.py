@@ -50,7 +50,7 @@ def clean_answer(text: Any) -> str:
     return " ".join(re.sub(r"[^\w\s\-]", " ", str(value_words("", text))).split())
 
 
-class _Window:
+class Window:
     """One question's window: frames, slots, boxes per frame, the graph for pair lookups."""
 
     def __init__(self, project, q: Question, frames: dict, keys: dict[int, str]) -> None:
@@ -97,7 +97,7 @@ def _digits(image_id: str) -> int:
     return int(found[-1]) if found else 0
 
 
-def _id_boxes(ids, slot: int, own: dict | None, w: _Window) -> dict[str, Any]:
+def _id_boxes(ids, slot: int, own: dict | None, w: Window) -> dict[str, Any]:
     """target_ID / target_bbox of equal length, and the entities without a box named."""
     frame = w.boxes(slot)
     out_ids, out_boxes, unboxed = [], [], []
@@ -111,7 +111,7 @@ def _id_boxes(ids, slot: int, own: dict | None, w: _Window) -> dict[str, Any]:
     return {"target_ID": out_ids, "target_bbox": out_boxes, "unboxed": unboxed}
 
 
-def _pairs(q: Question, w: _Window, final: list[str]) -> list[str]:
+def _pairs(q: Question, w: Window, final: list[str]) -> list[str]:
     """Entities related to the answer through its own edges (the real final_ID_pair)."""
     pattern = (q.criteria or {}).get("pattern") or {}
     nodes, out = pattern.get("nodes") or [], []
@@ -131,7 +131,7 @@ def _pairs(q: Question, w: _Window, final: list[str]) -> list[str]:
     return out
 
 
-def _entities(q: Question, w: _Window) -> dict[str, Any]:
+def _entities(q: Question, w: Window) -> dict[str, Any]:
     """question.entities: the bound target and its filters, as the real selected_person."""
     pattern = (q.criteria or {}).get("pattern") or {}
     nodes = pattern.get("nodes") or [{}]
@@ -156,7 +156,7 @@ def _entities(q: Question, w: _Window) -> dict[str, Any]:
         if e["parent"] != 0:
             continue
         child = nodes[e["child"]]
-        key = edge_name(e["family"], target.get("kind", ""), child.get("kind", ""))
+        key = edge_name(e["family"], target.get("kind", ""), child.get("kind", ""), e["value"])
         slots[name_of.get(e["slot"], w.slots[-1][0])]["variable"][key] = {
             "variable": [e["value"]],
             "id_pair": child.get("bound"),
@@ -165,7 +165,7 @@ def _entities(q: Question, w: _Window) -> dict[str, Any]:
     return ent
 
 
-def element(q: Question, seq: str, w: _Window, options: dict[str, list[str]]) -> dict[str, Any]:
+def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> dict[str, Any]:
     """The JRDB-Reasoning element of one stored jrdb question."""
     criteria = q.criteria or {}
     pattern = criteria.get("pattern") or {}
@@ -369,7 +369,7 @@ def export_jrdb_reasoning(
                 keys_of[sid] = (
                     {e.id: e.key for e in project.sequences.entities(sid)} if sid else {}
                 )
-            w = _Window(project, q, frames_of[sid], keys_of[sid])
+            w = Window(project, q, frames_of[sid], keys_of[sid])
             el = element(q, names.get(sid, ""), w, vocabulary)
             last = el["labels"][w.slots[-1][0]]
             if q.task == "vg" and not last["final_bbox"]:

@@ -42,6 +42,7 @@ def test_edge_names_follow_the_real_engine():
     assert edge_name("distance", "object", "human") == "hoG"
     assert edge_name("direction", "object", "object") == "ooG"
     assert edge_name("support", "object", "surface") == "support"
+    assert edge_name("spatial", "human", "human", "in the same group as") == "social_group"
 
 
 def test_every_engine_question_gets_distinct_keys():

@@ -208,3 +208,25 @@ def test_nothing_approved_says_how_many_are_pending(generated, tmp_path, capsys)
 def _one_line(main, db, tmp_path, capsys):
     main(["export", "benchmark", "--out", str(tmp_path / "y.jsonl"), "--db", str(db)])
     return capsys.readouterr().err
+
+
+def test_an_entity_without_a_box_is_named_not_dropped(generated):
+    from dataclasses import replace
+
+    from app.io.jrdb_reasoning import Window, element
+
+    base, questions = generated
+    q = next(q for q in questions.values() if q.task == "vg" and q.difficulty.T == 1
+             and len(q.steps[0]["entity_ids"]) > 1)
+    gone = next(i for i in q.steps[0]["entity_ids"] if i not in q.answer["entity_ids"])
+    steps = [{**s, "boxes": {k: v for k, v in s["boxes"].items() if k != gone}} for s in q.steps]
+    q = replace(q, steps=steps)
+    with open_project(base.db) as p:
+        frames = {f.id: f for f in p.sequences.frames(q.sequence_id)}
+        keys = {e.id: e.key for e in p.sequences.entities(q.sequence_id)}
+        w = Window(p, q, frames, keys)
+        w.boxes(0).pop(gone, None)  # the frame has no 2D box of it either
+        el = element(q, "seq", w, {})
+    sub = el["labels"]["slot1"][q.steps[0]["key"]]
+    assert gone not in sub["target_ID"] and sub["unboxed_ID"] == [gone]
+    assert len(sub["target_ID"]) == len(sub["target_bbox"]) == len(q.steps[0]["entity_ids"]) - 1
