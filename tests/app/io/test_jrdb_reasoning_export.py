@@ -202,12 +202,8 @@ def test_nothing_approved_says_how_many_are_pending(generated, tmp_path, capsys)
     assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--out",
                  str(tmp_path / "x.json"), "--db", str(db)]) == 2
     assert f"({vg_pending} pending" in capsys.readouterr().err
-    assert f"({pending} pending" in _one_line(main, db, tmp_path, capsys)
-
-
-def _one_line(main, db, tmp_path, capsys):
-    main(["export", "benchmark", "--out", str(tmp_path / "y.jsonl"), "--db", str(db)])
-    return capsys.readouterr().err
+    assert main(["export", "benchmark", "--out", str(tmp_path / "y.jsonl"), "--db", str(db)]) == 2
+    assert f"({pending} pending" in capsys.readouterr().err
 
 
 def test_an_entity_without_a_box_is_named_not_dropped(generated):
@@ -230,3 +226,27 @@ def test_an_entity_without_a_box_is_named_not_dropped(generated):
     sub = el["labels"]["slot1"][q.steps[0]["key"]]
     assert gone not in sub["target_ID"] and sub["unboxed_ID"] == [gone]
     assert len(sub["target_ID"]) == len(sub["target_bbox"]) == len(q.steps[0]["entity_ids"]) - 1
+
+
+def test_approved_questions_only_by_default(generated, tmp_path, capsys):
+    from annotation.verification import Verdict
+
+    base, questions = generated
+    db = tmp_path / "approved.reasonscope"
+    shutil.copy(base.db, db)
+    vg = [q for q in questions.values() if q.task == "vg"][:2]
+    approve = Verdict(True, True, True, "approve")
+    with open_project(db) as p:
+        ann, ben = p.annotators.sign_in("Ann"), p.annotators.sign_in("Ben")
+        for q in vg:
+            p.verifications.submit(q.id, ann, approve, seconds_on_task=3)
+            p.verifications.submit(q.id, ben, approve, seconds_on_task=3)
+        assert {p.questions.get(q.id).status for q in vg} == {"approved"}
+    out = tmp_path / "vg.json"
+    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--out", str(out),
+                 "--db", str(db)]) == 0
+    assert sorted(el["id"] for el in json.loads(out.read_text())) == sorted(q.uid for q in vg)
+    assert "Wrote 2 VG questions" in capsys.readouterr().out
+    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vqa", "--out", str(out),
+                 "--db", str(db)]) == 2  # no VQA question is approved
+    assert "no approved jrdb vqa-wh and vqa-count questions" in capsys.readouterr().err
