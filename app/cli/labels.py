@@ -1,4 +1,4 @@
-"""`reasonscope export labels`: a sequence's HOI labels in the JRDB-Act style."""
+"""`reasonscope export labels`: a sequence's JRDB-Act/Social labels with our HOI labels."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ def add_parser(commands: CommandTree) -> None:
     """Register `export labels`."""
     p = commands.group("export").add_parser(
         "labels",
-        help="one sequence's HOI labels as JRDB-Act-style JSON",
-        description="Write the HOI labels of one JRDB sequence: for every frame (NNNNNN.jpg) "
-        "and person, pose labels as {label: difficulty} and interactions grouped by their "
-        "target object, JRDB-Act style, difficulty 1 easy / 2 medium / 3 hard "
+        help="one sequence's labels as its labels_2d_activity_social_stitched file plus HOI",
+        description="Write one JRDB sequence as its labels_2d_activity_social_stitched file: "
+        "every frame (NNNNNN.jpg) and person entry as imported (box, attributes, action_label, "
+        "social_group, social_activity, demographics_info, H-interaction, group_info, ...), "
+        "with our HOI labels beside them: HOI, shaped like H-interaction (pair, box_pair, "
+        "{label: difficulty}), and pose_label; difficulty 1 easy / 2 medium / 3 hard "
         "(docs/hoi-labels.md). Written in full or not at all.",
     )
     db_arg(p, help_text="project file (default: the demo project)")
