@@ -263,7 +263,7 @@ def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> 
         "difficulty_level": s_level + t_level,
         "question_level": "U(S)P(T)",
         "data": {
-            "seq": f"{seq}.json",
+            "seq": seq if seq.endswith(".json") else f"{seq}.json",
             "modality_type": prefs.get("modality", "image"),
             "specs": {"fps": FPS},
         },
