@@ -297,10 +297,16 @@ def bimanual_step_html(
     feedback = step.get("feedback") or ""
     if feedback:
         style = FAIL_STYLE if step_failed(step) else OK_STYLE
-        parts.append(section_html("Feedback", f"<p style='{style}'>{html.escape(feedback)}</p>"))
+        shown = html.escape(feedback).replace("\n", "<br>")  # one line per action
+        parts.append(section_html("Feedback", f"<p style='{style}'>{shown}</p>"))
     if kind != "observation":
         parts.append(section_html("Plan", plan_html(step) if kind != "format_error" else
-                              "<p>No plan could be read from the reply.</p>"))  # fmt: skip
+                              "<p>Nothing ran: the harness could not read the reply.</p>"))  # fmt: skip
+    suggestion = (step.get("result") or {}).get("suggestion")
+    if kind == "format_error" and isinstance(suggestion, dict):
+        note_html = f"<p style='{NOTE_STYLE}'>{html.escape(str(suggestion.get('note', '')))}</p>"
+        shown_plan = plan_html({"arguments": suggestion.get("arguments") or {}, "result": {}})
+        parts.append(section_html("Suggested reading (not executed)", note_html + shown_plan))
     parts.append(section_html("End effectors", arms_html(step)))
     if comparison is not None:
         parts.append(section_html("Replayed in our world", comparison_html(comparison)))

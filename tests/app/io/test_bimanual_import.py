@@ -428,3 +428,19 @@ def test_wrong_types_are_refused_with_file_and_key(capsys, alfred, db, where, ke
     assert len(err.splitlines()) == 1 and f"{path}:1: {key} is {value!r}" in err, err
     assert main(["info", "--db", str(db), "--json"]) == 0
     assert capsys.readouterr().out == before
+
+
+def test_the_replay_panel_marks_the_suggestion_and_shows_each_feedback_line(capsys, real_run, db):
+    from widgets.replay.bimanual_step import bimanual_step_html
+
+    save_dir, _ = real_run
+    assert run(capsys, save_dir, "--format", "bimanibench", "--db", db)[0] == 0
+    got = {(e.header["round"], e.header["episode"]): steps for e, steps in episodes(db)}
+    prose, failed = (
+        {"kind": s.kind, "feedback": s.feedback, "arguments": s.arguments, "result": s.result}
+        for s in got[(0, 1)][:2]
+    )
+    text = bimanual_step_html(prose)
+    assert "Nothing ran" in text and "Suggested reading (not executed)" in text
+    assert "grasp_actor" in text
+    assert "right arm<br>Action failed" in bimanual_step_html(failed)
