@@ -39,10 +39,11 @@ def _box(box: Any) -> list[float | int] | None:
 
 def _person(keys: dict[int, str], entity_id: int, frame: Any, box: Any) -> dict[str, Any]:
     """An entry for a person the activity file does not have (a box, but no JRDB-Act
-    labels): `no_eval` true, so JRDB's evaluation skips it as it skips unlabelled boxes."""
+    labels): `no_eval` true, so JRDB's evaluation skips it as it skips unlabelled boxes;
+    box [0, 0, 0, 0] when the person has only a 3D box there."""
     attributes = {**(box.attributes if box else {}), "no_eval": True}
     entry = {"label_id": keys[entity_id], "file_id": L.frame_name(frame.index)}
-    return {**entry, "box": _box(box), "attributes": attributes}
+    return {**entry, "box": _box(box) or [0, 0, 0, 0], "attributes": attributes}
 
 
 def labels_document(

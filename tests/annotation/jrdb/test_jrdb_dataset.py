@@ -159,6 +159,30 @@ def test_a_difficulty_that_is_not_an_integer_is_an_error():
         L.parse_activity(data)
 
 
+@pytest.mark.parametrize("value", [1, 1.0, "1", " 1 ", "1.0", 3.0])
+def test_every_whole_number_type_is_a_difficulty(value):
+    assert L.integral(value, "x") == int(float(value))
+    assert L.integral(None, "x") is None
+
+
+@pytest.mark.parametrize("value", [1.5, "1.5", "easy", True, float("nan"), [1], {}])
+def test_anything_else_is_refused_with_the_key_and_value(value):
+    with pytest.raises(L.LayoutError, match=r"^x\.y: difficulty must be a whole number"):
+        L.integral(value, "x.y")
+
+
+def test_group_info_difficulties_are_checked_and_cluster_stat_is_the_group_difficulty():
+    entry = {"label_id": "pedestrian:1", "social_group": {"cluster_ID": 4.0, "cluster_stat": "3"},
+             "group_info": [{"venue": {"street": "1"}, "SSC": {"table": "1", "wall": 2.0}}]}  # fmt: skip
+    (group,) = L.parse_activity({"labels": {"000015.jpg": [entry]}})
+    assert (group.kind, group.label, group.difficulty) == ("social_group", "4", 3)
+    entry["group_info"][0]["SSC"]["wall"] = 2.5
+    with pytest.raises(L.LayoutError, match=r'group_info\[0\]\.SSC\["wall"\]: .* got 2\.5'):
+        L.parse_activity({"labels": {"000015.jpg": [entry]}})
+    assert L.demographic("Young_Adulthood") == "young_adulthood"
+    assert L.demographic("impossible") is None
+
+
 def test_decode_json_says_where_it_breaks():
     with pytest.raises(L.LayoutError, match="line 2: not JSON"):
         L.decode_json(b'{"labels":\n  {oops}')

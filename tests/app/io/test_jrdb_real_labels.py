@@ -36,7 +36,7 @@ def _toolkit():
     return module
 
 
-def make_root(base: Path, activity: dict) -> Path:
+def make_root(base: Path, activity: dict, extra_2d: dict | None = None) -> Path:
     """A dataset root around an activity file: the 2D file holds the same boxes (JRDB's
     `labels_2d_stitched` entries are label_id, file_id, box, attributes), and images."""
     root = base / "root"
@@ -46,6 +46,8 @@ def make_root(base: Path, activity: dict) -> Path:
         frame: [{k: e[k] for k in ("label_id", "file_id", "box", "attributes")} for e in people]
         for frame, people in activity["labels"].items()
     }
+    for frame, entry in (extra_2d or {}).items():
+        labels_2d[frame].append(entry)
     (root / L.LABELS_2D / f"{NAME}.json").write_text(json.dumps({"labels": labels_2d}))
     (root / L.LABELS_ACTIVITY / f"{NAME}.json").write_text(json.dumps(activity))
     for frame in activity["labels"]:
@@ -176,3 +178,33 @@ def test_a_fractional_difficulty_is_refused_in_one_line_and_stores_nothing(tmp_p
     assert str(path) in err[0]
     assert 'labels["000016.jpg"][1].social_activity["sitting"]' in err[0] and "1.5" in err[0]
     assert info(db, capsys) == before
+
+
+def test_a_labelled_person_outside_the_activity_file_is_written_no_eval(tmp_path):
+    """A person with a 2D box but no JRDB-Act entry gets one made from the box, marked
+    no_eval, so the toolkit's ground truth is still the original file's."""
+    db = tmp_path / "project.reasonscope"
+    open_project(db, create=True).close()
+    box = {"label_id": "pedestrian:20", "file_id": "000015.jpg", "box": [500, 100, 50, 150],
+           "attributes": {"occlusion": "Fully_visible", "no_eval": False}}  # fmt: skip
+    root = make_root(tmp_path, json.loads(FIXTURE.read_text()), {"000015.jpg": box})
+    assert main(["import", "jrdb", str(root), "--db", str(db)]) == 0
+    with open_project(db) as p:
+        seq = p.sequences.find(NAME)
+        frame = next(f for f in p.sequences.frames(seq.id) if f.index == 15)
+        person = next(e for e in p.sequences.entities(seq.id) if e.key == "pedestrian:20")
+        p.hoi.add_label(frame_id=frame.id, subject_entity_id=person.id, object_entity_id=None,
+                        category="pose", predicate="walking", difficulty=2,
+                        annotator=p.annotators.sign_in("Ada"))  # fmt: skip
+    out_dir, orig_dir = tmp_path / "export", tmp_path / "original"
+    out_dir.mkdir(), orig_dir.mkdir()
+    export_labels(db, NAME, out_dir / f"{NAME}.json")
+    shutil.copy(FIXTURE, orig_dir / f"{NAME}.json")
+    doc = json.loads((out_dir / f"{NAME}.json").read_text())
+    last = doc["labels"]["000015.jpg"][-1]
+    assert last["label_id"] == "pedestrian:20" and last["attributes"]["no_eval"] is True
+    assert last["box"] == [500, 100, 50, 150] and last["pose_label"] == {"walking": 2}
+    toolkit, labelmap = _toolkit(), str(DATA / "task_1.pbtxt")
+    assert toolkit.construct_GT(str(out_dir), labelmap) == toolkit.construct_GT(
+        str(orig_dir), labelmap
+    )
