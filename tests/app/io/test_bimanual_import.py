@@ -444,3 +444,13 @@ def test_the_replay_panel_marks_the_suggestion_and_shows_each_feedback_line(caps
     assert "Nothing ran" in text and "Suggested reading (not executed)" in text
     assert "grasp_actor" in text
     assert "right arm<br>Action failed" in bimanual_step_html(failed)
+
+
+def test_an_embodiedbench_view_that_does_not_decode_refuses(capsys, alfred, db):
+    model_dir, _ = alfred
+    image = model_dir / "spatial" / "images" / "episode_1" / "episode_1_step_0.png"
+    image.write_bytes(image.read_bytes()[:40])
+    code, out, err = run(capsys, model_dir, "--format", "embodiedbench", "--db", db)
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1
+    assert f"{image}: not an image that decodes" in err
+    assert counts(db) == (0, 0, 0)
