@@ -25,6 +25,7 @@ from pathlib import Path
 from PIL import Image
 
 from annotation.bimanual.actions import BY_NAME
+from annotation.model_output import repair_json
 from annotation.progress import Progress
 
 RUN_TIME = "2025-06-01_120000"
@@ -195,7 +196,10 @@ def write_demo_log(root: Path, logs=DEMO_LOGS, progress: Progress | None = None)
             text, failed, success = [], [], None
             for i, make in enumerate(log.replies):
                 raw = make(plan)
-                text.append(f"step {i}: ***************\n{raw}\n")
+                # the harness logs a reply after its fix_json: what can be read, as plain JSON
+                value, _repairs, unreadable = repair_json(raw)
+                text.append(f"step {i}: ***************\n"
+                            f"{raw if unreadable else json.dumps(value)}\n")  # fmt: skip
                 feedback = env.step(raw)
                 step = env.steps[-1]
                 if step["kind"] == "action" and step["ok"] is False:

@@ -4,6 +4,8 @@ sim of the logged handover that used the wrong arm."""
 
 from __future__ import annotations
 
+import json
+
 from app import demo
 from app.demo.bimanual import DEMO_LOGS, add_bimanual_demo, write_demo_log
 from app.jobs.metrics import project_bimanual_metrics
@@ -37,7 +39,9 @@ def test_the_part_adds_labelled_logs_references_and_a_replay_in_sim(tmp_path):
         steps = project.episodes.steps(small.id)
         assert [s.kind for s in steps] == ["format_error", "action", "action", "action"]
         assert [s.ok for s in steps] == [False, False, True, False]
-        assert steps[2].result["parse"]["repairs"] == ["missing_commas"]
+        # the reply with missing commas is logged as the harness logs it, after fix_json
+        assert json.loads(steps[2].raw_output)["executable_plan"]
+        assert steps[2].result["parse"]["repairs"] == []
         assert set(steps[0].result["images"]) == {"head", "third"}
         labels = [(lab.step_index, lab.subcategory or lab.category)
                   for lab in project.episodes.labels(small.id)]  # fmt: skip

@@ -111,7 +111,10 @@ def test_replay_in_sim_of_an_imported_episode_is_stored_next_to_the_log(tmp_path
     assert (report["source_episode"], report["task"], report["seed"], report["tier"]) == (
         1, "handover_block", 0, "primitive")  # fmt: skip
     assert report["actor_aliases"] == {"block": "red_block"}
-    assert [s["recorded_feedback"] for s in report["steps"]] == ["Action succeeded."] * 3
+    # the harness's feedback: one line per action it executed (plans of 3, 4 and 1 actions)
+    assert [s["recorded_feedback"] for s in report["steps"]] == [
+        "\n".join(["Action succeeded."] * n) for n in (3, 4, 1)
+    ]
     assert all(set(s["ee"]) == {"left", "right"} for s in report["steps"])
     assert all(s["our_feedback"] for s in report["steps"])
     with open_project(db) as project:
@@ -122,7 +125,7 @@ def test_replay_in_sim_of_an_imported_episode_is_stored_next_to_the_log(tmp_path
     assert replay.model == "gpt-5" and replay.task == "handover_block"
     assert [s.kind for s in steps] == ["observation"] + [s.kind for s in original]
     assert steps[1].raw_output == original[0].raw_output
-    assert steps[1].result["recorded"]["feedback"] == "Action succeeded."
+    assert steps[1].result["recorded"]["feedback"] == "\n".join(["Action succeeded."] * 3)
     assert steps[1].arguments == original[0].arguments and steps[1].state is not None
 
 

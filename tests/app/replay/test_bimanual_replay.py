@@ -76,14 +76,16 @@ def test_an_imported_step_shows_its_plan_feedback_arms_text_and_views(qtbot, win
     assert "Action failed: grasp_actor: the right arm cannot reach block" in text
     assert "grasp_actor(actor=block, arm_tag=right, pre_grasp_dis=0.09, grasp_dis=0.03)" in text
     assert "Reasoning and reflection: The last plan did not finish." in text
-    assert "closed_brackets: closed brackets or braces left open" in text
     assert "one outcome for the whole plan" in text
     assert b.observation.current_view == "head" and not b.observation.canvas.image.isNull()
     assert b.observation.caption.text().startswith("What the model saw before reply 1")
     press_shortcut(qtbot, window, Qt.Key.Key_Right)
     assert replay.state.steps[2].kind == "format_error"
     assert panel.title.text() == "Step 2 of 4 · format error · ✗ failed"
-    assert "Unreadable: no JSON object in the reply" in panel.text
+    # what the harness did with it: json.loads failed, nothing ran, its own feedback
+    assert "Unreadable: json.loads failed" in panel.text
+    assert "Nothing ran: the harness could not read the reply." in panel.text
+    assert "Action is empty, no action taken." in panel.text
     assert "I am unable to decide which arm to use." in panel.text  # the raw reply
     # the successful episode stored two views of its first step: the tabs switch them
     _open(qtbot, replay, WON)
