@@ -25,6 +25,12 @@ def add_parser(commands: CommandTree) -> None:
     p.add_argument("episode_id", type=int, metavar="EPISODE_ID", help="the episode to replay")
     p.add_argument("--seed", type=int, default=None, help="the task's set-up seed")
     p.add_argument("--no-save", action="store_true", help="report only; store nothing")
+    p.add_argument(
+        "--try-suggestions",
+        action="store_true",
+        help="also run our repaired reading of replies the harness could not read (kept "
+        "beside those format-error steps as a suggestion; by default only what ran is replayed)",
+    )
     p.add_argument("--json", action="store_true", help="report as JSON")
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_replay_in_sim)
@@ -35,7 +41,8 @@ def cmd_replay_in_sim(args: argparse.Namespace) -> int:
 
     with open_project(default_db(args)) as project, TerminalProgress() as progress:
         report = replay_in_sim(project, args.episode_id, seed=args.seed,
-                               save=not args.no_save, progress=progress)  # fmt: skip
+                               save=not args.no_save, progress=progress,
+                               try_suggestions=args.try_suggestions)  # fmt: skip
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
         return 0

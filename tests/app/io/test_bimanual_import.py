@@ -324,6 +324,14 @@ def test_replay_in_sim_can_try_a_suggestion(capsys, real_run, db):
         tried = replay_in_sim(project, episode_id, save=False, try_suggestions=True)
     assert as_run.steps[0].kind == "format_error"
     assert tried.steps[0].kind == "action" and tried.steps[0].our_feedback
+    # the same from the command line
+    assert main(["replay-in-sim", str(episode_id), "--no-save", "--json", "--db", str(db)]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    argv = ["replay-in-sim", str(episode_id), "--no-save", "--try-suggestions", "--json"]
+    assert main([*argv, "--db", str(db)]) == 0
+    suggested = json.loads(capsys.readouterr().out)
+    assert [s["kind"] for s in plain["steps"]][0] == "format_error"
+    assert [s["kind"] for s in suggested["steps"]][0] == "action"
 
 
 # -- EmbodiedBench logs written by its own writers (tests/bimanual_corpus.py) ----------------
