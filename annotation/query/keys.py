@@ -29,8 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-IDENTITY = ("robot", "surface")
-SAME_GROUP = "in the same group as"  # annotation.jrdb.graph's social-group predicate
+from annotation.jrdb.graph import SAME_GROUP
+from annotation.query.model import IDENTITY_KINDS
+
 GEOMETRY = {
     frozenset({"human"}): "hhg",
     frozenset({"human", "object"}): "hoG",
@@ -77,7 +78,7 @@ def step_keys(pattern: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
         kind = kinds[node] if node < len(kinds) else ""
         filters = [f for f in (nodes[node].get("filters") or []) if f[0] != "category"]
         own_edges = [e for e in edges if e["parent"] == node]
-        if kind in IDENTITY:
+        if kind in IDENTITY_KINDS:
             out.append(None)
             continue
         mine = items.setdefault(node, [])

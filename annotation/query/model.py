@@ -14,6 +14,7 @@ from typing import Any
 from annotation.query.words import object_noun, usable
 from annotation.scene_graph import SceneGraph
 
+IDENTITY_KINDS = ("robot", "surface")  # nodes that stand for one named entity
 GENERATOR = "jrdb-query-engine/1"
 TASKS = ("vg", "vqa-wh", "vqa-count")
 MODALITIES = ("image", "video")

@@ -15,13 +15,12 @@ from dataclasses import dataclass
 
 from annotation.query.model import (
     DYNAMIC_ATTRIBUTES,
+    IDENTITY_KINDS,
     Binding,
     Combination,
     GraphIndex,
     Preferences,
 )
-
-IDENTITY_KINDS = ("robot", "surface")  # nodes that stand for one named entity
 
 
 @dataclass(frozen=True)

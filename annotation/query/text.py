@@ -6,8 +6,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.query.model import Binding, GraphIndex, Preferences, Step
-from annotation.query.search import IDENTITY_KINDS, RawStep
+from annotation.query.model import IDENTITY_KINDS, Binding, GraphIndex, Preferences, Step
+from annotation.query.search import RawStep
 from annotation.query.words import (
     DIRECTION_PHRASES,
     DISTANCE_PHRASES,

@@ -339,8 +339,8 @@ def store_sequence(project: Project, plan: SequencePlan, progress: Progress) -> 
                 counts["person_labels"] += 1
                 if r.kind == "social_group":
                     demographics[r.label_id].setdefault("social_group", r.label)
-                elif r.kind in ("gender", "age", "race") and L.demographic(r.label):
-                    demographics[r.label_id].setdefault(r.kind, L.demographic(r.label))
+                elif r.kind in ("gender", "age", "race") and (value := L.demographic(r.label)):
+                    demographics[r.label_id].setdefault(r.kind, value)
         for label_id, entry in entries.get(index, ()):
             repo.add_label_entry(frame.id, ids[label_id], entry)
     for label_id, attributes in demographics.items():

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from annotation.models import Question
-from annotation.query.keys import IDENTITY, edge_name, step_keys
-from annotation.query.model import GraphIndex
+from annotation.query.keys import edge_name, step_keys
+from annotation.query.model import IDENTITY_KINDS, GraphIndex
 from annotation.query.words import AGE_WORDS, value_words
 from app.io.jsonl import write_lines
 from app.jobs.scene_graphs import graph_for_window
@@ -117,7 +117,7 @@ def _pairs(q: Question, w: Window, final: list[str]) -> list[str]:
     nodes, out = pattern.get("nodes") or [], []
     for e in pattern.get("edges") or []:
         child = e["child"]
-        if e["parent"] != 0 or nodes[child]["kind"] in IDENTITY:
+        if e["parent"] != 0 or nodes[child]["kind"] in IDENTITY_KINDS:
             continue
         child_steps = [s for s in q.steps if s.get("node") == child]
         members = child_steps[-1]["entity_ids"] if child_steps else [nodes[child]["bound"]]
