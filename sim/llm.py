@@ -171,7 +171,11 @@ def image_data_url(rgb: np.ndarray, max_side: int = MAX_IMAGE_SIDE) -> str:
         image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return _png_url(buffer.getvalue())
+
+
+def _png_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def message_text(content: Any) -> str:
@@ -186,13 +190,9 @@ def message_text(content: Any) -> str:
 def png_data_url(png: bytes, max_side: int = MAX_IMAGE_SIDE) -> str:
     """A data URL of PNG bytes, scaled down to at most `max_side` pixels a side."""
     with Image.open(io.BytesIO(png)) as image:
-        if max(image.size) > max_side:
-            image = image.convert("RGB")
-            image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            png = buffer.getvalue()
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        if max(image.size) > max_side:  # scaled as an RGB image is
+            return image_data_url(np.asarray(image.convert("RGB")), max_side)
+    return _png_url(png)
 
 
 # -- reading responses ----------------------------------------------------------------------
