@@ -33,7 +33,7 @@ from annotation.jrdb.reasoning_eval import (
     RatingPoint,
     Score,
     difficulty_level,
-    parse_box,
+    parse_boxes,
     score_answer,
     score_steps,
 )
@@ -146,7 +146,7 @@ class ReasoningRepository(Repository):
                 if isinstance(answer, str):
                     raise _row_error(line, "'box' must be [x, y, w, h], four numbers, not a string")
                 try:
-                    parse_box(answer)
+                    parse_boxes(answer)  # one box, or one per target
                 except ValueError as exc:
                     raise _row_error(line, f"'box': {exc}") from None
             elif "answer" in row:

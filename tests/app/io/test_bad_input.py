@@ -93,3 +93,14 @@ def test_a_good_prediction_box_is_still_scored(project, tmp_path, capsys):
     with open_project(project) as p:
         (prediction,) = p.reasoning.predictions()
     assert prediction.correct
+
+
+def test_a_prediction_with_one_box_per_target_is_still_read(project, tmp_path, capsys):
+    """A question with several targets takes a list of boxes in `box`, one per target."""
+    path = tmp_path / "predictions.jsonl"
+    path.write_text(json.dumps({"question_id": "vg-1", "box": [BOX, [200, 10, 20, 40]]}) + "\n")
+    assert main(["import", "predictions", str(path), "--model", "m", "--db", str(project)]) == 0
+    with open_project(project) as p:
+        (prediction,) = p.reasoning.predictions()
+    assert not prediction.correct  # one gold box, two predicted: scored, not refused
+
