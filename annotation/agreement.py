@@ -17,30 +17,51 @@ from annotation.verification import CRITERIA, DECISIONS, Verdict
 Pair = tuple[Hashable, Hashable]
 
 
+#: Why a kappa is null: there is nothing to compare, or it is 0/0.
+NO_PAIRS = "no pairs"
+ONE_CATEGORY = "undefined (one category)"
+
+
+def kappa_undefined(pairs: Iterable[Pair]) -> str | None:
+    """Why Cohen's (or a weighted) kappa of these pairs is undefined, or None when it is not:
+    `NO_PAIRS`, or `ONE_CATEGORY` when both raters gave one and the same label to every
+    item (the chance agreement is then 1 and kappa is 0/0; sklearn's cohen_kappa_score
+    returns NaN there)."""
+    labels = {label for pair in pairs for label in pair}
+    if not labels:
+        return NO_PAIRS
+    return ONE_CATEGORY if len(labels) == 1 else None
+
+
 def cohens_kappa(pairs: Iterable[Pair]) -> float | None:
-    """Cohen's kappa of two raters' categorical labels; None for no pairs.
+    """Cohen's kappa of two raters' categorical labels; None when it is undefined (no
+    pairs, or one category only: `kappa_undefined` says which).
 
     kappa = (p_o - p_e) / (1 - p_e), with p_o the observed agreement and p_e
     the agreement expected from each rater's label frequencies. Computed on
     counts, exactly: kappa = (n * agreed - S) / (n^2 - S), S = sum over labels
     of count_1(label) * count_2(label).
 
-    Degenerate case: when p_e is 1 (both raters gave one and the same label to
-    every item) kappa is 0/0. We return 1.0 if the raters agree on every item
-    (they do whenever p_e is 1) and 0.0 otherwise, so that perfect agreement
-    never reads as "no better than chance".
+    p_e is 1 exactly when both raters gave one and the same label to every item;
+    kappa is then 0/0 and reported as undefined, not as 1.0: two raters who never
+    had a choice to make show nothing about their agreement.
     """
     pairs = list(pairs)
-    n = len(pairs)
-    if n == 0:
+    if kappa_undefined(pairs) is not None:
         return None
+    n = len(pairs)
     agreed = sum(1 for a, b in pairs if a == b)
     first = Counter(a for a, _ in pairs)
     second = Counter(b for _, b in pairs)
     expected = sum(first[label] * second[label] for label in first)
-    if expected == n * n:
-        return 1.0 if agreed == n else 0.0
     return (n * agreed - expected) / (n * n - expected)
+
+
+def kappa_text(kappa: float | None, reason: str | None, digits: int = 2) -> str:
+    """A kappa as a table or a report prints it: the value, or why there is none."""
+    if kappa is not None:
+        return f"{kappa:.{digits}f}"
+    return ONE_CATEGORY if reason == ONE_CATEGORY else "n/a (no pairs)"
 
 
 def percent_agreement(pairs: Iterable[Pair]) -> float | None:
@@ -54,13 +75,15 @@ def percent_agreement(pairs: Iterable[Pair]) -> float | None:
 def label_agreement(pairs: Iterable[Pair]) -> dict[str, Any]:
     """Kappa, percent agreement and disagreement counts for one labelled property.
 
-    `disagreements_by_pair` counts the unordered label pairs that disagreed,
+    `kappa` is null when it is undefined, with `kappa_reason` saying why ("no pairs",
+    "undefined (one category)"); `kappa_reason` is null otherwise. `disagreements_by_pair` counts the unordered label pairs that disagreed,
     keyed "a|b" with the labels in sorted order, e.g. {"approve|reject": 2}.
     """
     pairs = list(pairs)
     by_pair = Counter("|".join(sorted((str(a), str(b)))) for a, b in pairs if a != b)
     return {
         "kappa": cohens_kappa(pairs),
+        "kappa_reason": kappa_undefined(pairs),
         "percent_agreement": percent_agreement(pairs),
         "disagreements": sum(by_pair.values()),
         "disagreements_by_pair": dict(sorted(by_pair.items())),

@@ -33,6 +33,7 @@ from annotation.jrdb.reasoning_eval import (
     RatingPoint,
     Score,
     difficulty_level,
+    impossible_boxes,
     parse_boxes,
     score_answer,
     score_steps,
@@ -171,6 +172,10 @@ class ReasoningRepository(Repository):
             for name in dict.fromkeys(m for m, *_ in parsed):
                 cur = self.db.execute("DELETE FROM reasoning_predictions WHERE model = ?", [name])
                 by_model[name] = {"imported": 0, "correct": 0, "replaced": cur.rowcount}
+            for _, uid, answer, _, line in parsed:
+                problem = impossible_boxes(questions[uid].task, questions[uid].answer, answer)
+                if problem:
+                    raise _row_error(line, problem)
             for name, uid, answer, steps, _ in parsed:
                 q = questions[uid]
                 score = score_answer(q.task, q.answer, answer)

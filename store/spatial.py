@@ -241,10 +241,12 @@ class SpatialRepository(Repository):
     # -- results ----------------------------------------------------------------------------
     def summary(self, sigma: float | None = None) -> dict[str, Any]:
         """Per model and setting, the mean item score and item count, and the mean of the
-        settings ("average", the paper's Avg.):
+        three settings ("average", the paper's Avg.; null when a setting has no items,
+        which "missing" lists), with the choices behind them ("settings"):
 
-        ``{"sigma": s, "by_model": {model: {"sparse": {"score": .., "items": n}, "dense":
-        .., "cluttered": .., "average": ..}}}`` (settings without items left out).
+        ``{"sigma": s, "settings": {..}, "by_model": {model: {"sparse": {"score": ..,
+        "items": n}, "dense": .., "cluttered": .., "average": .., "missing": [..]}}}``
+        (settings without items left out of a row).
 
         Scored with `sigma`; by default with the sigma the predictions were imported with
         when they all share one, else `DEFAULT_SIGMA`.

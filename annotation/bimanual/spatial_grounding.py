@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.averages import AVERAGE_RULE, full_mean
 from annotation.model_output import repair_json
 
 SETTINGS = ("sparse", "dense", "cluttered")
@@ -183,11 +184,19 @@ def parse_arm_choices(reply: str) -> tuple[dict[str, str], list[str]]:
 
     JSON (repaired where needed) with a ``results`` list is read first; failing that,
     ``object: X ... use_arm: LEFT`` pairs are picked out of the text. Names are
-    lower-cased with spaces as underscores; arms are lower-cased.
+    lower-cased with spaces as underscores; arms are lower-cased. An object answered
+    twice with different arms keeps its first answer, with a note (a model must not
+    score by hedging: "left" then "right" is not a right answer).
     """
     notes: list[str] = []
     value, repairs, _why = repair_json(reply)
     found: dict[str, str] = {}
+
+    def add(name: str, arm: str) -> None:
+        first = found.setdefault(name, arm)
+        if first != arm:
+            notes.append(f"{name} answered twice ({first}, then {arm}): the first is scored")
+
     if isinstance(value, Mapping):
         results = next((v for k, v in value.items() if str(k).lower() == "results"), None)
         for entry in results if isinstance(results, list) else []:
@@ -196,11 +205,11 @@ def parse_arm_choices(reply: str) -> tuple[dict[str, str], list[str]]:
             low = {str(k).lower(): v for k, v in entry.items()}
             name, arm = low.get("object"), str(low.get("use_arm", "")).strip("() ").lower()
             if isinstance(name, str) and arm in ("left", "right"):
-                found[_name(name)] = arm
+                add(_name(name), arm)
         notes += [f"repaired: {r}" for r in repairs]
     if not found:
         for name, arm in _PAIR.findall(reply or ""):
-            found[_name(name)] = arm.lower()
+            add(_name(name), arm.lower())
         if found:
             notes.append("read object/use_arm pairs from the text")
     if not found:
@@ -236,19 +245,17 @@ def score_item(
 
 
 def averages(scores: Iterable[GroundingScore]) -> dict[str, Any]:
-    """Mean score per setting, with counts, and "avg": the mean of the settings' means
-    (each setting weighs the same, as the paper's Avg. column)."""
+    """Mean score per setting, with counts, and "avg": the mean of the three settings'
+    means (each weighing the same, as the paper's Avg. column); its score is None, and
+    "missing" lists the settings, when any setting has no items."""
     by: dict[str, list[float]] = {}
     for s in scores:
         by.setdefault(s.setting, []).append(s.score)
     out: dict[str, Any] = {
         k: {"n": len(v), "score": sum(v) / len(v)} for k, v in sorted(by.items())
     }
-    means = [v["score"] for v in out.values()]
-    out["avg"] = {
-        "n": sum(len(v) for v in by.values()),
-        "score": sum(means) / len(means) if means else None,
-    }
+    mean, missing = full_mean({k: v["score"] for k, v in out.items()}, SETTINGS)
+    out["avg"] = {"n": sum(len(v) for v in by.values()), "score": mean, "missing": missing}
     return out
 
 
@@ -372,10 +379,12 @@ def score_prediction(
 
 def summarise(predictions: Iterable[SpatialPrediction], sigma: float) -> dict[str, Any]:
     """Per model: each setting's mean item score (0-100) and item count, and "average",
-    the mean of the settings present (the paper's Avg.); scored with `sigma`.
+    the mean of all three settings (the paper's Avg.; null with the settings in
+    "missing" when the model has no items of one); scored with `sigma`.
 
-    ``{"sigma": s, "by_model": {model: {"sparse": {"score": .., "items": n}, ..,
-    "average": ..}}}``; a setting without items is left out."""
+    ``{"sigma": s, "settings": {...}, "by_model": {model: {"sparse": {"score": ..,
+    "items": n}, .., "average": .., "missing": [..]}}}``; a setting without items is
+    left out of its row."""
     by_model: dict[str, list[GroundingScore]] = {}
     for p in predictions:
         by_model.setdefault(p.model, []).append(p.rescored(sigma))
@@ -386,8 +395,23 @@ def summarise(predictions: Iterable[SpatialPrediction], sigma: float) -> dict[st
             s: {"score": table[s]["score"], "items": table[s]["n"]} for s in SETTINGS if s in table
         }
         row["average"] = table["avg"]["score"]
+        row["missing"] = table["avg"]["missing"]
         out[model] = row
-    return {"sigma": sigma, "by_model": out}
+    return {"sigma": sigma, "settings": spatial_settings(sigma), "by_model": out}
+
+
+def spatial_settings(sigma: float) -> dict[str, str]:
+    """The choices behind the spatial grounding numbers, reported with them."""
+    return {
+        "sigma": f"{sigma:g} m (the paper gives none; ours is fitted to the arms' reach, "
+        "docs/spatial-grounding.md)",
+        "score": "100 for the arm on the object's side of the centreline, "
+        "100 exp(-x^2 / 2 sigma^2) for the other arm, 0 for an object not answered",
+        "conflicting_answers": "an object answered twice with different arms: the first "
+        "answer is scored (a note says so)",
+        "item": "the mean over the item's asked objects",
+        "average": f"Avg.: {AVERAGE_RULE}",
+    }
 
 
 @dataclass(frozen=True)

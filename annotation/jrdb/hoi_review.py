@@ -22,7 +22,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.agreement import label_agreement
+from annotation.agreement import kappa_undefined, label_agreement
 from annotation.models import HOI_DIFFICULTIES, HoiLabel
 
 REVIEWS_NEEDED = 2
@@ -264,13 +264,14 @@ def weighted_kappa(
     categories: tuple[Hashable, ...] = DIFFICULTY_LEVELS,
     weights: str = "quadratic",
 ) -> float | None:
-    """Cohen's weighted kappa of two raters on an ordered scale; None for no pairs.
+    """Cohen's weighted kappa of two raters on an ordered scale; None when it is undefined
+    (no pairs, or both raters used one and the same category: the expected
+    disagreement is then zero, as `annotation.agreement.kappa_undefined` says).
 
     Disagreement weight between the i-th and j-th category of k: |i - j| / (k - 1)
     (linear) or its square (quadratic); kappa_w = 1 - sum(w * observed) / sum(w *
-    expected), expected from the two raters' marginals. When the expected
-    disagreement is zero (both raters used one and the same category) the value
-    is 1.0 if they agree everywhere, else 0.0, as `cohens_kappa` does.
+    expected), expected from the two raters' marginals (sklearn's cohen_kappa_score
+    with weights="linear" / "quadratic").
     """
     if weights not in ("linear", "quadratic"):
         raise ValueError(f"weights must be 'linear' or 'quadratic', not {weights!r}")
@@ -292,7 +293,7 @@ def weighted_kappa(
     observed = sum(w(index[a], index[b]) for a, b in pairs) / n
     expected = sum(w(i, j) * first[i] * second[j] for i in first for j in second) / (n * n)
     if expected == 0:
-        return 1.0 if observed == 0 else 0.0
+        return None
     return 1.0 - observed / expected
 
 
@@ -308,6 +309,7 @@ def difficulty_agreement(pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
         "n": len(pairs),
         "kappa_quadratic": weighted_kappa(pairs, weights="quadratic"),
         "kappa_linear": weighted_kappa(pairs, weights="linear"),
+        "kappa_reason": kappa_undefined(pairs),
         "percent_agreement": plain["percent_agreement"],
         "mean_abs_difference": (sum(abs(a - b) for a, b in pairs) / len(pairs)) if pairs else None,
         "confusion": confusion,

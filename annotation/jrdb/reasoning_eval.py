@@ -5,9 +5,10 @@ stores predictions, difficulty ratings and human answers with them, and
 `app.jobs.metrics.project_reasoning_metrics` aggregates them with the table helpers at the
 end of this module. The rules, as docs/jrdb-questions.md ("Evaluation") states them:
 
-- VG: a predicted box is correct when its IoU with the gold box is **greater than** 0.5.
-  A question with several targets has several gold boxes; then the predicted boxes must
-  match the gold boxes one-to-one, each pair with IoU > 0.5 (`match_boxes`).
+- VG: a predicted box is correct when its IoU with the gold box is **greater than** 0.5,
+  taken on the panorama's cylinder (a box may cross the seam at x = 3760). A question
+  with several targets has several gold boxes; then the predicted boxes must match the
+  gold boxes one-to-one, each pair with IoU > 0.5 (`match_boxes`).
 - VQA: accuracy. Counts compare as integers ("3", "3.", 3.0 and "three" all read as 3);
   Wh answers compare case-, space-, hyphen- and underscore-insensitively.
 - Levels: D1 = (S 1, R 0, T 1), D2 = (S 2, R >= 1, T 1), D3 = (S 3, R >= 2, T 1);
@@ -28,7 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from annotation.jrdb.dataset import PANORAMA_HEIGHT, PANORAMA_WIDTH
+
 IOU_THRESHOLD = 0.5
+#: VG boxes are in stitched-panorama pixels, on a cylinder this wide (docs/jrdb-questions.md)
+IOU_WRAP = PANORAMA_WIDTH
 LEVELS = ("D1", "D2", "D3", "other")
 LEVEL_DEFINITIONS = {
     "D1": "S = 1, R = 0, T = 1",
@@ -156,15 +161,69 @@ def difficulty_level(S: int | None, R: int | None, T: int | None) -> str:  # noq
     return "other"
 
 
-def iou_xywh(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two [x, y, w, h] boxes (0 when both are empty)."""
+def iou_xywh(a: Sequence[float], b: Sequence[float], wrap: float | None = None) -> float:
+    """Intersection over union of two [x, y, w, h] boxes (0 when both are empty).
+
+    With `wrap` (a 360-degree panorama's width in pixels) x is a column on a cylinder:
+    x and x + wrap are the same column, so a box may start left of 0 or run past the
+    right edge, and a gold box [3740, y, 100, h] is the same as its two visible parts.
+    Both boxes are taken modulo the width, and the overlaps of `a` with `b` shifted by
+    -wrap, 0 and +wrap add up (for boxes narrower than half the panorama that is the
+    shift that overlaps most). A box wider than the panorama counts as the full width.
+    """
     ax, ay, aw, ah = a
     bx, by, bw, bh = b
-    iw = min(ax + aw, bx + bw) - max(ax, bx)
-    ih = min(ay + ah, by + bh) - max(ay, by)
-    inter = max(iw, 0.0) * max(ih, 0.0)
+    ih = max(min(ay + ah, by + bh) - max(ay, by), 0.0)
+    if wrap:
+        aw, bw = min(aw, wrap), min(bw, wrap)
+        ax, bx = ax % wrap, bx % wrap
+        shifts: tuple[float, ...] = (-wrap, 0.0, wrap)
+    else:
+        shifts = (0.0,)
+    iw = sum(max(min(ax + aw, bx + s + bw) - max(ax, bx + s), 0.0) for s in shifts)
+    inter = iw * ih
     union = aw * ah + bw * bh - inter
     return inter / union if union > 0 else 0.0
+
+
+#: How far (px) a box may pass the image's top or bottom edge before it reads as a box
+#: in another format; boxes drawn by hand or predicted a little past the edge still pass.
+EDGE_TOLERANCE_PX = 8.0
+
+
+def box_outside_image(
+    box: Sequence[float], width: float, height: float, wrap: bool = True
+) -> str | None:
+    """What makes an [x, y, w, h] box impossible on a `width` x `height` image, or None.
+
+    Catches what can be caught of a box in another format (most often [x1, y1, x2, y2]
+    read as [x, y, w, h]: y + h is then y1 + y2, below the image for most boxes): the
+    box must lie within the image's rows (give or take `EDGE_TOLERANCE_PX`) and overlap
+    its columns; on a panorama (`wrap`) it may cross the seam (start left of 0 or run
+    past the right edge) but span at most half the panorama (180 degrees of view).
+    """
+    x, y, w, h = box
+    tol = EDGE_TOLERANCE_PX
+    if y < -tol or y + h > height + tol:
+        return (
+            f"box {_short(list(box))} runs past the image's rows (0 to {height:g}): "
+            f"y + h = {y + h:g}; boxes are [x, y, w, h], not [x1, y1, x2, y2]"
+        )
+    if wrap:
+        if w > width / 2:
+            return (
+                f"box {_short(list(box))} is {w:g} px wide, more than half the panorama "
+                f"({width:g} px); boxes are [x, y, w, h], not [x1, y1, x2, y2]"
+            )
+        if x + w <= -width / 2 or x >= width + width / 2:
+            return f"box {_short(list(box))} is off the panorama (x from 0 to {width:g})"
+        return None
+    if x < -tol or x + w > width + tol:
+        return (
+            f"box {_short(list(box))} runs past the image's columns (0 to {width:g}): "
+            f"x + w = {x + w:g}; boxes are [x, y, w, h], not [x1, y1, x2, y2]"
+        )
+    return None
 
 
 def parse_box(value: Any) -> list[float]:
@@ -209,17 +268,20 @@ def parse_boxes(value: Any) -> list[list[float]]:
 
 
 def match_boxes(
-    gold: Sequence[Sequence[float]], predicted: Sequence[Sequence[float]]
+    gold: Sequence[Sequence[float]],
+    predicted: Sequence[Sequence[float]],
+    wrap: float | None = IOU_WRAP,
 ) -> tuple[bool, float]:
     """One-to-one matching of predicted to gold boxes: (every gold box and every predicted
     box is in a pair with IoU > 0.5, mean IoU over the gold boxes of the chosen pairing).
 
     The pairing (Hungarian, scipy's linear_sum_assignment) first maximises the number of
     pairs above the threshold, then their total IoU; an unpaired gold box counts IoU 0.
+    IoU is taken on the panorama's cylinder (`iou_xywh` with `wrap`; None: a flat image).
     """
     if not gold or not predicted:
         return len(gold) == len(predicted), 0.0 if gold else 1.0
-    ious = [[iou_xywh(g, p) for p in predicted] for g in gold]
+    ious = [[iou_xywh(g, p, wrap) for p in predicted] for g in gold]
     if len(gold) == len(predicted):
         # Usually each box has exactly one partner above the threshold: then that pairing
         # is the only full one and no assignment problem needs solving.
@@ -312,6 +374,29 @@ def score_answer(question_task: str, gold_answer: Any, predicted: Any) -> Score:
     if any(got == normalise_text(g) for g in golds):
         return Score(True, None, "same answer")
     return Score(False, None, f"{got!r} is not {normalise_text(golds[0])!r}")
+
+
+def impossible_boxes(
+    question_task: str,
+    gold_answer: Any,
+    predicted: Any,
+    size: tuple[float, float] = (PANORAMA_WIDTH, PANORAMA_HEIGHT),
+) -> str | None:
+    """For a VG question, what makes a readable predicted box impossible on the panorama
+    (`box_outside_image`), else None: such a box is in another format, and scoring it
+    as [x, y, w, h] would put a wrong number in the results. Unreadable boxes are not
+    judged here (they score as malformed)."""
+    if not _is_vg(question_task, gold_answer):
+        return None
+    try:
+        boxes = parse_boxes(predicted)
+    except ValueError:
+        return None
+    for box in boxes:
+        problem = box_outside_image(box, *size)
+        if problem:
+            return problem
+    return None
 
 
 def _is_vg(task: str, gold: Any) -> bool:

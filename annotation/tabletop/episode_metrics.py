@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.averages import AVERAGE_RULE, full_mean
 from annotation.models import Episode, Step
 
 TASK_ORDER = ("count", "find", "beneath", "compare")
@@ -26,6 +27,20 @@ NEXT_MANIPULATIONS = ("push", "grasp", "none")
 REGROUNDING = ("scene_and_seg", "seg_only", "no_seg")
 COUNT_OUTCOMES = ("under", "exact", "over", "invalid", "unanswered")
 TURN_KINDS = ("tool", "action", "answer", "format_error")
+
+
+#: The choices behind the `episodes` numbers, reported with them (`settings`).
+EPISODE_SETTINGS = {
+    "tasks": "the benchmark's four tasks (count, find, beneath, compare) and any other "
+    "task recorded",
+    "average": f"Avg. per row: {AVERAGE_RULE}",
+    "mode_average": "per mode: the mean of each task's mean over the mode's non-baseline "
+    "rows, then the mean of those task columns",
+    "success": "the episode's recorded outcome; else its scored answer; an episode "
+    "without either (no answer, an unreadable last reply) counts as a failure",
+    "unreadable_replies": "recorded as format-error steps; they score nothing",
+    "baseline": "rows whose model or agent is named chance, set apart, not averaged",
+}
 
 
 def pct(part: int, whole: int) -> float | None:
@@ -193,7 +208,7 @@ class _Row:
 
     def as_dict(self, tasks: Sequence[str]) -> dict[str, Any]:
         success = {t: _rate(self.outcomes.get(t, [])) for t in tasks}
-        rates = [v["success_pct"] for v in success.values() if v["n"]]
+        average, missing = full_mean({t: v["success_pct"] for t, v in success.items()}, tasks)
         count_n = sum(self.count.values())
         failed = len(self.recovery)
         nxt = {
@@ -207,7 +222,9 @@ class _Row:
             "baseline": self.baseline,
             "n": len(self.calls),
             "success": success,
-            "average_pct": statistics.fmean(rates) if rates else None,
+            "average_pct": average,
+            "complete": not missing,
+            "missing_tasks": missing,
             "manipulation": {
                 **_spread(self.calls, "calls"),
                 "acted_episodes": sum(1 for c in self.calls if c > 0),
@@ -261,7 +278,9 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
              "baseline": bool,                      # agent or model named "chance"
              "n": int,
              "success": {task: {"n", "successes", "success_pct"}},   # every task listed
-             "average_pct": float | null,           # macro mean over tasks with n > 0
+             "average_pct": float | null,           # mean over every task of "tasks";
+                                                    # null when the row lacks one
+             "complete": bool, "missing_tasks": [str],  # tasks without episodes
              "manipulation": {"mean_calls", "median_calls",   # grasp + push per question
                               "acted_episodes",      # episodes with >= 1 grasp or push
                               "by_task": {task: {"mean_calls", "median_calls"}}},
@@ -277,11 +296,17 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
                           "regrounding_pct": {...}},          # share of the push episodes
              "steps": int, "format_error_steps": int}],
          "mode_means": {mode: {task: float | null, "average": float | null}},
+         "settings": {...},                          # the choices behind the numbers
          "format_errors": [{"model", "agent", "episodes", "steps",
                             "format_error_steps", "episodes_with_format_errors"}]}
 
-    Rows come baseline first, then by model, agent and mode. `mode_means`
-    averages the per-model success rates of the non-baseline rows of a mode.
+    `tasks` is the benchmark's four tasks (`TASK_ORDER`) and any other task the
+    episodes have: the Avg. of the MG-VQA paper is over all of them, so a row that
+    lacks a task has no average (it is incomplete; each cell has its n). Rows come
+    baseline first, then by model, agent and mode, never ranked by a partial average.
+    `mode_means[mode][task]` is the mean of the per-model success rates of the
+    non-baseline rows of a mode that have episodes of the task, and its "average"
+    is the mean of those task columns (null when a column is).
     An episode's success is its own `success`; when that is null, the scored
     answer step's `result.replay.correct`; otherwise it counts as a failure.
     """
@@ -328,7 +353,7 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
         e["format_error_steps"] += bad
         e["episodes_with_format_errors"] += 1 if bad else 0
 
-    task_list = _ordered(tasks, TASK_ORDER)
+    task_list = _ordered({*tasks, *TASK_ORDER}, TASK_ORDER) if total else []
     mode_list = _ordered(modes, MODE_ORDER)
 
     def order(r: _Row) -> tuple:
@@ -342,6 +367,7 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
         "modes": mode_list,
         "rows": row_dicts,
         "mode_means": _mode_means(row_dicts, task_list, mode_list),
+        "settings": EPISODE_SETTINGS,
         "format_errors": [
             {"model": model, "agent": agent, **counts}
             for (model, agent), counts in sorted(
@@ -361,8 +387,7 @@ def _mode_means(
         for task in tasks:
             rates = [r["success"][task]["success_pct"] for r in models if r["success"][task]["n"]]
             means[task] = statistics.fmean(rates) if rates else None
-        averages = [r["average_pct"] for r in models if r["average_pct"] is not None]
-        means["average"] = statistics.fmean(averages) if averages else None
+        means["average"] = full_mean(means, tasks)[0]
         out[mode] = means
     return out
 
@@ -395,6 +420,16 @@ def is_bimanual(episode: Episode) -> bool:
     return episode.benchmark == BIMANUAL_BENCHMARK
 
 
+#: The choices behind the `bimanual` numbers, reported with them (`settings`).
+BIMANUAL_SETTINGS = {
+    "tasks": "every dual-arm task with episodes in the project",
+    "average": f"per model: {AVERAGE_RULE}",
+    "success": "the episode's recorded outcome; an episode without one counts as not "
+    "succeeded",
+    "replays_in_sim": "re-runs of recorded plans in our simulator are not counted",
+}
+
+
 def bimanual_metrics(
     episodes: Iterable[tuple[Episode, Sequence[Step]]], labels: Iterable[Any] = ()
 ) -> dict[str, Any]:
@@ -408,6 +443,9 @@ def bimanual_metrics(
          "success_by_task": {model: {task: {"success": int, "episodes": int,
                                             "rate": float | null,   # success / episodes, 0..1
                                             "unknown": int}}},      # outcome not recorded
+         "average_by_model": {model: {"rate": float | null,  # mean over every task
+                                      "missing": [str]}},     # listed; null if any lacks
+         "settings": {...},                        # the choices behind the numbers
          "errors": {kind: int},                    # labelled steps per error kind
          "other_errors": {kind: int},              # labels outside the paper's kinds
          "format_error_steps": int,                # unreadable replies (automatic)
@@ -460,11 +498,18 @@ def bimanual_metrics(
         else:
             other[key] = other.get(key, 0) + 1
     models = sorted(table, key=str.lower)
+    tasks = sorted({t for row in table.values() for t in row})
+    averages = {}
+    for m in models:
+        rate, missing = full_mean({t: c["rate"] for t, c in table[m].items()}, tasks)
+        averages[m] = {"rate": rate, "missing": missing}
     return {
         "episodes": total,
         "models": models,
-        "tasks": sorted({t for row in table.values() for t in row}),
+        "tasks": tasks,
         "success_by_task": {m: dict(sorted(table[m].items())) for m in models},
+        "average_by_model": averages,
+        "settings": BIMANUAL_SETTINGS,
         "errors": errors,
         "other_errors": dict(sorted(other.items())),
         "format_error_steps": sum(format_by_model.values()),

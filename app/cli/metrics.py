@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from annotation.agreement import kappa_text
 from app.cli.support import CommandTree, db_arg, default_db
 
 
@@ -40,7 +41,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     print(f"verification: {v['n']} questions verified by two annotators")
     rows = [("decision", v["decision"])] + list(v["criteria"].items())
     for name, m in rows:
-        kappa = "n/a" if m["kappa"] is None else f"{m['kappa']:.2f}"
+        kappa = kappa_text(m["kappa"], m.get("kappa_reason"))
         print(
             f"  {name:<22} kappa {kappa:>5}  agreement {m['percent_agreement'] or 0:5.1f} %  "
             f"disagreements {m['disagreements']}"
@@ -91,20 +92,19 @@ def _print_hoi(h: dict) -> None:
     if not h["labels"]:
         return
 
-    def kappa(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.2f}"
-
     for name, m in h["difficulty"].items():
         if isinstance(m, dict):
+            why = m.get("kappa_reason")
             print(
                 f"  difficulty {name.replace('_', ' '):<22} pairs {m['n']:>4}  "
-                f"kappa quadratic {kappa(m['kappa_quadratic'])} linear {kappa(m['kappa_linear'])}"
+                f"kappa quadratic {kappa_text(m['kappa_quadratic'], why)} "
+                f"linear {kappa_text(m['kappa_linear'], why)}"
             )
     v = h["verdicts"]
     rate = "n/a" if v["accept_rate_pct"] is None else f"{v['accept_rate_pct']:.1f} %"
     print(
         f"  verdicts: {v['reviews']} reviews, accept rate {rate}; reviewer pairs {v['n']}, "
-        f"kappa {kappa(v['kappa'])}"
+        f"kappa {kappa_text(v['kappa'], v.get('kappa_reason'))}"
     )
     print(f"  quality checks: {h['qc']['checked']} of {h['qc']['sampled']} sampled labels")
     for s in h["sequences"]:

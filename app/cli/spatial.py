@@ -139,6 +139,7 @@ def cmd_import_spatial_predictions(args: argparse.Namespace) -> int:
     scores = ", ".join(f"{s} {row[s]['score']:.1f}" for s in SETTINGS if s in row)
     print(
         f"Imported {report.imported} replies of {args.model.strip()}{unreadable}{replaced}: "
-        f"{scores}, Avg. {row.get('average', 0.0):.1f} (sigma {args.sigma:g} m)"
+        f"{scores}, Avg. {average_text(row.get('average'), row.get('missing', []))} "
+        f"(sigma {args.sigma:g} m)"
     )
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from annotation.averages import average_text
 from annotation.jrdb.hoi_review import hoi_agreement, hoi_counts, in_qc_sample, sequence_progress
 from annotation.jrdb.hoi_taxonomy import load_hoi_taxonomy
 from annotation.jrdb.reasoning_eval import (
@@ -99,7 +100,8 @@ def bimanual_lines(m: dict[str, Any]) -> list[str]:
             if s in row
         )
         lines.append(
-            f"  spatial grounding {model}: {cells}; avg {row['average']:.1f} "
+            f"  spatial grounding {model}: {cells}; "
+            f"avg {average_text(row['average'], row.get('missing', []))} "
             f"(sigma {spatial['sigma']:g} m)"
         )
     return lines

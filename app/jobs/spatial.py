@@ -168,5 +168,6 @@ def import_spatial_predictions(
 
 def spatial_metrics(project: Project, sigma: float | None = None) -> dict[str, Any]:
     """Spatial grounding results per model: `project.spatial.summary(sigma)`,
-    ``{"sigma": s, "by_model": {model: {"sparse": {"score", "items"}, ..., "average"}}}``."""
+    ``{"sigma": s, "settings": {..}, "by_model": {model: {"sparse": {"score", "items"}, ...,
+    "average", "missing"}}}``."""
     return project.spatial.summary(sigma)

@@ -286,7 +286,9 @@ class StudyMode(QObject):
             self._cache(key, image)
         name = Path(frame.image_path).name
         caption = f"{sequence.name}, frame {name}{where}"
-        self.image.set_image(image, caption if image else f"{caption}: image file missing")
+        self.image.set_image(
+            image, caption if image else f"{caption}: image file missing", panorama=True
+        )
 
     def _show_scene(self, project: Any, scene_id: int) -> None:
         rgb = self.images.get(("scene", scene_id))

@@ -7,7 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from annotation.agreement import (
+    NO_PAIRS,
+    ONE_CATEGORY,
     cohens_kappa,
+    kappa_text,
+    kappa_undefined,
     label_agreement,
     percent_agreement,
     verification_agreement,
@@ -67,9 +71,19 @@ def test_kappa_of_a_three_category_table():
 def test_degenerate_and_edge_cases():
     # No pairs: nothing to say.
     assert cohens_kappa([]) is None and percent_agreement([]) is None
-    # Both raters always say "yes": p_e = 1, kappa is 0/0; we report perfect agreement.
-    assert cohens_kappa([("yes", "yes")] * 5) == 1.0
-    assert cohens_kappa([("approve", "approve")]) == 1.0
+    # Both raters always say "yes": p_e = 1, kappa is 0/0 (sklearn gives NaN): undefined,
+    # with the reason, not 1.0.
+    assert cohens_kappa([("yes", "yes")] * 5) is None
+    assert kappa_undefined([("yes", "yes")] * 5) == ONE_CATEGORY
+    assert cohens_kappa([("approve", "approve")]) is None
+    assert kappa_undefined([]) == NO_PAIRS
+    assert kappa_undefined([("yes", "no")]) is None
+    one = label_agreement([("no", "no")] * 3)
+    assert one["kappa"] is None and one["kappa_reason"] == "undefined (one category)"
+    assert one["percent_agreement"] == 100.0
+    assert kappa_text(None, one["kappa_reason"]) == "undefined (one category)"
+    assert kappa_text(None, NO_PAIRS) == "n/a (no pairs)"
+    assert kappa_text(0.5, None) == "0.50"
     # Systematic disagreement: p_o = 0, p_e = (1*1 + 1*1) / 4 = 0.5, kappa = -0.5 / 0.5 = -1.
     assert cohens_kappa([("yes", "no"), ("no", "yes")]) == -1.0
     # Agreement no better than chance: p_o = 0.5, p_e = (2*2 + 2*2) / 16 = 0.5, kappa = 0.
@@ -82,13 +96,17 @@ labels = st.sampled_from(["approve", "correct", "reject"])
 
 @given(st.lists(labels, min_size=1))
 def test_identical_label_lists_have_kappa_one(values):
-    assert cohens_kappa(list(zip(values, values, strict=True))) == 1.0
-    assert percent_agreement(list(zip(values, values, strict=True))) == 100.0
+    pairs = list(zip(values, values, strict=True))
+    assert cohens_kappa(pairs) == (1.0 if len(set(values)) > 1 else None)
+    assert percent_agreement(pairs) == 100.0
 
 
 @given(st.lists(st.tuples(labels, labels), min_size=1))
 def test_kappa_is_symmetric_and_at_most_one(pairs):
     kappa = cohens_kappa(pairs)
+    if kappa is None:
+        assert len({v for pair in pairs for v in pair}) == 1
+        return
     assert -1.0 <= kappa <= 1.0
     assert kappa == pytest.approx(cohens_kappa([(b, a) for a, b in pairs]))
     assert 0.0 <= percent_agreement(pairs) <= 100.0
@@ -106,7 +124,9 @@ def test_verification_agreement_per_criterion_and_decision():
     assert unambiguous["kappa"] == pytest.approx(0.5)
     assert unambiguous["percent_agreement"] == 75.0
     assert unambiguous["disagreements"] == 1
-    assert result["criteria"]["evidence_recoverable"]["kappa"] == 1.0
+    # Everyone said yes to "evidence recoverable": no choice was made, kappa is undefined.
+    recoverable = result["criteria"]["evidence_recoverable"]
+    assert recoverable["kappa"] is None and recoverable["kappa_reason"] == ONE_CATEGORY
     assert result["decision"]["disagreements_by_pair"] == {"approve|correct": 1}
     assert result["decision_labels"] == ["approve", "correct", "reject"]
     empty = verification_agreement([])

@@ -83,9 +83,9 @@ def test_import_scores_each_object_by_hand(spatial, project):
     assert cluttered.reply is None and cluttered.score == pytest.approx((200 + G(0.02)) / 3)
     summary = spatial.summary()
     row = summary["by_model"]["gpt"]
-    assert summary["sigma"] == 0.1 and set(row) == {"sparse", "cluttered", "average"}
+    assert summary["sigma"] == 0.1 and set(row) == {"sparse", "cluttered", "average", "missing"}
     assert row["sparse"] == {"score": pytest.approx((100 + G(0.05) + G(0.3)) / 3), "items": 1}
-    assert row["average"] == pytest.approx((row["sparse"]["score"] + cluttered.score) / 2)
+    assert row["average"] is None and row["missing"] == ["dense"]  # Avg. needs all three
     # another sigma rescores from the stored arms and distances
     wide = spatial.summary(0.2)["by_model"]["gpt"]["sparse"]["score"]
     assert wide == pytest.approx((100 + G(0.05, 0.2) + G(0.3, 0.2)) / 3)
@@ -101,7 +101,7 @@ def test_broken_replies_are_recorded_with_notes_and_score_zero(spatial):
         assert "no object/use_arm pairs found" in p.notes
         assert [o.predicted for o in p.objects] == [None, None, None]
     assert spatial.counts()["unreadable"] == 2
-    assert spatial.summary()["by_model"]["broken"]["average"] == 0.0
+    assert spatial.summary()["by_model"]["broken"]["average"] is None  # sparse, cluttered only
 
 
 @pytest.mark.parametrize(

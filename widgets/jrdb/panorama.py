@@ -5,7 +5,9 @@ the cut has a box whose `x + w` runs past the image's width. Such a box is
 drawn twice, at `x` (its left part, at the right edge) and at `x - width`
 (its right part, at the left edge); both copies pick the same entity.
 Boxes are clipped to the image, and their outlines and name tags keep their
-on-screen size at any zoom.
+on-screen size at any zoom. With `set_wrap` the view also shows a strip of the
+other end past each edge (the seam dashed), so it can be panned, and a box drawn,
+across the seam.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
+    QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsPixmapItem,
     QGraphicsRectItem,
@@ -165,6 +168,21 @@ class PanoramaView(QWidget):
         self.clip.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape)
         self.clip.setZValue(1)
         self.scene.addItem(self.clip)
+        self.wrap_margin = 0.0  # how much of the other end is shown past each edge
+        self.wrap_items = [QGraphicsPixmapItem() for _ in range(2)]
+        self.seam_items = [QGraphicsLineItem() for _ in range(2)]
+        seam_pen = QPen(QColor(255, 255, 255, 150), 1.0, Qt.PenStyle.DashLine)
+        seam_pen.setCosmetic(True)
+        for item in self.wrap_items:
+            item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+            item.setOpacity(0.8)  # the wrapped copy reads as "the other end"
+            item.hide()
+            self.scene.addItem(item)
+        for item in self.seam_items:
+            item.setPen(seam_pen)
+            item.setZValue(4)
+            item.hide()
+            self.scene.addItem(item)
         self.view = _PanView(self.scene)
         self.view.clicked.connect(self._clicked)
         self.view.zoomed.connect(self._user_zoomed)
@@ -195,7 +213,26 @@ class PanoramaView(QWidget):
         else:
             self.image_item.setPixmap(QPixmap.fromImage(image))
             self._set_size(image.width(), image.height())
+        self._place_wraps()
         self._draw_boxes()
+
+    def set_wrap(self, margin: float) -> None:
+        """Show `margin` image pixels of the panorama's other end past each edge, with the
+        seam marked, so panning and drawing go on round the cylinder; 0: a flat image."""
+        self.wrap_margin = max(float(margin), 0.0)
+        self._set_size(self.width_px, self.height_px)
+        self._place_wraps()
+
+    def _place_wraps(self) -> None:
+        on = self.wrap_margin > 0 and self.has_image
+        pixmap = self.image_item.pixmap()
+        for item, x in zip(self.wrap_items, (-self.width_px, self.width_px), strict=True):
+            item.setPixmap(pixmap if on else QPixmap())
+            item.setPos(x, 0)
+            item.setVisible(on)
+        for item, x in zip(self.seam_items, (0.0, self.width_px), strict=True):
+            item.setLine(x, 0, x, self.height_px)
+            item.setVisible(on)
 
     @property
     def has_image(self) -> bool:
@@ -206,7 +243,8 @@ class PanoramaView(QWidget):
         self.width_px, self.height_px = float(width), float(height)
         rect = QRectF(0, 0, self.width_px, self.height_px)
         self.clip.setRect(rect)
-        self.scene.setSceneRect(rect)
+        m = min(self.wrap_margin, self.width_px)
+        self.scene.setSceneRect(rect.adjusted(-m, 0, m, 0))
         if changed or self.fitted:
             self.fit()
 

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from annotation.agreement import kappa_text
+
 ROWS = (
     ("decision", "Decision (approve / correct / reject)"),
     ("unambiguous", "Wording, options and answer unambiguous"),
@@ -37,6 +39,12 @@ def kappa_words(kappa: float | None) -> str:
         if kappa <= limit:
             return words
     return "almost perfect"
+
+
+def kappa_cell(kappa: float | None, reason: str | None) -> str:
+    """A kappa with its reading, or why it is undefined."""
+    text = kappa_text(kappa, reason)
+    return text if kappa is None else f"{text} ({kappa_words(kappa)})"
 
 
 class AgreementView(QWidget):
@@ -81,7 +89,7 @@ class AgreementView(QWidget):
             pct = m.get("percent_agreement")
             cells = (
                 title,
-                "n/a" if kappa is None else f"{kappa:.2f} ({kappa_words(kappa)})",
+                kappa_cell(kappa, m.get("kappa_reason")),
                 "n/a" if pct is None else f"{pct:.0f} %",
                 str(m.get("disagreements", 0)),
             )

@@ -17,7 +17,13 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from annotation.tabletop.episode_metrics import BIMANUAL_ERROR_KINDS, error_key
 from widgets.results.plots import BarPlot
-from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
+from widgets.results.table import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    settings_text,
+    table_cell,
+)
 
 SCRIPTED = ("reference",)  # scripted plans, not models: set apart like a baseline
 # bar colours by top category (Okabe-Ito, told apart with colour-vision deficiencies)
@@ -61,12 +67,6 @@ def rate_text(cell: dict[str, Any] | None) -> tuple[str, str]:
     if cell.get("unknown"):
         tip += f"; {cell['unknown']} without a recorded outcome (counted as not succeeded)"
     return text, tip
-
-
-def model_average(row: dict[str, dict[str, Any]]) -> float | None:
-    """The macro mean success rate over the tasks the model has episodes of (0..1)."""
-    rates = [c["rate"] for c in row.values() if c["episodes"]]
-    return sum(rates) / len(rates) if rates else None
 
 
 class BimanualResultsView(QWidget):
@@ -153,9 +153,14 @@ class BimanualResultsView(QWidget):
             for task in tasks:
                 text, tip = rate_text(row.get(task))
                 cells.append(table_cell(text, tip=tip))
-            average = model_average(row)
-            cells.append(table_cell("–" if average is None else f"{100 * average:.0f}",
-                                    tip="mean of the task rates"))  # fmt: skip
+            average = m.get("average_by_model", {}).get(model, {})
+            missing = average.get("missing") or []
+            cells.append(table_cell(
+                "incomplete" if missing else "–" if average.get("rate") is None
+                else f"{100 * average['rate']:.0f}",
+                tip=f"no average: no episodes of {', '.join(missing)}" if missing
+                else "mean of every task's rate",
+            ))  # fmt: skip
             cells.append(table_cell(str(m["format_error_by_model"].get(model, 0)),
                                     tip="steps whose reply could not be read"))  # fmt: skip
             for c, item in enumerate(cells):
@@ -171,7 +176,7 @@ class BimanualResultsView(QWidget):
         if unknown:
             note += f" {unknown} episode{'s' * (unknown != 1)} without a recorded outcome count"
             note += " as not succeeded."
-        self.success_note.setText(note)
+        self.success_note.setText(note + " " + settings_text(m.get("settings")))
 
     def _draw_errors(self, m: dict[str, Any]) -> None:
         keys = [error_key(c, s) for c, s in BIMANUAL_ERROR_KINDS]

@@ -20,7 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.results.plots import BarPlot
-from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
+from widgets.results.table import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    settings_label,
+    settings_text,
+    table_cell,
+)
 
 MODE_COLOURS = {
     "direct": QColor(120, 144, 176),
@@ -88,15 +95,17 @@ class EpisodeResultsView(QWidget):
         self.recovery_table = results_table(RECOVERY_COLUMNS)
         self.recovery_note = QLabel(wordWrap=True)
         self.format_errors = QLabel(wordWrap=True)
+        self.settings = settings_label()
         self.task_plot = BarPlot("Success per task and mode (mean over models)", "success (%)")
         self.calls_plot = BarPlot("Manipulation calls per question", "grasp + push calls")
         self.find_plot = BarPlot("Find: object present vs absent", "success (%)")
         self.count_plot = BarPlot("Count: under, exact and over", "share of answers (%)")
 
-        success_box = QGroupBox("Success rate (%) per task; average over tasks")
+        success_box = QGroupBox("Success rate (%) per task; average over all tasks")
         inner = QVBoxLayout(success_box)
         inner.addWidget(self.success_table)
         inner.addWidget(self.format_errors)
+        inner.addWidget(self.settings)
         plots = QGridLayout()
         for i, plot in enumerate(
             (self.task_plot, self.calls_plot, self.find_plot, self.count_plot)
@@ -155,11 +164,18 @@ class EpisodeResultsView(QWidget):
                 s = row["success"][t]
                 cells.append(
                     table_cell(
-                        percent(s["success_pct"]), tip=f"{s['successes']} of {s['n']} correct"
+                        f"{percent(s['success_pct'])} ({s['n']})",
+                        tip=f"{s['successes']} of {s['n']} episodes succeeded",
                     )
                 )
+            missing = row.get("missing_tasks") or []
             cells += [
-                table_cell(percent(row["average_pct"]), tip="macro average over the tasks shown"),
+                table_cell(
+                    percent(row["average_pct"]) if not missing else "incomplete",
+                    tip="mean over all the tasks"
+                    if not missing
+                    else f"no average: no episodes of {', '.join(missing)}",
+                ),
                 table_cell(
                     "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
                     tip="" if median is None else f"median {median:g}",
@@ -176,6 +192,9 @@ class EpisodeResultsView(QWidget):
                     item.setData(Qt.ItemDataRole.UserRole, "baseline")
                 table.setItem(r, c, item)
         fit_table_height(table)
+        self.settings.setText(
+            "Cells: success % (episodes). " + settings_text(m.get("settings"))
+        )
         errors = m.get("format_errors", [])
         total = sum(e["format_error_steps"] for e in errors)
         worst = max(errors, key=lambda e: e["format_error_steps"], default=None)

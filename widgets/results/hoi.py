@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.results.agreement import kappa_words
+from annotation.agreement import kappa_text
+from widgets.results.agreement import kappa_cell
 from widgets.results.table import fit_table_height, results_table
 
 AGREEMENT_ROWS = (
@@ -27,10 +28,6 @@ AGREEMENT_ROWS = (
     ("reviewer_vs_reviewer", "Difficulty: reviewer vs reviewer"),
     ("verdicts", "Verdict (accept / reject): reviewer vs reviewer"),
 )
-
-
-def _kappa(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f} ({kappa_words(value)})"
 
 
 def _pct(value: float | None) -> str:
@@ -109,17 +106,27 @@ class HoiResultsView(QScrollArea):
         for key, title in AGREEMENT_ROWS:
             if key == "verdicts":
                 rows.append(
-                    (title, str(v["n"]), _kappa(v["kappa"]), _pct(v["percent_agreement"]))
+                    (
+                        title,
+                        str(v["n"]),
+                        kappa_cell(v["kappa"], v.get("kappa_reason")),
+                        _pct(v["percent_agreement"]),
+                    )
                     + (f"{v['disagreements']} disagreements",)
                 )
                 continue
             m = h["difficulty"][key]
             diff = m["mean_abs_difference"]
-            notes = f"linear {_kappa(m['kappa_linear'])}" + (
+            notes = f"linear {kappa_text(m['kappa_linear'], m.get('kappa_reason'))}" + (
                 f", mean |Δ| {diff:.2f}" if diff is not None else ""
             )
             rows.append(
-                (title, str(m["n"]), _kappa(m["kappa_quadratic"]), _pct(m["percent_agreement"]))
+                (
+                    title,
+                    str(m["n"]),
+                    kappa_cell(m["kappa_quadratic"], m.get("kappa_reason")),
+                    _pct(m["percent_agreement"]),
+                )
                 + (notes,)
             )
         _fill(self.agreement, rows)

@@ -13,7 +13,13 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from widgets.results.table import fit_table_height, results_table, table_cell
+from widgets.results.table import (
+    fit_table_height,
+    results_table,
+    settings_label,
+    settings_text,
+    table_cell,
+)
 
 SETTINGS = ("sparse", "dense", "cluttered")
 COLUMNS = ("Model", "Sparse", "Dense", "Cluttered", "Avg.", "Items")
@@ -49,6 +55,8 @@ class SpatialResultsTable(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(self.table)
         layout.addWidget(self.note)
+        self.settings = settings_label()
+        layout.addWidget(self.settings)
         layout.addStretch(1)
         self.set_summary(None)
 
@@ -62,10 +70,12 @@ class SpatialResultsTable(QWidget):
             self.table.setRowCount(0)
             self.table.hide()
             self.note.hide()
+            self.settings.hide()
             return
         self.message.hide()
         self.table.show()
         self.note.show()
+        self.settings.show()
         sigma = summary.get("sigma")
         models = sorted(by_model, key=str.lower)
         self.table.setRowCount(len(models))
@@ -82,10 +92,15 @@ class SpatialResultsTable(QWidget):
                 counts.append(f"{n} {setting}")
                 tip = f"mean of {n} item{'s' * (n != 1)}"
                 self.table.setItem(r, c, table_cell(score_text(cell["score"]), tip=tip))
+            missing = row.get("missing") or []
             self.table.setItem(
                 r,
                 4,
-                table_cell(score_text(row.get("average")), tip="mean of the settings shown (Avg.)"),
+                table_cell(
+                    "incomplete" if missing else score_text(row.get("average")),
+                    tip=f"no average: no {', '.join(missing)} items" if missing
+                    else "mean of the three settings (Avg.)",
+                ),
             )
             total = sum(row[s]["items"] for s in SETTINGS if s in row)
             self.table.setItem(r, 5, table_cell(str(total), tip=", ".join(counts)))
@@ -93,10 +108,12 @@ class SpatialResultsTable(QWidget):
         self.note.setText(
             "Gaussian-weighted spatial score, 0-100 per asked object: 100 for the arm on the "
             "object's side of the centreline, 100 exp(-x² / 2σ²) for the other arm, 0 when "
-            f"the reply names no arm; σ = {sigma:g} m. Avg. is the mean of the settings."
+            f"the reply names no arm; σ = {sigma:g} m. Avg. is the mean of the three "
+            "settings; a model without items in one is incomplete."
             if sigma is not None
             else "Gaussian-weighted spatial score, 0-100. Avg. is the mean of the settings."
         )
+        self.settings.setText(settings_text(summary.get("settings")))
 
     def rows(self) -> list[list[str]]:
         """The table's cells as shown, row by row (for tests and copying)."""

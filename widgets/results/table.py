@@ -66,3 +66,20 @@ def fit_table_height(table: QTableWidget, margin: int = 6) -> None:
     """Make a table exactly as tall as its rows (the page scrolls, not the table)."""
     rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
     table.setFixedHeight(rows + table.horizontalHeader().height() + margin)
+
+
+def settings_label() -> QLabel:
+    """A footnote under a results table saying how its numbers were computed."""
+    label = QLabel(wordWrap=True)
+    label.setObjectName("settings_note")
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setStyleSheet("color: palette(placeholder-text); font-size: 11px;")
+    return label
+
+
+def settings_text(settings: dict | None) -> str:
+    """The `settings` object of a metric as a footnote: "Computed with: key: value; ..."."""
+    if not settings:
+        return ""
+    parts = [f"{key.replace('_', ' ')}: {value}" for key, value in settings.items()]
+    return "Computed with: " + "; ".join(parts) + "."

@@ -3,8 +3,11 @@
 It is a `PanoramaView` without entity boxes (they would give the answer away)
 and, for the human baseline's visual grounding, `AnswerBoxGesture`: a plain
 left drag draws the answer box, a new drag replaces it, Shift+drag adds another
-(a question about several people). Wheel zooms, Shift+wheel pans. Nothing here
-saves: the boxes go to the mode's `StudyState`.
+(a question about several people). Wheel zooms, Shift+wheel pans. A panorama
+wraps round: past each edge a strip of its other end shows (the seam dashed), so
+a box can be drawn across the seam; it is stored starting in [0, width) with
+x + w past the width, as JRDB's boxes are. Nothing here saves: the boxes go to the
+mode's `StudyState`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
 from widgets.jrdb.panorama import HIGHLIGHT, PanoramaView
 from widgets.study.state import drag_box
+
+WRAP_MARGIN = 480.0  # image px of the other end shown past each edge of a panorama
 
 
 class AnswerBoxGesture(QObject):
@@ -31,7 +36,7 @@ class AnswerBoxGesture(QObject):
         self.enabled = False
         self.start: QPointF | None = None
         self.adding = False
-        self.preview = self._item(Qt.PenStyle.DashLine, 11)
+        self.previews = [self._item(Qt.PenStyle.DashLine, 11) for _ in range(3)]
         self.box_items: list[QGraphicsRectItem] = []
         panorama.view.editor = self
 
@@ -51,36 +56,59 @@ class AnswerBoxGesture(QObject):
     # -- what the panorama's view calls --------------------------------------------------------
     def press(self, scene: QPointF, modifiers: Qt.KeyboardModifier) -> bool:
         p = self.panorama
-        if not self.enabled or not (0 <= scene.x() < p.width_px and 0 <= scene.y() < p.height_px):
+        m = p.wrap_margin
+        if not self.enabled or not (
+            -m <= scene.x() < p.width_px + m and 0 <= scene.y() < p.height_px
+        ):
             return False
         self.start = QPointF(scene)
         self.adding = bool(modifiers & Qt.KeyboardModifier.ShiftModifier)
         return True
 
     def move(self, scene: QPointF) -> None:
-        if self.start is not None:
-            self.preview.setRect(QRectF(self.start, scene).normalized())
-            self.preview.show()
+        if self.start is None:
+            return
+        box = self._box(self.start, scene)
+        rects = self._copies(box) if box is not None else []
+        for item, rect in zip(self.previews, rects, strict=False):
+            item.setRect(rect)
+        for i, item in enumerate(self.previews):
+            item.setVisible(i < len(rects))
 
     def release(self, scene: QPointF, dragged: bool) -> None:
         start, self.start = self.start, None
-        self.preview.hide()
+        for item in self.previews:
+            item.hide()
         if start is None or not dragged:
             return
-        p = self.panorama
-        box = drag_box(
-            (start.x(), start.y()), (scene.x(), scene.y()), width=p.width_px, height=p.height_px
-        )
+        box = self._box(start, scene)
         if box is not None:
             self.drawn.emit(box, self.adding)
+
+    def _box(self, start: QPointF, end: QPointF) -> list[float] | None:
+        p = self.panorama
+        return drag_box(
+            (start.x(), start.y()), (end.x(), end.y()), width=p.width_px, height=p.height_px,
+            wrap=p.wrap_margin > 0,
+        )  # fmt: skip
+
+    def _copies(self, box: Sequence[float]) -> list[QRectF]:
+        """Where a box shows: once on a flat image; on a panorama also one panorama width
+        to either side (in the wrapped strips, or at the other edge across the seam)."""
+        rect = QRectF(*box)
+        if self.panorama.wrap_margin <= 0:
+            return [rect]
+        w = self.panorama.width_px
+        return [rect, rect.translated(-w, 0), rect.translated(w, 0)]
 
     def show_boxes(self, boxes: Sequence[Sequence[float]]) -> None:
         """Show the drawn answer boxes."""
         for item in self.box_items:
             self.panorama.scene.removeItem(item)
-        self.box_items = [self._item(Qt.PenStyle.SolidLine, 10) for _ in boxes]
-        for item, box in zip(self.box_items, boxes, strict=True):
-            item.setRect(QRectF(*box))
+        rects = [rect for box in boxes for rect in self._copies(box)]
+        self.box_items = [self._item(Qt.PenStyle.SolidLine, 10) for _ in rects]
+        for item, rect in zip(self.box_items, rects, strict=True):
+            item.setRect(rect)
 
 
 class StudyImage(QWidget):
@@ -103,9 +131,11 @@ class StudyImage(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.panorama, 1)
 
-    def set_image(self, image: QImage | None, caption: str) -> None:
-        """Show an image (None: a blank one) with a line saying what it is."""
+    def set_image(self, image: QImage | None, caption: str, *, panorama: bool = False) -> None:
+        """Show an image (None: a blank one) with a line saying what it is; a `panorama`
+        wraps round at its seam (a strip of the other end shows past each edge)."""
         self.caption.setText(caption)
+        self.panorama.set_wrap(WRAP_MARGIN if panorama and image is not None else 0)
         self.panorama.set_image(image)
         self.panorama.fit()
 

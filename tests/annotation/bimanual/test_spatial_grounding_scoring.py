@@ -98,6 +98,46 @@ def test_summary_has_one_row_per_model_with_the_mean_of_settings():
     a = out["by_model"]["a"]
     assert a["sparse"] == {"score": 100.0, "items": 1}
     assert a["dense"] == {"score": 0.0, "items": 1}
-    assert "cluttered" not in a and a["average"] == 50.0
-    assert out["by_model"]["b"] == {"sparse": {"score": 0.0, "items": 1}, "average": 0.0}
-    assert summarise([], 0.1) == {"sigma": 0.1, "by_model": {}}
+    # no cluttered items: Avg. is over all three settings, so the row has none
+    assert "cluttered" not in a and a["average"] is None and a["missing"] == ["cluttered"]
+    assert out["by_model"]["b"] == {
+        "sparse": {"score": 0.0, "items": 1}, "average": None, "missing": ["dense", "cluttered"]
+    }  # fmt: skip
+    empty = summarise([], 0.1)
+    assert empty["by_model"] == {} and "first answer is scored" in empty["settings"][
+        "conflicting_answers"]  # fmt: skip
+
+
+def test_one_item_does_not_make_an_average():
+    # one imported item, all right: 100 in its setting, but no Avg. (it read 100.0)
+    right = [{"object": n, "use_arm": ITEM.answer(n)} for n in ITEM.asked]
+    out = summarise([score_prediction(ITEM, "m", results=right)], 0.1)["by_model"]["m"]
+    assert out["sparse"]["score"] == 100.0 and out["average"] is None
+
+
+def test_all_three_settings_average_each_setting_equally():
+    right = [{"object": n, "use_arm": ITEM.answer(n)} for n in ITEM.asked]
+    items = [GroundingItem(f"{s}-0-0", s, ITEM.objects, ITEM.asked) for s in SETTINGS]
+    preds = [score_prediction(items[0], "m", results=right)] * 3 + [
+        score_prediction(items[1], "m", reply=""),
+        score_prediction(items[2], "m", results=right),
+    ]
+    row = summarise(preds, 0.1)["by_model"]["m"]
+    assert row["average"] == pytest.approx((100 + 0 + 100) / 3) and row["missing"] == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"results": [{"object": "red_block", "use_arm": "right"},'
+        ' {"object": "red_block", "use_arm": "left"}]}',
+        "object: red_block, use_arm: right; object: red_block, use_arm: left",
+    ],
+)
+def test_an_object_answered_twice_scores_its_first_answer(reply):
+    # red_block is at x = -0.2: the left arm is right. Wrong then right must not score 100.
+    p = score_prediction(ITEM, "m", reply=reply, sigma=0.1)
+    by = {o.object: o for o in p.objects}
+    assert by["red_block"].predicted == "right"
+    assert by["red_block"].score == pytest.approx(100 * math.exp(-0.04 / 0.02))
+    assert "red_block answered twice (right, then left): the first is scored" in p.notes

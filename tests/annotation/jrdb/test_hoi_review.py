@@ -14,6 +14,7 @@ from annotation.jrdb.hoi_review import (
     UNREVIEWED,
     LabelRecord,
     ReviewRecord,
+    difficulty_agreement,
     hoi_agreement,
     hoi_counts,
     in_qc_sample,
@@ -101,7 +102,8 @@ def test_progress():
 def test_weighted_kappa_by_hand():
     # Perfect agreement, and the degenerate one-category case.
     assert weighted_kappa([(1, 1), (2, 2), (3, 3)]) == 1.0
-    assert weighted_kappa([(2, 2), (2, 2)]) == 1.0
+    assert weighted_kappa([(2, 2), (2, 2)]) is None  # one category: 0/0, undefined
+    assert difficulty_agreement([(2, 2), (2, 2)])["kappa_reason"] == "undefined (one category)"
     assert weighted_kappa([]) is None
     # Two raters, four items: (1,1) (2,3) (3,3) (1,2). Marginals: A 1:2 2:1 3:1, B 1:1 2:1 3:2.
     pairs = [(1, 1), (2, 3), (3, 3), (1, 2)]

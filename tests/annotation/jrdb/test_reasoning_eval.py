@@ -7,14 +7,18 @@ import random
 from types import SimpleNamespace as NS
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 from annotation.jrdb.reasoning_eval import (
     RatingPoint,
     accuracy_by_level,
     average_ranks,
+    box_outside_image,
     difficulty_level,
     human_accuracy_by_level,
+    impossible_boxes,
     iou_xywh,
     match_boxes,
     parse_count,
@@ -54,6 +58,81 @@ def test_the_iou_threshold_is_strict():
     score = score_answer("vg", GOLD, exactly_half)
     assert score.iou == 0.5 and not score.correct and "<= 0.5" in score.reason
     assert score_answer("vg", GOLD, [0, 0, 5.01, 10]).correct
+
+
+# -- the panorama's seam ----------------------------------------------------------------------
+W = 3760
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "expected"),
+    [
+        # a gold box past the seam against its visible part at the left edge: 80 of 100 columns
+        ([3740, 100, 100, 200], [0, 100, 80, 200], 0.8),
+        # the same box written starting left of 0
+        ([3712.2, 100, 100, 200], [-47.8, 100, 100, 200], 1.0),
+        # a gold box written left of 0 against a prediction at the right edge
+        ([-20, 0, 40, 10], [3740, 0, 20, 10], 0.5),
+        # both across the seam, written differently (x + w past W vs negative x)
+        ([3750, 0, 20, 10], [-10, 0, 20, 10], 1.0),
+        # far from the seam nothing changes
+        ([100, 0, 10, 10], [105, 0, 10, 10], 50 / 150),
+        ([0, 0, 10, 10], [3750, 0, 10, 10], 0.0),  # touching across the seam
+    ],
+)
+def test_iou_wraps_at_the_seam_in_both_directions(gold, predicted, expected):
+    assert iou_xywh(gold, predicted, W) == pytest.approx(expected)
+    assert iou_xywh(predicted, gold, W) == pytest.approx(expected)
+    assert match_boxes([gold], [predicted])[1] == pytest.approx(expected)  # the default
+
+
+def test_vg_scores_seam_boxes_on_the_cylinder():
+    gold = {"entity_ids": ["pedestrian:7"], "boxes": [[3740, 100, 100, 200]]}
+    score = score_answer("vg", gold, [0, 100, 80, 200])
+    assert score.correct and score.iou == pytest.approx(0.8)
+    assert score_answer("vg", {"boxes": [[3712.2, 50, 90, 300]]}, [-47.8, 50, 90, 300]).correct
+    # a flat image (no wrap) keeps the plain IoU: the parts do not meet
+    assert match_boxes([[3740, 100, 100, 200]], [[0, 100, 80, 200]], wrap=None) == (False, 0.0)
+
+
+@given(
+    st.floats(-W / 2, 1.5 * W), st.floats(0, 400), st.floats(1, W / 2), st.floats(1, 300),
+    st.floats(-W / 2, 1.5 * W), st.floats(0, 400), st.floats(1, W / 2), st.floats(1, 300),
+    st.integers(-2, 2),
+)  # fmt: skip
+def test_seam_iou_is_the_best_shift_and_shift_invariant(ax, ay, aw, ah, bx, by, bw, bh, k):
+    a, b = [ax, ay, aw, ah], [bx, by, bw, bh]
+    # an independent reading of "compare on the cylinder": the best of the plain IoUs of a
+    # against b shifted by whole panorama widths
+    best = max(iou_xywh(a, [bx + j * W, by, bw, bh]) for j in range(-3, 4))
+    assert iou_xywh(a, b, W) == pytest.approx(best, abs=1e-9)
+    assert iou_xywh(a, [bx + k * W, by, bw, bh], W) == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("box", "problem"),
+    [
+        ([1000, 150, 1100, 420], "runs past the image's rows"),  # [x1, y1, x2, y2]
+        ([1000, -40, 50, 100], "runs past the image's rows"),
+        ([100, 100, 2500, 200], "more than half the panorama"),
+        ([6000, 100, 50, 100], "off the panorama"),
+    ],
+)
+def test_boxes_that_cannot_be_xywh_on_the_panorama(box, problem):
+    assert problem in box_outside_image(box, W, 480)
+    gold = {"boxes": [[100, 100, 50, 100]]}
+    assert problem in impossible_boxes("vg", gold, box)
+
+
+@pytest.mark.parametrize(
+    "box",
+    [[3740, 100, 100, 200], [-47.8, 100, 100, 200], [0, 0, 50, 480], [10, -3, 20, 486]],
+)
+def test_boxes_across_the_seam_or_at_the_edges_are_fine(box):
+    assert box_outside_image(box, W, 480) is None
+    assert impossible_boxes("vg", {"boxes": [[0, 0, 1, 1]]}, box) is None
+    assert impossible_boxes("vqa-count", 3, box) is None  # not a VG question: not judged
+    assert box_outside_image([3740, 100, 100, 200], W, 480, wrap=False) is not None
 
 
 # -- levels ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 
 from annotation.models import Episode, Step
 from annotation.tabletop.episode_metrics import (
+    EPISODE_SETTINGS,
     Recovery,
     as_number,
     classify_recovery,
@@ -93,7 +94,7 @@ def test_success_per_task_and_macro_average_with_a_chance_row():
     m = episode_metrics(episodes)
     json.dumps(m)  # plain data all the way down
     assert m["n"] == 10
-    assert m["tasks"] == ["count", "find", "beneath"]
+    assert m["tasks"] == ["count", "find", "beneath", "compare"]  # the benchmark's whole set
     assert m["modes"] == ["direct", "manipulation"]
     assert [(r["model"], r["mode"], r["baseline"]) for r in m["rows"]] == [
         ("chance", "direct", True),
@@ -105,15 +106,52 @@ def test_success_per_task_and_macro_average_with_a_chance_row():
     assert r["success"]["count"] == {"n": 2, "successes": 1, "success_pct": 50.0}
     assert r["success"]["find"]["success_pct"] == 75.0
     assert r["success"]["beneath"]["success_pct"] == 0.0
-    assert r["average_pct"] == pytest.approx((50 + 75 + 0) / 3)
+    # no Compare episodes: the row is incomplete and has no average (the paper's Avg. is
+    # over all four tasks)
+    assert r["average_pct"] is None and not r["complete"] and r["missing_tasks"] == ["compare"]
     chance = row(m, "chance", "direct", "chance")
     assert chance["success"]["count"]["success_pct"] == 50.0
     assert chance["success"]["find"] == {"n": 0, "successes": 0, "success_pct": None}
-    assert chance["average_pct"] == 50.0
+    assert chance["average_pct"] is None
+    assert chance["missing_tasks"] == ["find", "beneath", "compare"]
     # mode means leave the baseline out
     assert m["mode_means"]["direct"]["count"] == 100.0
     assert m["mode_means"]["direct"]["find"] is None
     assert m["mode_means"]["manipulation"]["find"] == 75.0
+    assert m["mode_means"]["manipulation"]["average"] is None
+    assert "four tasks" in m["settings"]["tasks"] and "incomplete" in m["settings"]["average"]
+
+
+def _full_row(model: str, rates: dict[str, tuple[int, int]]) -> list:
+    """Episodes of one model: task -> (successes, episodes)."""
+    out = []
+    for task, (wins, n) in rates.items():
+        out += [make(task, i < wins, model=model) for i in range(n)]
+    return out
+
+
+def test_a_row_with_one_task_does_not_outrank_a_full_row():
+    # Find alone at 100 % against all four tasks at 75 %: only the full row has an average.
+    episodes = _full_row("find-only", {"find": (2, 2)}) + _full_row(
+        "full", {t: (3, 4) for t in ("count", "find", "beneath", "compare")}
+    )
+    m = episode_metrics(episodes)
+    only, full = row(m, "find-only"), row(m, "full")
+    assert full["average_pct"] == 75.0 and full["complete"]
+    assert only["average_pct"] is None and not only["complete"]
+    assert only["missing_tasks"] == ["count", "beneath", "compare"]
+
+
+def test_the_mode_average_is_the_mean_of_its_columns():
+    # Two models in one mode: A has all four tasks (100, 100, 50, 50: average 75), B only
+    # Count at 100. Task columns: count 100, find 100, beneath 50, compare 50 -> 75. (The
+    # old mean of the rows' own averages gave (75 + 100) / 2 = 87.5.)
+    episodes = _full_row("a", {"count": (1, 1), "find": (1, 1), "beneath": (1, 2),
+                               "compare": (1, 2)}) + _full_row("b", {"count": (1, 1)})  # fmt: skip
+    means = episode_metrics(episodes)["mode_means"]["manipulation"]
+    columns = [means[t] for t in ("count", "find", "beneath", "compare")]
+    assert columns == [100.0, 100.0, 50.0, 50.0]
+    assert means["average"] == pytest.approx(sum(columns) / 4) == 75.0
 
 
 def test_success_falls_back_to_the_scored_answer_step():
@@ -282,5 +320,6 @@ def test_no_episodes():
         "modes": [],
         "rows": [],
         "mode_means": {},
+        "settings": EPISODE_SETTINGS,
         "format_errors": [],
     }

@@ -58,6 +58,10 @@ def test_metrics_json_has_a_bimanual_key(capsys, db):
         "gpt-5": 1, "gpt-5_base": 1}  # fmt: skip
     assert (m["episodes"], m["models"], m["tasks"], m["replays_in_sim"]) == (
         4, ["gpt-5", "gpt-5_base"], ["handover_block", "stack_blocks_two"], 0)  # fmt: skip
+    assert m["average_by_model"] == {
+        "gpt-5": {"rate": None, "missing": ["stack_blocks_two"]},
+        "gpt-5_base": {"rate": None, "missing": ["handover_block"]},
+    }
     assert out["episodes"]["n"] == 0  # dual-arm episodes are not MG-VQA rows
 
 

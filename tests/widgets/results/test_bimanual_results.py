@@ -42,10 +42,13 @@ def test_the_table_and_the_plot_show_the_metrics(qtbot, db):
     table = view.success_table
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headers == ["Model", "handover_block", "stack_blocks_two", "Average", "Format errors"]
+    # each model has one of the two tasks: no average (it read 50 for both)
     assert _cells(table) == [
-        ["gpt-5", "50 (1/2)", "–", "50", "1"],
-        ["gpt-5_base", "–", "50 (1/2)", "50", "1"],
+        ["gpt-5", "50 (1/2)", "–", "incomplete", "1"],
+        ["gpt-5_base", "–", "50 (1/2)", "incomplete", "1"],
     ]
+    assert table.item(0, 3).toolTip() == "no average: no episodes of stack_blocks_two"
+    assert "lacks any column" in view.success_note.text()
     assert table.item(0, 1).toolTip() == "1 of 2 episodes succeeded"
     assert "4 dual-arm episodes of 2 models on 2 tasks; 2 unreadable replies." in (
         view.summary.text()

@@ -95,19 +95,24 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
     view.set_metrics(metrics())
     table = view.success_table
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
-    assert headers[:6] == ["Model / agent", "Mode", "n", "Count", "Find", "Average"]
+    assert headers[:8] == [
+        "Model / agent", "Mode", "n", "Count", "Find", "Beneath", "Compare", "Average"
+    ]  # fmt: skip
     assert table.rowCount() == 3
     assert table.item(0, 0).text() == "chance (baseline)"
     assert view.baseline_rows() == [0]
     assert table.item(0, 0).font().italic() and not table.item(1, 0).font().italic()
     assert [table.item(r, 1).text() for r in range(3)] == ["direct", "direct", "manipulation"]
     manip = 2
-    assert table.item(manip, 3).text() == "50.0"  # count: 1 of 2
-    assert table.item(manip, 3).toolTip() == "1 of 2 correct"
-    assert table.item(manip, 4).text() == "50.0"  # find: 1 of 2
-    assert table.item(manip, 5).text() == "50.0"
-    assert table.item(manip, 6).text() == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
-    assert table.item(manip, 7).text() == "2"  # acted episodes
+    assert table.item(manip, 3).text() == "50.0 (2)"  # count: 1 of 2
+    assert table.item(manip, 3).toolTip() == "1 of 2 episodes succeeded"
+    assert table.item(manip, 4).text() == "50.0 (2)"  # find: 1 of 2
+    assert table.item(manip, 5).text() == "– (0)"  # no Beneath episodes ...
+    assert table.item(manip, 7).text() == "incomplete"  # ... so no average over all tasks
+    assert "beneath, compare" in table.item(manip, 7).toolTip()
+    assert table.item(manip, 8).text() == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
+    assert table.item(manip, 9).text() == "2"  # acted episodes
+    assert "lacks any column" in view.settings.text()
     assert table.item(1, 4).text() == "–"  # no Find episodes in direct mode for vlm-a
 
     rec = view.recovery_table

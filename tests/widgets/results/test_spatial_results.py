@@ -10,13 +10,15 @@ SUMMARY = {
         "qwen": {
             "sparse": {"score": 83.333, "items": 10},
             "dense": {"score": 61.26, "items": 12},
-            "average": 72.2965,
+            "average": None,
+            "missing": ["cluttered"],
         },
         "GPT-4o": {
             "sparse": {"score": 100.0, "items": 10},
             "dense": {"score": 90.04, "items": 12},
             "cluttered": {"score": 77.77, "items": 8},
             "average": 89.27,
+            "missing": [],
         },
     },
 }
@@ -30,11 +32,12 @@ def test_one_row_per_model_with_scores_and_counts(qtbot):
     assert [view.table.horizontalHeaderItem(c).text() for c in range(6)] == list(COLUMNS)
     assert view.rows() == [
         ["GPT-4o", "100.0", "90.0", "77.8", "89.3", "30"],
-        ["qwen", "83.3", "61.3", "–", "72.3", "22"],
+        ["qwen", "83.3", "61.3", "–", "incomplete", "22"],
     ]
     assert view.table.item(1, 3).toolTip() == "no cluttered items scored"
     assert view.table.item(0, 3).toolTip() == "mean of 8 items"
     assert view.table.item(1, 5).toolTip() == "10 sparse, 12 dense"
+    assert view.table.item(1, 4).toolTip() == "no average: no cluttered items"
     assert "σ = 0.1 m" in view.note.text()
     assert view.table.isVisible() and not view.message.isVisible()
 
