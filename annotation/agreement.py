@@ -90,6 +90,17 @@ def label_agreement(pairs: Iterable[Pair]) -> dict[str, Any]:
     }
 
 
+#: The choices behind the verification agreement numbers, reported with them.
+VERIFICATION_SETTINGS = {
+    "statistic": "Cohen's kappa of two rater slots (each question's first and second "
+    "first-round verdict, whoever gave them), not Fleiss' kappa over named people",
+    "pairs": "questions with two live first-round verdicts; adjudication is not counted",
+    "criteria": "each criterion as yes / no; the decision as approve / correct / reject",
+    "undefined": f"kappa is null with kappa_reason '{ONE_CATEGORY}' when both slots gave "
+    "one and the same label to every question (kappa is 0/0 there)",
+}
+
+
 def verification_agreement(pairs: Iterable[tuple[Verdict, Verdict]]) -> dict[str, Any]:
     """Agreement of first-round verdict pairs, per criterion and on the decision.
 
@@ -113,4 +124,5 @@ def verification_agreement(pairs: Iterable[tuple[Verdict, Verdict]]) -> dict[str
         "criteria": criteria,
         "decision": label_agreement((a.decision, b.decision) for a, b in pairs),
         "decision_labels": list(DECISIONS),
+        "settings": VERIFICATION_SETTINGS,
     }

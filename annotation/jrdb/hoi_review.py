@@ -324,6 +324,19 @@ def _pct(part: int, whole: int) -> float | None:
     return round(100.0 * part / whole, 1) if whole else None
 
 
+#: The choices behind the HOI agreement numbers, reported with them (`settings`).
+HOI_SETTINGS = {
+    "difficulty": "Cohen's weighted kappa on the 1-3 scale, quadratic weights (headline) "
+    "and linear; sklearn's cohen_kappa_score gives the same values",
+    "author_vs_reviewer": "one pair per review: the author's difficulty as the reviewer "
+    "saw it against the reviewer's own",
+    "reviewer_vs_reviewer": "one pair per round reviewed twice, the earlier review first",
+    "verdicts": "Cohen's kappa of accept / reject (fix counts as reject)",
+    "undefined": "kappa is null with kappa_reason 'undefined (one category)' when both "
+    "raters used one and the same value throughout",
+}
+
+
 def hoi_agreement(records: Iterable[LabelRecord]) -> dict[str, Any]:
     """The `hoi` agreement metrics of a set of labels (every round of every label).
 
@@ -360,6 +373,7 @@ def hoi_agreement(records: Iterable[LabelRecord]) -> dict[str, Any]:
             if a.difficulty is not None and b.difficulty is not None:
                 reviewer_pairs.append((a.difficulty, b.difficulty))
     return {
+        "settings": HOI_SETTINGS,
         "difficulty": {
             "weights": "quadratic",
             "author_vs_reviewer": difficulty_agreement(author_pairs),

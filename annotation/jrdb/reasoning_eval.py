@@ -42,6 +42,20 @@ LEVEL_DEFINITIONS = {
     "other": "any other (S, R, T), e.g. T > 1",
 }
 HUMAN = "human"  # the model name of the human-baseline rows
+#: The choices behind the `reasoning` numbers, reported with them (`settings`).
+REASONING_SETTINGS = {
+    "vg": f"correct when IoU > {IOU_THRESHOLD} (0.5 itself is wrong); IoU on the "
+    f"panorama's cylinder ({PANORAMA_WIDTH} px round), so boxes across the seam compare "
+    "as the same columns; several targets are matched one-to-one (Hungarian)",
+    "vqa": "accuracy; counts as integers, Wh answers ignoring case, spaces, hyphens "
+    "and underscores",
+    "malformed": "an unreadable answer or box scores as wrong; a box that cannot be "
+    "[x, y, w, h] on the panorama refuses the import line",
+    "levels": "D1, D2, D3 from each question's (S, R, T); anything else is other",
+    "human": "each cell is the mean over annotators of their own accuracy",
+    "spearman": "one point per question: the mean of its 1-5 ratings against its D; "
+    "p by the t approximation (scipy.stats.spearmanr)",
+}
 RATINGS = (1, 2, 3, 4, 5)
 _NUMBER_WORDS = {
     w: i
@@ -204,23 +218,24 @@ def box_outside_image(
     """
     x, y, w, h = box
     tol = EDGE_TOLERANCE_PX
+    shown = "[" + ", ".join(f"{v:g}" for v in box) + "]"
     if y < -tol or y + h > height + tol:
         return (
-            f"box {_short(list(box))} runs past the image's rows (0 to {height:g}): "
+            f"box {shown} runs past the image's rows (0 to {height:g}): "
             f"y + h = {y + h:g}; boxes are [x, y, w, h], not [x1, y1, x2, y2]"
         )
     if wrap:
         if w > width / 2:
             return (
-                f"box {_short(list(box))} is {w:g} px wide, more than half the panorama "
+                f"box {shown} is {w:g} px wide, more than half the panorama "
                 f"({width:g} px); boxes are [x, y, w, h], not [x1, y1, x2, y2]"
             )
         if x + w <= -width / 2 or x >= width + width / 2:
-            return f"box {_short(list(box))} is off the panorama (x from 0 to {width:g})"
+            return f"box {shown} is off the panorama (x from 0 to {width:g})"
         return None
     if x < -tol or x + w > width + tol:
         return (
-            f"box {_short(list(box))} runs past the image's columns (0 to {width:g}): "
+            f"box {shown} runs past the image's columns (0 to {width:g}): "
             f"x + w = {x + w:g}; boxes are [x, y, w, h], not [x1, y1, x2, y2]"
         )
     return None

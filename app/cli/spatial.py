@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from annotation.averages import average_text
 from annotation.bimanual.spatial_grounding import DEFAULT_SIGMA, SETTINGS
 from app.cli.support import (
     CommandTree,

@@ -11,6 +11,7 @@ from annotation.jrdb.hoi_taxonomy import load_hoi_taxonomy
 from annotation.jrdb.reasoning_eval import (
     LEVEL_DEFINITIONS,
     LEVELS,
+    REASONING_SETTINGS,
     accuracy_by_level,
     human_accuracy_by_level,
     spearman_table,
@@ -173,6 +174,7 @@ def project_reasoning_metrics(project) -> dict[str, Any]:
     return {
         "levels": list(LEVELS),
         "level_definitions": dict(LEVEL_DEFINITIONS),
+        "settings": REASONING_SETTINGS,
         "counts": {
             "predictions": len(live),
             "stale_predictions": len(predictions) - len(live),

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.agreement import kappa_text
+from widgets.results.table import settings_label, settings_text
 
 ROWS = (
     ("decision", "Decision (approve / correct / reject)"),
@@ -67,6 +68,8 @@ class AgreementView(QWidget):
         inner.addWidget(self.summary)
         inner.addWidget(self.table)
         inner.addWidget(self.status)
+        self.settings = settings_label()
+        inner.addWidget(self.settings)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 24, 24, 24)
         layout.addWidget(box)
@@ -77,6 +80,7 @@ class AgreementView(QWidget):
             self.summary.setText("No project open.")
             self.table.clearContents()
             self.status.setText("")
+            self.settings.setText("")
             return
         n = v.get("n", 0)
         self.summary.setText(
@@ -100,6 +104,7 @@ class AgreementView(QWidget):
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
                 self.table.setItem(r, c, item)
+        self.settings.setText(settings_text(v.get("settings")))
         rows_height = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
         self.table.setFixedHeight(rows_height + self.table.horizontalHeader().height() + 4)
         counts = v.get("status_counts", {})

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from annotation.agreement import kappa_text
 from widgets.results.agreement import kappa_cell
-from widgets.results.table import fit_table_height, results_table
+from widgets.results.table import fit_table_height, results_table, settings_label, settings_text
 
 AGREEMENT_ROWS = (
     ("author_vs_reviewer", "Difficulty: author vs each reviewer"),
@@ -67,6 +67,7 @@ class HoiResultsView(QScrollArea):
             "Verdict kappa is Cohen's kappa of the two reviewers of a round; a 'fix' counts "
             "as a reject."
         )
+        self.settings = settings_label()
         self.categories = results_table(
             ["Category", "Labels", "Accepted", "Accepted %"], alternating=True
         )
@@ -77,7 +78,7 @@ class HoiResultsView(QScrollArea):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(24, 24, 24, 24)
         for title, widgets in (
-            ("HOI labels: agreement", (self.summary, self.agreement, self.note)),
+            ("HOI labels: agreement", (self.summary, self.agreement, self.note, self.settings)),
             ("By category", (self.categories,)),
             ("Progress per sequence", (self.sequences,)),
         ):
@@ -130,6 +131,7 @@ class HoiResultsView(QScrollArea):
                 + (notes,)
             )
         _fill(self.agreement, rows)
+        self.settings.setText(settings_text(h.get("settings")))
         _fill(
             self.categories,
             [

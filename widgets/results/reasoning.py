@@ -24,7 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
+from widgets.results.table import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    settings_label,
+    settings_text,
+    table_cell,
+)
 
 HUMAN_ROW = "Human eval"
 TASK_TITLES = {
@@ -136,6 +143,7 @@ class ReasoningResultsView(QWidget):
             "answering without seeing the answer."
         )
 
+        self.settings = settings_label()
         self.steps_box = QGroupBox("Step-by-step accuracy")
         self.step_task = QComboBox()
         self.step_task.setObjectName("reasoning_step_task")
@@ -197,6 +205,7 @@ class ReasoningResultsView(QWidget):
                 else ""
             )
         )
+        self.settings.setText(settings_text(m.get("settings")))
         self._fill_levels(m["accuracy"] + m["human"])
         self._fill_spearman(m["spearman"])
         self._fill_step_pickers(m["steps"])
@@ -206,6 +215,7 @@ class ReasoningResultsView(QWidget):
             self.levels_layout.removeWidget(table.parentWidget())
             table.parentWidget().deleteLater()
         self.levels_layout.removeWidget(self.levels_note)
+        self.levels_layout.removeWidget(self.settings)
         self.level_tables = {}
         tasks = sorted({(r["benchmark"], r["task"]) for r in rows})
         for benchmark, task in tasks:
@@ -213,6 +223,7 @@ class ReasoningResultsView(QWidget):
             group.sort(key=lambda r: (r["model"] == "human", r["model"].lower()))
             self.levels_layout.addWidget(self._level_table(benchmark, task, group))
         self.levels_layout.addWidget(self.levels_note)
+        self.levels_layout.addWidget(self.settings)
 
     def _level_table(self, benchmark: str, task: str, rows: list[dict[str, Any]]) -> QWidget:
         holder = QWidget()

@@ -75,4 +75,11 @@ def test_item_scores_and_setting_averages():
     other = GroundingItem("j", "dense", item.objects, item.asked)
     table = averages([s, perfect, score_item(other, {})])
     assert table["sparse"]["n"] == 2 and table["dense"]["score"] == 0.0
-    assert table["avg"]["score"] == pytest.approx((s.score + 100) / 2 / 2)
+    assert table["avg"]["score"] is None and table["avg"]["missing"] == ["cluttered"]
+    cluttered = GroundingItem("k", "cluttered", item.objects, item.asked)
+    table = averages([s, perfect, score_item(other, {}), perfect_in(cluttered)])
+    assert table["avg"]["score"] == pytest.approx(((s.score + 100) / 2 + 0 + 100) / 3)
+
+
+def perfect_in(item: GroundingItem):
+    return score_item(item, {n: item.answer(n) for n in item.asked})

@@ -70,7 +70,8 @@ def test_metrics_json_has_an_episodes_key(db):
     assert set(out) == {"verification", "episodes", "hoi", "reasoning", "bimanual"}
     assert out["verification"]["n"] == 0
     e = out["episodes"]
-    assert e["n"] == 3 and e["tasks"] == ["count"]
+    assert e["n"] == 3 and e["tasks"] == ["count", "find", "beneath", "compare"]
+    assert all(r["average_pct"] is None and not r["complete"] for r in e["rows"])  # Count only
     chance, model = e["rows"]
     assert chance["baseline"] is True and chance["success"]["count"]["success_pct"] == 0.0
     assert model["success"]["count"] == {"n": 2, "successes": 1, "success_pct": 50.0}

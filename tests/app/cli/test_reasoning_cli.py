@@ -119,6 +119,13 @@ def test_import_predictions_then_metrics_json(db, tmp_path, capsys):
         ([{"question_id": "vg-d1", "box": [0, 0, 1, 1]}], ["--model", ""], ":1: no model name"),
         (["", "[1, 2]"], [], ":2: not a JSON object"),
         ([], [], "no predictions in the file"),
+        # [x1, y1, x2, y2] written where [x, y, w, h] belongs: y + h = 150 + 420 is below
+        # the 480-row panorama; the line is refused, not scored as a wrong box
+        ([{"question_id": "vg-d1", "box": [11, 10, 20, 40]},
+          {"question_id": "vg-d2", "box": [1000, 150, 1100, 420]}],
+         [], ":2: box [1000, 150, 1100, 420] runs past the image's rows"),
+        ([{"question_id": "vg-d3", "answer": [[10, 10, 2500, 40]]}], [],
+         ":1: box [10, 10, 2500, 40] is 2500 px wide, more than half the panorama"),
     ],
 )  # fmt: skip
 def test_a_bad_file_is_one_line_and_imports_nothing(db, tmp_path, capsys, lines, args, needle):

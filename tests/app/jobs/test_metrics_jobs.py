@@ -37,11 +37,20 @@ def test_verification_metrics_shape(project_path):
     assert set(v["criteria"]) == {"unambiguous", "evidence_withheld", "evidence_recoverable"}
     assert set(v["decision"]) == {
         "kappa",
+        "kappa_reason",
         "percent_agreement",
         "disagreements",
         "disagreements_by_pair",
     }
     assert v["decision"]["percent_agreement"] == 50.0
+    # both verifiers said yes to "unambiguous" and "evidence recoverable" on both
+    # questions: kappa is 0/0 (sklearn: NaN), reported as null with the reason, not 1.0
+    for name in ("unambiguous", "evidence_recoverable"):
+        c = v["criteria"][name]
+        assert c["kappa"] is None and c["kappa_reason"] == "undefined (one category)"
+        assert c["percent_agreement"] == 100.0
+    assert v["criteria"]["evidence_withheld"]["kappa_reason"] is None
+    assert "Fleiss" in v["settings"]["statistic"]
     assert v["decision"]["disagreements_by_pair"] == {"approve|reject": 1}
     assert v["status_counts"] == {"pending": 2, "approved": 1, "corrected": 0, "excluded": 0}
     assert v["adjudication_pending"] == 1

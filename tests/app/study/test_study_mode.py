@@ -116,6 +116,11 @@ def test_state_rates_goes_back_and_replaces_a_rating(study_db, tmp_path):
 def test_answer_kinds_boxes_and_frames():
     assert drag_box((10, 20), (5, 50), width=100, height=40) == [5.0, 20.0, 5.0, 20.0]
     assert drag_box((10, 10), (11, 30), width=100, height=40) is None  # a slip
+    # a flat image clips at its edges; a panorama wraps at the seam and keeps x in [0, W)
+    assert drag_box((90, 0), (120, 10), width=100, height=40) == [90.0, 0.0, 10.0, 10.0]
+    assert drag_box((90, 0), (120, 10), width=100, height=40, wrap=True) == [90, 0, 30, 10]
+    assert drag_box((-10, 0), (15, 10), width=100, height=40, wrap=True) == [90, 0, 25, 10]
+    assert drag_box((10, 0), (95, 10), width=100, height=40, wrap=True) == [10, 0, 50, 10]
     assert answer_kind(None) is None
 
 
@@ -255,3 +260,53 @@ def test_drag_only_draws_in_the_baselines_visual_grounding(qtbot, window):
     assert study.state.boxes == []
     frames = window.session.project.sequences.frames(study.state.current.sequence_id)
     assert slot_frame(study.state.current, 0, frames) is not None
+
+
+# -- the panorama's seam -------------------------------------------------------------------------
+SEAM_GOLD = [PANORAMA_WIDTH - 60.0, 100.0, 120.0, 200.0]  # a person standing across the seam
+
+
+@pytest.fixture
+def seam_window(qtbot, tmp_path_factory, tmp_path):
+    hoi = build_hoi_project(tmp_path_factory.mktemp("seam"), CONFIG)
+    with open_project(hoi.db) as project:
+        vg = jrdb_questions(project, hoi.sequence_id)["vg"]
+        key = vg["answer"]["entity_ids"][0]
+        vg["answer"] = {**vg["answer"], "boxes": [SEAM_GOLD]}
+        vg["steps"] = [{**vg["steps"][0], "boxes": {key: SEAM_GOLD}}]
+        project.questions.add_many([vg])
+    w = open_as_ada(qtbot, hoi.db, "study", copy_to=tmp_path)
+    yield w
+    qtbot.waitUntil(lambda: w.study.task is None, timeout=30000)
+    w.close()
+
+
+def test_a_box_drawn_across_the_seam_is_stored_across_it_and_scores(qtbot, seam_window):
+    window = seam_window
+    study, project = window.study, window.session.project
+    press_shortcut(qtbot, window, Qt.Key.Key_B, ALT)
+    assert study.state.kind == "box"
+    panorama = study.image.panorama
+    # the panorama wraps: a strip of its other end shows past each edge, the seam dashed
+    assert panorama.wrap_margin > 0 and all(item.isVisible() for item in panorama.wrap_items)
+    scene = panorama.scene.sceneRect()
+    assert scene.left() < 0 and scene.right() > PANORAMA_WIDTH
+    # zoom in and look at the seam, as a person would to draw a tight box there
+    panorama.zoom_by(4.0)
+    panorama.view.centerOn(PANORAMA_WIDTH, 240)
+    visible = panorama.visible_rect()
+    assert visible.left() < PANORAMA_WIDTH < visible.right()
+    x, y, w, h = SEAM_GOLD
+    drag(qtbot, panorama, (x + 2, y + 2), (x + w - 2, y + h - 2))  # from 3702 to 3818
+    (box,) = study.state.boxes
+    assert box[0] == pytest.approx(x + 2, abs=0.6) and box[0] + box[2] > PANORAMA_WIDTH
+    # the drawn box shows at both ends of the image
+    shown = [item.rect() for item in study.image.gesture.box_items]
+    assert any(r.left() < 0 < r.right() for r in shown)  # its copy at the left edge
+    press_shortcut(qtbot, window, Qt.Key.Key_Return)
+    (answer,) = project.reasoning.human_answers(annotator=window.session.annotator)
+    assert answer.correct and answer.iou > 0.9
+    # a drag that starts in the strip left of 0 is stored from the right end, across the seam
+    assert drag_box((-58, 102), (58, 298), width=PANORAMA_WIDTH, height=480, wrap=True) == [
+        PANORAMA_WIDTH - 58, 102.0, 116.0, 196.0
+    ]  # fmt: skip

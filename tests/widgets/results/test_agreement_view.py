@@ -25,7 +25,7 @@ def test_agreement_view_fills_every_row(qtbot):
     assert view.table.item(3, 2).text() == "75 %"
     assert "3 approved" in view.status.text() and "third annotator: 1" in view.status.text()
     view.set_metrics(metrics(None))
-    assert view.table.item(0, 1).text() == "n/a"
+    assert view.table.item(0, 1).text() == "n/a (no pairs)"
     view.set_metrics(None)
     assert view.summary.text() == "No project open."
 
@@ -39,3 +39,17 @@ def test_kappa_words_follow_landis_and_koch():
         "substantial",
         "almost perfect",
     ]
+
+
+def test_an_undefined_kappa_says_so_with_the_settings(qtbot):
+    view = AgreementView()
+    qtbot.addWidget(view)
+    m = metrics(0.5)
+    m["criteria"] = {**m["criteria"], "evidence_recoverable": {
+        "kappa": None, "kappa_reason": "undefined (one category)", "percent_agreement": 100.0,
+        "disagreements": 0}}  # fmt: skip
+    m["settings"] = {"statistic": "Cohen's kappa of two rater slots"}
+    view.set_metrics(m)
+    assert view.table.item(3, 1).text() == "undefined (one category)"
+    assert view.table.item(3, 2).text() == "100 %"
+    assert view.settings.text() == "Computed with: statistic: Cohen's kappa of two rater slots."

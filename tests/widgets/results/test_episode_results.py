@@ -113,7 +113,7 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
     assert table.item(manip, 8).text() == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
     assert table.item(manip, 9).text() == "2"  # acted episodes
     assert "lacks any column" in view.settings.text()
-    assert table.item(1, 4).text() == "–"  # no Find episodes in direct mode for vlm-a
+    assert table.item(1, 4).text() == "– (0)"  # no Find episodes in direct mode for vlm-a
 
     rec = view.recovery_table
     assert rec.rowCount() == 1
