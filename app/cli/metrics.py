@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 
 from annotation.agreement import kappa_text
-from app.cli.support import CommandTree, db_arg, default_db
+from app.cli.support import CommandTree, db_arg, default_db, fail
+from app.jobs.tables import TABLES
 
 
 def add_parser(commands: CommandTree) -> None:
@@ -25,8 +28,20 @@ def add_parser(commands: CommandTree) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON object (keys verification, episodes, hoi, reasoning)",
+        help="print a JSON object (keys verification, episodes, hoi, reasoning, bimanual)",
     )
+    p.add_argument(
+        "--table",
+        choices=TABLES,
+        help="write one results table (with how it was computed) instead of the report",
+    )
+    p.add_argument(
+        "--format",
+        choices=("csv", "latex"),
+        default="csv",
+        help="the --table's format: CSV (notes as trailing '# ' lines) or a LaTeX table",
+    )
+    p.add_argument("--out", type=Path, help="write the --table to this file (default: stdout)")
     p.set_defaults(func=cmd_metrics)
 
 
@@ -34,6 +49,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from app.jobs.metrics import project_metrics
 
     metrics = project_metrics(default_db(args))
+    if args.table:
+        return _write_table(metrics, args)
     if args.json:
         print(json.dumps(metrics, indent=2))
         return 0
@@ -56,6 +73,22 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from app.jobs.metrics import bimanual_lines
 
     print("\n".join(bimanual_lines(metrics["bimanual"])))
+    return 0
+
+
+def _write_table(metrics: dict, args: argparse.Namespace) -> int:
+    from app.jobs.tables import metric_table, to_csv, to_latex
+
+    table = metric_table(metrics, args.table)
+    text = to_latex(table) if args.format == "latex" else to_csv(table)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return fail(f"{args.out}: cannot write the table ({exc.strerror or exc})")
+    print(f"Wrote the {args.table} table ({len(table.rows)} rows, {args.format}) to {args.out}")
     return 0
 
 

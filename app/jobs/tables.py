@@ -1,0 +1,214 @@
+"""Results tables as a paper prints them: CSV and LaTeX from the `reasonscope metrics` dict.
+
+`metric_tables(metrics)` turns the metrics of `app.jobs.metrics.project_metrics` into
+`Table`s (a title, column names, rows of text cells and notes); `to_csv` and
+`to_latex` write one. The notes carry the metric's `settings` (how the numbers were
+computed, docs/metrics.md), so a table never leaves without them: in CSV as
+trailing lines starting with "#" (pandas: `read_csv(..., comment="#")`), in LaTeX as
+a footnote under the tabular. An average that cannot be taken (a row lacking a task
+or setting) is written "incomplete", never a number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.agreement import kappa_text
+from annotation.averages import average_text
+
+TABLES = ("verification", "hoi", "episodes", "reasoning", "spatial", "bimanual")
+
+
+@dataclass
+class Table:
+    """One results table: what it shows, its columns, its rows (text cells) and notes."""
+
+    name: str
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _settings_note(settings: dict[str, str] | None) -> list[str]:
+    if not settings:
+        return []
+    return ["Computed with: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in
+                                          settings.items()) + "."]  # fmt: skip
+
+
+def _incomplete(missing: list[str]) -> str:
+    return average_text(None, missing) if missing else "-"
+
+
+def verification_table(v: dict[str, Any]) -> Table:
+    t = Table("verification", "Agreement between the two verifiers",
+              ["Criterion", "Pairs", "Cohen's kappa", "Agreement (%)", "Disagreements"])  # fmt: skip
+    for name, m in [("decision", v["decision"]), *v["criteria"].items()]:
+        t.rows.append([name, str(v["n"]), kappa_text(m["kappa"], m.get("kappa_reason"), 3),
+                       _num(m["percent_agreement"]), str(m["disagreements"])])  # fmt: skip
+    t.notes = _settings_note(v.get("settings"))
+    return t
+
+
+def hoi_table(h: dict[str, Any]) -> Table:
+    t = Table("hoi", "HOI labels: agreement on difficulty and verdicts",
+              ["Pairs of", "Pairs", "Kappa (quadratic)", "Kappa (linear)", "Agreement (%)"])  # fmt: skip
+    for name, m in h["difficulty"].items():
+        if isinstance(m, dict):
+            why = m.get("kappa_reason")
+            t.rows.append([f"difficulty, {name.replace('_', ' ')}", str(m["n"]),
+                           kappa_text(m["kappa_quadratic"], why, 3),
+                           kappa_text(m["kappa_linear"], why, 3), _num(m["percent_agreement"])])  # fmt: skip
+    v = h["verdicts"]
+    t.rows.append(["verdicts, reviewer vs reviewer", str(v["n"]),
+                   kappa_text(v["kappa"], v.get("kappa_reason"), 3), "",
+                   _num(v["percent_agreement"])])  # fmt: skip
+    t.notes = _settings_note(h.get("settings"))
+    return t
+
+
+def episodes_table(e: dict[str, Any]) -> Table:
+    tasks = e["tasks"]
+    columns = ["Model", "Agent", "Mode"]
+    for task in tasks:
+        columns += [task.capitalize(), f"{task.capitalize()} n"]
+    t = Table("episodes", "Success rate (%) per task and mode", [*columns, "Avg."])
+    for r in e["rows"]:
+        cells = [r["model"] + (" (baseline)" if r["baseline"] else ""), r["agent"], r["mode"]]
+        for task in tasks:
+            s = r["success"][task]
+            cells += [_num(s["success_pct"]), str(s["n"])]
+        missing = r.get("missing_tasks") or []
+        cells.append(_num(r["average_pct"]) if not missing else _incomplete(missing))
+        t.rows.append(cells)
+    t.notes = ["Cells: success (%) and episodes (n) per task."] + _settings_note(
+        e.get("settings")
+    )
+    return t
+
+
+def reasoning_table(r: dict[str, Any]) -> Table:
+    levels = [lv for lv in r["levels"]]
+    columns = ["Model", "Benchmark", "Task"]
+    for level in levels:
+        columns += [level, f"{level} n"]
+    t = Table("reasoning", "Accuracy (%) by difficulty level", [*columns, "All", "All n"])
+    for row in r["accuracy"] + r["human"]:
+        cells = [row["model"], row["benchmark"], row["task"]]
+        for level in levels:
+            cell = row["levels"][level]
+            cells += [_num(cell["accuracy_pct"]), str(cell["n"])]
+        cells += [_num(row["all"]["accuracy_pct"]), str(row["all"]["n"])]
+        t.rows.append(cells)
+    t.notes = [f"{lv}: {d}." for lv, d in r.get("level_definitions", {}).items()]
+    t.notes += _settings_note(r.get("settings"))
+    return t
+
+
+def spatial_table(s: dict[str, Any]) -> Table:
+    settings = ("sparse", "dense", "cluttered")
+    columns = ["Model"]
+    for name in settings:
+        columns += [name.capitalize(), f"{name.capitalize()} n"]
+    t = Table("spatial", "Foundational spatial grounding: Gaussian-weighted spatial score",
+              [*columns, "Avg."])  # fmt: skip
+    for model, row in sorted((s.get("by_model") or {}).items(), key=lambda kv: kv[0].lower()):
+        cells = [model]
+        for name in settings:
+            cell = row.get(name)
+            cells += ["-", "0"] if cell is None else [_num(cell["score"]), str(cell["items"])]
+        cells.append(average_text(row.get("average"), row.get("missing") or []))
+        t.rows.append(cells)
+    t.notes = _settings_note(s.get("settings"))
+    return t
+
+
+def bimanual_table(b: dict[str, Any]) -> Table:
+    tasks = b["tasks"]
+    t = Table("bimanual", "Dual-arm success rate (%) per task",
+              ["Model", *tasks, "Avg."])  # fmt: skip
+    for model in b["models"]:
+        row = b["success_by_task"][model]
+        cells = [model]
+        for task in tasks:
+            c = row.get(task)
+            cells.append("-" if not c else f"{100 * c['rate']:.1f} ({c['success']}/{c['episodes']})")
+        average = b.get("average_by_model", {}).get(model, {})
+        rate = average.get("rate")
+        cells.append(average_text(None if rate is None else 100 * rate,
+                                  average.get("missing") or []))  # fmt: skip
+        t.rows.append(cells)
+    t.notes = ["Cells: success (%) (successes/episodes)."] + _settings_note(b.get("settings"))
+    return t
+
+
+_BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], dict]]] = {
+    "verification": (verification_table, lambda m: m["verification"]),
+    "hoi": (hoi_table, lambda m: m["hoi"]),
+    "episodes": (episodes_table, lambda m: m["episodes"]),
+    "reasoning": (reasoning_table, lambda m: m["reasoning"]),
+    "spatial": (spatial_table, lambda m: m["bimanual"].get("spatial") or {}),
+    "bimanual": (bimanual_table, lambda m: m["bimanual"]),
+}
+
+
+def metric_table(metrics: dict[str, Any], name: str) -> Table:
+    """The table `name` (one of `TABLES`) of a `project_metrics` dict."""
+    if name not in _BUILDERS:
+        raise ValueError(f"no table {name!r}: choose one of {', '.join(TABLES)}")
+    build, part = _BUILDERS[name]
+    return build(part(metrics))
+
+
+def to_csv(table: Table) -> str:
+    """The table as CSV: a header row, the rows, then its notes as lines starting "# "."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(table.columns)
+    writer.writerows(table.rows)
+    for note in table.notes:
+        out.write(f"# {note}\n")
+    return out.getvalue()
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "≥": r"$\geq$", "σ": r"$\sigma$",
+}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    """Text safe inside a LaTeX tabular cell or paragraph."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def to_latex(table: Table) -> str:
+    """The table as a LaTeX `table` float (booktabs rules), its notes as a footnote."""
+    align = "l" + "r" * (len(table.columns) - 1)
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{latex_escape(table.title)}}}",
+        rf"\label{{tab:reasonscope-{table.name}}}",
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(latex_escape(c) for c in table.columns) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in table.rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if table.notes:
+        notes = " ".join(latex_escape(n) for n in table.notes)
+        lines += [r"\par\smallskip", rf"{{\footnotesize {notes}\par}}"]
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
