@@ -3,8 +3,18 @@ JRDB-Reasoning evaluation and dual-arm episodes add up to."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QGroupBox, QStackedWidget, QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGroupBox,
+    QMenu,
+    QStackedWidget,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+)
 
 from app.jobs.metrics import (
     project_bimanual_metrics,
@@ -13,6 +23,7 @@ from app.jobs.metrics import (
     project_reasoning_metrics,
     project_verification_metrics,
 )
+from app.jobs.tables import metric_table, to_csv, to_latex
 from app.session import ProjectSession
 from widgets.mode import ModeWindow
 from widgets.results.agreement import AgreementView
@@ -21,6 +32,15 @@ from widgets.results.episodes import EpisodeResultsView
 from widgets.results.hoi import HoiResultsView
 from widgets.results.reasoning import ReasoningResultsView
 from widgets.results.spatial import SpatialResultsTable
+
+EXPORTS = (
+    ("verification", "Verification agreement"),
+    ("episodes", "Episode success"),
+    ("hoi", "HOI agreement"),
+    ("reasoning", "Reasoning accuracy by level"),
+    ("bimanual", "Dual-arm success"),
+    ("spatial", "Spatial grounding"),
+)
 
 
 class ResultsMode(QObject):
@@ -47,6 +67,9 @@ class ResultsMode(QObject):
         self.tabs.addTab(self.hoi_results, "HOI labels")
         self.tabs.addTab(self.reasoning_results, "Reasoning")
         self.tabs.addTab(self.bimanual_results, "Bimanual")
+        self.metrics: dict | None = None  # what the tables show, as `reasonscope metrics`
+        self.export_button = self._export_button()
+        self.tabs.setCornerWidget(self.export_button)
         pages.addWidget(self.tabs)
         self._had_data = (False, False, False, False, False)
         session.project_changed.connect(self.refresh)
@@ -61,6 +84,7 @@ class ResultsMode(QObject):
             self.reasoning_results.set_metrics(None)
             self.bimanual_results.set_metrics(None)
             self.spatial_results.set_summary(None)
+            self.metrics = None
             self._had_data = (False, False, False, False, False)
             self.pages.setCurrentIndex(0)
             return
@@ -75,6 +99,8 @@ class ResultsMode(QObject):
         bimanual = project_bimanual_metrics(project)
         self.bimanual_results.set_metrics(bimanual)
         self.spatial_results.set_summary(bimanual["spatial"])
+        self.metrics = {"verification": metrics, "episodes": episodes, "hoi": hoi,
+                        "reasoning": reasoning, "bimanual": bimanual}  # fmt: skip
         has_labels = hoi["labels"] > 0
         has_questions = sum(metrics["status_counts"].values()) > 0
         has_episodes = episodes["n"] > 0
@@ -95,6 +121,52 @@ class ResultsMode(QObject):
                 )
             self._had_data = had
         self.pages.setCurrentIndex(1 if any(had) else 0)
+
+    # -- export ------------------------------------------------------------------------------
+    def _export_button(self) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("results_export")
+        button.setText("Export table")
+        button.setToolTip("Save a results table as CSV or LaTeX, with how it was computed")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        for name, title in EXPORTS:
+            for fmt, suffix in (("csv", "CSV"), ("latex", "LaTeX")):
+                action = menu.addAction(f"{title} as {suffix}…")
+                action.setObjectName(f"export_{name}_{fmt}")
+                action.triggered.connect(lambda _=False, n=name, f=fmt: self._ask_export(n, f))
+        button.setMenu(menu)
+        return button
+
+    def _ask_export(self, name: str, fmt: str) -> None:
+        extension = "tex" if fmt == "latex" else "csv"
+        path, _ = QFileDialog.getSaveFileName(
+            self.mode, f"Export the {name} table", f"{name}.{extension}",
+            "LaTeX (*.tex)" if fmt == "latex" else "CSV (*.csv)",
+        )  # fmt: skip
+        if path:
+            self.export_table(name, fmt, Path(path))
+
+    def export_table(self, name: str, fmt: str, path: Path) -> bool:
+        """Write the shown metrics' `name` table (app.jobs.tables) to `path`; says how it went
+        in the status bar. False when there is nothing to export or the file cannot be
+        written."""
+        if self.metrics is None:
+            self.mode.statusBar().showMessage("No project open: nothing to export.", 6000)
+            return False
+        table = metric_table(self.metrics, name)
+        text = to_latex(table) if fmt == "latex" else to_csv(table)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.mode.statusBar().showMessage(
+                f"{path}: cannot write the table ({exc.strerror or exc})", 10000
+            )
+            return False
+        self.mode.statusBar().showMessage(
+            f"Saved the {name} table ({len(table.rows)} rows, {fmt}) to {path}", 8000
+        )
+        return True
 
     def shutdown(self) -> None:
         """Nothing runs in the background here: results are read on the GUI thread."""

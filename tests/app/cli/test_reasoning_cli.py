@@ -153,7 +153,7 @@ def test_metrics_reasoning_key_on_an_empty_project(db):
 
 
 # -- the Results tab ------------------------------------------------------------------------
-def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db):
+def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db, tmp_path):
     with open_project(db) as p:
         alice = p.annotators.sign_in("Alice")
         p.reasoning.import_predictions(
@@ -189,4 +189,17 @@ def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db):
     assert "No model gave per-step answers" in view.steps_note.text()
     assert view.spearman_table.rowCount() == 1
     assert view.spearman_table.item(0, 6).text() == "undefined"  # one question: no rho yet
+    assert "IoU on the panorama's cylinder" in view.settings.text()  # the footnote
+    # Export table: the shown tables as CSV / LaTeX, the settings with them
+    menu = results.export_button.menu()
+    names = {a.objectName() for a in menu.actions()}
+    assert {"export_reasoning_csv", "export_reasoning_latex", "export_spatial_csv"} <= names
+    out = tmp_path / "reasoning.csv"
+    assert results.export_table("reasoning", "csv", out)
+    text = out.read_text()
+    assert text.splitlines()[0].startswith("Model,Benchmark,Task,D1,D1 n")
+    assert "florence,jrdb,vg,100.0,1" in text and "# Computed with: vg: correct when" in text
+    assert "Saved the reasoning table" in mode.statusBar().currentMessage()
+    assert not results.export_table("reasoning", "latex", tmp_path / "no" / "dir" / "r.tex")
+    assert "cannot write the table" in mode.statusBar().currentMessage()
     session.close()
