@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from annotation.jrdb.reasoning_eval import (
@@ -42,7 +43,7 @@ from annotation.models import Annotator, Question
 from store.base import Repository, dumps, loads
 from store.connection import ProjectFile
 from store.errors import ProjectError, utc_now
-from store.questions import QUESTION_COLUMNS, QuestionRepository, question_from_row
+from store.questions import QuestionRepository
 
 _PREDICTION_SELECT = (
     "SELECT p.id, p.question_id, q.uid, p.model, p.answer, p.step_answers, p.correct, p.iou, "
@@ -97,6 +98,16 @@ def _human(r: tuple) -> HumanAnswer:
         is_current=bool(r[14]),
         question_status=r[15],
     )
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A question version as scoring sees it."""
+
+    id: int
+    task: str
+    answer: Any
+    steps: list[dict[str, Any]]
 
 
 def _row_error(line: int, problem: str) -> ValueError:
@@ -201,17 +212,19 @@ class ReasoningRepository(Repository):
             by_model=by_model,
         )
 
-    def _current_by_uid(self, uids: set[str]) -> dict[str, Question]:
-        found: dict[str, Question] = {}
+    def _current_by_uid(self, uids: set[str]) -> dict[str, _Target]:
+        """What scoring needs of each current question named (id, task, answer, steps),
+        without reading the rest of its record."""
+        found: dict[str, _Target] = {}
         ordered = sorted(uids)
         for start in range(0, len(ordered), 900):
             part = ordered[start : start + 900]
             rows = self.db.execute(
-                f"SELECT {QUESTION_COLUMNS} FROM questions WHERE is_current = 1 "
+                "SELECT id, uid, task, answer, steps FROM questions WHERE is_current = 1 "
                 f"AND uid IN ({', '.join('?' * len(part))})",
                 part,
             ).fetchall()
-            found.update((r[1], question_from_row(r)) for r in rows)
+            found.update((r[1], _Target(r[0], r[2], loads(r[3]), loads(r[4], []))) for r in rows)
         return found
 
     def predictions(self, model: str | None = None) -> list[Prediction]:

@@ -187,15 +187,20 @@ def iou_xywh(a: Sequence[float], b: Sequence[float], wrap: float | None = None) 
     """
     ax, ay, aw, ah = a
     bx, by, bw, bh = b
-    ih = max(min(ay + ah, by + bh) - max(ay, by), 0.0)
     if wrap:
         aw, bw = min(aw, wrap), min(bw, wrap)
         ax, bx = ax % wrap, bx % wrap
-        shifts: tuple[float, ...] = (-wrap, 0.0, wrap)
-    else:
-        shifts = (0.0,)
-    iw = sum(max(min(ax + aw, bx + s + bw) - max(ax, bx + s), 0.0) for s in shifts)
-    inter = iw * ih
+    ih = min(ay + ah, by + bh) - max(ay, by)
+    iw = min(ax + aw, bx + bw) - max(ax, bx)
+    iw = iw if iw > 0 else 0.0
+    if wrap and ih > 0:
+        # Both now lie in [0, 2 * wrap): only b one turn back (when it runs past the
+        # seam) or a one turn back (likewise) can overlap besides the plain overlap.
+        if bx + bw > wrap:
+            iw += max(min(ax + aw, bx + bw - wrap) - max(ax, bx - wrap), 0.0)
+        if ax + aw > wrap:
+            iw += max(min(ax + aw - wrap, bx + bw) - max(ax - wrap, bx), 0.0)
+    inter = iw * ih if ih > 0 else 0.0
     union = aw * ah + bw * bh - inter
     return inter / union if union > 0 else 0.0
 
@@ -254,13 +259,15 @@ def parse_box(value: Any) -> list[float]:
             if key in value:
                 return parse_box(value[key])
         raise ValueError("box object has no 'box'")
-    if not isinstance(value, list | tuple) or len(value) != 4:
-        raise ValueError(f"box is not [x, y, w, h]: {_short(value)}")
-    out = []
-    for v in value:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise ValueError(f"box has a non-number: {_short(value)}")
-        out.append(float(v))
+    if type(value) not in (list, tuple) or len(value) != 4:
+        if not isinstance(value, list | tuple) or len(value) != 4:
+            raise ValueError(f"box is not [x, y, w, h]: {_short(value)}")
+    # (type() rather than isinstance: a bool is an int, and this runs for every box)
+    if not all(type(v) in (float, int) for v in value):
+        raise ValueError(f"box has a non-number: {_short(value)}")
+    out = [float(v) for v in value]
+    if not all(map(math.isfinite, out)):
+        raise ValueError(f"box has a non-number: {_short(value)}")
     if out[2] < 0 or out[3] < 0:
         raise ValueError(f"box has a negative width or height: {_short(value)}")
     return out

@@ -18,16 +18,25 @@ GOAL = "<= 3x storing as many questions"
 
 
 def _box(rng: random.Random) -> list[float]:
-    return [rng.uniform(0, 3000), rng.uniform(0, 400), rng.uniform(20, 80), rng.uniform(60, 200)]
+    """A person's box on the 3760 x 480 panorama; one in ten runs across the seam."""
+    w, h = rng.uniform(20, 80), rng.uniform(60, 200)
+    x = rng.uniform(3760 - w + 5, 3755) if rng.random() < 0.1 else rng.uniform(0, 3000)
+    return [x, rng.uniform(10, 470 - h), w, h]
 
 
 def _jitter(rng: random.Random, box: list[float]) -> list[float]:
-    return [v + rng.uniform(-8, 8) for v in box]
+    """A prediction near `box`, written from the other end of the panorama half the time
+    when `box` crosses the seam (x below 0), as models and people draw such boxes."""
+    out = [v + rng.uniform(-4, 4) for v in box]
+    if box[0] + box[2] > 3760 and rng.random() < 0.5:
+        out[0] -= 3760
+    return out
 
 
 def _workload(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """`n` JRDB questions (half VG with two- or three-step annotations, a quarter each
-    count and Wh) and one prediction per question, with per-step answers for VG."""
+    """`n` JRDB questions (half VG with two- or three-step annotations, a tenth of the
+    boxes across the panorama's seam; a quarter each count and Wh) and one prediction per
+    question, with per-step answers for VG."""
     rng = random.Random(seed)
     questions, predictions = [], []
     for i in range(n):
@@ -98,3 +107,35 @@ def reasoning_import(quick: bool) -> PerfResult:
         f"{n} questions stored in {baseline:.2f} s (medians of {ROUNDS} rounds); "
         f"scipy.optimize imported first in {import_s:.2f} s",
     )
+
+
+SEAM_PAIRS = {False: 200_000, True: 40_000}
+SEAM_GOAL = "<= 3x plain IoU"
+
+
+@perf_case("seam_iou", goal=SEAM_GOAL)
+def seam_iou(quick: bool) -> PerfResult:
+    """IoU on the panorama's cylinder (three shifted overlaps) vs the plain IoU of the same
+    box pairs, interleaved; medians of `ROUNDS` rounds."""
+    from annotation.jrdb.reasoning_eval import iou_xywh
+
+    rng = random.Random(11)
+    pairs = [(b, _jitter(rng, b)) for b in (_box(rng) for _ in range(SEAM_PAIRS[quick]))]
+    wrapped_s, plain_s = [], []
+    for k in range(ROUNDS):
+        report(f"seam_iou: round {k + 1} of {ROUNDS}")
+        t0 = time.perf_counter()
+        plain = sum(iou_xywh(a, b) > 0.5 for a, b in pairs)
+        plain_s.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        wrapped = sum(iou_xywh(a, b, 3760) > 0.5 for a, b in pairs)
+        wrapped_s.append(time.perf_counter() - t0)
+    subject, baseline = statistics.median(wrapped_s), statistics.median(plain_s)
+    ratio = subject / baseline
+    n = len(pairs)
+    return PerfResult(
+        "seam_iou", ratio, "x", SEAM_GOAL, ratio <= 3,
+        f"{n} box pairs (a tenth across the seam): cylinder {1e9 * subject / n:.0f} ns, "
+        f"plain {1e9 * baseline / n:.0f} ns a pair; above 0.5: {wrapped} on the cylinder, "
+        f"{plain} plain (the seam boxes plain IoU misses)",
+    )  # fmt: skip
