@@ -19,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QImage, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
 from widgets.jrdb.panorama import HIGHLIGHT, PanoramaView
-from widgets.study.state import drag_box
+from widgets.study.boxes import drag_box
 
 WRAP_MARGIN = 480.0  # image px of the other end shown past each edge of a panorama
 

@@ -35,6 +35,7 @@ RUN_ORDER = [
     "jrdb_frame_load",
     "cloud_frame_time",
     "reasoning_import",
+    "seam_iou",
     "graph_view_update",
     "query_engine_rate",
     "scene_graph_build",
