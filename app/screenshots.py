@@ -70,6 +70,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
             _study_image(app, window.study)
             written.append(out / f"{i:02d}-study-baseline.png")
             window.grab().save(str(written[-1]))
+            written.append(_study_seam(app, window, out / f"{i:02d}-study-seam.png"))
             window.study.set_task("rate")
         if "graph" in window.modes[spec.key].docks:  # the same, the Scene graph tab in front
             graph_png = out / f"{i:02d}-{spec.key}-graph.png"
@@ -180,6 +181,22 @@ def _study_image(app, study) -> None:
             break
         _settle(app, 100)
     _settle(app, 300)
+
+
+def _study_seam(app, window, path: Path) -> Path:
+    """The baseline's panorama zoomed on its seam, with a box drawn across it (as a
+    person draws one around someone standing right behind the robot)."""
+    from annotation.jrdb.dataset import PANORAMA_WIDTH
+
+    image = window.study.image
+    image.panorama.zoom_by(3.0)
+    image.panorama.view.centerOn(PANORAMA_WIDTH, 240)
+    image.show_boxes([[PANORAMA_WIDTH - 70.0, 150.0, 120.0, 240.0]])
+    _settle(app)
+    window.grab().save(str(path))
+    image.show_boxes([])
+    image.panorama.fit()
+    return path
 
 
 def _select_person(app, annotate) -> None:
