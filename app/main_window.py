@@ -249,7 +249,7 @@ class MainWindow(QMainWindow):
             if remembered:
                 self.session.sign_in(remembered)
             else:
-                QTimer.singleShot(0, self.request_sign_in)
+                QTimer.singleShot(0, self._ask_who_if_nobody)
         return True
 
     def new_project_dialog(self) -> None:
@@ -310,10 +310,20 @@ class MainWindow(QMainWindow):
                 "No project open", "Open a project before signing in.", QMessageBox.Icon.Information
             )
             return
+        if self.sign_in_dialog is not None and self.sign_in_dialog.isVisible():
+            self.sign_in_dialog.raise_()  # one "Who is working?" at a time
+            self.sign_in_dialog.activateWindow()
+            return
         current = self.session.annotator.name if self.session.annotator else None
         self.sign_in_dialog = SignInDialog(self.session.known_annotators(), current, self)
         self.sign_in_dialog.accepted.connect(self._accept_sign_in)
         self.sign_in_dialog.open()
+
+    def _ask_who_if_nobody(self) -> None:
+        """After a project opens with nobody signed in: ask, unless someone signed in
+        meanwhile or the question is already on screen."""
+        if self.session.project is not None and self.session.annotator is None:
+            self.request_sign_in()
 
     def _accept_sign_in(self) -> None:
         name = self.sign_in_dialog.name()
