@@ -50,3 +50,42 @@ def test_one_who_is_working_dialog_after_a_cancelled_first_sign_in(qtbot, make_w
     dialogs[0].combo.lineEdit().setText("Ivy")
     dialogs[0].accept()
     assert second.session.annotator.name == "Ivy" and _open_dialogs() == []
+
+
+# -- Annotate HOI: the selected label follows the frames -------------------------------------
+@pytest.fixture(scope="module")
+def hoi_db(tmp_path_factory):
+    from hoi_fixtures import build_hoi_project
+
+    from app.demo.jrdb_synth import SynthConfig
+
+    config = SynthConfig(frames=3, people=3, objects=2, points_per_sweep=2_000)
+    return build_hoi_project(tmp_path_factory.mktemp("friction"), config).db
+
+
+def test_a_new_label_stays_selected_across_frames_and_copies(qtbot, hoi_db, tmp_path):
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
+    a = window.annotate
+    qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
+    hoi = a.hoi.state
+    refused: list[str] = []
+    hoi.refused.connect(refused.append)
+    press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # the first person
+    press_shortcut(qtbot, window, Qt.Key.Key_W)  # walking: a new label, selected
+    (label,) = hoi.labels
+    assert hoi.selected_id == label.id
+    press_shortcut(qtbot, window, Qt.Key.Key_PageDown)  # a frame without it
+    assert hoi.selected is None
+    press_shortcut(qtbot, window, Qt.Key.Key_PageUp)  # back: it is selected again
+    assert hoi.selected_id == label.id
+    shown = [item.data(Qt.ItemDataRole.UserRole) for item in a.hoi.panel.list.selectedItems()]
+    assert shown == [label.id]  # and the list shows it selected
+    press_shortcut(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    assert not [r for r in refused if r.startswith("Nothing to copy")], refused
+    project = window.session.project
+    assert project.hoi.progress(a.state.sequence.id).labels == 3  # copied to frames 2 and 3
+    qtbot.waitUntil(lambda: a.task is None, timeout=30000)
+    window.close()

@@ -39,6 +39,9 @@ class HoiState(QObject):
         self.annotator: Annotator | None = None
         self.frame_records: list[LabelRecord] = []
         self.selected_id: int | None = None
+        # The label chosen last (predicate, target): it is selected again in every frame
+        # that has it, also after frames that do not (docs/hoi-labels.md).
+        self.wanted_key: tuple[str, int | None] | None = None
         self.difficulty = 1
         self.propagate_count = DEFAULT_PROPAGATE
         self.pending: HoiLabelType | None = None  # a label waiting for its target
@@ -69,13 +72,15 @@ class HoiState(QObject):
         self.label_selected.emit(self.selected_id)
 
     def _frame_changed(self) -> None:
-        """A new frame: the same label (predicate and target) of the person stays selected."""
+        """A new frame: the label last chosen (predicate and target) of the person stays
+        selected where the frame has it; a frame without it shows none selected, and the
+        next frame that has it selects it again."""
         self.cancel_pick()
-        old = self.selected
+        wanted = self.wanted_key
         self.reload()
-        if old is not None:
-            match = next((r for r in self.labels if r.label_key() == old.label_key()), None)
-            self.select_label(match.id if match else None)
+        if wanted is not None:
+            match = next((r for r in self.labels if r.label_key() == wanted), None)
+            self.select_label(match.id if match else None, remember=False)
 
     def _person_changed(self) -> None:
         self.cancel_pick()
@@ -106,7 +111,12 @@ class HoiState(QObject):
         ready = self.repo is not None and self.view.sequence is not None
         return self.repo.progress(self.view.sequence.id) if ready else None
 
-    def select_label(self, label_id: int | None) -> None:
+    def select_label(self, label_id: int | None, *, remember: bool = True) -> None:
+        """Select a label of this frame (None: none); `remember` makes it the one the
+        following frames select (a frame change passes False)."""
+        if remember:
+            record = next((r for r in self.frame_records if r.id == label_id), None)
+            self.wanted_key = record.label_key() if record is not None else None
         if label_id != self.selected_id:
             self.selected_id = label_id
             self.label_selected.emit(label_id)
