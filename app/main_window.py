@@ -64,6 +64,11 @@ class MainWindow(QMainWindow):
         self.session.project_changed.connect(self._on_project_changed)
         self.session.annotator_changed.connect(self._on_annotator_changed)
         self.session.data_changed.connect(self.refresh)
+        self.session.changed_outside.connect(
+            lambda: self.statusBar().showMessage(
+                "The project was changed by another program: updated.", 6000
+            )
+        )
         self._restore_settings()
         self.refresh()
 
@@ -95,6 +100,12 @@ class MainWindow(QMainWindow):
         )
         self.about_action = self._action("&About ReasonScope", self.show_about)
         self.reset_layout_action = self._action("&Reset panel layout", self.reset_layout)
+        self.reload_action = self._action(
+            "Re&load project", self.session.reload, QKeySequence.StandardKey.Refresh
+        )
+        self.reload_action.setToolTip(
+            "Read the project again (F5); changes by other programs also show by themselves"
+        )
         self.mode_group = QActionGroup(self)
         self.mode_actions: dict[str, QAction] = {}
         for i, spec in enumerate(MODES, start=1):
@@ -202,6 +213,7 @@ class MainWindow(QMainWindow):
         for dock in self.modes[self.current_mode].docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
+        self.view_menu.addAction(self.reload_action)
         self.view_menu.addAction(self.reset_layout_action)
 
     def _restore_settings(self) -> None:

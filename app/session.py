@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from annotation.models import Annotator, ProjectSummary
 from store import Project, open_project
@@ -16,11 +16,19 @@ class ProjectSession(QObject):
     project_changed = Signal()
     annotator_changed = Signal()
     data_changed = Signal()
+    changed_outside = Signal()  # another process wrote to the open project (then data_changed)
+
+    #: How often (ms) the open project is checked for writes by other processes.
+    WATCH_MS = 1500
 
     def __init__(self) -> None:
         super().__init__()
         self.project: Project | None = None
         self.annotator: Annotator | None = None
+        self._seen_version: int | None = None
+        self.watch = QTimer(self)
+        self.watch.setInterval(self.WATCH_MS)
+        self.watch.timeout.connect(self.check_outside_changes)
 
     @property
     def path(self) -> Path | None:
@@ -32,6 +40,8 @@ class ProjectSession(QObject):
         if self.project is not None:
             self.project.close()
         self.project = project
+        self._seen_version = project.data_version
+        self.watch.start()
         previous = self.annotator.name if self.annotator else None
         self.annotator = None
         self.project_changed.emit()
@@ -47,6 +57,25 @@ class ProjectSession(QObject):
         self.data_changed.emit()
         return self.annotator
 
+    def check_outside_changes(self) -> bool:
+        """Whether another process wrote to the project since the last look; if so, every
+        panel is told (`changed_outside`, then `data_changed`) and reads it again."""
+        if self.project is None:
+            return False
+        version = self.project.data_version
+        if version == self._seen_version:
+            return False
+        self._seen_version = version
+        self.changed_outside.emit()
+        self.data_changed.emit()
+        return True
+
+    def reload(self) -> None:
+        """Read everything shown again (View > Reload): for changes made elsewhere."""
+        if self.project is not None:
+            self._seen_version = self.project.data_version
+            self.data_changed.emit()
+
     def summary(self) -> ProjectSummary | None:
         return self.project.summary.summary() if self.project else None
 
@@ -57,6 +86,7 @@ class ProjectSession(QObject):
         return [a.name for a in self.project.annotators.list()] if self.project else []
 
     def close(self) -> None:
+        self.watch.stop()
         if self.project is not None:
             self.project.close()
             self.project = None

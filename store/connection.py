@@ -50,6 +50,13 @@ class ProjectFile:
             conn.execute("COMMIT")
 
     @property
+    def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version`: it changes when another connection (another
+        process: a command-line import, a second window) commits to the file, and not for
+        this connection's own writes. Cheap enough to poll."""
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+    @property
     def schema_version(self) -> int:
         return self.db.execute(
             "SELECT count(*) FROM _sqlite_migrations WHERE migration_set = ?",
