@@ -33,3 +33,24 @@ class Progress:
     @property
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    def part(self, index: int, count: int, name: str) -> Progress:
+        """The progress of part `index` of `count` (0-based) of this work: its reports
+        move one overall bar (`PART_SCALE` steps across all parts, never back to 0), and
+        its messages are prefixed with the part's name and number. Cancelling this
+        progress stops the part at its next report."""
+        span = PART_SCALE / max(count, 1)
+        base = index * span
+        label = f"{name} (part {index + 1} of {count})"
+
+        def forward(done: int, total: int, message: str) -> None:
+            fraction = min(max(done / total, 0.0), 1.0) if total > 0 else 0.0
+            text = f"{label}: {message}" if message and message != name else label
+            self.report(int(base + fraction * span), PART_SCALE, text)
+
+        child = Progress(forward)
+        child._cancel = self._cancel  # one Cancel button stops every part
+        return child
+
+
+PART_SCALE = 1000  # the overall bar of work split into parts (`Progress.part`)

@@ -43,18 +43,41 @@ def run_gui(db: Path | None) -> int:
             "or `make screenshots` for PNGs of every mode\n"
         )
         return 2
+    app = create_application()
+    window = start_window(db)
+    return app.exec() if window is not None else 1
+
+
+def start_window(db: Path | None):
+    """Show the splash at once, build the main window behind it, show the window, then
+    open the project from the event loop (so the window is painted first)."""
+    from PySide6.QtCore import QTimer
+
+    from widgets.icons import icon
+    from widgets.splash import StartSplash
+
+    splash = StartSplash(icon("app"))
+    splash.show()
+    splash.say("Loading the simulator and the views…")
     from app.crash import install_excepthook
     from app.main_window import MainWindow
 
-    app = create_application()
     window = MainWindow()
     install_excepthook(lambda: window)
     window.show()
-    if db is not None:
-        window.open_path(db, create=False)  # a bad file is explained in a message box
-    elif demo_project_path().exists():
-        window.open_path(demo_project_path())
-        window.open_demo()  # completes parts added by newer builds, off the GUI thread
-    else:
-        window.open_demo()
-    return app.exec()
+    splash.finish(window)
+
+    def open_project() -> None:
+        if db is not None:
+            window.open_path(db, create=False)  # a bad file is explained in a message box
+        elif demo_project_path().exists():
+            window.open_path(demo_project_path())
+            window.open_demo()  # completes parts added by newer builds, off the GUI thread
+        else:
+            window.open_demo()
+
+    window.statusBar().showMessage(
+        f"Opening {db.name}…" if db is not None else "Opening the demo project…"
+    )
+    QTimer.singleShot(0, open_project)
+    return window

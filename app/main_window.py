@@ -100,12 +100,8 @@ class MainWindow(QMainWindow):
         )
         self.about_action = self._action("&About ReasonScope", self.show_about)
         self.reset_layout_action = self._action("&Reset panel layout", self.reset_layout)
-        self.reload_action = self._action(
-            "Re&load project", self.session.reload, QKeySequence.StandardKey.Refresh
-        )
-        self.reload_action.setToolTip(
-            "Read the project again (F5); changes by other programs also show by themselves"
-        )
+        self.reload_action = self._action("Re&load project", self.session.reload, "F5")
+        self.reload_action.setToolTip("Read the project again (other programs' changes show anyway)")
         self.mode_group = QActionGroup(self)
         self.mode_actions: dict[str, QAction] = {}
         for i, spec in enumerate(MODES, start=1):
@@ -303,6 +299,7 @@ class MainWindow(QMainWindow):
         if self.task is not None:
             return
         self.task = TaskRunner("Preparing the demo project", lambda p: build_demo(path, p), self)
+        self.task.progressed.connect(self._say_demo_progress)
         self.task.succeeded.connect(lambda _: self.open_path(path))
         self.task.failed.connect(
             lambda summary, _details: self.show_message(
@@ -314,6 +311,13 @@ class MainWindow(QMainWindow):
 
     def _task_done(self) -> None:
         self.task = None
+        self.refresh()  # the pages behind say what they hold again
+
+    def _say_demo_progress(self, text: str) -> None:
+        """The window behind the progress dialog says what is happening too."""
+        self.statusBar().showMessage(f"Preparing the demo project: {text}")
+        for page in self.empty_states.values() if self.session.project is None else ():
+            page.set_status(f"Preparing the demo project (first start, a few minutes): {text}")
 
     # -- people ---------------------------------------------------------------
     def request_sign_in(self) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
 from annotation.progress import Cancelled, Progress
 
@@ -50,9 +50,25 @@ class _Worker(QObject):
             self.succeeded.emit(result)
 
 
-class TaskRunner(QObject):
-    """Run one function in a worker thread; show progress; allow cancel."""
+def time_left_text(elapsed_s: float, fraction: float) -> str:
+    """ "about 1 min 20 s left" from the time so far and the share done; "" while the
+    estimate would be a guess (under 3 s in, or under 2 % done)."""
+    if elapsed_s < 3 or fraction < 0.02 or fraction >= 1:
+        return ""
+    left = elapsed_s * (1 - fraction) / fraction
+    if left < 10:
+        return "a few seconds left"
+    minutes, seconds = divmod(int(round(left / 5) * 5), 60)
+    return f"about {minutes} min {seconds} s left" if minutes else f"about {seconds} s left"
 
+
+class TaskRunner(QObject):
+    """Run one function in a worker thread; show progress; allow cancel.
+
+    `progressed(text)` carries each progress line with the time left, for a status
+    bar or an empty page behind the dialog to show what is happening."""
+
+    progressed = Signal(str)
     succeeded = Signal(object)
     failed = Signal(str, str)
     cancelled = Signal()
@@ -79,7 +95,13 @@ class TaskRunner(QObject):
             self.dialog.setMinimumDuration(300)
             self.dialog.setAutoClose(False)
             self.dialog.setAutoReset(False)
+            self.dialog.setMinimumWidth(520)  # room for "Part name (part 3 of 9): step"
+            label = QLabel(title)
+            label.setWordWrap(True)
+            label.setMinimumWidth(480)
+            self.dialog.setLabel(label)
             self.dialog.canceled.connect(self.cancel)
+        self.started_at = time.monotonic()
         self.thread.started.connect(self.worker.run)
         self.worker.progressed.connect(self._on_progress)
         # Bound slots of this (GUI-thread) object, so the connections are queued:
@@ -90,6 +112,7 @@ class TaskRunner(QObject):
         self.worker.cancelled.connect(self._on_cancelled)
 
     def start(self) -> None:
+        self.started_at = time.monotonic()
         self.thread.start()
 
     def cancel(self) -> None:
@@ -99,11 +122,15 @@ class TaskRunner(QObject):
 
     @Slot(int, int, str)
     def _on_progress(self, done: int, total: int, message: str) -> None:
+        left = time_left_text(time.monotonic() - self.started_at, done / total if total else 0)
+        text = f"{message}\n{left}" if message and left else message or left
         if self.dialog is not None:
             self.dialog.setMaximum(max(total, 1))
             self.dialog.setValue(min(done, max(total, 1)))
-            if message:
-                self.dialog.setLabelText(message)
+            if text:
+                self.dialog.setLabelText(text)
+        if text:
+            self.progressed.emit(text.replace("\n", " · "))
 
     @property
     def running(self) -> bool:

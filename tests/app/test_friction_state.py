@@ -127,3 +127,69 @@ def test_questions_added_by_another_process_appear_in_the_open_queue(qtbot, make
 
     press_shortcut(qtbot, window, Qt.Key.Key_F5)
     assert seen
+
+
+# -- feedback while waiting ----------------------------------------------------------------------
+def test_launch_shows_a_splash_then_the_window_before_the_project_opens(qtbot, tmp_path):
+    from app.gui import start_window
+    from store import open_project
+    from widgets.splash import StartSplash
+
+    path = tmp_path / "launch.reasonscope"
+    open_project(path, create=True).close()
+    splashes: list[StartSplash] = []
+    original = StartSplash.say
+
+    def record(self, text):
+        splashes.append(self)
+        assert self.isVisible()  # on screen while the heavy imports run
+        original(self, text)
+
+    StartSplash.say = record
+    try:
+        window = start_window(path)
+    finally:
+        StartSplash.say = original
+    qtbot.addWidget(window)
+    assert splashes and "Loading" in splashes[0].text
+    assert window.isVisible() and not splashes[0].isVisible()  # the window replaced it
+    assert window.session.project is None  # not yet: the window paints first ...
+    assert "Opening launch.reasonscope" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: window.session.project is not None, timeout=10_000)  # ... then opens
+    window.close()
+
+
+def test_one_overall_bar_across_parts_with_time_left(qtbot):
+    from annotation.progress import PART_SCALE, Progress
+    from widgets.tasks import TaskRunner, time_left_text
+
+    seen: list[tuple[int, int, str]] = []
+    overall = Progress(lambda d, t, m: seen.append((d, t, m)))
+    for i, name in enumerate(("Scenes", "Questions", "Episodes")):
+        part = overall.part(i, 3, name)
+        for k in range(5):
+            part.report(k, 4, f"step {k}")
+    values = [d for d, _t, _m in seen]
+    assert values == sorted(values) and values[-1] == PART_SCALE  # never back to 0
+    assert seen[0][2] == "Scenes (part 1 of 3): step 0"
+    assert time_left_text(30, 0.25) == "about 1 min 30 s left"
+    assert time_left_text(1, 0.5) == "" and time_left_text(20, 0.01) == ""
+    # the runner's dialog label wraps instead of cutting, and says the time left
+    lines: list[str] = []
+
+    def work(progress):
+        import time
+
+        for k in range(4):
+            progress.report(k, 4, f"A long part name that used to be cut off, step {k}")
+            time.sleep(0.05)
+        return "done"
+
+    runner = TaskRunner("Preparing", work)
+    runner.progressed.connect(lines.append)
+    with qtbot.waitSignal(runner.finished, timeout=20_000):
+        runner.start()
+        runner.started_at -= 30  # as if it had run for half a minute (reports are queued)
+    assert runner.dialog.labelText() and runner.dialog.minimumWidth() >= 520
+    assert any("left" in line for line in lines), lines
+    assert all("\n" not in line for line in lines)
