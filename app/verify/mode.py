@@ -16,10 +16,12 @@ from app.graph.docks import VerifyGraph
 from app.session import ProjectSession
 from app.verify.jrdb import BANNER as JRDB_BANNER
 from app.verify.jrdb import EvidencePage
+from app.verify.prefetch import ScenePrefetch
 from widgets.explore.state import LoadedScene, load_scene
 from widgets.image_view import TopDownImagePanel
 from widgets.mode import ModeWindow, mode_toolbar
 from widgets.tasks import TaskRunner
+from widgets.verify.answer_point import mark_answer_point
 from widgets.verify.jrdb_evidence_rows import is_jrdb
 from widgets.verify.panel import QuestionPanel, criteria_wording, decision_needs
 from widgets.verify.queue import VerifyQueuePanel
@@ -28,7 +30,8 @@ from widgets.viewport.view import SceneViewport
 
 BANNER = (
     "Verification view: clutter that is not answer-critical is see-through, the evidence "
-    "glows. For annotators only; never shown to a model."
+    "is outlined in cyan, a Find answer's point marked in magenta. For annotators only; "
+    "never shown to a model."
 )
 
 
@@ -47,6 +50,11 @@ class VerifyMode(QObject):
         self.central = QStackedWidget()
         self.central.addWidget(self.viewport)
         self.central.addWidget(self.jrdb.view)
+        self.busy = QLabel()  # while a scene is restored: said where the scene will be
+        self.busy.setObjectName("verify_busy")
+        self.busy.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.busy.setStyleSheet("background: #2a2d33; color: #e8e8e8; font-size: 15px;")
+        self.central.addWidget(self.busy)
         self.banner = QLabel(BANNER)
         self.banner.setObjectName("verify_banner")
         self.banner.setWordWrap(True)
@@ -67,6 +75,8 @@ class VerifyMode(QObject):
             "image", "Model view (top-down)", self.image, Qt.DockWidgetArea.LeftDockWidgetArea
         )
         self.task: TaskRunner | None = None
+        self.prefetch = ScenePrefetch(self, lambda scene: load_scene(scene, image_size=self.image_size))
+        self.prefetch.ready.connect(self._prefetched)
         self.loaded: LoadedScene | None = None
         self.wanted: Scene | None = None  # the scene the open question needs
         self.stale = False  # a question opened while the mode was hidden: load when shown
@@ -113,7 +123,7 @@ class VerifyMode(QObject):
         bar.addSeparator()
         self.rendering_action = QAction("Verification view", bar, checkable=True, checked=True)
         self.rendering_action.setShortcut(QKeySequence("V"))
-        self.rendering_action.setToolTip("See-through clutter and glowing evidence, or plain (V)")
+        self.rendering_action.setToolTip("See-through clutter and outlined evidence, or plain (V)")
         self.rendering_action.toggled.connect(lambda _on: self._apply_rendering())
         self.rendering_action.toggled.connect(lambda on: self.jrdb.view.set_emphasis(on))
         bar.addAction(self.rendering_action)
@@ -142,13 +152,15 @@ class VerifyMode(QObject):
         self.rendering_action.setToolTip(
             "The step's boxes bold, the rest shaded, the answer boxes drawn; or plain (V)"
             if jrdb
-            else "See-through clutter and glowing evidence, or plain (V)"
+            else "See-through clutter and outlined evidence, or plain (V)"
         )
 
     # -- data -------------------------------------------------------------------
     def reload(self) -> None:
         """Another project or annotator: start from the top of their queue."""
         project = self.session.project
+        self._show(None)
+        self.prefetch.clear()  # restored scenes of the project (or the person's queue) before
         self.state.set_source(
             project.verifications if project else None,
             self.session.annotator,
@@ -197,13 +209,14 @@ class VerifyMode(QObject):
         question = self.state.current
         jrdb = is_jrdb(question)
         self.central.setCurrentWidget(self.jrdb.view if jrdb else self.viewport)
-        self.jrdb.open(question if jrdb else None)
         if jrdb:
             self.wanted = None
-            self._show(None)  # no scene: the model view says what the model gets instead
+            self._show(None)  # no scene; the previous question's views are cleared first
             self.banner.setText(JRDB_BANNER)
             self.image.caption.setText("The model is given the panorama, without boxes.")
+            self.jrdb.open(question)  # its panorama fills the model view (at once if cached)
             return
+        self.jrdb.open(None)
         scene = self.state.scene
         self.wanted = scene
         if scene is None:
@@ -216,8 +229,16 @@ class VerifyMode(QObject):
         if self.loaded is not None and self.loaded.scene == scene:
             self._show(self.loaded)  # the same scene, untouched since it was restored
             return
-        if self.task is not None:
-            return  # `_task_done` starts the wanted one
+        kept = self.prefetch.take(scene)
+        if kept is not None:
+            self._show(kept)  # restored ahead, or left a moment ago: no wait
+            return
+        self._show(None)  # nothing stale on screen while the scene is restored
+        self.busy.setText(f"Restoring scene #{scene.id} for verification…")
+        self.central.setCurrentWidget(self.busy)
+        self.image.caption.setText(f"Rendering the model's view of scene #{scene.id}…")
+        if self.task is not None or self.prefetch.is_loading(scene):
+            return  # `_task_done` or `_prefetched` shows the wanted one
         self._message(f"Restoring scene #{scene.id}…", 0)
         size = self.image_size
         self.task = TaskRunner(
@@ -233,13 +254,14 @@ class VerifyMode(QObject):
 
     def _loaded(self, loaded: LoadedScene) -> None:
         if loaded.scene != self.wanted:
-            loaded.world.close()  # superseded while it was loading
+            self.prefetch.keep(loaded)  # superseded while it was loading: maybe wanted again
             return
         self._message("", 0)
         self._show(loaded)
 
     def _failed(self, scene: Scene, summary: str) -> None:
         self._message(f"Cannot restore scene #{scene.id}: {summary}", 8000)
+        self.busy.setText(f"Cannot restore scene #{scene.id}: {summary}")
         if self.wanted == scene:
             self.wanted = None  # do not try it again and again
 
@@ -249,12 +271,30 @@ class VerifyMode(QObject):
         if self.wanted is not None and self.wanted != current and self.page.isVisible():
             self._load()
 
+    def _prefetched(self, scene_id: int) -> None:
+        """A restore ahead arrived: show it if it is the one wanted now."""
+        if self.wanted is not None and self.wanted.id == scene_id and self.page.isVisible():
+            self._load()
+
+    def _prefetch_next(self) -> None:
+        """Restore the scene of the next question in the list while this one is read."""
+        questions, row, project = self.state.questions, self.state.index, self.session.project
+        if project is None or row < 0:
+            return
+        for q in questions[row + 1 : row + 3]:
+            if q.scene_id is not None and not is_jrdb(q):
+                if self.loaded is None or q.scene_id != self.loaded.scene.id:
+                    self.prefetch.prefetch(project.scenes.get(q.scene_id))
+                return
+
     def _show(self, loaded: LoadedScene | None) -> None:
         previous, self.loaded = self.loaded, loaded
+        if loaded is not None and self.central.currentWidget() is self.busy:
+            self.central.setCurrentWidget(self.viewport)
         if loaded is not previous:
             self.viewport.set_world(loaded.world if loaded else None)
             if previous is not None:
-                previous.world.close()
+                self.prefetch.keep(previous)  # back with K is instant
         if loaded is None:
             self.image.set_image(None, None)
             return
@@ -266,7 +306,13 @@ class VerifyMode(QObject):
         self.image.set_image(
             loaded.view.rgb, loaded.view.segmentation, evidence or [b.uid for b in world.objects()]
         )
+        question = self.state.current  # a Find answer's point: in the image and in 3D
+        answer = question.answer if question is not None else None
+        mark_answer_point(
+            answer, loaded.view, self.image, self.viewport, stored_camera=loaded.scene.camera
+        )
         self.state.set_visibility({k: v.fraction for k, v in loaded.visibility.items()})
+        self._prefetch_next()
 
     def _evidence(self) -> list[str]:
         q = self.state.current
@@ -296,3 +342,4 @@ class VerifyMode(QObject):
         if self.task is not None:
             self.task.shutdown()
         self._show(None)
+        self.prefetch.shutdown()

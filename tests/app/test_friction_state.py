@@ -193,3 +193,122 @@ def test_one_overall_bar_across_parts_with_time_left(qtbot):
     assert runner.dialog.labelText() and runner.dialog.minimumWidth() >= 520
     assert any("left" in line for line in lines), lines
     assert all("\n" not in line for line in lines)
+
+
+# -- Verify: the model view after a tabletop question -----------------------------------------
+@pytest.fixture(scope="module")
+def mixed_db(tmp_path_factory):
+    """A JRDB question (panorama) and a tabletop question (a restored scene) in one queue."""
+    from pathlib import Path
+
+    from hoi_fixtures import build_hoi_project
+
+    from app.demo.jrdb_synth import SynthConfig
+    from sim.tabletop.questions import Candidate, generate
+    from sim.tabletop.scenes import scene_record
+    from store import open_project
+
+    hp = build_hoi_project(tmp_path_factory.mktemp("mixed"),
+                           SynthConfig(frames=1, people=2, objects=1, points_per_sweep=1_000))
+    with open_project(hp.db) as project:
+        frame = project.sequences.frames(hp.sequence_id)[0]
+        box = project.sequences.boxes_2d(frame.id)[0]
+        key = {e.id: e.key for e in project.sequences.entities(hp.sequence_id)}[box.entity_id]
+        image = Path(frame.image_path).name
+        xywh = [box.x, box.y, box.w, box.h]
+        project.questions.add({
+            "benchmark": "jrdb", "task": "vg", "text": "Find the person.", "seed": 0,
+            "sequence_id": hp.sequence_id, "evidence_ids": [key],
+            "answer": {"entity_ids": [key], "image_id": image, "boxes": [xywh]},
+            "steps": [{"description": "all persons", "entity_ids": [key], "slot": 0,
+                       "boxes": {key: xywh}}],
+            "difficulty": {"S": 1, "R": 0, "T": 1},
+            "criteria": {"generator": "jrdb-query-engine/1", "frame_ids": [frame.id],
+                         "image_ids": [image], "preferences": {"task": "vg"}},
+        })  # fmt: skip
+        for seed in range(1, 40):
+            candidate = generate("count", seed, image_size=256)
+            if isinstance(candidate, Candidate):
+                break
+        with project.write():
+            sid = project.scenes.add(scene_record(candidate.scene))
+            project.questions.add(candidate.question_record(sid))
+        candidate.scene.world.close()
+    return hp.db
+
+
+def test_the_model_view_shows_the_panorama_again_after_a_tabletop_question(qtbot, mixed_db,
+                                                                           tmp_path):  # fmt: skip
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    def small(w):
+        w.verify.image_size = 256
+
+    window = open_as_ada(qtbot, mixed_db, "verify", copy_to=tmp_path, prepare=small)
+    verify = window.verify
+    image = verify.image.image_item
+    assert verify.state.current.benchmark == "jrdb"
+    qtbot.waitUntil(lambda: not image.pixmap().isNull(), timeout=20_000)  # the panorama
+    press_shortcut(qtbot, window, Qt.Key.Key_J)  # the tabletop question
+    assert verify.state.current.benchmark == "mgvqa"
+    # while its scene is restored: no stale panorama, and the view says what is coming
+    assert image.pixmap().isNull()
+    assert verify.central.currentWidget() is verify.busy
+    assert "Restoring scene" in verify.busy.text()
+    qtbot.waitUntil(lambda: verify.loaded is not None, timeout=30_000)
+    assert verify.central.currentWidget() is verify.viewport and not image.pixmap().isNull()
+    press_shortcut(qtbot, window, Qt.Key.Key_K)  # back to the JRDB question (cached image)
+    assert verify.state.current.benchmark == "jrdb"
+    qtbot.waitUntil(lambda: not image.pixmap().isNull(), timeout=5_000)
+    assert "The model's image" in verify.image.caption.text()
+    qtbot.waitUntil(lambda: verify.task is None and verify.jrdb.task is None, timeout=30_000)
+    window.close()
+
+
+@pytest.fixture(scope="module")
+def two_scenes_db(tmp_path_factory):
+    from sim.tabletop.questions import Candidate, generate
+    from sim.tabletop.scenes import scene_record
+    from store import open_project
+
+    path = tmp_path_factory.mktemp("prefetch") / "two.reasonscope"
+    with open_project(path, create=True) as project:
+        made = 0
+        for seed in range(1, 60):
+            candidate = generate("count", seed, image_size=128)
+            if not isinstance(candidate, Candidate):
+                continue
+            with project.write():
+                sid = project.scenes.add(scene_record(candidate.scene))
+                project.questions.add(candidate.question_record(sid))
+            candidate.scene.world.close()
+            made += 1
+            if made == 2:
+                break
+    return path
+
+
+def test_the_next_question_is_restored_ahead_and_opens_at_once(qtbot, two_scenes_db, tmp_path):
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    def small(w):
+        w.verify.image_size = 128
+
+    window = open_as_ada(qtbot, two_scenes_db, "verify", copy_to=tmp_path, prepare=small)
+    verify = window.verify
+    first, second = verify.state.questions[:2]
+    assert first.scene_id != second.scene_id
+    qtbot.waitUntil(lambda: verify.loaded is not None, timeout=30_000)
+    # while the first is read, the next one's scene is restored in the background
+    qtbot.waitUntil(lambda: second.scene_id in verify.prefetch.kept, timeout=30_000)
+    press_shortcut(qtbot, window, Qt.Key.Key_J)
+    # shown at once: no busy page, no restore started
+    assert verify.loaded is not None and verify.loaded.scene.id == second.scene_id
+    assert verify.central.currentWidget() is verify.viewport and verify.task is None
+    press_shortcut(qtbot, window, Qt.Key.Key_K)  # and back again, also at once
+    assert verify.loaded.scene.id == first.scene_id and verify.task is None
+    assert second.scene_id in verify.prefetch.kept
+    window.close()
+    assert verify.prefetch.kept == {}  # the worlds are closed with the window
