@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QStackedWidget, QToolBar
 from app.explore.generator import ExploreGenerator
 from app.graph.docks import ExploreGraph
 from app.session import ProjectSession
+from widgets.busy import busy_page
 from widgets.explore.object_table import ObjectRow, ObjectTablePanel
 from widgets.explore.scene_list import SceneListPanel
 from widgets.explore.state import ExploreState, LoadedScene, load_scene
@@ -30,7 +31,11 @@ class ExploreMode(QObject):
         self.mode, self.pages, self.session = mode, pages, session
         self.state = ExploreState()
         self.viewport = SceneViewport()
-        self.pages.addWidget(self.viewport)
+        self.busy = busy_page("explore_busy")  # while a scene is restored, where it will be
+        self.central = QStackedWidget()
+        self.central.addWidget(self.viewport)
+        self.central.addWidget(self.busy)
+        self.pages.addWidget(self.central)
         self.scene_list = SceneListPanel(self.state)
         self.image = TopDownImagePanel()
         self.objects = ObjectTablePanel()
@@ -101,17 +106,20 @@ class ExploreMode(QObject):
 
     def open_scene(self, scene_id: int) -> None:
         """Restore a stored scene off the GUI thread; the newest request wins."""
+        self.busy.setText(f"Restoring scene #{scene_id}: its physics, the model's view and "
+                          "what that view shows of each object…")  # fmt: skip
+        self.central.setCurrentWidget(self.busy)
+        self.image.set_image(None, None)  # no stale model view of the scene before
         if self.task is not None:
             self.pending = scene_id
             return
         scene = self.session.project.scenes.get(scene_id)  # the GUI thread's connection
         self.task = TaskRunner(
-            f"Restoring scene #{scene_id}", lambda _p: load_scene(scene), self.mode
-        )
+            f"Restoring scene #{scene_id}", lambda _p: load_scene(scene), self.mode,
+            show_dialog=False,  # the view itself says it is busy
+        )  # fmt: skip
         self.task.succeeded.connect(self._loaded)
-        self.task.failed.connect(
-            lambda summary, _d: self.mode.statusBar().showMessage(summary, 8000)
-        )
+        self.task.failed.connect(self._failed)
         self.task.finished.connect(self._task_done)
         self.task.start()
 
@@ -119,7 +127,12 @@ class ExploreMode(QObject):
         if self.pending is not None:
             loaded.world.close()  # superseded while it was loading
             return
+        self.central.setCurrentWidget(self.viewport)
         self.state.open(loaded)
+
+    def _failed(self, summary: str, _details: str) -> None:
+        self.mode.statusBar().showMessage(summary, 8000)
+        self.busy.setText(f"Cannot restore the scene: {summary}")
 
     def _task_done(self) -> None:
         self.task = None

@@ -17,6 +17,7 @@ from app.session import ProjectSession
 from app.verify.jrdb import BANNER as JRDB_BANNER
 from app.verify.jrdb import EvidencePage
 from app.verify.prefetch import ScenePrefetch
+from widgets.busy import busy_page
 from widgets.explore.state import LoadedScene, load_scene
 from widgets.image_view import TopDownImagePanel
 from widgets.mode import ModeWindow, mode_toolbar
@@ -50,10 +51,7 @@ class VerifyMode(QObject):
         self.central = QStackedWidget()
         self.central.addWidget(self.viewport)
         self.central.addWidget(self.jrdb.view)
-        self.busy = QLabel()  # while a scene is restored: said where the scene will be
-        self.busy.setObjectName("verify_busy")
-        self.busy.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.busy.setStyleSheet("background: #2a2d33; color: #e8e8e8; font-size: 15px;")
+        self.busy = busy_page("verify_busy")  # while a scene is restored, where it will be
         self.central.addWidget(self.busy)
         self.banner = QLabel(BANNER)
         self.banner.setObjectName("verify_banner")

@@ -39,13 +39,20 @@ def open_first_scene(qtbot, window):
 def test_scene_list_filters_and_opening_a_scene_fills_every_view(qtbot, window):
     explore = window.explore
     assert len(explore.state.scenes) == 2
-    assert explore.pages.currentWidget() is explore.viewport
+    assert explore.pages.currentWidget() is explore.central
+    assert explore.central.currentWidget() is explore.viewport
     explore.scene_list.seed.setText("32")
     explore.scene_list.seed.editingFinished.emit()
     assert [s.seed for s in explore.state.scenes] == [32]
     explore.scene_list.seed.setText("")
     explore.scene_list.seed.editingFinished.emit()
+    explore.scene_list.select_row(0)
+    # while it is restored the view says so, and shows no stale model view
+    assert explore.central.currentWidget() is explore.busy
+    assert "Restoring scene" in explore.busy.text()
+    assert explore.image.image_item.pixmap().isNull()
     explore = open_first_scene(qtbot, window)
+    assert explore.central.currentWidget() is explore.viewport
     loaded = explore.state.loaded
     assert loaded.scene.seed == 31
     assert explore.objects.model.rowCount() == len(loaded.world.objects())
