@@ -394,6 +394,7 @@ class MainWindow(QMainWindow):
                 else:
                     pairs.append((group, action))
 
+        self._fill_view_menu()  # filled as it opens: its keys (F5) are listed all the same
         for action in self.menuBar().actions():
             if action.menu():
                 walk(action.menu(), action.text().replace("&", ""))
@@ -403,7 +404,8 @@ class MainWindow(QMainWindow):
         return pairs
 
     def show_shortcuts(self) -> None:
-        self.shortcut_sheet = ShortcutSheet(shortcut_rows(self.shortcut_groups()), self)
+        rows, current = shortcut_rows(self.shortcut_groups()), self.modes[self.current_mode].title
+        self.shortcut_sheet = ShortcutSheet(rows, self, current=current)  # its keys first
         self.shortcut_sheet.open()
 
     def show_about(self) -> None:
