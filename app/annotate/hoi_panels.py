@@ -8,8 +8,9 @@
   check, and the review form;
 - toolbar "HOI labels" (left, vertical): one action a label, its key on the
   button (the taxonomy's keys; checked when the person has the label);
-- toolbar "HOI": 1/2/3 difficulty, Tab / Shift+Tab person, [ ] label, Delete,
-  Ctrl+T target, Esc cancel the pick, Ctrl+←/→ copy (with Shift: all the
+- toolbar "HOI": 1/2/3 difficulty, Tab / Shift+Tab person (while a label waits
+  for its target: the objects nearest the person, Enter takes one), [ ] label,
+  Delete, Ctrl+T target, Esc cancel the pick, Ctrl+←/→ copy (with Shift: all the
   person's labels), Ctrl+Z undo, Ctrl+Shift+Z / Ctrl+Y redo;
 - toolbar "Review": A accept, R reject, Alt+1/2/3 your difficulty, J / K next
   and previous in the list, Ctrl+Shift+R resubmit a returned label.
@@ -107,13 +108,14 @@ class HoiPanels(QObject):
                 ("d2", "2 Medium", ["2"], lambda: s.set_difficulty(2), "Difficulty medium"),
                 ("d3", "3 Hard", ["3"], lambda: s.set_difficulty(3), "Difficulty hard"),
                 (None, None, None, None, None),
-                ("next_person", "Next person", ["Tab"], lambda: s.next_person(1), "Next person in this frame"),
-                ("previous_person", "Previous person", ["Shift+Tab"], lambda: s.next_person(-1), "Previous person in this frame"),
+                ("next_person", "Next person", ["Tab"], lambda: self._tab(1), "Next person in this frame (while choosing a target: the next object near the person)"),
+                ("previous_person", "Previous person", ["Shift+Tab"], lambda: self._tab(-1), "Previous person in this frame (while choosing a target: the previous object)"),
                 ("next_label", "Next label", ["]"], lambda: s.cycle_label(1), "Select the person's next label"),
                 ("previous_label", "Previous label", ["["], lambda: s.cycle_label(-1), "Select the previous label"),
                 ("remove", "Remove", ["Delete"], s.delete_selected, "Remove the selected label"),
                 ("retarget", "Target…", ["Ctrl+T"], s.retarget, "Pick another target for the selected label"),
                 ("cancel_pick", "Cancel pick", ["Esc"], s.cancel_pick, "Stop waiting for a target"),
+                ("take_target", "Take target", ["Return", "Enter"], self._take_target, "While choosing a target: take the highlighted object"),
                 (None, None, None, None, None),
                 ("copy_back", "◀ Copy", ["Ctrl+Left"], lambda: s.propagate(-1), "Copy the selected label to the previous N frames of the track"),
                 ("copy_forward", "Copy ▶", ["Ctrl+Right"], lambda: s.propagate(1), "Copy the selected label to the next N frames of the track"),
@@ -157,6 +159,18 @@ class HoiPanels(QObject):
             self.actions[f"r{i}"].setChecked(self.review.draft.difficulty == i)
         for t in s.taxonomy.labels():
             self.actions[f"label:{t.id}"].setChecked(s.has_label(t.id))
+
+    # -- choosing a target by keys -----------------------------------------------------------
+    def _tab(self, delta: int) -> None:
+        """Tab: the next person, or while a label waits for its target, the next object."""
+        if self.view.picking:
+            self.panel.chooser.cycle(delta)
+        else:
+            self.state.next_person(delta)
+
+    def _take_target(self) -> None:
+        if self.view.picking:
+            self.panel.chooser.take()
 
     # -- the session ------------------------------------------------------------------------
     def reload(self) -> None:

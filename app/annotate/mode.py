@@ -99,6 +99,7 @@ class AnnotateMode(QObject):
         self.all_task: TaskRunner | None = None
         self._build_toolbar()
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
+        self.hoi.panel.chooser.changed.connect(self._show_candidate)
         # drawing boxes, the Box dock, calibration
         self.boxes = BoxEditing(mode, self.state, session, self.panorama, self.reload_cloud)
         self.graph = AnnotateGraph(
@@ -392,6 +393,17 @@ class AnnotateMode(QObject):
 
     def _message(self, text: str, ms: int = 8000) -> None:
         self.mode.statusBar().showMessage(text, ms)
+
+    def _show_candidate(self) -> None:
+        """While a label waits for its target: the person and the highlighted object stand
+        out in the panorama and the cloud; afterwards nothing is highlighted."""
+        chooser = self.hoi.panel.chooser
+        person, target = self.hoi.state.person, chooser.current
+        lit = [i for i in (person, target) if i is not None] if chooser.candidates else None
+        self.panorama.highlight_entities(lit)
+        self.cloud.highlight_entities(lit)
+        if target is not None:
+            self.panorama.centre_on(target)
 
     def shutdown(self) -> None:
         self.hoi.shutdown()

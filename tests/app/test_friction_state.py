@@ -312,3 +312,48 @@ def test_the_next_question_is_restored_ahead_and_opens_at_once(qtbot, two_scenes
     assert second.scene_id in verify.prefetch.kept
     window.close()
     assert verify.prefetch.kept == {}  # the worlds are closed with the window
+
+
+# -- Annotate HOI: the target by keys or from a list ------------------------------------------
+def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(qtbot, hoi_db,
+                                                                             tmp_path):  # fmt: skip
+    import math
+
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
+    a = window.annotate
+    qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
+    hoi, panel = a.hoi.state, a.hoi.panel
+    press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # the first person
+    person = hoi.person
+    press_shortcut(qtbot, window, Qt.Key.Key_H)  # holding: waits for its target
+    assert a.state.picking and panel.targets.isVisible()
+    # the frame's objects, nearest the person first (3D box centres)
+    p = a.state.box_3d(person)
+    objects = a.state.objects_in_frame()
+    by_distance = sorted(objects, key=lambda o: math.dist(
+        (p.cx, p.cy, p.cz), (a.state.box_3d(o).cx, a.state.box_3d(o).cy, a.state.box_3d(o).cz)))
+    assert [c for c, _d in panel.chooser.candidates] == by_distance
+    assert panel.targets.count() == len(objects) and " m" in panel.targets.item(0).text()
+    assert panel.chooser.current == by_distance[0]
+    assert a.panorama.highlighted == frozenset({person, by_distance[0]})  # shown in the views
+    press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # Tab now moves through the objects ...
+    assert hoi.person == person and panel.chooser.current == by_distance[1]
+    assert panel.targets.item(1).isSelected()
+    press_shortcut(qtbot, window, Qt.Key.Key_Return)  # ... and Enter takes one
+    (label,) = hoi.labels
+    assert (label.label.predicate, label.label.object_entity_id) == ("holding", by_distance[1])
+    assert not a.state.picking and not panel.targets.isVisible()
+    assert a.panorama.highlighted is None
+    # a click in the list takes a target too (here: another label, looking at)
+    hoi.retarget()
+    assert a.state.picking
+    item = panel.targets.item(0)
+    qtbot.mouseClick(panel.targets.viewport(), Qt.MouseButton.LeftButton,
+                     pos=panel.targets.visualItemRect(item).center())  # fmt: skip
+    (label,) = hoi.labels
+    assert label.label.object_entity_id == by_distance[0]
+    qtbot.waitUntil(lambda: a.task is None, timeout=30000)
+    window.close()

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from annotation.jrdb.hoi_review import ACCEPTED, HALF, RETURNED, REVIEW, UNREVIEWED, LabelRecord
 from annotation.models import HOI_DIFFICULTIES
 from widgets.hoi.state import HoiState
+from widgets.hoi.targets import TargetChooser
 
 STATUS_WORDS = {
     UNREVIEWED: "not reviewed",
@@ -67,6 +68,15 @@ class HoiPanel(QWidget):
         self.banner.setObjectName("hoi_pick_banner")
         self.banner.setStyleSheet(BANNER_STYLE)
         self.banner.hide()
+        self.chooser = TargetChooser(state)
+        self.targets = QListWidget()  # while a label waits for its target: the nearest objects
+        self.targets.setObjectName("hoi_target_list")
+        self.targets.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.targets.itemClicked.connect(
+            lambda item: self.chooser.take(item.data(Qt.ItemDataRole.UserRole))
+        )
+        self.targets.hide()
+        self.chooser.changed.connect(self._show_targets)
         self.list = QListWidget()
         self.list.setObjectName("hoi_label_list")
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the mode's actions
@@ -106,6 +116,7 @@ class HoiPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
         layout.addWidget(self.banner)
+        layout.addWidget(self.targets, 1)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
         layout.addLayout(row)
@@ -170,8 +181,24 @@ class HoiPanel(QWidget):
     def _show_picking(self, picking: bool) -> None:
         pending = self.state.pending
         what = f"what the person is {pending.label}" if pending else "the new target"
-        self.banner.setText(f"Click {what}: an object in the image or the cloud (Esc cancels)")
+        self.banner.setText(
+            f"Choose {what}: Tab / Shift+Tab through the objects nearest the person and "
+            "Enter, a click in the list below, or a click in the image or the cloud "
+            "(Esc cancels)"
+        )
         self.banner.setVisible(picking)
+
+    def _show_targets(self) -> None:
+        chooser = self.chooser
+        self.targets.clear()
+        for entity_id, distance in chooser.candidates:
+            item = QListWidgetItem(chooser.describe(entity_id, distance))
+            item.setData(Qt.ItemDataRole.UserRole, entity_id)
+            self.targets.addItem(item)
+        if 0 <= chooser.index < self.targets.count():
+            self.targets.item(chooser.index).setSelected(True)
+            self.targets.scrollToItem(self.targets.item(chooser.index))
+        self.targets.setVisible(bool(chooser.candidates))
 
     def show_progress(self) -> None:
         """Progress of the sequence (it scans the sequence: the mode calls it when typing
