@@ -2,9 +2,11 @@
 
 Attributes: position, normal, colour (an array, or one constant colour for the
 whole item) and texture coordinates. Uniforms: the model-view-projection,
-model-view and normal matrices; `u_style` packs the item's tint, its emissive
-colour and amount (selection, highlight) and its alpha into one upload;
-`u_textured` switches the texture on.
+model-view and normal matrices; `u_style` packs the item's tint, a flat colour
+and its amount (1: unlit, exactly that colour; the outlines and markers of
+`widgets.viewport.overlay`) and its alpha into one upload; `u_shift` moves the
+item on screen (clip space, in normalised device units: an outline is the
+silhouette drawn shifted around the body); `u_textured` switches the texture on.
 """
 
 # Legacy GLSL (as pyqtgraph's own shaders), so it also compiles as GLSL ES 1.00.
@@ -14,7 +16,8 @@ VERTEX = """
 uniform mat4 u_mvp;
 uniform mat4 u_modelview;
 uniform mat3 u_normal;
-uniform vec4 u_style[3];  // tint; emissive rgb + amount; alpha, -, -, -
+uniform vec4 u_style[3];  // tint; flat rgb + amount; alpha, -, -, -
+uniform vec2 u_shift;  // screen offset in normalised device coordinates
 attribute vec4 a_position;
 attribute vec3 a_normal;
 attribute vec4 a_color;
@@ -31,14 +34,14 @@ void main() {
     vec3 fill = normalize(vec3(-0.7, -0.3, 0.5));
     float light = 0.32 + 0.58 * max(dot(n, key), 0.0) + 0.18 * max(dot(n, fill), 0.0);
     float shine = 0.12 * pow(max(dot(reflect(-key, n), to_eye), 0.0), 24.0);
-    float rim = pow(1.0 - max(dot(n, to_eye), 0.0), 2.0);
-    float glow = u_style[1].a * (0.6 + 0.4 * rim);
+    float flat_amount = u_style[1].a;
     vec4 base = a_color * u_style[0];
-    v_multiply = base.rgb * light * (1.0 - glow);
-    v_add = vec3(shine) * (1.0 - glow) + u_style[1].rgb * glow;
+    v_multiply = base.rgb * light * (1.0 - flat_amount);
+    v_add = vec3(shine) * (1.0 - flat_amount) + u_style[1].rgb * flat_amount;
     v_alpha = base.a * u_style[2].x;
     v_texcoord = a_texcoord;
     gl_Position = u_mvp * a_position;
+    gl_Position.xy += u_shift * gl_Position.w;
 }
 """
 FRAGMENT = """
@@ -58,4 +61,4 @@ void main() {
 }
 """
 ATTRIBUTES = {"a_position": 0, "a_normal": 1, "a_color": 2, "a_texcoord": 3}
-UNIFORMS = ("u_mvp", "u_modelview", "u_normal", "u_texture", "u_textured", "u_style")
+UNIFORMS = ("u_mvp", "u_modelview", "u_normal", "u_texture", "u_textured", "u_style", "u_shift")

@@ -27,15 +27,16 @@ from sim.tabletop.world import OBLIQUE, TOP_DOWN, TabletopWorld
 from sim.visuals import VisualShape, link_frames, pick, shape_world_matrix, visual_shapes
 from widgets.viewport.camera import ViewParams, click_ray, spec_from_view_params
 from widgets.viewport.camera import view_params_from_spec as params_from_spec
-from widgets.viewport.items import (
-    HIGHLIGHT_EMISSION,
-    NO_EMISSION,
-    SELECTION_EMISSION,
-    SceneGLView,
-    ShapeItem,
-)
+from widgets.viewport.items import SceneGLView, ShapeItem
 from widgets.viewport.live import LiveSimulation
 from widgets.viewport.mesh_cache import is_white, load_mesh, load_texture_image, shape_geometry
+from widgets.viewport.overlay import (
+    EVIDENCE,
+    OUTLINE_DEPTH,
+    SELECTION,
+    MarkerItem,
+    OutlineItem,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,13 @@ class SceneViewport(QWidget):
         # The destroyed signal fires when `self` is already gone: its handler reaches
         # the running simulation through this list, not through `self`.
         self._holder: list[LiveSimulation | None] = [None]
+        # Evidence and selection are outlines round the bodies (their colours stay);
+        # the marker is a point of interest. These items outlive every world.
+        self.evidence_outline = OutlineItem(EVIDENCE)
+        self.selection_outline = OutlineItem(SELECTION, OUTLINE_DEPTH + 1)
+        self.marker = MarkerItem()
+        for item in (self.evidence_outline, self.selection_outline, self.marker):
+            self._view.addItem(item)
         self._view.clicked.connect(self._on_clicked)
         self._view.camera_moved.connect(self._on_camera_moved)
         app = QCoreApplication.instance()
@@ -116,6 +124,8 @@ class SceneViewport(QWidget):
         self._selected = ""
         self._highlighted = frozenset()
         self._alpha = {}
+        self.set_marker(None)
+        self._restyle()
         if world is None:
             return
         with world.lock:
@@ -128,6 +138,7 @@ class SceneViewport(QWidget):
             self._shapes.append((shape, item, scale))
             self._items.setdefault(shape.body_key, []).append(item)
             self._view.addItem(item)
+        self._restyle()
         self.sync()
         if was_live:
             self.set_live(True)
@@ -269,7 +280,7 @@ class SceneViewport(QWidget):
         return self._selected
 
     def select(self, key: str | None) -> None:
-        """Select (and glow) a body without emitting `body_selected`; "" or None clears."""
+        """Select (outline in orange) a body without emitting `body_selected`; "" clears."""
         key = key or ""
         if key and key not in self._items:
             raise KeyError(f"no body {key!r} in the viewport")
@@ -277,7 +288,7 @@ class SceneViewport(QWidget):
         self._restyle()
 
     def set_highlight(self, keys: Iterable[str]) -> None:
-        """Make these bodies glow (evidence, hints); replaces the previous highlight."""
+        """Outline these bodies in cyan (evidence, hints); replaces the previous highlight."""
         self._highlighted = frozenset(keys)
         self._restyle()
 
@@ -300,14 +311,20 @@ class SceneViewport(QWidget):
 
     def _restyle(self) -> None:
         for key, items in self._items.items():
-            if key == self._selected:
-                emission = SELECTION_EMISSION
-            elif key in self._highlighted:
-                emission = HIGHLIGHT_EMISSION
-            else:
-                emission = NO_EMISSION
             for item in items:
-                item.set_style(alpha=self._alpha.get(key, 1.0), emission=emission)
+                item.set_style(alpha=self._alpha.get(key, 1.0))
+        evidence = self._highlighted - {self._selected}
+        self.evidence_outline.set_targets([i for k in sorted(evidence) for i in self.items_for(k)])
+        self.selection_outline.set_targets(self.items_for(self._selected))
+
+    def set_marker(self, point, pin=None) -> None:
+        """Mark a world point with a magenta dot drawn over everything (None clears);
+        `pin` (start, end): a segment with it, e.g. the line of sight through it."""
+        self.marker.set_point(point, pin)
+
+    @property
+    def marked_point(self) -> np.ndarray | None:
+        return self.marker.point
 
     # -- live physics -------------------------------------------------------------------
     @property

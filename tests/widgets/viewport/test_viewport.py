@@ -27,7 +27,7 @@ from widgets.viewport.camera import (
     view_matrix,
     view_params_from_spec,
 )
-from widgets.viewport.items import BACKGROUND, HIGHLIGHT_EMISSION, SELECTION_EMISSION
+from widgets.viewport.items import BACKGROUND
 from widgets.viewport.view import SceneViewport, preload_meshes
 
 W, H = 400, 300
@@ -237,7 +237,7 @@ def test_click_selects_the_body_under_the_pointer(qtbot, viewport, world):
         u, v = pixel_of(viewport, (0.0, 0.05, TABLE_TOP_Z + 2 * BOX_HALF))
         assert click_pixel(qtbot, viewport, u, v) == ["red_box"]
         assert viewport.selected_key == "red_box"
-        assert viewport.items_for("red_box")[0].emission == SELECTION_EMISSION
+        assert viewport.selection_outline.targets == viewport.items_for("red_box")
         u, v = pixel_of(viewport, (0.12, 0.15, TABLE_TOP_Z + 0.06))
         assert click_pixel(qtbot, viewport, u, v) == ["green_box"]
     # The floor is background: a click on it clears the selection.
@@ -269,9 +269,9 @@ def test_select_programmatically_does_not_emit(qtbot, viewport):
     with qtbot.assertNotEmitted(viewport.body_selected):
         viewport.select("blue_box")
     assert viewport.selected_key == "blue_box"
-    assert viewport.items_for("blue_box")[0].emission == SELECTION_EMISSION
+    assert viewport.selection_outline.targets == viewport.items_for("blue_box")
     viewport.select("")
-    assert viewport.items_for("blue_box")[0].emission[3] == 0
+    assert viewport.selection_outline.targets == []
     with pytest.raises(KeyError):
         viewport.select("no_such_body")
 
@@ -287,12 +287,12 @@ def test_highlight_and_transparency_change_items_and_pixels(viewport, world):
 
     viewport.set_highlight(["red_box", "green_box"])
     assert viewport.highlighted_keys == {"red_box", "green_box"}
-    assert box.emission == HIGHLIGHT_EMISSION
-    assert box.effective_color() != RED
-    glowing = viewport.snapshot()[v, u].astype(int)
-    assert glowing[2] > plain[2] + 40  # cyan glow over red
+    outlined = {i.body_key for i in viewport.evidence_outline.targets}
+    assert outlined == {"red_box", "green_box"}
+    assert box.effective_color() == pytest.approx(RED)  # outlined, not tinted
+    np.testing.assert_array_equal(viewport.snapshot()[v, u].astype(int), plain)
     viewport.set_highlight([])
-    assert box.emission[3] == 0
+    assert viewport.evidence_outline.targets == []
 
     viewport.set_transparent(["red_box"], 0.15)
     assert viewport.alpha_of("red_box") == 0.15 and box.alpha == 0.15
