@@ -1,12 +1,23 @@
-"""The model's top-down image, with a segmentation overlay and the selection outlined."""
+"""The model's top-down image, with a segmentation overlay, the selection outlined and
+a point marked (a Find answer's point: a crosshair of a fixed size on screen)."""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QPixmap, QWheelEvent
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QPixmap,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
+    QGraphicsItem,
     QGraphicsPixmapItem,
     QGraphicsScene,
     QGraphicsView,
@@ -70,6 +81,36 @@ def selection_outline(seg: np.ndarray, uid: int, *, width: int = 2) -> np.ndarra
     return out
 
 
+MARKER_COLOUR = QColor(255, 26, 217)  # magenta, as the 3D view's marker
+
+
+class PointMarker(QGraphicsItem):
+    """A crosshair ring around an image point, the same size on screen at any zoom; its
+    centre is left open so the pixel itself shows."""
+
+    RADIUS, ARM = 9.0, 17.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(10)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        r = self.ARM + 3
+        return QRectF(-r, -r, 2 * r, 2 * r)
+
+    def paint(self, painter: QPainter, _option, _widget=None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        r, arm, gap = self.RADIUS, self.ARM, 4.0
+        for colour, width in ((QColor(20, 20, 26), 4.5), (MARKER_COLOUR, 2.2)):
+            painter.setPen(QPen(colour, width))
+            painter.drawEllipse(QPointF(0, 0), r, r)
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                painter.drawLine(QPointF(dx * gap, dy * gap), QPointF(dx * arm, dy * arm))
+
+
 class _ZoomView(QGraphicsView):
     clicked = Signal(QPointF)
 
@@ -109,6 +150,10 @@ class TopDownImagePanel(QWidget):
         for z, item in enumerate((self.image_item, self.overlay_item, self.outline_item)):
             item.setZValue(z)
             self.scene.addItem(item)
+        self.marker = PointMarker()
+        self.marker.setVisible(False)
+        self.scene.addItem(self.marker)
+        self.marker_point: tuple[float, float] | None = None
         self.view = _ZoomView(self.scene)
         self.view.clicked.connect(self._on_click)
         self.overlay_box = QCheckBox("Segmentation")
@@ -162,6 +207,14 @@ class TopDownImagePanel(QWidget):
             self.view.fitInView(self.image_item, Qt.AspectRatioMode.KeepAspectRatio)
         self._update_overlay()
         self.outline_item.setPixmap(QPixmap())
+        self.set_marker(None)
+
+    def set_marker(self, point: tuple[float, float] | None) -> None:
+        """Mark image point (x, y) in pixels with a crosshair (None removes it)."""
+        self.marker_point = None if point is None else (float(point[0]), float(point[1]))
+        self.marker.setVisible(point is not None)
+        if self.marker_point is not None:
+            self.marker.setPos(*self.marker_point)
 
     def set_selected_uid(self, uid: int | None) -> None:
         self.selected_uid = uid

@@ -64,7 +64,7 @@ class Draft:
 
 @dataclass(frozen=True)
 class VerificationRendering:
-    """How the verification view draws a question's scene: glowing evidence, faded clutter."""
+    """How the verification view draws a question's scene: outlined evidence, faded clutter."""
 
     highlighted: frozenset[str]
     alpha: dict[str, float] = field(default_factory=dict)
@@ -73,7 +73,7 @@ class VerificationRendering:
 def verification_rendering(
     *, task: str, evidence_ids: list[str], object_keys: list[str]
 ) -> VerificationRendering:
-    """Evidence glows; every other object fades to `FADED_ALPHA`.
+    """Evidence is outlined; every other object fades to `FADED_ALPHA`.
 
     Beneath's evidence is [cover, hidden] (the generator's order): the cover is
     half transparent too, so the hidden object shows through it. With no
