@@ -5,8 +5,9 @@ in its own colour, dashed when the camera sees none of it) with its label
 below, rings it when selected, glows when highlighted, shows its attributes
 on hover and tells the view when it is clicked. `EdgeItem` draws a
 `widgets.graph.placement.DrawnEdge`: a line, bowed when the pair has parallel
-edges of other kinds, arrowheads, and its predicates as a label. Labels keep
-their size on screen at any zoom. The words (`describe_entity`, `describe_edge`
+edges of other kinds, arrowheads, and its predicates as a label, which the view
+places along the edge clear of the other labels (`widgets.graph.labels`). Labels
+keep their size on screen at any zoom. The words (`describe_entity`, `describe_edge`
 for hovering, `wrap_label`, `inside_caption`, which edges get a label:
 `edges_to_label`) are pure functions.
 """
@@ -32,6 +33,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem
 
 from annotation.scene_graph import Entity
+from widgets.graph.labels import curve_point
 from widgets.graph.placement import DrawnEdge, is_hidden_from_camera
 
 NODE_R = 13.0
@@ -319,12 +321,16 @@ class EdgeItem(QGraphicsItem):
         self.scale_built: float | None = None
         self.node_size = 1.0  # the nodes' size on screen (see NodeItem.set_size)
         self.path, self.heads = QPainterPath(), []
-        # the label sits nearer the subject: edges converging on a hub keep theirs apart
+        # the view places the label along the curve (`point_at`), clear of the others
         self.label = None
         if labelled:
             self.label = _Label(edge.label, self.colour.darker(135), self, 7.5)
-            self.label.setPos(0.36 * ax + 0.48 * cx + 0.16 * bx, 0.36 * ay + 0.48 * cy + 0.16 * by)
+            self.label.setPos(*self.point_at(0.4))
         self.describe(edge, labels)
+
+    def point_at(self, t: float) -> tuple[float, float]:
+        """The edge's curve at `t` (0 the subject, 1 the object), in scene units."""
+        return curve_point(self.ends[0], self.control, self.ends[1], t)
 
     def describe(self, edge: DrawnEdge, labels) -> None:
         """Hold `edge` (the same predicates, maybe other attributes) and its hover text."""

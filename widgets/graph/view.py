@@ -34,6 +34,7 @@ from widgets.graph.items import (
     NodeItem,
     edges_to_label,
 )
+from widgets.graph.labels import LabelRequest, place_labels
 from widgets.graph.placement import (
     DrawnEdge,
     anchors_of,
@@ -340,6 +341,39 @@ class SceneGraphView(QWidget):
             node.set_size(size)
         for item in self.edge_items.values():
             item.set_node_size(size)
-            if item.label is not None:
-                room = item.length * scale - 2.4 * NODE_R * size
-                item.label.setVisible(room >= item.label.rect.width())
+        self._place_labels(scale, size)
+
+    def _place_labels(self, scale: float, size: float) -> None:
+        """Each edge label along its edge where it overlaps no other label, node or caption
+        (`widgets.graph.labels`); left out where its edge is too short on screen or no
+        spot is free. The focus's edges choose first, then the shorter edges."""
+        to_screen = self.canvas.viewportTransform()
+        obstacles = []
+        for node in self.nodes.values():
+            if node.isVisible():
+                for part, rect in ((node, node.outline().boundingRect()), (node.label, None)):
+                    box = part.deviceTransform(to_screen).mapRect(rect or part.boundingRect())
+                    obstacles.append((box.left(), box.top(), box.right(), box.bottom()))
+        focus = self.highlighted | ({self.selected} if self.selected else set())
+        requests = []
+        for key, item in self.edge_items.items():
+            if item.label is None:
+                continue
+            item.label.setVisible(False)
+            if item.length * scale - 2.4 * NODE_R * size < item.label.rect.width():
+                continue  # too short on screen to hold its label
+            ends = (item.ends[0], item.control, item.ends[1])
+            start, control, end = (to_screen.map(QPointF(*p)) for p in ends)
+            r = item.label.rect
+            priority = (not item.edge.touches(focus), item.length)
+            requests.append((priority, LabelRequest(
+                key, (start.x(), start.y()), (control.x(), control.y()), (end.x(), end.y()),
+                (r.left(), r.top(), r.right(), r.bottom()),
+            )))  # fmt: skip
+        requests.sort(key=lambda pair: pair[0])
+        spots = place_labels([request for _p, request in requests], obstacles)
+        for key, t in spots.items():
+            if t is not None:
+                label = self.edge_items[key].label
+                label.setPos(*self.edge_items[key].point_at(t))
+                label.setVisible(True)
