@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import QApplication, QSplashScreen
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QVBoxLayout, QWidget
 
-SIZE = (460, 200)
+SIZE = (460, 160)
 
 
 def splash_pixmap(icon: QIcon) -> QPixmap:
@@ -21,8 +21,6 @@ def splash_pixmap(icon: QIcon) -> QPixmap:
     pixmap.fill(QColor(250, 250, 252))
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(QColor(210, 214, 222))
-    painter.drawRect(0, 0, w - 1, h - 1)
     icon.paint(painter, QRect(28, 44, 72, 72))
     title = QFont()
     title.setPointSizeF(20)
@@ -43,18 +41,45 @@ def splash_pixmap(icon: QIcon) -> QPixmap:
     return pixmap
 
 
-class StartSplash(QSplashScreen):
-    """The splash with a status line at the bottom (`say`), painted at once."""
+class StartSplash(QWidget):
+    """The splash with a status line at the bottom (`say`), painted at once.
+
+    A plain frameless window rather than QSplashScreen: that one waits up to a second
+    for the window manager to expose it, which is the delay the splash is for."""
 
     def __init__(self, icon: QIcon) -> None:
-        super().__init__(splash_pixmap(icon))
+        flags = Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint
+        super().__init__(None, flags | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("start_splash")
         self.text = ""
+        frame = QFrame()
+        frame.setObjectName("splash_frame")
+        frame.setStyleSheet("#splash_frame { background: #fafafc; border: 1px solid #d2d6de; }")
+        picture = QLabel()
+        picture.setPixmap(splash_pixmap(icon))
+        self.status = QLabel()
+        self.status.setStyleSheet("color: #3c4250; padding: 0px 28px 14px;")
+        inner = QVBoxLayout(frame)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.setSpacing(0)
+        inner.addWidget(picture)
+        inner.addWidget(self.status)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(frame)
+        screen = QApplication.primaryScreen()
+        if screen is not None:
+            self.adjustSize()
+            centre = screen.availableGeometry().center()
+            self.move(centre.x() - self.width() // 2, centre.y() - self.height() // 2)
 
     def say(self, text: str) -> None:
         """Show what is happening now and paint it before the next slow step."""
         self.text = text
-        self.showMessage(
-            text, Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignLeft, QColor(60, 66, 80)
-        )
+        self.status.setText(text)
+        self.repaint()
         QApplication.processEvents()
+
+    def finish(self, window: QWidget) -> None:
+        """The main window is up: the splash goes."""
+        self.close()

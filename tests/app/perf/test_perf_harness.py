@@ -24,6 +24,8 @@ RUN_ORDER = [
     "visibility_windowed",
     "generation_overhead",
     "viewport_frame_time",
+    "launch_splash",
+    "verify_next_question",
     "questions_count",
     "questions_find",
     "questions_beneath",
