@@ -71,11 +71,31 @@ class ResultsMode(QObject):
         self.export_button = self._export_button()
         self.tabs.setCornerWidget(self.export_button)
         pages.addWidget(self.tabs)
-        self._had_data = (False, False, False, False, False)
-        session.project_changed.connect(self.refresh)
+        self.chosen = False  # the person picked a tab since the project opened: keep it
+        self._choosing = False  # the mode itself is switching tabs
+        self.tabs.currentChanged.connect(self._tab_changed)
+        session.project_changed.connect(self._project_opened)
         session.data_changed.connect(self.refresh)
 
-    def refresh(self) -> None:
+    def _project_opened(self) -> None:
+        self.chosen = False
+        self.refresh(opened=True)
+
+    def _tab_changed(self, _index: int) -> None:
+        if not self._choosing:
+            self.chosen = True
+
+    def _show_tab(self, index: int) -> None:
+        self._choosing = True
+        try:
+            self.tabs.setCurrentIndex(index)
+        finally:
+            self._choosing = False
+
+    def refresh(self, opened: bool = False) -> None:
+        """Re-read the metrics. A project opens on its first tab with something to show
+        (Verification when there are verdicts); later the tab changes by itself only while
+        the person has not picked one and the shown tab has nothing to show."""
         project = self.session.project
         if project is None:
             self.agreement.set_metrics(None)
@@ -85,7 +105,6 @@ class ResultsMode(QObject):
             self.bimanual_results.set_metrics(None)
             self.spatial_results.set_summary(None)
             self.metrics = None
-            self._had_data = (False, False, False, False, False)
             self.pages.setCurrentIndex(0)
             return
         metrics = project_verification_metrics(project)
@@ -101,26 +120,17 @@ class ResultsMode(QObject):
         self.spatial_results.set_summary(bimanual["spatial"])
         self.metrics = {"verification": metrics, "episodes": episodes, "hoi": hoi,
                         "reasoning": reasoning, "bimanual": bimanual}  # fmt: skip
-        has_labels = hoi["labels"] > 0
         has_questions = sum(metrics["status_counts"].values()) > 0
-        has_episodes = episodes["n"] > 0
-        has_reasoning = any(reasoning["counts"].values())
-        has_bimanual = bimanual["episodes"] > 0 or bool(bimanual["spatial"]["by_model"])
-        had = (has_questions, has_episodes, has_labels, has_reasoning, has_bimanual)
-        if had != self._had_data:
-            # open on the tab that has something to show; keep the user's choice after that
-            if has_reasoning and not self._had_data[3]:
-                self.tabs.setCurrentWidget(self.reasoning_results)  # just evaluated
-            elif has_bimanual and not (has_questions or has_episodes or has_labels):
-                self.tabs.setCurrentWidget(self.bimanual_results)
-            elif has_questions or not (has_episodes or has_labels):
-                self.tabs.setCurrentWidget(self.agreement)
-            else:
-                self.tabs.setCurrentWidget(
-                    self.episode_results if has_episodes else self.hoi_results
-                )
-            self._had_data = had
-        self.pages.setCurrentIndex(1 if any(had) else 0)
+        has_data = [  # in the order of the tabs
+            metrics.get("n", 0) > 0 or metrics["time_on_task"]["verdicts"] > 0,
+            episodes["n"] > 0,
+            hoi["labels"] > 0,
+            any(reasoning["counts"].values()),
+            bimanual["episodes"] > 0 or bool(bimanual["spatial"]["by_model"]),
+        ]
+        if opened or not (self.chosen or has_data[self.tabs.currentIndex()]):
+            self._show_tab(has_data.index(True) if any(has_data) else 0)
+        self.pages.setCurrentIndex(1 if has_questions or any(has_data) else 0)
 
     # -- export ------------------------------------------------------------------------------
     def _export_button(self) -> QToolButton:

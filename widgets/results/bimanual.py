@@ -83,9 +83,10 @@ class BimanualResultsView(QWidget):
         inner = QVBoxLayout(success_box)
         inner.addWidget(self.success_table)
         inner.addWidget(self.success_note)
-        self.error_plot = BarPlot("Error categories (papers/003, appendix D)", "labelled steps")
-        self.error_plot.setMinimumHeight(320)
-        self.error_plot.legend.setColumnCount(3)  # five long names: keep the plot narrow
+        self.error_plot = BarPlot(
+            "Error categories (papers/003, appendix D)", "labelled steps", min_height=320
+        )
+        self.error_plot.set_legend_columns(3)  # five long names: three a row at most
         self.error_plot.getAxis("bottom").setHeight(60)  # up to three lines a label
         self.error_note = QLabel(wordWrap=True)
         errors_box = QGroupBox("What went wrong: labelled steps per error category")

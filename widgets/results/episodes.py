@@ -111,6 +111,8 @@ class EpisodeResultsView(QWidget):
             (self.task_plot, self.calls_plot, self.find_plot, self.count_plot)
         ):
             plots.addWidget(plot, i // 2, i % 2)
+        plots.setColumnStretch(0, 1)  # two plots of one width, whatever their contents
+        plots.setColumnStretch(1, 1)
         recovery_box = QGroupBox("After the first failed grasp: next manipulation and re-grounding")
         inner = QVBoxLayout(recovery_box)
         inner.addWidget(self.recovery_table)
@@ -192,9 +194,7 @@ class EpisodeResultsView(QWidget):
                     item.setData(Qt.ItemDataRole.UserRole, "baseline")
                 table.setItem(r, c, item)
         fit_table_height(table)
-        self.settings.setText(
-            "Cells: success % (episodes). " + settings_text(m.get("settings"))
-        )
+        self.settings.setText("Cells: success % (episodes). " + settings_text(m.get("settings")))
         errors = m.get("format_errors", [])
         total = sum(e["format_error_steps"] for e in errors)
         worst = max(errors, key=lambda e: e["format_error_steps"], default=None)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.results.plots import ResultsPlot
 from widgets.results.table import (
     fit_table_height,
     results_table,
@@ -81,18 +82,12 @@ def task_title(benchmark: str, task: str) -> str:
     return title if benchmark == "jrdb" else f"{benchmark}: {title}"
 
 
-class StepPlot(pg.PlotWidget):
-    """Accuracy (%) after each intermediate step, one line per model."""
+class StepPlot(ResultsPlot):
+    """Accuracy (%) after each intermediate step, one line per model; the legend below."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=None)
-        self.setLabel("left", "accuracy (%)")
+        super().__init__(None, "accuracy (%)", parent, min_height=280)
         self.setLabel("bottom", "step")
-        self.setMouseEnabled(x=False, y=False)
-        self.setMenuEnabled(False)
-        self.hideButtons()
-        self.setMinimumHeight(280)
-        self.legend = self.addLegend(offset=(-10, 10))
         self.lines: dict[str, pg.PlotDataItem] = {}
 
     def draw(self, curves: list[tuple[str, list[dict[str, Any]]]]) -> None:
@@ -114,11 +109,12 @@ class StepPlot(pg.PlotWidget):
                 symbolSize=7,
                 symbolBrush=colour,
                 symbolPen=None,
-                name=model,
             )
+            self.legend.addItem(self.lines[model], model)
         self.getAxis("bottom").setTicks([[(k, str(k)) for k in range(1, longest + 1)]])
         self.setXRange(0.8, longest + 0.2, padding=0)
         self.setYRange(0, 100, padding=0.03)
+        self.refit()
 
 
 class ReasoningResultsView(QWidget):

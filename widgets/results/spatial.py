@@ -98,7 +98,8 @@ class SpatialResultsTable(QWidget):
                 4,
                 table_cell(
                     "incomplete" if missing else score_text(row.get("average")),
-                    tip=f"no average: no {', '.join(missing)} items" if missing
+                    tip=f"no average: no {', '.join(missing)} items"
+                    if missing
                     else "mean of the three settings (Avg.)",
                 ),
             )

@@ -1,0 +1,105 @@
+"""Which Results tab is in front: a project opens on its first tab with something to show
+(Verification, when there are verdicts), and once the person has picked a tab, new data
+never moves them off it."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QStackedWidget
+
+from annotation.verification import Verdict
+from app.results.mode import ResultsMode
+from app.session import ProjectSession
+from store import open_project
+from widgets.mode import ModeWindow
+
+BOX = [10, 10, 20, 40]
+VERIFICATION, EPISODES, HOI, REASONING, BIMANUAL = range(5)
+
+
+def _vg(uid: str) -> dict:
+    return {
+        "uid": uid, "benchmark": "jrdb", "task": "vg", "text": f"{uid}?",
+        "answer": {"entity_ids": ["pedestrian:3"], "image_id": "0.jpg", "boxes": [BOX]},
+        "evidence_ids": ["pedestrian:3"], "steps": [], "difficulty": {"S": 1, "R": 0, "T": 1},
+    }  # fmt: skip
+
+
+def make_project(path, *, verdicts: bool, predictions: bool):
+    with open_project(path, create=True) as p:
+        p.questions.add_many([_vg("vg-1"), _vg("vg-2")])
+        if verdicts:
+            ids = {q.uid: q.id for q in p.questions.page().rows}
+            for name in ("Ben", "Cleo"):
+                who = p.annotators.sign_in(name)
+                p.verifications.submit(ids["vg-1"], who, Verdict(True, True, True, "approve"), 30)
+        if predictions:
+            import_predictions(path)
+    return path
+
+
+def import_predictions(path, model="florence"):
+    with open_project(path) as p:
+        p.reasoning.import_predictions(model, [{"question_id": "vg-1", "box": BOX}])
+
+
+@pytest.fixture
+def results(qtbot):
+    session = ProjectSession()
+    pages = QStackedWidget()
+    pages.addWidget(QStackedWidget())  # the empty state
+    mode = ModeWindow("results", "Results", pages)
+    qtbot.addWidget(mode)
+    mode.resize(1000, 700)
+    mode.show()
+    qtbot.waitExposed(mode)
+    yield ResultsMode(mode, pages, session)
+    session.close()
+
+
+def click_tab(qtbot, results, index: int) -> None:
+    bar = results.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    assert results.tabs.currentIndex() == index
+
+
+def test_a_project_with_verdicts_opens_on_verification(results, tmp_path):
+    db = make_project(tmp_path / "p.reasonscope", verdicts=True, predictions=True)
+    results.session.open(db)
+    assert results.pages.currentWidget() is results.tabs
+    assert results.tabs.currentIndex() == VERIFICATION  # not Reasoning, evaluated as well
+
+
+def test_without_verdicts_it_opens_on_the_first_tab_with_data(results, tmp_path):
+    db = make_project(tmp_path / "p.reasonscope", verdicts=False, predictions=True)
+    results.session.open(db)
+    assert results.tabs.currentIndex() == REASONING
+
+
+def test_the_tab_the_person_picked_stays_when_data_arrives(qtbot, results, tmp_path):
+    db = make_project(tmp_path / "p.reasonscope", verdicts=True, predictions=False)
+    results.session.open(db)
+    assert results.tabs.currentIndex() == VERIFICATION
+    click_tab(qtbot, results, HOI)  # nothing there yet: still the person's choice
+    import_predictions(db)  # e.g. `reasonscope import predictions` in a terminal
+    assert results.session.check_outside_changes()
+    assert results.reasoning_results.level_tables  # the new numbers are read...
+    assert results.tabs.currentIndex() == HOI  # ...but the page stays where it was
+    results.session.reload()
+    assert results.tabs.currentIndex() == HOI
+
+
+def test_an_untouched_empty_tab_gives_way_to_new_data_and_a_new_project_starts_afresh(
+    qtbot, results, tmp_path
+):
+    db = make_project(tmp_path / "p.reasonscope", verdicts=False, predictions=False)
+    results.session.open(db)
+    assert results.tabs.currentIndex() == VERIFICATION  # nothing anywhere: the first tab
+    import_predictions(db)
+    results.session.check_outside_changes()
+    assert results.tabs.currentIndex() == REASONING  # the person had not picked one
+    click_tab(qtbot, results, EPISODES)
+    other = make_project(tmp_path / "q.reasonscope", verdicts=True, predictions=True)
+    results.session.open(other)
+    assert results.tabs.currentIndex() == VERIFICATION

@@ -1,0 +1,154 @@
+"""A Results page as a person reads it: the wheel scrolls the page wherever the pointer is
+(over a plot, its axes, or a table as tall as its rows), and plot titles and legends fit
+the plot's width instead of running off its edge."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor, QWheelEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QScrollArea, QWidget
+
+from widgets.results.plots import BarPlot
+from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
+
+TITLE = "Success per task and mode (mean over models)"
+SERIES = ("Direct", "Perception", "Manipulation", "Chance (direct)", "No number")
+COLUMNS = ["Model / agent", "Mode", "n", "Count", "Find", "Beneath", "Compare", "Average"]
+
+
+def bar_plot(title=TITLE, names=SERIES) -> BarPlot:
+    plot = BarPlot(title, "success (%)")
+    colours = [QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115)]
+    series = [(name, [40.0, 60.0], colours[k % 3]) for k, name in enumerate(names)]
+    plot.draw(["Count", "Find"], series, y_max=100)
+    return plot
+
+
+def a_table(rows: int = 4, columns=COLUMNS):
+    table = results_table(columns)
+    table.setRowCount(rows)
+    for r in range(rows):
+        table.setItem(r, 0, table_cell(f"scripted-search-agent-{r}", right=False))
+        for c in range(1, len(columns)):
+            table.setItem(r, c, table_cell(f"{r * c}.0 (12)"))
+    fit_table_height(table)
+    return table
+
+
+@pytest.fixture
+def page(qtbot):
+    """A page 860 px wide (what Results gets at 1280 x 860 beside the Project panel):
+    a table, two plots side by side, another table."""
+    owner = QWidget()
+    owner.plots = [bar_plot(), bar_plot("Count: under, exact and over")]
+    owner.tables = [a_table(), a_table(6)]
+    grid = QGridLayout()
+    for i, plot in enumerate(owner.plots):
+        grid.addWidget(plot, 0, i)
+        grid.setColumnStretch(i, 1)
+    scrolling_page(owner, QLabel("A summary."), (owner.tables[0], grid, owner.tables[1]))
+    owner.resize(860, 480)
+    qtbot.addWidget(owner)
+    owner.show()
+    qtbot.waitExposed(owner)
+    qtbot.wait(20)
+    owner.bar = owner.findChild(QScrollArea).verticalScrollBar()
+    assert owner.bar.maximum() > 100  # the page is taller than the window
+    return owner
+
+
+def turn_wheel(widget: QWidget, pos: QPoint, delta: QPoint | None = None) -> None:
+    """One notch of the wheel with the pointer at `pos` on `widget`, as the mouse sends it."""
+    window = widget.window()
+    at = QPointF(widget.mapTo(window, pos))
+    QTest.wheelEvent(window.windowHandle(), at, QPoint(0, -120) if delta is None else delta)
+    QApplication.processEvents()
+
+
+def scrolls_page(page, widget: QWidget, pos: QPoint) -> bool:
+    """Whether a turn of the wheel over `pos` on `widget` moves the page (scrolled to show
+    `pos` first; the turn goes up when the page is at its end)."""
+    scroll = page.findChild(QScrollArea)
+    at = widget.mapTo(scroll.widget(), pos)
+    scroll.ensureVisible(at.x(), at.y(), 10, 10)
+    QApplication.processEvents()
+    start = page.bar.value()
+    turn_wheel(widget, pos, QPoint(0, 120 if start == page.bar.maximum() else -120))
+    return page.bar.value() != start
+
+
+def test_the_wheel_scrolls_the_page_over_a_plot_and_its_axes(page):
+    plot = page.plots[0]
+    item = plot.getPlotItem()
+    parts = {
+        "bars": item.vb,
+        "left axis": plot.getAxis("left"),
+        "bottom axis": plot.getAxis("bottom"),
+        "title": item.titleLabel,
+        "legend": plot.legend,
+    }
+    for name, part in parts.items():
+        where = plot.mapFromScene(part.sceneBoundingRect().center())  # on the viewport
+        assert scrolls_page(page, plot.viewport(), where), name
+
+
+def test_the_wheel_scrolls_the_page_over_a_fixed_height_table(page):
+    for table in page.tables:
+        assert table.verticalScrollBar().maximum() == 0  # every row shows: nothing to scroll
+        assert scrolls_page(page, table, table.rect().center())
+
+
+def test_a_wheel_event_sent_to_a_plot_scrolls_the_page(page):
+    plot = page.plots[1]
+    page.bar.setValue(0)
+    centre = QPointF(plot.viewport().rect().center())
+    event = QWheelEvent(
+        centre, QPointF(plot.viewport().mapToGlobal(centre.toPoint())), QPoint(0, 0),
+        QPoint(0, -120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase, False,
+    )  # fmt: skip
+    QApplication.sendEvent(plot.viewport(), event)
+    assert page.bar.value() > 0
+
+
+def test_a_sideways_turn_over_a_wide_table_scrolls_the_table(qtbot, page):
+    page.resize(520, 600)  # the table no longer fits across
+    qtbot.waitUntil(lambda: page.tables[0].horizontalScrollBar().maximum() > 0)
+    table = page.tables[0]
+    qtbot.waitUntil(lambda: table.horizontalScrollBar().isVisible())
+    assert table.verticalScrollBar().maximum() == 0  # its height made room for the bar
+    page.bar.setValue(0)
+    turn_wheel(table, table.rect().center(), QPoint(-120, 0))
+    assert table.horizontalScrollBar().value() > 0 and page.bar.value() == 0
+
+
+def visible_scene(plot):
+    return plot.mapToScene(plot.viewport().rect()).boundingRect()
+
+
+def test_titles_and_legends_fit_the_plot(qtbot, page):
+    for plot in page.plots:
+        assert plot.width() < 430  # two plots side by side on the page
+        view = visible_scene(plot)
+        title = plot.getPlotItem().titleLabel
+        assert view.contains(title.item.sceneBoundingRect()), title.text
+        assert title.item.toPlainText().split() == plot.title.split()  # every word shown
+        for sample, label in plot.legend.items:
+            assert view.contains(label.item.sceneBoundingRect()), label.text
+            assert view.contains(sample.sceneBoundingRect())
+        # the legend sits below the axes, never over the bars
+        below = plot.getAxis("bottom").sceneBoundingRect().bottom()
+        assert plot.legend.sceneBoundingRect().top() >= below - 1
+    assert len(page.plots[0].title_lines) == 2  # wrapped, not cut
+    assert page.plots[0].legend.columnCount < len(SERIES)  # fewer columns, more rows
+
+
+def test_a_wide_plot_keeps_one_line_and_one_legend_row(qtbot):
+    plot = bar_plot(names=SERIES[:3])
+    qtbot.addWidget(plot)
+    plot.resize(900, 320)
+    plot.show()
+    qtbot.waitExposed(plot)
+    assert plot.title_lines == [TITLE] and plot.legend.columnCount == 3
