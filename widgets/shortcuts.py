@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QAction, QFont, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -100,6 +100,7 @@ class ShortcutSheet(QDialog):
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
         self.rows: list[ShortcutRow | None] = []  # per table row; None for a heading
         self.headings: dict[int, int] = {}  # heading row: how many rows its section has
         for heading, group, section in sections(rows, self.current):
@@ -108,7 +109,7 @@ class ShortcutSheet(QDialog):
                 self._add_row(row, place="" if row.group == group else row.group)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the action's words
         self.filter.textChanged.connect(self.apply_filter)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -130,6 +131,9 @@ class ShortcutSheet(QDialog):
         font = QFont(self.table.font())
         font.setBold(True)
         self.table.item(r, 0).setFont(font)
+        shade = self.palette().brush(QPalette.ColorRole.AlternateBase)
+        for c in range(3):
+            self.table.item(r, c).setBackground(shade)
         self.table.setSpan(r, 0, 1, 3)
         self.rows.append(None)
         self.headings[r] = size
