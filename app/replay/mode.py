@@ -34,6 +34,12 @@ from widgets.viewport.point_cloud import PointCloudView
 from widgets.viewport.view import SceneViewport
 
 IMAGE_DOCK_TITLES = ("Model view (top-down)", "Observation (what the model saw)")
+# The right column (step, labels, re-simulation, scene graph) never gets narrower than this,
+# whatever layout is restored: the step's text and the graph's node labels need it.
+RIGHT_COLUMN_MIN_WIDTH = 330
+# Layouts saved by builds that stacked the Grasp points under the Model view (and left the
+# Episodes list three rows) are not restored: the mode starts from its default layout.
+LAYOUT_VERSION = 2
 
 
 class ReplayMode(QObject):
@@ -54,6 +60,12 @@ class ReplayMode(QObject):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.banner)
+        self.grasp_legend = QLabel()  # what the grippers drawn over the scene are
+        self.grasp_legend.setObjectName("replay_grasp_legend")
+        self.grasp_legend.setWordWrap(True)
+        self.grasp_legend.setStyleSheet("padding: 0 8px 4px 8px;")
+        self.grasp_legend.hide()
+        column.addWidget(self.grasp_legend)
         self.centre = QStackedWidget()  # the viewport; a dual-arm log's views in its place
         self.centre.addWidget(self.viewport)
         column.addWidget(self.centre, 1)
@@ -80,8 +92,18 @@ class ReplayMode(QObject):
             mode.add_dock("labels", "Error labels", self.labels, right),
             mode.add_dock("resim", "Re-simulation", self.resim_view, right),
         ]
+        # the Grasp points behind the Model view, so the Episodes list has room for its rows
+        mode.tabifyDockWidget(docks[1], docks[2])
+        docks[1].raise_()
+        # lay the docks out at a window's size now, so the default layout (the one Reset
+        # panel layout goes back to) gives the Episodes list room for 8 rows at 1280 x 860
+        mode.resize(1280, 760)
+        mode.layout().activate()
+        mode.resizeDocks(docks[:2], [350, 380], Qt.Orientation.Vertical)
+        mode.resizeDocks(docks[3:5], [400, 330], Qt.Orientation.Vertical)
         mode.tabifyDockWidget(docks[4], docks[5])
         docks[4].raise_()
+        mode.STATE_VERSION = LAYOUT_VERSION  # this mode's layouts only (ModeWindow's default: 1)
         self.renderer = StepRenderer(mode)
         self.task: TaskRunner | None = None  # restoring a scene
         self.wanted: int | None = None  # the episode the views should show
@@ -90,7 +112,7 @@ class ReplayMode(QObject):
         self._build_toolbar()
         self.view = StepPresenter(
             self.state, self.viewport, self.timeline, self.step_panel, self.image, self.cloud,
-            self.renderer, self.tool_view_action,
+            self.renderer, self.tool_view_action, self.grasp_legend,
         )  # fmt: skip
         self.bimanual = BimanualReplay(ReplayParts(
             owner=mode, state=self.state, session=session, presenter=self.view,
@@ -121,6 +143,8 @@ class ReplayMode(QObject):
         self.graph = ReplayGraph(
             mode, self.state, session, self.viewport, self._world_bodies
         )  # the Scene graph dock, behind Error labels
+        for key in ("step", "labels", "resim", "graph"):
+            mode.docks[key].setMinimumWidth(RIGHT_COLUMN_MIN_WIDTH)
 
     def _world_bodies(self):
         loaded = self.view.loaded

@@ -11,6 +11,7 @@ plan arrive from the renderer a moment later.
 from __future__ import annotations
 
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QLabel
 
 from app.replay.loading import LoadedEpisode
 from sim.tabletop.replay import BodyMotion, GraspInspection, acted_body, step_mask
@@ -43,10 +44,12 @@ class StepPresenter:
         cloud: PointCloudView,
         renderer: StepRenderer,
         tool_view: QAction,
+        legend: QLabel | None = None,
     ) -> None:
         self.state, self.viewport, self.timeline = state, viewport, timeline
         self.panel, self.image, self.cloud = panel, image, cloud
         self.renderer, self.tool_view = renderer, tool_view
+        self.legend = legend or QLabel()  # says which grippers the viewport shows
         self.lines = ViewportLines(viewport)
         self.loaded: LoadedEpisode | None = None
         self.loading = False
@@ -65,6 +68,7 @@ class StepPresenter:
         self.image.set_mask(None)
         self.cloud.clear()
         self.lines.set(())
+        self.legend.hide()
         if self.state.episode is None:
             self.panel.clear()
 
@@ -144,11 +148,14 @@ class StepPresenter:
             sketches.append((f"moved:{m.key}", [m.before, m.after], colour, 3.0))
         g = self.inspection
         if g is not None:
-            sketches.append(("planned", g.planned_glyph(), PLANNED, 3.0))
+            # the plan drawn wider: where the two nearly coincide it still shows round the other
+            sketches.append(("planned", g.planned_glyph(), PLANNED, 6.0))
             actual = g.actual_glyph()
             if actual is not None:
-                sketches.append(("actual", actual, ACTUAL, 3.0))
+                sketches.append(("actual", actual, ACTUAL, 2.5))
                 sketches.append(("miss", [g.planned_tool, g.actual_tool], MISS, 2.0))
+            self.legend.setText(legend_html(g))
+        self.legend.setVisible(g is not None)
         self.lines.set(sketches)
 
     def rendered(self, result: RenderedStep) -> None:
@@ -178,12 +185,38 @@ class StepPresenter:
             lines = [(g.planned_glyph(), PLANNED)]
             if g.actual_glyph() is not None:
                 lines.append((g.actual_glyph(), ACTUAL))
-            self.cloud.set_cloud(
-                g.points,
-                g.colours,
-                lines,
-                f"{len(g.points)} points of the mask, lifted from the depth before step "
-                f"{g.index}; the plan in green, the fingers at close in magenta.",
-            )
+            self.cloud.set_cloud(g.points, g.colours, lines, cloud_caption(g))
             self._draw()
             self._panel()
+
+
+def cloud_caption(g: GraspInspection) -> str:
+    """What the Grasp points view shows: both grippers, or the plan only when the fingers
+    never closed (no feasible grasp, unreachable, collided)."""
+    text = f"{len(g.points)} points of the mask, lifted from the depth before step {g.index}; "
+    if g.actual_tool is None:
+        why = f" ({g.reason})" if g.reason else ""
+        return text + f"planned only, in green: the fingers never closed{why}."
+    return (
+        text + f"the plan in green, the fingers at close in magenta, {1000 * g.offset_m:.0f} mm "
+        f"apart{f' ({g.reason})' if g.reason else ''}."
+    )
+
+
+def _swatch(rgba: tuple[float, ...]) -> str:
+    r, g, b = (int(255 * v) for v in rgba[:3])
+    return f"<span style='color: #{r:02x}{g:02x}{b:02x}'>■</span>"
+
+
+def legend_html(g: GraspInspection) -> str:
+    """The line over the viewport naming the grippers drawn on the scene."""
+    outcome = f"grasp failed ({g.reason})" if g.reason else "grasp succeeded"
+    if g.actual_tool is None:
+        return (
+            f"Step {g.index}, {outcome}: {_swatch(PLANNED)} <b>planned only</b>, the fingers "
+            "never closed, so there is no actual gripper to compare."
+        )
+    return (
+        f"Step {g.index}, {outcome}: {_swatch(PLANNED)} planned gripper · {_swatch(ACTUAL)} "
+        f"actual, where the fingers closed · {_swatch(MISS)} {1000 * g.offset_m:.0f} mm apart."
+    )

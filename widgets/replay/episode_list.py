@@ -21,6 +21,9 @@ from widgets.replay.state import CORRECT, INCORRECT, EpisodeFilter, ReplayState
 from widgets.table_model import Index, RowTableModel
 
 ANY = "Any"
+# The table asks for room for HINT_ROWS episodes (the default layout gives it at least 8
+# in a 1280 x 860 window) and never gets fewer than MIN_ROWS, however small the window.
+HINT_ROWS, MIN_ROWS = 13, 4
 
 
 class EpisodeTableModel(RowTableModel):
@@ -102,6 +105,7 @@ class EpisodeListPanel(QWidget):
         self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.view.setMinimumHeight(self.rows_height(MIN_ROWS))
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -123,8 +127,14 @@ class EpisodeListPanel(QWidget):
         state.episodes_changed.connect(self._update)
         self._update()
 
+    def rows_height(self, rows: int) -> int:
+        """The table's height showing the header and `rows` rows."""
+        header = self.view.horizontalHeader().sizeHint().height()
+        rows_px = rows * self.view.verticalHeader().defaultSectionSize()
+        return header + rows_px + 2 * self.view.frameWidth()
+
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(370, 240)
+        return QSize(370, self.rows_height(HINT_ROWS) + 90)
 
     def _update(self) -> None:
         """Refill the filters' choices (keeping what is chosen) and the count."""

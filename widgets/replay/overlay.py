@@ -69,6 +69,7 @@ class MaskImagePanel(TopDownImagePanel):
         self.caption.setWordWrap(True)
         self.view.setMinimumHeight(250)  # the agent's image is what replay is about
         self.view.installEventFilter(self)
+        self.view.viewport().installEventFilter(self)  # it shrinks when a scroll bar shows
 
     def set_mask(self, mask: np.ndarray | None) -> None:
         self.mask = mask
@@ -82,7 +83,8 @@ class MaskImagePanel(TopDownImagePanel):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         # the view shrinks when the caption wraps: keep the whole image in sight
-        if watched is self.view and event.type() == QEvent.Type.Resize:
+        resized = event.type() == QEvent.Type.Resize
+        if resized and watched in (self.view, self.view.viewport()):
             if not self.image_item.pixmap().isNull():
                 self.view.fitInView(self.image_item, Qt.AspectRatioMode.KeepAspectRatio)
         return False

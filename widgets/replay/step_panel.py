@@ -81,7 +81,11 @@ def grasp_html(g: GraspInspection, names: dict[str, str]) -> str:
         f"{100 * p['width']:.1f} cm, {'feasible' if p.get('feasible') else 'not feasible'}.",
     ]
     if g.actual_tool is None:
-        lines.append("The fingers never closed: " + html.escape(g.reason or "no motion") + ".")
+        lines.append(
+            "<b>Planned only</b>: no actual gripper pose to compare. The fingers never closed: "
+            + html.escape(g.reason or "no motion")
+            + "."
+        )
     else:
         lines.append(
             f"Fingers at close <span style='color: #b0208f'>(magenta)</span>: "
