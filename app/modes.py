@@ -228,7 +228,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."
         ),
         ResultsMode,
-        DockLayout(arrange=short_tabs()),
+        DockLayout(project_hidden=True, arrange=short_tabs()),  # the tables need the width
     ),
     ModeSpec(
         "study",

@@ -96,6 +96,8 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.grab().save(str(path))
     written.append(path)
     tabs.setCurrentIndex(0)
+    window.set_mode("annotate")  # the F1 sheet of a mode with many keys of its own
+    _settle(app)
     window.show_shortcuts()
     _settle(app)
     path = out / "06-shortcuts.png"
