@@ -11,6 +11,7 @@ context. `draw_geometry` draws one geometry with the viewport's shader
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -191,15 +192,16 @@ def draw_geometry(
     tint=WHITE,
     flat=NO_FLAT,
     alpha: float = 1.0,
-    shift: tuple[float, float] = (0.0, 0.0),
+    shifts: Sequence[tuple[float, float]] = ((0.0, 0.0),),
     texture: tuple[str, np.ndarray] | None = None,
     cull: bool = False,
 ) -> None:
     """Draw `geometry` with the viewport's program in the GL state set by the caller.
 
     `color`: the constant colour without `vertex_colors`; `tint` multiplies either;
-    `flat` (r, g, b, amount): amount 1 draws exactly that colour, unlit; `shift`
-    moves it on screen in normalised device units (outlines)."""
+    `flat` (r, g, b, amount): amount 1 draws exactly that colour, unlit; it is
+    drawn once per offset of `shifts` (on screen, normalised device units: the
+    outlines draw a shape at eight offsets with one setup)."""
     program = resources.get_program()
     array = resources.get_array(geometry, vertex_colors, texture is not None)
     u = program.uniforms
@@ -213,7 +215,6 @@ def draw_geometry(
         normal = np.array(modelview.normalMatrix().data(), dtype=np.float32)
         GL.glUniformMatrix3fv(u["u_normal"], 1, False, normal)
         GL.glUniform4fv(u["u_style"], 3, style)
-        GL.glUniform2f(u["u_shift"], float(shift[0]), float(shift[1]))
         GL.glUniform1f(u["u_textured"], float(texture is not None))
         if not vertex_colors:
             GL.glVertexAttrib4f(2, *color)
@@ -226,7 +227,10 @@ def draw_geometry(
         if cull:
             GL.glEnable(GL.GL_CULL_FACE)
             GL.glCullFace(GL.GL_BACK)
-        GL.glDrawElements(GL.GL_TRIANGLES, int(geometry.faces.size), GL.GL_UNSIGNED_INT, None)
+        count = int(geometry.faces.size)
+        for dx, dy in shifts:
+            GL.glUniform2f(u["u_shift"], float(dx), float(dy))
+            GL.glDrawElements(GL.GL_TRIANGLES, count, GL.GL_UNSIGNED_INT, None)
         if cull:
             GL.glDisable(GL.GL_CULL_FACE)
         array.release()

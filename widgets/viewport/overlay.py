@@ -11,8 +11,15 @@ drawn after everything else, with the stencil buffer:
    band's width in eight directions, then in the outline colour a little less
    far, is drawn where the stencil is empty: outside the body.
 
-Body by body (the stencil is cleared in between), so two evidence objects, one
-partly under the other, each get their own outline.
+Step 2 runs twice: with the depth test off and blended at `XRAY_ALPHA` (each
+pixel once: the stencil marks it), then solid with the depth test on (the
+shifted copies keep their body's depth, pulled forward by a small polygon
+offset): the band is solid where nothing hides the body and faded where
+something opaque is in front of it (the selection, clicked where it shows, has
+only the solid pass). Heavy meshes draw their band from a decimated copy
+(`outline_proxy`), front faces only. Body by body (the stencil is cleared in
+between), so two evidence objects, one partly under the other, each get their
+own outline.
 
 The union of the shifted copies is the silhouette grown by the band's width,
 so the band follows any shape, concave or thin. The band's width is in
@@ -34,11 +41,15 @@ from pyqtgraph.opengl.GLGraphicsItem import GLGraphicsItem
 
 from widgets.viewport.gl_objects import draw_geometry
 from widgets.viewport.items import ShapeItem
-from widgets.viewport.mesh_cache import unit_cylinder, unit_sphere
+from widgets.viewport.mesh_cache import Geometry, unit_cylinder, unit_sphere
 
 DARK = (0.08, 0.08, 0.1)
 OUTLINE_DEPTH = 20  # after the opaque (0) and see-through (10) items
 MARKER_DEPTH = 30
+XRAY_ALPHA = 0.45  # the band where something opaque hides the body
+DEPTH_BIAS_UNITS = 150.0  # the band has its body's depth, pulled forward ~7 mm at 1 m
+PROXY_ABOVE = 400  # shapes with more triangles draw their band from a lighter copy
+PROXY_TRIANGLES = 250
 DIRECTIONS = tuple((math.cos(k * math.pi / 4), math.sin(k * math.pi / 4)) for k in range(8))
 
 
@@ -47,10 +58,11 @@ class OutlineStyle:
     colour: tuple[float, float, float]
     width_px: float  # the bright band
     rim_px: float = 1.5  # the dark rim outside it
+    xray: bool = True  # also faded where something opaque hides the body
 
 
 EVIDENCE = OutlineStyle((0.0, 0.85, 1.0), 3.0)  # cyan: evidence, hints
-SELECTION = OutlineStyle((1.0, 0.5, 0.0), 4.5)  # orange, wider: the selected body
+SELECTION = OutlineStyle((1.0, 0.5, 0.0), 4.5, xray=False)  # orange, wider: the selected body
 MARKER_COLOUR = (1.0, 0.1, 0.85)  # magenta: a point of interest (a Find answer's point)
 
 
@@ -81,43 +93,103 @@ class OutlineItem(GLGraphicsItem):
             )
         _, _, width, height = view.getViewport()
         style = self.style
-        passes = (
-            (DARK, (style.width_px + style.rim_px,)),
-            (style.colour, (style.width_px, style.width_px / 2)),
-        )
-        GL.glDisable(GL.GL_BLEND)
-        GL.glDisable(GL.GL_DEPTH_TEST)
+        rim, inner = style.width_px + style.rim_px, style.width_px
         GL.glDisable(GL.GL_CULL_FACE)
         GL.glDepthMask(GL.GL_FALSE)
         GL.glEnable(GL.GL_STENCIL_TEST)
         GL.glStencilMask(0xFF)
         GL.glClearStencil(0)
+        GL.glBlendFunc(GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)
+        GL.glDepthFunc(GL.GL_LEQUAL)
+        GL.glPolygonOffset(0.0, -DEPTH_BIAS_UNITS)  # no slope term: edge-on faces are steep
         try:
             # One body at a time: a body under another gets its own outline over it.
             for shapes in bodies.values():
-                GL.glClear(GL.GL_STENCIL_BUFFER_BIT)
-                GL.glColorMask(GL.GL_FALSE, GL.GL_FALSE, GL.GL_FALSE, GL.GL_FALSE)
-                GL.glStencilFunc(GL.GL_ALWAYS, 1, 0xFF)
-                GL.glStencilOp(GL.GL_KEEP, GL.GL_KEEP, GL.GL_REPLACE)
-                for geometry, mvp, modelview in shapes:
-                    draw_geometry(resources, geometry, mvp, modelview)
-                GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
+                # Where something opaque is in front of the body, the band is faded
+                # (x-ray): each pixel blended once (the stencil marks it), the colour
+                # band first and the rim outside it ...
+                GL.glDisable(GL.GL_DEPTH_TEST)
+                if style.xray:
+                    _stencil_silhouette(resources, shapes)
+                    GL.glEnable(GL.GL_BLEND)
+                    GL.glStencilFunc(GL.GL_EQUAL, 0, 0xFF)
+                    GL.glStencilOp(GL.GL_KEEP, GL.GL_KEEP, GL.GL_INCR)
+                    passes = ((style.colour, (inner,)), (DARK, (rim,)))
+                    _band(resources, shapes, passes, width, height, XRAY_ALPHA)
+                # ... and solid where nothing is (the band has its body's depth, biased)
+                GL.glDisable(GL.GL_BLEND)
+                _stencil_silhouette(resources, shapes)
                 GL.glStencilFunc(GL.GL_NOTEQUAL, 1, 0xFF)
                 GL.glStencilOp(GL.GL_KEEP, GL.GL_KEEP, GL.GL_KEEP)
-                for colour, radii in passes:
-                    for radius in radii:
-                        for dx, dy in DIRECTIONS:
-                            shift = (2 * radius * dx / width, 2 * radius * dy / height)
-                            for geometry, mvp, modelview in shapes:
-                                draw_geometry(
-                                    resources, geometry, mvp, modelview,
-                                    flat=(*colour, 1.0), shift=shift,
-                                )  # fmt: skip
+                GL.glEnable(GL.GL_DEPTH_TEST)
+                GL.glEnable(GL.GL_POLYGON_OFFSET_FILL)
+                passes = ((DARK, (rim,)), (style.colour, (inner, inner / 2)))
+                _band(resources, shapes, passes, width, height, 1.0)
+                GL.glDisable(GL.GL_POLYGON_OFFSET_FILL)
         finally:
             GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
             GL.glDisable(GL.GL_STENCIL_TEST)
+            GL.glDisable(GL.GL_POLYGON_OFFSET_FILL)
+            GL.glDisable(GL.GL_BLEND)
+            GL.glDepthFunc(GL.GL_LESS)
             GL.glEnable(GL.GL_DEPTH_TEST)
             GL.glDepthMask(GL.GL_TRUE)
+
+
+def _stencil_silhouette(resources, shapes) -> None:
+    """The stencil: 1 on the shapes' whole silhouette (whatever hides them), 0 elsewhere."""
+    GL.glClear(GL.GL_STENCIL_BUFFER_BIT)
+    GL.glColorMask(GL.GL_FALSE, GL.GL_FALSE, GL.GL_FALSE, GL.GL_FALSE)
+    depth_test = GL.glIsEnabled(GL.GL_DEPTH_TEST)
+    GL.glDisable(GL.GL_DEPTH_TEST)
+    GL.glStencilFunc(GL.GL_ALWAYS, 1, 0xFF)
+    GL.glStencilOp(GL.GL_KEEP, GL.GL_KEEP, GL.GL_REPLACE)
+    for geometry, mvp, modelview in shapes:
+        draw_geometry(resources, geometry, mvp, modelview, cull=not geometry.two_sided)
+    if depth_test:
+        GL.glEnable(GL.GL_DEPTH_TEST)
+    GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
+
+
+def _band(resources, shapes, passes, width: float, height: float, alpha: float) -> None:
+    """The shapes unlit, shifted by each radius (pixels) in eight directions, per colour."""
+    for colour, radii in passes:
+        shifts = [(2 * r * dx / width, 2 * r * dy / height) for r in radii for dx, dy in DIRECTIONS]
+        for geometry, mvp, modelview in shapes:
+            proxy = outline_proxy(geometry)  # a closed mesh's front faces cover its silhouette
+            draw_geometry(
+                resources, proxy, mvp, modelview, flat=(*colour, 1.0), alpha=alpha,
+                shifts=shifts, cull=not proxy.two_sided,
+            )  # fmt: skip
+
+
+_proxies: dict[int, tuple[Geometry, Geometry]] = {}
+
+
+def outline_proxy(geometry: Geometry) -> Geometry:
+    """`geometry`, or for a heavy mesh (a robot link) a copy decimated to about
+    `PROXY_TRIANGLES` (once per geometry and process): a band is that shape drawn some
+    twenty times, and its edge moves by a fraction of a pixel."""
+    if geometry.triangle_count <= PROXY_ABOVE:
+        return geometry
+    found = _proxies.get(id(geometry))
+    if found is None or found[0] is not geometry:
+        import open3d as o3d
+
+        mesh = o3d.geometry.TriangleMesh(
+            o3d.utility.Vector3dVector(geometry.vertices.astype(np.float64)),
+            o3d.utility.Vector3iVector(geometry.faces.astype(np.int32)),
+        )
+        mesh.merge_close_vertices(1e-7)
+        light = mesh.simplify_quadric_decimation(PROXY_TRIANGLES)
+        light.compute_vertex_normals()
+        proxy = Geometry(
+            np.ascontiguousarray(light.vertices, dtype=np.float32),
+            np.ascontiguousarray(light.vertex_normals, dtype=np.float32),
+            np.ascontiguousarray(light.triangles, dtype=np.uint32),
+        )
+        found = _proxies[id(geometry)] = (geometry, proxy if len(proxy.faces) else geometry)
+    return found[1]
 
 
 def _segment_matrix(start: np.ndarray, end: np.ndarray, radius: float) -> np.ndarray:

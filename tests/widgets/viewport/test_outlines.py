@@ -128,33 +128,38 @@ def test_selection_is_a_clearly_visible_outline_that_keeps_the_colour(viewport):
     assert np.mean(orange(both)[band]) > 0.6 and not cyan(both)[band].any()
 
 
-def test_a_body_hidden_under_another_is_outlined_where_it_is(qtbot, world):
+def test_a_hidden_body_is_outlined_where_it_is_faded_through_what_hides_it(qtbot, world):
     world.add_primitive(
-        "cover", "box", (0.07, 0.07, 0.01), (0.0, 0.05, TABLE_TOP_Z + 2 * HALF + 0.011),
+        "shelf", "box", (0.07, 0.07, 0.005), (0.0, 0.05, TABLE_TOP_Z + 2 * HALF + 0.06),
         rgba=(0.2, 0.6, 0.3, 1),
-    )  # fmt: skip
+    )  # fmt: skip  # 6 cm above the cube, hiding it from above
     view = SceneViewport(world)
     qtbot.addWidget(view)
     view.resize(W, H)
     view.show()
     qtbot.waitExposed(view)
     view.set_camera_preset("top_down")
-    assert not yellow_mask(view.snapshot()).any()  # the cover hides the cube
+    plain = view.snapshot()
+    assert not yellow_mask(plain).any()  # the shelf hides the cube
     view.set_highlight(["yellow_cube"])
     shown = view.snapshot()
     uv, _ = project_points(view.camera_spec(), [(0.0, 0.05, TABLE_TOP_Z + 2 * HALF)])
     u, v = (int(c) for c in uv[0])
-    assert cyan(shown).sum() > 100
-    rows, cols = np.nonzero(cyan(shown))
+    window = np.zeros(plain.shape[:2], dtype=bool)  # inside the shelf's square
+    window[v - 24 : v + 25, u - 24 : u + 25] = True
+
+    def tinted(rgb):  # bluer than the plain render: the cube's band, seen through the shelf
+        return (rgb[..., 2].astype(int) - plain[..., 2].astype(int)) > 40
+
+    assert tinted(shown).sum() > 100 and not tinted(shown)[~window].any()
+    rows, cols = np.nonzero(tinted(shown))
     assert abs(np.median(cols) - u) < 6 and abs(np.median(rows) - v) < 6  # round the cube
-    # both evidence: each body its own outline, the cube's over the cover that hides it
-    view.set_highlight(["yellow_cube", "cover"])
+    assert not cyan(shown)[window].any()  # faded, not solid: the shelf is in front
+    # both evidence: each its own outline, the shelf's solid round the shelf
+    view.set_highlight(["yellow_cube", "shelf"])
     both = view.snapshot()
-    inside_cover = np.zeros(both.shape[:2], dtype=bool)  # the cover is 60 px wide
-    inside_cover[v - 24 : v + 25, u - 24 : u + 25] = True
-    assert cyan(shown)[inside_cover].sum() > 50
-    assert cyan(both)[inside_cover].sum() >= 0.8 * cyan(shown)[inside_cover].sum()
-    assert cyan(both).sum() > cyan(shown).sum() + 100  # and the cover's round the cover
+    assert tinted(both)[window].sum() >= 0.8 * tinted(shown)[window].sum()
+    assert cyan(both)[~window].sum() > 100
 
 
 def test_marker_is_drawn_over_everything_at_its_point(viewport, world):
