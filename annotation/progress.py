@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 class Cancelled(Exception):
@@ -34,13 +34,21 @@ class Progress:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
-    def part(self, index: int, count: int, name: str) -> Progress:
+    def part(
+        self, index: int, count: int, name: str, weights: Sequence[float] | None = None
+    ) -> Progress:
         """The progress of part `index` of `count` (0-based) of this work: its reports
         move one overall bar (`PART_SCALE` steps across all parts, never back to 0), and
-        its messages are prefixed with the part's name and number. Cancelling this
-        progress stops the part at its next report."""
-        span = PART_SCALE / max(count, 1)
-        base = index * span
+        its messages are prefixed with the part's name and number. `weights` (one per
+        part, e.g. their usual seconds) give each part its share of the bar, so that the
+        bar, and a time left read from it, move evenly; by default the parts share it
+        equally. Cancelling this progress stops the part at its next report."""
+        shares = list(weights) if weights is not None else [1.0] * count
+        if len(shares) != count or any(w < 0 for w in shares) or not sum(shares):
+            raise ValueError(f"{count} parts need {count} non-negative weights, not {shares}")
+        total = sum(shares)
+        span = PART_SCALE * shares[index] / total
+        base = PART_SCALE * sum(shares[:index]) / total
         label = f"{name} (part {index + 1} of {count})"
 
         def forward(done: int, total: int, message: str) -> None:

@@ -313,12 +313,22 @@ def _replay_bimanual(app, window, path: Path) -> list[Path]:
     return written
 
 
-def _grasp_step(project, episode_id: int) -> int | None:
-    """The first grasp step whose fingers closed (else the first grasp), if any."""
+def _grasp_step(project, episode_id: int) -> tuple[int, int] | None:
+    """(rank, index) of the episode's most telling grasp step: a failed grasp whose fingers
+    closed (planned vs actual gripper, rank 0), else one that closed (1), else any (2)."""
     grasps = [s for s in project.episodes.steps(episode_id) if s.name == "grasp"]
-    closed = [s for s in grasps if ((s.result or {}).get("replay") or {}).get("tool_at_close")]
-    chosen = (closed or grasps or [None])[0]
-    return chosen.index if chosen is not None else None
+
+    def closed(s) -> bool:
+        return bool(((s.result or {}).get("replay") or {}).get("tool_at_close"))
+
+    for rank, chosen in enumerate((
+        [s for s in grasps if closed(s) and s.ok is False],
+        [s for s in grasps if closed(s)],
+        grasps,
+    )):  # fmt: skip
+        if chosen:
+            return rank, chosen[0].index
+    return None
 
 
 def _open_grasp_step(app, replay) -> None:
@@ -326,10 +336,10 @@ def _open_grasp_step(app, replay) -> None:
     state = replay.state
     project = replay.session.project
     found = [(e.id, _grasp_step(project, e.id)) for e in state.episodes]
-    with_grasp = [(e, i) for e, i in found if i is not None]
+    with_grasp = sorted(((g[0], e, g[1]) for e, g in found if g is not None))
     if not found:
         return  # a demo without episodes shows the mode's empty list
-    episode_id, index = (with_grasp or [(found[0][0], 0)])[0]
+    _rank, episode_id, index = (with_grasp or [(0, found[0][0], 0)])[0]
     replay.episodes.select_row([e.id for e in state.episodes].index(episode_id))
     for _ in range(300):  # the scene restores off the GUI thread
         if replay.view.loaded is not None:

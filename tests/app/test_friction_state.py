@@ -357,3 +357,29 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(qtb
     assert label.label.object_entity_id == by_distance[0]
     qtbot.waitUntil(lambda: a.task is None, timeout=30000)
     window.close()
+
+
+def test_parts_weighted_by_their_usual_time_share_the_bar():
+    from annotation.progress import PART_SCALE, Progress
+
+    seen: list[int] = []
+    overall = Progress(lambda d, _t, _m: seen.append(d))
+    weights = [1.0, 3.0]  # the second part usually takes three times as long
+    overall.part(0, 2, "quick", weights).report(1, 1)
+    overall.part(1, 2, "slow", weights).report(1, 2)
+    assert seen == [PART_SCALE // 4, PART_SCALE // 4 + 3 * PART_SCALE // 8]
+    with pytest.raises(ValueError, match="2 parts need 2"):
+        overall.part(0, 2, "bad", [1.0])
+
+
+def test_the_demo_build_reports_one_bar_that_never_goes_back(tmp_path):
+    from annotation.progress import PART_SCALE, Progress
+    from app.demo import DEMO_PART_SECONDS, DEMO_PARTS, build_demo
+
+    assert set(DEMO_PART_SECONDS) == {name for name, _ in DEMO_PARTS}  # a weight each
+    seen: list[tuple[int, int, str]] = []
+    build_demo(tmp_path / "demo.reasonscope", Progress(lambda d, t, m: seen.append((d, t, m))))
+    values = [d for d, _t, _m in seen]
+    assert values == sorted(values) and values[-1] == PART_SCALE  # one bar, never back to 0
+    assert {t for _d, t, _m in seen} == {PART_SCALE}
+    assert any(m.startswith("Demo: episodes (part 5 of 11)") for _d, _t, m in seen)
