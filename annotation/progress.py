@@ -50,9 +50,12 @@ class Progress:
         span = PART_SCALE * shares[index] / total
         base = PART_SCALE * sum(shares[:index]) / total
         label = f"{name} (part {index + 1} of {count})"
+        prefix = name.split(": ")[0] + ": " if ": " in name else None  # "Demo: ..." once
 
         def forward(done: int, total: int, message: str) -> None:
             fraction = min(max(done / total, 0.0), 1.0) if total > 0 else 0.0
+            if prefix and message.startswith(prefix) and message != name:
+                message = message[len(prefix) :]
             text = f"{label}: {message}" if message and message != name else label
             self.report(int(base + fraction * span), PART_SCALE, text)
 

@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         self.annotator_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.annotator_button.setAutoRaise(True)
         self.project_label = QLabel()
-        self.statusBar().addPermanentWidget(self.project_label, 1)
+        self.statusBar().addPermanentWidget(self.project_label)  # messages get the rest
         self.statusBar().addPermanentWidget(self.annotator_button)
 
     # -- modes and layout -----------------------------------------------------
@@ -316,8 +316,9 @@ class MainWindow(QMainWindow):
     def _say_demo_progress(self, text: str) -> None:
         """The window behind the progress dialog says what is happening too."""
         self.statusBar().showMessage(f"Preparing the demo project: {text}")
+        part = text.split(" (part")[0]  # the details are in the dialog and the status bar
         for page in self.empty_states.values() if self.session.project is None else ():
-            page.set_status(f"Preparing the demo project (first start, a few minutes): {text}")
+            page.set_status(f"Preparing the demo project (first start): {part}…")
 
     # -- people ---------------------------------------------------------------
     def request_sign_in(self) -> None:

@@ -383,3 +383,14 @@ def test_the_demo_build_reports_one_bar_that_never_goes_back(tmp_path):
     assert values == sorted(values) and values[-1] == PART_SCALE  # one bar, never back to 0
     assert {t for _d, t, _m in seen} == {PART_SCALE}
     assert any(m.startswith("Demo: episodes (part 5 of 11)") for _d, _t, m in seen)
+
+
+def test_the_main_status_bar_has_room_for_messages(qtbot, make_window):
+    window = make_window()
+    window.resize(1280, 860)
+    window.statusBar().showMessage("The project was changed by another program: updated.")
+    qtbot.wait(50)
+    # the path label no longer stretches over the message area (it took all of it)
+    bar = window.statusBar()
+    free = bar.width() - window.project_label.width() - window.annotator_button.width()
+    assert free > bar.width() // 2
