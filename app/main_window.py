@@ -166,7 +166,7 @@ class MainWindow(QMainWindow):
             mode.docks["project"].hide()
         if layout.activity_hidden:
             mode.docks["activity"].hide()
-        mode.default_state = mode.layout_state()
+        mode.default_state = mode.saveState(mode.STATE_VERSION)
         self.summary_views.append(summary)
         self.activity_panels.append(activity)
         self.empty_states[spec.key] = empty
@@ -231,7 +231,8 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/mode", self.current_mode)
         for key, mode in self.modes.items():
-            s.setValue(f"modes/{key}/state", mode.layout_state())
+            if (state := mode.layout_state()) is not None:  # one never shown keeps the old
+                s.setValue(f"modes/{key}/state", state)
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802

@@ -17,7 +17,9 @@ ActionSpec = tuple[
 class ModeWindow(QMainWindow):
     """Embedded as a page of the main window; each mode keeps its own dock state."""
 
-    STATE_VERSION = 1
+    # 2: layouts saved by earlier builds could hold the sizes of a mode never shown (its
+    # docks squeezed to nothing); they are not restored.
+    STATE_VERSION = 2
 
     def __init__(
         self, key: str, title: str, central: QWidget, parent: QWidget | None = None
@@ -32,6 +34,7 @@ class ModeWindow(QMainWindow):
         )
         self.setCentralWidget(central)
         self.docks: dict[str, QDockWidget] = {}
+        self.was_shown = False  # a layout is worth saving only once it had real sizes
 
     def add_dock(
         self,
@@ -47,8 +50,14 @@ class ModeWindow(QMainWindow):
         self.docks[name] = dock
         return dock
 
-    def layout_state(self) -> QByteArray:
-        return self.saveState(self.STATE_VERSION)
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.was_shown = True
+
+    def layout_state(self) -> QByteArray | None:
+        """The dock layout to save, or None when the mode was never on screen this session
+        (its docks have no real sizes yet: keep the layout saved before)."""
+        return self.saveState(self.STATE_VERSION) if self.was_shown else None
 
     def restore_layout(self, state: QByteArray | None) -> bool:
         return bool(state) and self.restoreState(state, self.STATE_VERSION)

@@ -103,7 +103,7 @@ class ReplayMode(QObject):
         mode.resizeDocks(docks[3:5], [400, 330], Qt.Orientation.Vertical)
         mode.tabifyDockWidget(docks[4], docks[5])
         docks[4].raise_()
-        mode.STATE_VERSION = LAYOUT_VERSION  # this mode's layouts only (ModeWindow's default: 1)
+        mode.STATE_VERSION = LAYOUT_VERSION  # this mode's layouts only (ModeWindow's default: 2)
         self.renderer = StepRenderer(mode)
         self.task: TaskRunner | None = None  # restoring a scene
         self.wanted: int | None = None  # the episode the views should show

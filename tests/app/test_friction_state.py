@@ -394,3 +394,19 @@ def test_the_main_status_bar_has_room_for_messages(qtbot, make_window):
     bar = window.statusBar()
     free = bar.width() - window.project_label.width() - window.annotator_button.width()
     assert free > bar.width() // 2
+
+
+def test_a_mode_never_shown_keeps_a_usable_layout_after_a_restart(qtbot, make_window, tmp_path):
+    first = make_window()
+    first.resize(1280, 860)
+    first.set_mode("explore")  # Verify is never on screen in this session
+    qtbot.wait(100)
+    first.close()  # saves the layouts
+    second = make_window()
+    second.resize(1280, 860)
+    second.set_mode("verify")
+    qtbot.wait(200)
+    question = second.modes["verify"].docks["question"]
+    assert question.isVisible() and question.width() >= 300, question.width()
+    second.set_mode("explore")
+    assert second.modes["explore"].was_shown and second.modes["verify"].was_shown
