@@ -116,7 +116,7 @@ class HoiPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
         layout.addWidget(self.banner)
-        layout.addWidget(self.targets, 1)
+        layout.addWidget(self.targets, 3)  # the choice at hand gets the room
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
         layout.addLayout(row)

@@ -173,7 +173,7 @@ class HoiState(QObject):
         self.cancel_pick()
         if label_type.needs_target:
             self.pending = label_type
-            self._start_pick(f"Pick what the person is {label_type.label}: click an object")
+            self._start_pick(f"Pick what the person is {label_type.label}")
             return
         there = [r for r in self.labels if r.label.predicate == label_id]
         if there:
@@ -190,12 +190,15 @@ class HoiState(QObject):
         elif self._ready(needs_person=False) and self._own(record):
             self.cancel_pick()
             self.retargeting = record.id
-            self._start_pick("Pick the new target: click an object")
+            self._start_pick("Pick the new target")
 
     def _start_pick(self, text: str) -> None:
         self.view.picking = True
         self.picking_changed.emit(True)
-        self.saved.emit(f"{text} in the image or the cloud (Esc cancels)")
+        self.saved.emit(
+            f"{text}: Tab through the nearest objects and Enter, or click one in the list, "
+            "the image or the cloud (Esc cancels)"
+        )
 
     def cancel_pick(self) -> None:
         if self.pending is None and self.retargeting is None:
