@@ -268,24 +268,12 @@ def test_the_model_view_shows_the_panorama_again_after_a_tabletop_question(qtbot
 
 @pytest.fixture(scope="module")
 def two_scenes_db(tmp_path_factory):
-    from sim.tabletop.questions import Candidate, generate
-    from sim.tabletop.scenes import scene_record
+    from app.jobs.questions import generate_questions
     from store import open_project
 
     path = tmp_path_factory.mktemp("prefetch") / "two.reasonscope"
-    with open_project(path, create=True) as project:
-        made = 0
-        for seed in range(1, 60):
-            candidate = generate("count", seed, image_size=128)
-            if not isinstance(candidate, Candidate):
-                continue
-            with project.write():
-                sid = project.scenes.add(scene_record(candidate.scene))
-                project.questions.add(candidate.question_record(sid))
-            candidate.scene.world.close()
-            made += 1
-            if made == 2:
-                break
+    open_project(path, create=True).close()
+    generate_questions(path, tasks=["count"], n=2, seed=1, image_size=128)
     return path
 
 
