@@ -14,6 +14,16 @@ from app import settings
 from app.main_window import MainWindow
 
 
+def shown_window(qtbot, size: tuple[int, int] = (1280, 860)) -> MainWindow:
+    """A main window on screen at `size` (the default layout's 1280 x 860), with no project."""
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
 def press_shortcut(qtbot, widget, key, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
     """Press a key combination on `widget`, as from the keyboard.
 

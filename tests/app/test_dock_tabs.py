@@ -5,11 +5,11 @@ that stands alone, or the View menu, names it in full."""
 from __future__ import annotations
 
 import pytest
+from gestures import shown_window
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QCursor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QStyle, QTabBar, QToolTip
 
-from app.main_window import MainWindow
 from app.modes import MODES
 
 ANNOTATE_TITLES = {
@@ -20,11 +20,7 @@ ANNOTATE_TITLES = {
 
 @pytest.fixture
 def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot)
     yield w
     w.close()
 

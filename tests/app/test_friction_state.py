@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from gestures import shown_window
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
@@ -14,12 +15,8 @@ def make_window(qtbot):
     made = []
 
     def make() -> MainWindow:
-        w = MainWindow()
-        qtbot.addWidget(w)
-        w.show()
-        qtbot.waitExposed(w)
-        made.append(w)
-        return w
+        made.append(shown_window(qtbot))
+        return made[-1]
 
     yield make
     for w in made:

@@ -4,19 +4,13 @@ key of the window (View ▸ Reload project's F5 too) and filters as one types.""
 from __future__ import annotations
 
 import pytest
-from gestures import press_shortcut, switch_mode
+from gestures import press_shortcut, shown_window, switch_mode
 from PySide6.QtCore import Qt
-
-from app.main_window import MainWindow
 
 
 @pytest.fixture
 def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot)
     yield w
     w.close()
 
