@@ -64,11 +64,8 @@ class MainWindow(QMainWindow):
         self.session.project_changed.connect(self._on_project_changed)
         self.session.annotator_changed.connect(self._on_annotator_changed)
         self.session.data_changed.connect(self.refresh)
-        self.session.changed_outside.connect(
-            lambda: self.statusBar().showMessage(
-                "The project was changed by another program: updated.", 6000
-            )
-        )
+        outside = "The project was changed elsewhere (another program, a background task): updated."
+        self.session.changed_outside.connect(lambda: self.statusBar().showMessage(outside, 6000))
         self._restore_settings()
         self.refresh()
 

@@ -114,7 +114,7 @@ def test_questions_added_by_another_process_appear_in_the_open_queue(qtbot, make
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
     qtbot.waitUntil(lambda: verify.state.current is not None, timeout=10_000)  # by itself
     assert verify.state.current.text == "How many?"
-    assert "changed by another program" in window.statusBar().currentMessage()
+    assert "changed elsewhere (another program" in window.statusBar().currentMessage()
     # and View > Reload (F5) reads the project again on request
     assert window.reload_action.shortcut().toString() == "F5"
     assert window.reload_action in window.actions()
