@@ -114,8 +114,8 @@ class BimanualExecutor(ArmMotions):
                 raise ActionError(too_far(actor, arm, "grasp"))
             if width > MAX_GRASP_WIDTH:
                 raise ActionError(
-                    f"{actor} is {width * 1000:.0f} mm wide at the grasp point; "
-                    f"the gripper opens 85 mm"
+                    f"{actor} is {width * 1000:.0f} mm wide at the grasp point, more than "
+                    f"the {MAX_GRASP_WIDTH * 1000:.0f} mm the gripper can take (it opens 85 mm)"
                 )
             return self._grasp(a, point, axis, approach)
         if a.name == "place_actor":
