@@ -76,8 +76,9 @@ def label_agreement(pairs: Iterable[Pair]) -> dict[str, Any]:
     """Kappa, percent agreement and disagreement counts for one labelled property.
 
     `kappa` is null when it is undefined, with `kappa_reason` saying why ("no pairs",
-    "undefined (one category)"); `kappa_reason` is null otherwise. `disagreements_by_pair` counts the unordered label pairs that disagreed,
-    keyed "a|b" with the labels in sorted order, e.g. {"approve|reject": 2}.
+    "undefined (one category)"); `kappa_reason` is null otherwise.
+    `disagreements_by_pair` counts the unordered label pairs that disagreed, keyed
+    "a|b" with the labels in sorted order, e.g. {"approve|reject": 2}.
     """
     pairs = list(pairs)
     by_pair = Counter("|".join(sorted((str(a), str(b)))) for a, b in pairs if a != b)

@@ -177,16 +177,15 @@ class ReasoningRepository(Repository):
         by_model: dict[str, dict[str, int]] = {}
         with self.project.write():
             questions = self._current_by_uid({uid for _, uid, *_ in parsed})
-            for _, uid, _, _, line in parsed:
+            for _, uid, answer, _, line in parsed:
                 if uid not in questions:
                     raise _row_error(line, f"no question with id {uid!r} in this project")
-            for name in dict.fromkeys(m for m, *_ in parsed):
-                cur = self.db.execute("DELETE FROM reasoning_predictions WHERE model = ?", [name])
-                by_model[name] = {"imported": 0, "correct": 0, "replaced": cur.rowcount}
-            for _, uid, answer, _, line in parsed:
                 problem = impossible_boxes(questions[uid].task, questions[uid].answer, answer)
                 if problem:
                     raise _row_error(line, problem)
+            for name in dict.fromkeys(m for m, *_ in parsed):
+                cur = self.db.execute("DELETE FROM reasoning_predictions WHERE model = ?", [name])
+                by_model[name] = {"imported": 0, "correct": 0, "replaced": cur.rowcount}
             for name, uid, answer, steps, _ in parsed:
                 q = questions[uid]
                 score = score_answer(q.task, q.answer, answer)

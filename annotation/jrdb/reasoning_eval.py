@@ -259,9 +259,8 @@ def parse_box(value: Any) -> list[float]:
             if key in value:
                 return parse_box(value[key])
         raise ValueError("box object has no 'box'")
-    if type(value) not in (list, tuple) or len(value) != 4:
-        if not isinstance(value, list | tuple) or len(value) != 4:
-            raise ValueError(f"box is not [x, y, w, h]: {_short(value)}")
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        raise ValueError(f"box is not [x, y, w, h]: {_short(value)}")
     # (type() rather than isinstance: a bool is an int, and this runs for every box)
     if not all(type(v) in (float, int) for v in value):
         raise ValueError(f"box has a non-number: {_short(value)}")

@@ -19,6 +19,7 @@ from typing import Any
 
 from annotation.agreement import kappa_text
 from annotation.averages import average_text
+from annotation.metric_text import settings_text
 
 TABLES = ("verification", "hoi", "episodes", "reasoning", "spatial", "bimanual")
 
@@ -39,14 +40,8 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def _settings_note(settings: dict[str, str] | None) -> list[str]:
-    if not settings:
-        return []
-    return ["Computed with: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in
-                                          settings.items()) + "."]  # fmt: skip
-
-
-def _incomplete(missing: list[str]) -> str:
-    return average_text(None, missing) if missing else "-"
+    text = settings_text(settings)
+    return [text] if text else []
 
 
 def verification_table(v: dict[str, Any]) -> Table:
@@ -87,8 +82,7 @@ def episodes_table(e: dict[str, Any]) -> Table:
         for task in tasks:
             s = r["success"][task]
             cells += [_num(s["success_pct"]), str(s["n"])]
-        missing = r.get("missing_tasks") or []
-        cells.append(_num(r["average_pct"]) if not missing else _incomplete(missing))
+        cells.append(average_text(r["average_pct"], r.get("missing_tasks") or []))
         t.rows.append(cells)
     t.notes = ["Cells: success (%) and episodes (n) per task."] + _settings_note(
         e.get("settings")

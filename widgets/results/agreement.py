@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.agreement import kappa_text
-from widgets.results.table import settings_label, settings_text
+from annotation.metric_text import settings_text
+from widgets.results.table import settings_label
 
 ROWS = (
     ("decision", "Decision (approve / correct / reject)"),

@@ -15,13 +15,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
+from annotation.metric_text import settings_text
 from annotation.tabletop.episode_metrics import BIMANUAL_ERROR_KINDS, error_key
 from widgets.results.plots import BarPlot
 from widgets.results.table import (
+    average_cell,
     fit_table_height,
     results_table,
     scrolling_page,
-    settings_text,
     table_cell,
 )
 
@@ -155,13 +156,10 @@ class BimanualResultsView(QWidget):
                 text, tip = rate_text(row.get(task))
                 cells.append(table_cell(text, tip=tip))
             average = m.get("average_by_model", {}).get(model, {})
-            missing = average.get("missing") or []
-            cells.append(table_cell(
-                "incomplete" if missing else "–" if average.get("rate") is None
-                else f"{100 * average['rate']:.0f}",
-                tip=f"no average: no episodes of {', '.join(missing)}" if missing
-                else "mean of every task's rate",
-            ))  # fmt: skip
+            rate = average.get("rate")
+            cells.append(average_cell("–" if rate is None else f"{100 * rate:.0f}",
+                                      average.get("missing") or [],
+                                      "mean of every task's rate", "episodes of {}"))  # fmt: skip
             cells.append(table_cell(str(m["format_error_by_model"].get(model, 0)),
                                     tip="steps whose reply could not be read"))  # fmt: skip
             for c, item in enumerate(cells):

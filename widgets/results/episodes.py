@@ -19,13 +19,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from annotation.metric_text import settings_text
 from widgets.results.plots import BarPlot
 from widgets.results.table import (
+    average_cell,
     fit_table_height,
     results_table,
     scrolling_page,
     settings_label,
-    settings_text,
     table_cell,
 )
 
@@ -170,14 +171,9 @@ class EpisodeResultsView(QWidget):
                         tip=f"{s['successes']} of {s['n']} episodes succeeded",
                     )
                 )
-            missing = row.get("missing_tasks") or []
             cells += [
-                table_cell(
-                    percent(row["average_pct"]) if not missing else "incomplete",
-                    tip="mean over all the tasks"
-                    if not missing
-                    else f"no average: no episodes of {', '.join(missing)}",
-                ),
+                average_cell(percent(row["average_pct"]), row.get("missing_tasks") or [],
+                             "mean over all the tasks", "episodes of {}"),  # fmt: skip
                 table_cell(
                     "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
                     tip="" if median is None else f"median {median:g}",

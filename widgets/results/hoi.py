@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.agreement import kappa_text
+from annotation.metric_text import settings_text
 from widgets.results.agreement import kappa_cell
-from widgets.results.table import fit_table_height, results_table, settings_label, settings_text
+from widgets.results.table import fit_table_height, results_table, settings_label
 
 AGREEMENT_ROWS = (
     ("author_vs_reviewer", "Difficulty: author vs each reviewer"),

@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from annotation.metric_text import settings_text
 from widgets.results.plots import ResultsPlot
 from widgets.results.table import (
     fit_table_height,
     results_table,
     scrolling_page,
     settings_label,
-    settings_text,
     table_cell,
 )
 

@@ -13,11 +13,12 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from annotation.metric_text import settings_text
 from widgets.results.table import (
+    average_cell,
     fit_table_height,
     results_table,
     settings_label,
-    settings_text,
     table_cell,
 )
 
@@ -92,16 +93,11 @@ class SpatialResultsTable(QWidget):
                 counts.append(f"{n} {setting}")
                 tip = f"mean of {n} item{'s' * (n != 1)}"
                 self.table.setItem(r, c, table_cell(score_text(cell["score"]), tip=tip))
-            missing = row.get("missing") or []
             self.table.setItem(
                 r,
                 4,
-                table_cell(
-                    "incomplete" if missing else score_text(row.get("average")),
-                    tip=f"no average: no {', '.join(missing)} items"
-                    if missing
-                    else "mean of the three settings (Avg.)",
-                ),
+                average_cell(score_text(row.get("average")), row.get("missing") or [],
+                             "mean of the three settings (Avg.)", "{} items"),  # fmt: skip
             )
             total = sum(row[s]["items"] for s in SETTINGS if s in row)
             self.table.setItem(r, 5, table_cell(str(total), tip=", ".join(counts)))

@@ -3,6 +3,8 @@ wheel turns over a table or a plot that scroll the page."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -147,9 +149,9 @@ def settings_label() -> QLabel:
     return label
 
 
-def settings_text(settings: dict | None) -> str:
-    """The `settings` object of a metric as a footnote: "Computed with: key: value; ..."."""
-    if not settings:
-        return ""
-    parts = [f"{key.replace('_', ' ')}: {value}" for key, value in settings.items()]
-    return "Computed with: " + "; ".join(parts) + "."
+def average_cell(value: str, missing: Sequence[str], tip: str, lacking: str) -> QTableWidgetItem:
+    """A row's Avg. cell: `value` (with `tip`), or "incomplete" when the row lacks columns,
+    its tooltip saying which (`lacking` with "{}" where their names go)."""
+    if missing:
+        return table_cell("incomplete", tip="no average: no " + lacking.format(", ".join(missing)))
+    return table_cell(value, tip=tip)
