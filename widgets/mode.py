@@ -18,7 +18,8 @@ class ModeWindow(QMainWindow):
     """Embedded as a page of the main window; each mode keeps its own dock state."""
 
     # 2: layouts saved by earlier builds could hold the sizes of a mode never shown (its
-    # docks squeezed to nothing); they are not restored.
+    # docks squeezed to nothing), and Replay's had the Grasp points under the Model view
+    # with a three-row Episodes list; they are not restored.
     STATE_VERSION = 2
 
     def __init__(

@@ -37,9 +37,6 @@ IMAGE_DOCK_TITLES = ("Model view (top-down)", "Observation (what the model saw)"
 # The right column (step, labels, re-simulation, scene graph) never gets narrower than this,
 # whatever layout is restored: the step's text and the graph's node labels need it.
 RIGHT_COLUMN_MIN_WIDTH = 330
-# Layouts saved by builds that stacked the Grasp points under the Model view (and left the
-# Episodes list three rows) are not restored: the mode starts from its default layout.
-LAYOUT_VERSION = 2
 
 
 class ReplayMode(QObject):
@@ -103,7 +100,6 @@ class ReplayMode(QObject):
         mode.resizeDocks(docks[3:5], [400, 330], Qt.Orientation.Vertical)
         mode.tabifyDockWidget(docks[4], docks[5])
         docks[4].raise_()
-        mode.STATE_VERSION = LAYOUT_VERSION  # this mode's layouts only (ModeWindow's default: 2)
         self.renderer = StepRenderer(mode)
         self.task: TaskRunner | None = None  # restoring a scene
         self.wanted: int | None = None  # the episode the views should show

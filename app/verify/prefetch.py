@@ -53,7 +53,7 @@ class ScenePrefetch(QObject):
             oldest.world.close()
 
     def is_loading(self, scene: Scene) -> bool:
-        return self.loading is not None and self.loading == scene
+        return self.loading == scene
 
     def prefetch(self, scene: Scene) -> bool:
         """Restore `scene` in the background unless it is kept, being restored, or another

@@ -40,8 +40,8 @@ def nearest_objects(view: Any, person: int | None) -> list[tuple[int, float | No
             return (1, min(dx, PANORAMA_WIDTH - dx))
         return (2, 0.0)
 
-    ranked = sorted(objects, key=lambda o: (key(o), o))
-    return [(o, key(o)[1] if key(o)[0] == 0 else None) for o in ranked]
+    ranked = sorted((key(o), o) for o in objects)
+    return [(o, distance if kind == 0 else None) for (kind, distance), o in ranked]
 
 
 class TargetChooser(QObject):
