@@ -44,8 +44,8 @@ def run_gui(db: Path | None) -> int:
         )
         return 2
     app = create_application()
-    window = start_window(db)
-    return app.exec() if window is not None else 1
+    _window = start_window(db)  # held here: the window lives as long as the event loop
+    return app.exec()
 
 
 def start_window(db: Path | None):

@@ -219,7 +219,10 @@ class PanoramaView(QWidget):
     def set_wrap(self, margin: float) -> None:
         """Show `margin` image pixels of the panorama's other end past each edge, with the
         seam marked, so panning and drawing go on round the cylinder; 0: a flat image."""
-        self.wrap_margin = max(float(margin), 0.0)
+        margin = max(float(margin), 0.0)
+        if margin == self.wrap_margin:
+            return  # `set_image` places the strips for a new image itself
+        self.wrap_margin = margin
         self._set_size(self.width_px, self.height_px)
         self._place_wraps()
 
