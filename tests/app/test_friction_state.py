@@ -201,8 +201,7 @@ def mixed_db(tmp_path_factory):
     from hoi_fixtures import build_hoi_project
 
     from app.demo.jrdb_synth import SynthConfig
-    from sim.tabletop.questions import Candidate, generate
-    from sim.tabletop.scenes import scene_record
+    from app.jobs.questions import generate_questions
     from store import open_project
 
     hp = build_hoi_project(tmp_path_factory.mktemp("mixed"),
@@ -223,14 +222,7 @@ def mixed_db(tmp_path_factory):
             "criteria": {"generator": "jrdb-query-engine/1", "frame_ids": [frame.id],
                          "image_ids": [image], "preferences": {"task": "vg"}},
         })  # fmt: skip
-        for seed in range(1, 40):
-            candidate = generate("count", seed, image_size=256)
-            if isinstance(candidate, Candidate):
-                break
-        with project.write():
-            sid = project.scenes.add(scene_record(candidate.scene))
-            project.questions.add(candidate.question_record(sid))
-        candidate.scene.world.close()
+    generate_questions(hp.db, tasks=["count"], n=1, seed=1, image_size=256)  # and a scene's
     return hp.db
 
 
