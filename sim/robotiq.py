@@ -1,4 +1,10 @@
-"""The Robotiq 2F-85 from airo-models: mounting, linkage coupling, finger drive.
+"""Robotiq two-finger grippers: the 2F-85 (airo-models) and the 2F-140 (built here).
+
+A `GripperModel` says everything the worlds and the grasp planner need of one
+gripper: its URDF, how its linkage is coupled, its stroke and force, and its
+finger geometry as measured in PyBullet with the tool pointing down. `GRIPPERS`
+holds both by key ("2f85", "2f140"); `model_for_asset` finds the model of a
+recorded gripper body, so a stored scene rebuilds with the gripper it had.
 
 Shared by the tabletop world (one UR5e) and the dual-arm world (two). The
 lessons here were hard-won (see docs/tools.md): the URDF's mimic-style joints
@@ -9,6 +15,8 @@ swing the fingers open, so they get 20 g.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pybullet
 
@@ -27,15 +35,95 @@ FINGER_FRICTION = 2.0
 PAD_MASS = 0.02  # kg; the URDF says 1 kg
 
 
-def mount_gripper(world, key: str, arm_uid: int, tool_link: int, *, name: str) -> int:
-    """Load a 2F-85 on `tool_link` of `arm_uid` (fixed constraint); return its uid.
+@dataclass(frozen=True)
+class GripperModel:
+    """One two-finger gripper as the simulation and the planner see it.
+
+    The finger tables are measured in PyBullet with the tool pointing down
+    (`scripts/measure_gripper.py`): at each `finger_angle` of finger_joint,
+    the gap between the pads and the depth of the pads' lowest point below
+    the mounting flange (tool0).
+    """
+
+    key: str  # "2f85" | "2f140"
+    name: str  # "Robotiq 2F-85"
+    asset: str
+    mimic: dict[str, float]  # follower joint -> factor on finger_joint's angle
+    open_angle: float
+    closed_angle: float
+    stroke_m: float  # published stroke
+    force: float  # N·m at finger_joint
+    max_velocity: float  # rad/s at finger_joint
+    finger_angle: tuple[float, ...]
+    pad_gap: tuple[float, ...]
+    pad_depth: tuple[float, ...]
+    fingertip_offset: float  # tool0 to the open fingertips (m), for clearances
+    pad_width: float  # the pads' extent along the closing line's normal (m)
+    pad_thickness: float  # the pads' extent along the closing line, each (m)
+    # How deep the pads may go below an object's top before the knuckles above the
+    # pads meet it: flat-topped objects sooner than rounded ones.
+    max_depth_flat: float
+    max_depth_round: float
+    clearance: float = 0.003  # room to spare on each side of a held object
+
+    @property
+    def max_grasp_width(self) -> float:
+        """The widest object the planner accepts: the open gap less the clearance."""
+        return min(self.pad_gap[0], self.stroke_m) - 2 * self.clearance
+
+    def angle_for_gap(self, gap: float) -> float:
+        """finger_joint's angle where the pads are `gap` apart."""
+        import numpy as np
+
+        return float(np.interp(gap, self.pad_gap[::-1], self.finger_angle[::-1]))
+
+    def depth_at_gap(self, gap: float) -> float:
+        """How far below tool0 the pads' lowest point is when they are `gap` apart."""
+        import numpy as np
+
+        return float(np.interp(self.angle_for_gap(gap), self.finger_angle, self.pad_depth))
+
+
+ROBOTIQ_2F85 = GripperModel(
+    key="2f85",
+    name="Robotiq 2F-85",
+    asset=GRIPPER_ASSET,
+    mimic=GRIPPER_MIMIC,
+    open_angle=GRIPPER_OPEN,
+    closed_angle=GRIPPER_CLOSED,
+    stroke_m=0.085,
+    force=FINGER_FORCE,
+    max_velocity=1.5,
+    finger_angle=(0.0, 0.2, 0.4, 0.6, 0.8),
+    pad_gap=(0.086, 0.067, 0.047, 0.024, 0.002),
+    pad_depth=(0.149, 0.156, 0.160, 0.163, 0.163),
+    fingertip_offset=0.15,
+    pad_width=0.022,
+    pad_thickness=0.010,
+    max_depth_flat=0.045,
+    max_depth_round=0.055,
+)
+GRIPPERS: dict[str, GripperModel] = {ROBOTIQ_2F85.key: ROBOTIQ_2F85}
+DEFAULT_GRIPPER = "2f85"
+
+
+def model_for_asset(asset: str | None) -> GripperModel:
+    """The model of a gripper body recorded with this asset (the 2F-85 when unknown)."""
+    return next((m for m in GRIPPERS.values() if m.asset == asset), ROBOTIQ_2F85)
+
+
+def mount_gripper(
+    world, key: str, arm_uid: int, tool_link: int, *, name: str, model: GripperModel = ROBOTIQ_2F85
+) -> int:
+    """Load a gripper (the 2F-85 unless `model` says) on `tool_link` of `arm_uid` (fixed
+    constraint); return its uid.
 
     `world` is any world with `add_urdf` (it registers the body as a robot part).
     """
     c = world.client
     tool = c.getLinkState(arm_uid, tool_link, computeForwardKinematics=True)
     grip = world.add_urdf(
-        key, GRIPPER_ASSET, tool[4], tool[5], name=name, category="robot", role="robot"
+        key, model.asset, tool[4], tool[5], name=name, category="robot", role="robot"
     )
     c.createConstraint(
         arm_uid, tool_link, grip.uid, -1, pybullet.JOINT_FIXED, (0, 0, 0), (0, 0, 0), (0, 0, 0)
@@ -57,30 +145,36 @@ def gripper_joints(client, uid: int) -> dict[str, int]:
     }
 
 
-def set_finger_angle(client, uid: int, joints: dict[str, int], angle: float) -> None:
-    """Teleport the linkage to `angle` at finger_joint (0 open .. 0.8 closed)."""
+def set_finger_angle(
+    client, uid: int, joints: dict[str, int], angle: float, model: GripperModel = ROBOTIQ_2F85
+) -> None:
+    """Teleport the linkage to `angle` at finger_joint (open_angle .. closed_angle)."""
     client.resetJointState(uid, joints["finger_joint"], angle)
-    for name, factor in GRIPPER_MIMIC.items():
+    for name, factor in model.mimic.items():
         client.resetJointState(uid, joints[name], factor * angle)
 
 
-def release_followers(client, uid: int, joints: dict[str, int]) -> None:
+def release_followers(
+    client, uid: int, joints: dict[str, int], model: GripperModel = ROBOTIQ_2F85
+) -> None:
     """Switch the follower joints' motors off so the gears alone move them."""
-    for name in GRIPPER_MIMIC:
+    for name in model.mimic:
         client.setJointMotorControl2(
             uid, joints[name], pybullet.VELOCITY_CONTROL, targetVelocity=0, force=0
         )
 
 
-def couple_linkage(client, uid: int, joints: dict[str, int]) -> None:
+def couple_linkage(
+    client, uid: int, joints: dict[str, int], model: GripperModel = ROBOTIQ_2F85
+) -> None:
     """Gear constraints from finger_joint to every follower, light pads, grippy links.
 
     Call once per gripper; call `release_followers` whenever something turned the
     followers' motors back on.
     """
     driver = joints["finger_joint"]
-    release_followers(client, uid, joints)
-    for name, factor in GRIPPER_MIMIC.items():
+    release_followers(client, uid, joints, model)
+    for name, factor in model.mimic.items():
         gear = client.createConstraint(
             uid, driver, uid, joints[name], pybullet.JOINT_GEAR, [0, 1, 0], [0, 0, 0], [0, 0, 0]
         )
@@ -95,7 +189,12 @@ def couple_linkage(client, uid: int, joints: dict[str, int]) -> None:
 
 
 def command_fingers(
-    client, uid: int, joints: dict[str, int], angle: float, force: float = FINGER_FORCE
+    client,
+    uid: int,
+    joints: dict[str, int],
+    angle: float,
+    force: float | None = None,
+    model: GripperModel = ROBOTIQ_2F85,
 ) -> None:
     """Set finger_joint's position motor towards `angle` (the physics moves it)."""
     client.setJointMotorControl2(
@@ -103,8 +202,8 @@ def command_fingers(
         joints["finger_joint"],
         pybullet.POSITION_CONTROL,
         targetPosition=angle,
-        force=force,
-        maxVelocity=1.5,
+        force=model.force if force is None else force,
+        maxVelocity=model.max_velocity,
     )
 
 
