@@ -1,7 +1,8 @@
 """Moving the UR5e's tool: inverse kinematics plus simulated joint motion (no teleporting).
 
-The tool frame is `tool0`; the 2F-85's fingertips sit FINGERTIP_OFFSET below
-it when the tool points down. Motion is position-controlled joint motion in
+The tool frame is `tool0`; the gripper's fingertips sit its model's
+`fingertip_offset` below it when the tool points down (FINGERTIP_OFFSET is the
+2F-85's). Motion is position-controlled joint motion in
 small Cartesian steps, with physics stepping, so anything the gripper touches
 is pushed by real contacts.
 """
@@ -14,10 +15,9 @@ from collections.abc import Callable
 import numpy as np
 import pybullet
 
-from sim.robotiq import GRIPPER_CLOSED, GRIPPER_OPEN
-from sim.tabletop.world import HOME_JOINTS, TabletopWorld
+from sim.tabletop.world import HOME_JOINTS, TABLE_TOP_Z, TabletopWorld
 
-FINGERTIP_OFFSET = 0.15  # metres from tool0 to the fingertips, tool pointing down
+FINGERTIP_OFFSET = 0.15  # metres from tool0 to the 2F-85's fingertips, tool pointing down
 DOWN = (1.0, 0.0, 0.0, 0.0)  # tool z axis pointing at the table (quaternion [qx, qy, qz, qw])
 STEP_M = 0.01  # Cartesian waypoint spacing
 SETTLE_STEPS = 8  # physics steps per waypoint
@@ -93,22 +93,24 @@ def move_tool_to(
 
 
 def set_fingers(world: TabletopWorld, closed: bool) -> None:
-    """Close or open the 2F-85 (kinematically: this tool pushes, it does not grasp)."""
-    world.set_gripper(GRIPPER_CLOSED if closed else GRIPPER_OPEN)
+    """Close or open the gripper (kinematically: this tool pushes, it does not grasp)."""
+    model = world.gripper_model
+    world.set_gripper(model.closed_angle if closed else model.open_angle)
     world.hold_arm()
 
 
 def go_home(world: TabletopWorld) -> None:
     """Rise, then return the joints to the home pose through simulated motion."""
     position, _ = tool_pose(world)
-    move_tool_to(world, (position[0], position[1], max(position[2], world_table_clearance())))
+    move_tool_to(
+        world, (position[0], position[1], max(position[2], world_table_clearance(world)))
+    )
     targets = {world.arm_joints[name]: angle for name, angle in HOME_JOINTS.items()}
     for _ in range(60):
         _drive(world, targets)
         world.step(SETTLE_STEPS)
 
 
-def world_table_clearance() -> float:
-    from sim.tabletop.world import TABLE_TOP_Z
-
-    return TABLE_TOP_Z + FINGERTIP_OFFSET + 0.20
+def world_table_clearance(world: TabletopWorld) -> float:
+    """tool0's height with the fingertips well clear of anything on the table."""
+    return TABLE_TOP_Z + world.gripper_model.fingertip_offset + 0.20

@@ -14,13 +14,15 @@ import numpy as np
 
 from sim.camera import CameraSpec, pixel_ray
 from sim.render import RenderedView, render
-from sim.tabletop.motion import FINGERTIP_OFFSET, go_home, move_tool_to, set_fingers, tool_pose
+from sim.tabletop.motion import go_home, move_tool_to, set_fingers, tool_pose
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
 
 # image directions -> world directions (image right = +x, image up = +y: away from the robot)
 DIRECTIONS = {"right": (1.0, 0.0), "left": (-1.0, 0.0), "up": (0.0, 1.0), "down": (0.0, -1.0)}
 PUSH_DISTANCE = 0.10  # how far past the object's centre the sweep travels
-FINGER_HEIGHT = 0.015  # fingertips this far above the table during the sweep
+# The closed fingertips' lowest point this far above the table during the sweep (the
+# 2F-85's sit 13 mm lower closed than open: this is its old 15 mm of open-tip height).
+TIP_HEIGHT = 0.002
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
     radius = (
         0.5 * max(xs.max() - xs.min(), ys.max() - ys.min()) * 0.0015 + 0.03
     )  # pixels -> metres, padded
-    z = TABLE_TOP_Z + FINGER_HEIGHT + FINGERTIP_OFFSET
+    z = TABLE_TOP_Z + TIP_HEIGHT + world.gripper_model.pad_depth[-1]
     start = np.array([centre[0] - dx * (radius + 0.03), centre[1] - dy * (radius + 0.03), z])
     end = np.array([centre[0] + dx * PUSH_DISTANCE, centre[1] + dy * PUSH_DISTANCE, z])
     set_fingers(world, closed=True)

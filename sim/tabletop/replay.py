@@ -20,15 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from sim.camera import CameraSpec, intrinsics, view_matrix
+from sim.camera import CameraSpec
 from sim.render import RenderedView, render
-from sim.tabletop.grasp import (
-    FINGER_ANGLE,
-    PAD_DEPTH,
-    PAD_GAP,
-    grasp_height,
-)
-from sim.tabletop.grasp_plan import GraspPlan
+from sim.robotiq import GRIPPERS, ROBOTIQ_2F85, GripperModel
+from sim.tabletop.grasp import grasp_height
+from sim.tabletop.grasp_plan import GraspPlan, lift_pixels
 from sim.tabletop.masks import decode_mask
 from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TOP_DOWN, TabletopWorld
 
@@ -199,30 +195,23 @@ def what_moved(
 def lift_mask(camera: CameraSpec, depth_m: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """World points (N, 3) of the masked pixels, from metric depth and the camera intrinsics."""
     ys, xs = np.nonzero(mask)
-    k = intrinsics(camera)
-    d = depth_m[ys, xs].astype(float)
-    cam = np.c_[
-        (xs + 0.5 - k[0, 2]) / k[0, 0] * d,  # camera x: right
-        -(ys + 0.5 - k[1, 2]) / k[1, 1] * d,  # camera y: up (image v runs down)
-        -d,  # the camera looks down its -z axis
-        np.ones_like(d),
-    ]
-    return (np.linalg.inv(view_matrix(camera)) @ cam.T).T[:, :3]
+    return lift_pixels(camera, depth_m, ys, xs)
 
 
-def pad_depth(width: float) -> float:
-    """How far below tool0 the 2F-85's pads reach when closed on an object `width` wide."""
-    angle = float(np.interp(width, PAD_GAP[::-1], FINGER_ANGLE[::-1]))
-    return float(np.interp(angle, FINGER_ANGLE, PAD_DEPTH))
+def pad_depth(width: float, model: GripperModel = ROBOTIQ_2F85) -> float:
+    """How far below tool0 the pads reach when closed on an object `width` wide."""
+    return model.depth_at_gap(width)
 
 
-def gripper_glyph(tool: Sequence[float], yaw: float, width: float) -> np.ndarray:
+def gripper_glyph(
+    tool: Sequence[float], yaw: float, width: float, model: GripperModel = ROBOTIQ_2F85
+) -> np.ndarray:
     """Line segments (point pairs, (2N, 3)) sketching the gripper with tool0 at `tool`,
     closing along world angle `yaw` with its pads `width` apart."""
     tool = np.asarray(tool, float)
     axis = np.array([math.cos(yaw), math.sin(yaw), 0.0])
     half = max(width / 2, 0.004)
-    tips_z = tool[2] - pad_depth(width)
+    tips_z = tool[2] - pad_depth(width, model)
     palm = np.array([tool[0], tool[1], tips_z + 0.06])
     knuckle = palm - [0, 0, 0.02]
     tips = np.array([tool[0], tool[1], tips_z])
@@ -247,6 +236,9 @@ class GraspInspection:
     reason: str  # "" on success, else why it failed
     target: str | None  # the object of the mask
     held: str | None  # the object the fingers closed on, if any
+    model: GripperModel = ROBOTIQ_2F85  # the gripper the step was made with
+    candidates: tuple[dict[str, Any], ...] = ()  # the planner's best feasible grasps, as recorded
+    attempts: tuple[dict[str, Any], ...] = ()  # the grasps tried in simulation and their outcomes
 
     @property
     def offset_m(self) -> float | None:
@@ -255,13 +247,31 @@ class GraspInspection:
             return None
         return float(np.linalg.norm(self.actual_tool - self.planned_tool))
 
+    @property
+    def closing(self) -> dict[str, Any]:
+        """The grasp whose closing pose is shown: the last attempt that closed the fingers,
+        else the first attempt, else the plan itself."""
+        closed = [a for a in self.attempts if a.get("tool_at_close")]
+        return (closed or list(self.attempts) or [self.plan])[-1 if closed else 0]
+
     def planned_glyph(self) -> np.ndarray:
-        return gripper_glyph(self.planned_tool, self.plan["yaw"], self.plan["width"])
+        g = self.closing
+        return gripper_glyph(self.planned_tool, g["yaw"], g["width"], self.model)
 
     def actual_glyph(self) -> np.ndarray | None:
         if self.actual_tool is None:
             return None
-        return gripper_glyph(self.actual_tool, self.plan["yaw"], self.plan["width"])
+        g = self.closing
+        return gripper_glyph(self.actual_tool, g["yaw"], g["width"], self.model)
+
+    def candidate_glyphs(self) -> list[np.ndarray]:
+        """A sketch of every recorded candidate at its closing pose (the tried ones too)."""
+        shown = list(self.attempts) + [
+            c for c in self.candidates
+            if not any(_same_grasp(c, a) for a in self.attempts)
+        ]  # fmt: skip
+        return [gripper_glyph(candidate_tool(c, self.model), c["yaw"], c["width"], self.model)
+                for c in shown if c.get("pads_z") is not None]  # fmt: skip
 
 
 def inspect_grasp(
@@ -279,12 +289,21 @@ def inspect_grasp(
             f"{camera.width}x{camera.height}: the episode header should record its camera size"
         )
     plan = replay["plan"]
-    depth = before.depth_m[mask]
-    flat_top = float(np.mean(depth - depth.min() < 0.01)) if depth.size else 1.0
-    grasp_plan = GraspPlan(
-        tuple(plan["centre"]), plan["top_z"], plan["yaw"], plan["width"], True, "", flat_top
-    )
-    x, y, _ = plan["centre"]
+    model = GRIPPERS.get(replay.get("gripper") or "2f85", ROBOTIQ_2F85)
+    attempts = tuple(replay.get("attempts") or ())
+    closed = [a for a in attempts if a.get("tool_at_close")]
+    shown = (closed or list(attempts))[-1 if closed else 0] if attempts else None
+    if shown is not None:
+        planned = candidate_tool(shown, model)
+    else:  # recorded before candidates were: work the height out as the planner then did
+        depth = before.depth_m[mask]
+        flat_top = float(np.mean(depth - depth.min() < 0.01)) if depth.size else 1.0
+        grasp_plan = GraspPlan(
+            tuple(plan["centre"]), plan["top_z"], plan["yaw"], plan["width"], True, "",
+            flat_top, plan.get("pads_z"),
+        )  # fmt: skip
+        x, y, _ = plan["centre"]
+        planned = np.array([x, y, grasp_height(grasp_plan, model)])
     at_close = replay.get("tool_at_close")
     return GraspInspection(
         index=index,
@@ -292,11 +311,28 @@ def inspect_grasp(
         points=lift_mask(camera, before.depth_m, mask),
         colours=before.rgb[mask].astype(np.float32) / 255.0,
         plan=dict(plan),
-        planned_tool=np.array([x, y, grasp_height(grasp_plan)]),
+        planned_tool=planned,
         actual_tool=np.asarray(at_close, float) if at_close else None,
         reason=replay.get("reason", ""),
         target=acted_body(steps, index),
         held=replay.get("body_key"),
+        model=model,
+        candidates=tuple(plan.get("candidates") or ()),
+        attempts=attempts,
+    )
+
+
+def candidate_tool(candidate: dict[str, Any], model: GripperModel) -> np.ndarray:
+    """Where tool0 is when the fingers close on a recorded candidate."""
+    x, y = candidate["centre"][:2]
+    return np.array([x, y, candidate["pads_z"] + model.depth_at_gap(candidate["width"])])
+
+
+def _same_grasp(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return (
+        math.dist(a["centre"][:2], b["centre"][:2]) < 1e-3
+        and abs(a["yaw"] - b["yaw"]) < 1e-3
+        and abs(a["width"] - b["width"]) < 1e-3
     )
 
 

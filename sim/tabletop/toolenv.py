@@ -209,18 +209,13 @@ class ToolEnv:
     def _grasp(self, arguments):
         mask_id, mask = self._mask(arguments)
         r = grasp(self.world, self.camera, mask)
-        p = r.plan
         replay = {
             "mask_id": mask_id,
             "reason": r.reason,
             "body_key": r.body_key,
-            "plan": {
-                "centre": [float(v) for v in p.centre],
-                "top_z": float(p.top_z),
-                "yaw": float(p.yaw),
-                "width": float(p.width),
-                "feasible": p.feasible,
-            },
+            "gripper": self.world.gripper_model.key,
+            "plan": plan_record(r.plan),
+            "attempts": [a.as_record() for a in r.attempts],
             "tool_at_close": list(r.tool_at_close) if r.tool_at_close else None,
         }
         return {"success": r.ok}, replay, r.ok, r.feedback
@@ -257,6 +252,26 @@ class ToolEnv:
         if self.answer is not None:
             return "answered"
         return "step limit" if self.tool_calls >= self.max_steps else "running"
+
+
+CANDIDATES_KEPT = 8  # the best feasible candidates a grasp step records for replay
+
+
+def plan_record(p) -> dict[str, Any]:
+    """What a grasp step keeps of its plan: the chosen grasp, the best few candidates and
+    how many were rejected for what."""
+    return {
+        "centre": [float(v) for v in p.centre],
+        "top_z": float(p.top_z),
+        "yaw": float(p.yaw),
+        "width": float(p.width),
+        "feasible": p.feasible,
+        "pads_z": None if p.pads_z is None else float(p.pads_z),
+        "reason": p.reason,
+        "considered": p.considered,
+        "rejected": dict(p.rejected),
+        "candidates": [c.as_record() for c in p.candidates[:CANDIDATES_KEPT]],
+    }
 
 
 def _point(value: Any, name: str) -> tuple[int, int]:

@@ -1,7 +1,9 @@
-"""The MG-VQA tabletop world: table, UR5e arm with a Robotiq 2F-85 gripper, a basket, objects.
+"""The MG-VQA tabletop world: table, UR5e arm with a Robotiq gripper, a basket, objects.
 
 A `sim.world.World` (its own DIRECT PyBullet client, the body registry, state
-capture) with the tabletop layout. The robot stands at the table's near edge
+capture) with the tabletop layout. The gripper is a `sim.robotiq.GripperModel`:
+the paper's 2F-140 or the 2F-85; its body record names its URDF, so a stored
+scene rebuilds with the gripper it was made with. The robot stands at the table's near edge
 facing +y; the 50 x 50 cm workspace lies in front of it and the top-down
 camera looks straight down on it, image top = +y.
 """
@@ -14,7 +16,14 @@ from typing import Any
 import pybullet
 
 from sim.camera import CameraSpec
-from sim.robotiq import GRIPPER_OPEN, gripper_joints, mount_gripper, set_finger_angle
+from sim.robotiq import (
+    DEFAULT_GRIPPER,
+    GRIPPERS,
+    GripperModel,
+    gripper_joints,
+    mount_gripper,
+    set_finger_angle,
+)
 from sim.world import World
 
 TABLE_TOP_Z = 0.62
@@ -62,8 +71,15 @@ OBLIQUE = CameraSpec(
 class TabletopWorld(World):
     """A PyBullet world with the MG-VQA tabletop layout."""
 
-    def __init__(self, *, with_robot: bool = True) -> None:
+    def __init__(
+        self, *, with_robot: bool = True, gripper: str | GripperModel = DEFAULT_GRIPPER
+    ) -> None:
         super().__init__()
+        if isinstance(gripper, str):
+            if gripper not in GRIPPERS:
+                raise ValueError(f"unknown gripper {gripper!r}; choose one of {sorted(GRIPPERS)}")
+            gripper = GRIPPERS[gripper]
+        self.gripper_model = gripper
         self._build_fixtures()
         self.robot_uid = self.gripper_uid = None
         # Set by sim.tabletop.grasp.enable_finger_dynamics once it has coupled the
@@ -140,11 +156,13 @@ class TabletopWorld(World):
         )
         for name, angle in HOME_JOINTS.items():
             c.resetJointState(arm.uid, self.arm_joints[name], angle)
+        model = self.gripper_model
         self.gripper_uid = mount_gripper(
-            self, "robot_gripper", arm.uid, self.tool_link, name="Robotiq 2F-85 gripper"
-        )
+            self, "robot_gripper", arm.uid, self.tool_link, name=f"{model.name} gripper",
+            model=model,
+        )  # fmt: skip
         self.gripper_joints = gripper_joints(c, self.gripper_uid)
-        self.set_gripper(GRIPPER_OPEN)
+        self.set_gripper(model.open_angle)
         self.hold_arm()
 
     def hold_arm(self) -> None:
@@ -168,8 +186,11 @@ class TabletopWorld(World):
             )
 
     def set_gripper(self, finger_angle: float) -> None:
-        """Set the 2F-85 opening (finger_joint angle, 0 open .. 0.8 closed), linkage included."""
-        set_finger_angle(self.client, self.gripper_uid, self.gripper_joints, finger_angle)
+        """Set the gripper's opening (finger_joint angle, open_angle .. closed_angle), linkage
+        included."""
+        set_finger_angle(
+            self.client, self.gripper_uid, self.gripper_joints, finger_angle, self.gripper_model
+        )
 
     # -- state ------------------------------------------------------------------------
     def restore_state(self, state: dict[str, Any]) -> None:

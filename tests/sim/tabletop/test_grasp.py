@@ -53,7 +53,9 @@ def test_an_object_wider_than_the_gripper_is_refused_without_moving():
         assert np.allclose(tool_pose(world)[0], before, atol=1e-3)
 
 
-def test_a_grasp_blocked_by_a_taller_neighbour_reports_the_collision():
+def test_a_grasp_hemmed_in_by_taller_neighbours_is_refused_naming_them_without_moving():
+    """The depth image shows the fingers and the housing would hit the tall boxes on every
+    side: the planner says so instead of driving the arm into them."""
     with TabletopWorld() as world:
         low = _box(world, "low", (0.015, 0.03, 0.012), (X, Y), name="flat box")
         # two tall boxes hemming the flat one in across its narrow side
@@ -61,11 +63,30 @@ def test_a_grasp_blocked_by_a_taller_neighbour_reports_the_collision():
         _box(world, "wall_b", (0.015, 0.05, 0.06), (X + 0.04, Y), name="tall box")
         world.step(60)
         start = np.array(world.client.getBasePositionAndOrientation(low.uid)[0])
+        before, _ = tool_pose(world)
         result = grasp(world, CAM, render(world, CAM).segmentation == low.uid)
-        assert not result.ok and result.reason == "collided"
-        assert "hit the tall box" in result.feedback
+        assert not result.ok and result.reason == "no feasible grasp"
+        assert "fingers would hit the tall box" in result.feedback
+        assert result.plan.rejected["fingers would hit"] > 0 and not result.attempts
         end = np.array(world.client.getBasePositionAndOrientation(low.uid)[0])
-        assert end[2] < TABLE_TOP_Z + 0.03 and np.linalg.norm(end - start) < 0.05
+        assert np.linalg.norm(end - start) < 1e-3
+        assert np.allclose(tool_pose(world)[0], before, atol=1e-3)
+
+
+def test_a_hemmed_in_object_is_taken_from_its_free_side():
+    """Tall boxes on its left and right: the fingers go in front and behind (across its
+    long side), where the depth image shows room, and the grasp succeeds."""
+    with TabletopWorld() as world:
+        target = _box(world, "target", (0.02, 0.025, 0.03), (X, Y), name="red box")
+        _box(world, "wall_a", (0.015, 0.06, 0.05), (X - 0.066, Y), name="tall box")
+        _box(world, "wall_b", (0.015, 0.06, 0.05), (X + 0.066, Y), name="tall box")
+        world.step(60)
+        result = grasp(world, CAM, render(world, CAM).segmentation == target.uid)
+        assert result.ok, result.feedback
+        # the fingers closed along y, across the 5 cm side, not along x towards the walls
+        assert abs(np.cos(result.plan.yaw)) < 0.3, np.degrees(result.plan.yaw)
+        assert result.plan.rejected.get("fingers would hit", 0) > 0
+        assert in_basket(world, target.uid)
 
 
 def test_a_grasp_after_a_restored_state_or_a_push_still_closes_the_fingers():

@@ -25,7 +25,9 @@ def plan_for(half_extents, yaw):
             orn,
             rgba=(1, 0, 0, 1),
         )
-        return plan_grasp(world, CAM, render(world, CAM).segmentation == box.uid), (
+        view = render(world, CAM)
+        mask = view.segmentation == box.uid
+        return plan_grasp(CAM, mask, view, world.gripper_model, table_z=TABLE_TOP_Z), (
             x + 0.05,
             y - 0.03,
         )

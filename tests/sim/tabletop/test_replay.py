@@ -130,8 +130,12 @@ def test_a_grasp_step_shows_its_mask_points_and_plan(recorded):
         assert seen.colours.shape == seen.points.shape and seen.colours[:, 2].mean() > 0.5
         assert seen.target == "blue_box" and seen.held == "blue_box" and seen.reason == ""
         assert seen.plan["feasible"] and seen.offset_m < 0.02
-        assert np.allclose(seen.planned_tool[:2], seen.plan["centre"][:2])
+        assert np.allclose(seen.planned_tool[:2], seen.plan["centre"][:2], atol=2e-4)
         assert seen.planned_glyph().shape[1] == 3 and len(seen.planned_glyph()) % 2 == 0
+        # the planner's ranked candidates and the one tried, each drawn at its closing pose
+        assert seen.attempts and seen.attempts[0]["outcome"] == "held"
+        assert seen.candidates[0]["score"] >= seen.candidates[-1]["score"]
+        assert len(seen.candidate_glyphs()) == len(seen.candidates)
         failed = replay.inspect(6)
         assert failed.actual_tool is None and failed.actual_glyph() is None
         assert failed.reason == "no feasible grasp" and not failed.plan["feasible"]

@@ -94,11 +94,11 @@ def test_object_attributes(graph):
 
 
 def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
-    """Close the 2F-85 on a box and lift it: the graph says `held by`, not `on` the table."""
+    """Close the gripper on a box and lift it: the graph says `held by`, not `on` the table."""
     from sim.render import render
     from sim.tabletop.grasp import drive_fingers, grasp_height
     from sim.tabletop.grasp_plan import plan_grasp
-    from sim.tabletop.motion import DOWN, FINGERTIP_OFFSET, move_tool_to
+    from sim.tabletop.motion import DOWN, move_tool_to
 
     x, y = WORKSPACE_CENTRE
     with TabletopWorld() as world:
@@ -111,17 +111,21 @@ def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
         assert ("box", "on", TABLE_ID) in {(r.subject, r.predicate, r.object)
                                            for r in resting.relations}
         assert not [r for r in resting.relations if r.predicate == "held by"]
-        plan = plan_grasp(world, CAM, render(world, CAM).segmentation == box.uid)
+        view = render(world, CAM)
+        plan = plan_grasp(
+            CAM, view.segmentation == box.uid, view, world.gripper_model, table_z=TABLE_TOP_Z
+        )
         c = world.client
         down = c.multiplyTransforms(
             (0, 0, 0), c.getQuaternionFromEuler((0, 0, plan.yaw)), (0, 0, 0), DOWN
         )[1]
         px, py, _ = plan.centre
-        drive_fingers(world, 0.0, 30)
-        move_tool_to(world, (px, py, plan.top_z + FINGERTIP_OFFSET + 0.1), down)
-        move_tool_to(world, (px, py, grasp_height(plan)), down, step_m=0.005)
-        drive_fingers(world, 0.8)
-        move_tool_to(world, (px, py, grasp_height(plan) + 0.12), down, step_m=0.005)
+        model = world.gripper_model
+        drive_fingers(world, model.open_angle, 30)
+        move_tool_to(world, (px, py, plan.top_z + model.fingertip_offset + 0.1), down)
+        move_tool_to(world, (px, py, grasp_height(plan, model)), down, step_m=0.005)
+        drive_fingers(world, model.closed_angle)
+        move_tool_to(world, (px, py, grasp_height(plan, model) + 0.12), down, step_m=0.005)
         held = graph_from_world(world, CAM)
     edges = {(r.subject, r.predicate, r.object, r.kind) for r in held.relations}
     assert ("box", "held by", "gripper", "state") in edges
