@@ -103,7 +103,39 @@ ROBOTIQ_2F85 = GripperModel(
     max_depth_flat=0.045,
     max_depth_round=0.055,
 )
-GRIPPERS: dict[str, GripperModel] = {ROBOTIQ_2F85.key: ROBOTIQ_2F85}
+# The 2F-140 built here (scripts/make_gripper_2f140.py): the 2F-85's linkage, housing and
+# fingertips with the 2F-140's 100 mm knuckles, so the same coupling and factors apply.
+# Tables, pad sizes and depths measured by `scripts/measure_gripper.py 2f140`.
+ROBOTIQ_2F140 = GripperModel(
+    key="2f140",
+    name="Robotiq 2F-140",
+    asset="resources:grippers/robotiq_2f_140/robotiq_2f_140.urdf",
+    mimic=GRIPPER_MIMIC,
+    open_angle=0.0,
+    closed_angle=0.75,  # the pads touch at 0.757
+    stroke_m=0.140,
+    # Datasheet grip force 10-125 N. By virtual work a torque t at finger_joint squeezes
+    # each pad with t / (d gap / d angle), 0.16-0.20 m/rad here: 2.5 N·m squeezes a held
+    # object with 13-15 N a side (measured on free 4-12 cm boxes), in the datasheet's
+    # range, and it is the most that the gear constraints carry: with PyBullet's 50
+    # solver iterations a stronger motor overpowers them, the driven finger closing
+    # further than the geared one (0.13-0.17 rad apart at 20 N·m, 45-60 N a side).
+    force=2.5,
+    # Datasheet closing speed 30-250 mm/s: 1.2 rad/s closes the pads at about 225 mm/s
+    # (10-90 % of the stroke, measured), the full stroke in about 0.65 s.
+    max_velocity=1.2,
+    finger_angle=(0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75),
+    pad_gap=(0.140, 0.120, 0.098, 0.075, 0.051, 0.026, 0.001),
+    pad_depth=(0.182, 0.190, 0.196, 0.201, 0.204, 0.206, 0.206),
+    fingertip_offset=0.183,
+    pad_width=0.022,
+    pad_thickness=0.00635,
+    # The longer knuckles leave room for a rounded top; a flat top meets the inner
+    # knuckles' ends just above the pads (measured at the open pads, the shallowest).
+    max_depth_flat=0.044,
+    max_depth_round=0.072,
+)
+GRIPPERS: dict[str, GripperModel] = {m.key: m for m in (ROBOTIQ_2F85, ROBOTIQ_2F140)}
 DEFAULT_GRIPPER = "2f85"
 
 
@@ -137,7 +169,7 @@ def mount_gripper(
 
 
 def gripper_joints(client, uid: int) -> dict[str, int]:
-    """The 2F-85's revolute joints by name."""
+    """A Robotiq gripper's revolute joints by name (the same names on the 2F-85 and the 2F-140)."""
     return {
         client.getJointInfo(uid, j)[1].decode(): j
         for j in range(client.getNumJoints(uid))
