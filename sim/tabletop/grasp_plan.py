@@ -102,7 +102,9 @@ class GraspPlan:
     width: float  # object extent across the closing axis (m)
     feasible: bool
     reason: str
-    flat_top: float = 1.0  # share of the visible surface within 1 cm of the top (a ball: about half)
+    flat_top: float = (
+        1.0  # share of the visible surface within 1 cm of the top (a ball: about half)
+    )
     pads_z: float | None = None  # the pads' lowest point at closing (None: older records)
     candidates: tuple[GraspCandidate, ...] = ()  # feasible ones, best first
     rejected: dict[str, int] = field(default_factory=dict)  # rejection reason -> count
@@ -200,7 +202,9 @@ def height_map(view: RenderedView, centre_xy: np.ndarray, radius: float) -> Heig
 _ALONG = np.linspace(0.0, 1.0, 6)
 _ACROSS = np.linspace(-1.0, 1.0, 7)
 _UNIT = np.stack(np.meshgrid(_ALONG, _ACROSS, indexing="ij"), axis=-1).reshape(-1, 2)
-_SPAN_UNIT = np.stack(np.meshgrid(np.linspace(0.0, 1.0, 9), _ACROSS, indexing="ij"), -1).reshape(-1, 2)
+_SPAN_UNIT = np.stack(np.meshgrid(np.linspace(0.0, 1.0, 9), _ACROSS, indexing="ij"), -1).reshape(
+    -1, 2
+)
 
 
 def _runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -234,7 +238,9 @@ def plan_grasp(
     px = float(np.median(depth)) / intrinsics(camera)[0, 0]  # metres per pixel
     if len(xs) > MAX_POINTS:  # an even subsample keeps the outline within a pixel or two
         pick = np.random.default_rng(len(xs)).choice(len(xs), MAX_POINTS, replace=False)
-        pick = np.union1d(pick, _outline(mask, ys, xs))  # every outline pixel: the contacts lie there
+        pick = np.union1d(
+            pick, _outline(mask, ys, xs)
+        )  # every outline pixel: the contacts lie there
         ys, xs = ys[pick], xs[pick]
     pts = lift_pixels(camera, view.depth_m, ys, xs)
     top_z = float(pts[:, 2].max())
@@ -244,7 +250,10 @@ def plan_grasp(
     hmap = height_map(view, middle[:2], radius + FINGER_THICKNESS + 0.02)
     values, counts = np.unique(view.segmentation[mask], return_counts=True)
     target = int(values[np.argmax(counts)])  # the body the mask shows (its own parts may rise)
-    candidates = _dedupe(_assess(raw, model, hmap, middle, table_z, target), avoid)
+    reach = model.max_depth_flat if flat_top > 0.7 else model.max_depth_round
+    size = max(float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()), 0.01)
+    assessed = _assess(raw, model, hmap, middle, table_z, target, reach=reach, radius=size)
+    candidates = _dedupe(assessed, avoid)
     feasible = sorted((c for c in candidates if c.feasible), key=lambda c: -c.score)
     rejected = Counter(c.rejected for c in candidates if not c.feasible)
     base = dict(flat_top=flat_top, rejected=dict(rejected), considered=len(candidates))
@@ -280,7 +289,7 @@ def _yaws(pts: np.ndarray) -> np.ndarray:
 def _cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: float) -> np.ndarray:
     """Every (closing direction, strip, pad depth, stretch) of the object: rows of
     yaw, t (strip's lateral offset), lo, hi (the stretch along the closing line), top, depth,
-    normal angle."""
+    normal angle, and whether the object widens below the pads (`_widens_below`)."""
     half_pad = model.pad_width / 2
     gap = FINGER_THICKNESS + 2 * model.clearance
     reach = model.max_depth_flat if flat_top > 0.7 else model.max_depth_round
@@ -303,6 +312,7 @@ def _cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: f
             by_s = np.argsort(s_all[idx])
             s, t, z = s_all[idx][by_s], t_all[idx][by_s] - tc, z[by_s]
             local_top = float(z.max())
+            all_runs = _runs(s, gap)  # the strip's outline at any height
             seen = set()
             for depth in depths:
                 keep = z >= local_top - depth
@@ -312,17 +322,46 @@ def _cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: f
                         continue
                     seen.add((sk[i], sk[j]))
                     normal = _normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
-                    rows.append((yaw, tc, sk[i] - px / 2, sk[j] + px / 2, local_top, depth, normal))
-    return np.array(rows, dtype=float).reshape(-1, 7)
+                    lo, hi = sk[i], sk[j]
+                    widens = _widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
+                    rows.append(
+                        (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, normal, widens)
+                    )
+    return np.array(rows, dtype=float).reshape(-1, 8)
+
+
+def _widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:
+    """Whether the object's outline in the strip reaches further out than the contacts
+    [lo, hi] at a height below `cut` (a ball above its equator): the pads would press on
+    a surface facing up. `s`, `z`: the strip's points sorted along the closing line;
+    `all_runs`: its stretches at any height."""
+    starts, ends = all_runs
+    k = int(np.searchsorted(s[starts], lo, side="right")) - 1
+    if k < 0:
+        return False
+    first, last = s[starts[k]], s[ends[k]]
+    near_first = z[starts[k] : int(np.searchsorted(s, first + px, side="right"))]
+    near_last = z[int(np.searchsorted(s, last - px)) : ends[k] + 1]
+    out_lo = lo - first > px and near_first.size and np.median(near_first) < cut
+    out_hi = last - hi > px and near_last.size and np.median(near_last) < cut
+    return bool(out_lo or out_hi)
 
 
 def _assess(
-    raw: np.ndarray, model, hmap: HeightMap, middle, table_z: float, target: int
+    raw: np.ndarray,
+    model,
+    hmap: HeightMap,
+    middle,
+    table_z: float,
+    target: int,
+    *,
+    reach: float,
+    radius: float,
 ) -> list[GraspCandidate]:
     """Width, normals and clearance of every cross-section, all candidates at once."""
     if raw.size == 0:
         return []
-    yaw, tc, lo, hi, top, depth, normal = raw.T
+    yaw, tc, lo, hi, top, depth, normal, widens = raw.T
     a = np.c_[np.cos(yaw), np.sin(yaw)]
     n = np.c_[-a[:, 1], a[:, 0]]
     width = hi - lo
@@ -334,7 +373,11 @@ def _assess(
     outer = np.maximum(inner, pre / 2) + FINGER_THICKNESS
 
     def place(along, across):  # (cands, K) offsets -> world xy (cands, K, 2)
-        return centre[:, None, :] + along[..., None] * a[:, None, :] + across[..., None] * n[:, None, :]
+        return (
+            centre[:, None, :]
+            + along[..., None] * a[:, None, :]
+            + across[..., None] * n[:, None, :]
+        )
 
     along = inner[:, None] + (outer - inner)[:, None] * _UNIT[None, :, 0]
     across = half_pad * _UNIT[None, :, 1]
@@ -343,6 +386,13 @@ def _assess(
     landing = np.maximum(h.max(axis=1), table_z)
     want = top - depth
     pads_z = np.maximum(want, landing + TABLE_CLEARANCE)
+    k_land = np.argmax(h, axis=1)
+    land_body = body[np.arange(len(raw)), k_land]
+    # the fingers would come down on the object's own flank: it widens below the pads
+    # (a ball held above its equator), so the pads would press on a surface facing up
+    on_itself = (
+        (land_body == target) & (landing + TABLE_CLEARANCE > want) & (landing > table_z + 0.002)
+    )
     # the linkage and housing above the pads, as far out as the pre-opened fingers put them,
     # against the neighbours (the object's own top is what the pad depth allows for)
     knuckle_room = np.full(len(raw), np.inf)
@@ -376,6 +426,9 @@ def _assess(
             rejected, blocker, detail = TOO_WIDE, None, f"{100 * width[i]:.1f} cm"
         elif normal[i] > FRICTION_CONE_DEG:
             rejected, blocker, detail = NOT_ANTIPODAL, None, f"{normal[i]:.0f} degrees"
+        elif widens[i] or on_itself[i]:
+            rejected, blocker = NOT_ANTIPODAL, None
+            detail = "the object widens below the pads"
         elif top[i] - pads_z[i] < MIN_CONTACT:
             k = int(np.argmax(h[i]))
             blocker = int(body[i, k]) if h[i, k] > table_z + 0.002 else None
@@ -391,12 +444,14 @@ def _assess(
             continue
         grip = top[i] - pads_z[i]
         margin = (model.max_grasp_width - width[i]) / model.max_grasp_width
+        # the pads as deep as the planner of old put them: below the middle of what stands
+        # above the support, round things below their equator, within the fingers' reach
+        desired = min(0.5 * (top[i] - landing[i]) + 0.02, reach)
         score = (
             min(margin, 0.5) / 0.5
             + math.cos(math.radians(normal[i]))
-            + min(1.0, grip / max(depth[i], 1e-3))
-            + 0.6 * (1.0 - min(offset[i] / 0.05, 1.0))
-            + 0.4 * min(grip / 0.03, 1.0)
+            + 2.0 * min(1.0, grip / max(desired, 1e-3))
+            + 1.0 * (1.0 - min(offset[i] / radius, 1.0))
         )
         out.append(GraspCandidate(pads_z=float(pads_z[i]), score=float(score), **common))
     return out
