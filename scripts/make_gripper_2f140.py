@@ -58,7 +58,6 @@ OUTER_KNUCKLE_PIVOT = (0.030601, 0.054905)  # finger_joint: (|y|, z) in the hous
 INNER_KNUCKLE_PIVOT = (0.0127, 0.06142)  # inner_knuckle_joint: (|y|, z)
 OUTER_FINGER_ORIGIN = (0.01821998610742, 0.0260018192872234)  # in the knuckle's tilted (y, z)
 INNER_FINGER_ORIGIN = (0.0817554015893473, -0.0282203446692936)  # in the outer finger's (y, z)
-FINGER_UPPER = 0.7  # the xacro's finger_joint limit; the pads here meet at ~0.757 (see below)
 # Link widths (x) and bar radii from the xacro package's collision meshes (bounding boxes).
 OUTER_KNUCKLE_WIDTH, OUTER_FINGER_WIDTH = 0.024, 0.027
 INNER_KNUCKLE_WIDTH, INNER_FINGER_WIDTH = 0.039, 0.015
@@ -95,6 +94,9 @@ def tilted_to_side(y: float, z: float) -> np.ndarray:
 
 def linkage() -> dict[str, np.ndarray]:
     """The 2F-140's pivots at finger_joint = 0, as (out, down) vectors in a finger's frame."""
+    # in the xacro too the fingertip's frame is upright (rolled by pi/2 in all), so its
+    # pad offsets read the same in the 2F-85's frames
+    assert math.isclose(XACRO_TILT + INNER_FINGER_TILT, math.pi / 2)
     outer_finger = tilted_to_side(*OUTER_FINGER_ORIGIN)
     inner_finger = tilted_to_side(*INNER_FINGER_ORIGIN)
     knuckle_offset = np.array(INNER_KNUCKLE_PIVOT) - np.array(OUTER_KNUCKLE_PIVOT)
@@ -301,8 +303,9 @@ def joint(name, kind, parent, child, xyz, yaw=0.0, limit=None, mimic=None) -> st
     return text + "  </joint>\n"
 
 
-# The pads meet at ~0.757 rad; the limits leave a little room past it (the pads of
-# one body do not collide with each other), like the 2F-85's 0.8.
+# The pads meet at ~0.757 rad (the xacro's limit, 0.7, leaves 11 mm between them); the
+# limit leaves a little room past it (the pads of one body do not collide with each
+# other), like the 2F-85's 0.8.
 FINGER_LIMIT = 0.78
 FOLLOWER_LIMIT = 0.8757  # the 2F-85's
 
@@ -424,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     k = linkage()
     gap = 2 * (OUTER_KNUCKLE_PIVOT[0] + k["outer_link"][0] + PAD_ORIGIN[0] - PAD_SIZE[1] / 2)
     for path in generate(args.out):
-        print(path)
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     print(
         f"outer link {np.linalg.norm(k['outer_link']) * 1000:.1f} mm, open pad gap {gap * 1000:.1f} mm"
     )
