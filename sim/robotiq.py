@@ -136,7 +136,7 @@ ROBOTIQ_2F140 = GripperModel(
     max_depth_round=0.072,
 )
 GRIPPERS: dict[str, GripperModel] = {m.key: m for m in (ROBOTIQ_2F85, ROBOTIQ_2F140)}
-DEFAULT_GRIPPER = "2f85"
+DEFAULT_GRIPPER = "2f140"  # the MG-VQA paper's gripper; scenes record theirs
 
 
 def model_for_asset(asset: str | None) -> GripperModel:

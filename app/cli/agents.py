@@ -6,7 +6,7 @@ import argparse
 import json
 
 from app.cli.bimanual import add_bimanual_run_arguments, cmd_run_bimanual
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail, gripper_arg
 from store import open_project
 
 
@@ -69,6 +69,7 @@ def add_parser(commands: CommandTree) -> None:
         metavar="PX",
         help="observation width (mgvqa 1024 square; bimanual 640, 4:3)",
     )
+    gripper_arg(p, recorded=True)
     add_bimanual_run_arguments(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_run_agent)
@@ -103,6 +104,7 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
             seed=args.seed,
             config=args.config,
             image_size=args.image_size,
+            gripper=args.gripper,
             progress=progress,
         )
     if args.json:

@@ -7,7 +7,7 @@ import argparse
 import json
 
 from annotation.query.model import MODALITIES, SCOPES, SUBJECTS, Preferences
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail, gripper_arg
 from store import open_project
 
 JRDB_TASKS = ("vg", "vqa-wh", "vqa-count")
@@ -44,6 +44,7 @@ def add_parser(commands: CommandTree) -> None:
         help="mgvqa: largest visible fraction of an answer-critical object (default 0.10)",
     )
     add_jrdb_generate_options(p)
+    gripper_arg(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
 
@@ -98,6 +99,7 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
             n=args.n,
             seed=args.seed,
             threshold=args.max_visibility,
+            gripper=args.gripper,
             progress=progress,
         )
     if args.json:

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail, gripper_arg
 from store import open_project
 
 
@@ -31,6 +31,7 @@ def add_parser(commands: CommandTree) -> None:
         metavar="LOW-HIGH",
         help="objects per scene, a count or a range within 1-15 (default 8-15)",
     )
+    gripper_arg(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_scenes_generate)
 
@@ -58,7 +59,10 @@ def cmd_scenes_generate(args: argparse.Namespace) -> int:
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
     with TerminalProgress() as progress:
-        ids = generate_and_store(path, n=args.n, seed=args.seed, objects=objects, progress=progress)
+        ids = generate_and_store(
+            path, n=args.n, seed=args.seed, objects=objects, gripper=args.gripper,
+            progress=progress,
+        )  # fmt: skip
     if args.json:
         print(json.dumps({"path": str(path), "scene_ids": ids}))
     else:

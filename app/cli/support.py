@@ -60,6 +60,21 @@ def db_arg(parser: argparse.ArgumentParser, *, help_text: str) -> None:
     parser.add_argument("--db", metavar="PATH", type=Path, default=None, help=help_text)
 
 
+def gripper_arg(parser: argparse.ArgumentParser, *, recorded: bool = False) -> None:
+    """`--gripper 2f140|2f85`: the tabletop robot's gripper. For commands that build new
+    scenes it defaults to the paper's 2F-140; for commands that rebuild stored scenes
+    (`recorded`) to the one each scene was made with."""
+    from sim.robotiq import DEFAULT_GRIPPER, GRIPPERS
+
+    if recorded:
+        help_text = "tabletop gripper to run with (default: the one each scene recorded)"
+        default = None
+    else:
+        help_text = f"tabletop gripper, recorded with each scene (default {DEFAULT_GRIPPER})"
+        default = DEFAULT_GRIPPER
+    parser.add_argument("--gripper", choices=sorted(GRIPPERS), default=default, help=help_text)
+
+
 def default_db(args: argparse.Namespace) -> Path:
     from app.paths import demo_project_path
 

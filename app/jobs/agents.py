@@ -77,7 +77,15 @@ def select_questions(project: Project, which: str, limit: int | None) -> list:
     return out[:limit] if limit is not None else out
 
 
-def run_episode(project: Project, question, agent, mode: str, *, image_size: int = 1024) -> int:
+def run_episode(
+    project: Project,
+    question,
+    agent,
+    mode: str,
+    *,
+    image_size: int = 1024,
+    gripper: str | None = None,
+) -> int:
     """Run `agent` on one question and store the episode; return its id."""
     from sim.llm import ModelError
     from sim.tabletop.scenes import world_from_records
@@ -85,7 +93,7 @@ def run_episode(project: Project, question, agent, mode: str, *, image_size: int
     from sim.tabletop.world import TOP_DOWN
 
     scene = project.scenes.get(question.scene_id)
-    world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
+    world = world_from_records([b.as_record() for b in scene.bodies], scene.state, gripper=gripper)
     camera = TOP_DOWN.with_size(image_size, image_size)
     error = ""
     try:
@@ -108,6 +116,7 @@ def run_episode(project: Project, question, agent, mode: str, *, image_size: int
             "success": bool(env.correct),
             "score": 1.0 if env.correct else 0.0,
             "prompt_variant": agent.prompt_variant,
+            "gripper": world.gripper_model.key,
             "camera": {"width": camera.width, "height": camera.height},
             "question": {
                 "uid": question.uid,
@@ -135,10 +144,14 @@ def run_agent(
     seed: int = 0,
     config: str | None = None,
     image_size: int = 1024,
+    gripper: str | None = None,
     progress: Progress | None = None,
     agent_factory: Callable[..., Any] | None = None,
 ) -> RunSummary:
-    """Run one agent in one mode on the project's questions; every episode is stored."""
+    """Run one agent in one mode on the project's questions; every episode is stored.
+
+    The robot carries the gripper each question's scene recorded, or `gripper` when given.
+    """
     from sim.tabletop.toolenv import MODES
 
     if mode not in MODES:
@@ -158,7 +171,9 @@ def run_agent(
             progress.report(
                 i, len(chosen), f"{agent_name} on {question.task} question {question.id}"
             )
-            episode_id = run_episode(project, question, agent, mode, image_size=image_size)
+            episode_id = run_episode(
+                project, question, agent, mode, image_size=image_size, gripper=gripper
+            )
             episode = project.episodes.get(episode_id)
             summary.episodes += 1
             summary.correct += bool(episode.success)

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from annotation.progress import Progress
+from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.questions import MAX_VISIBILITY, Candidate, generate
 from sim.tabletop.scenes import scene_record
 from store import open_project
@@ -43,6 +44,7 @@ def generate_questions(
     seed: int,
     threshold: float = MAX_VISIBILITY,
     image_size: int = 1024,
+    gripper: str = DEFAULT_GRIPPER,
     progress: Progress | None = None,
 ) -> GenerationSummary:
     """Generate `n` accepted questions per task; store each with its scene as it is accepted."""
@@ -60,7 +62,9 @@ def generate_questions(
                     total,
                     f"{task}: {summary.accepted[task]} of {n} (attempt {summary.attempts + 1})",
                 )
-                result = generate(task, attempt_seed, threshold=threshold, image_size=image_size)
+                result = generate(
+                    task, attempt_seed, threshold=threshold, image_size=image_size, gripper=gripper
+                )
                 attempt_seed += 1
                 budget -= 1
                 summary.attempts += 1

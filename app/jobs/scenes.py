@@ -7,6 +7,7 @@ import os
 
 from annotation.progress import Progress
 from app.io.jsonl import write_lines
+from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.scenes import generate_scene, scene_record
 from store import open_for_reading, open_project
 
@@ -29,15 +30,17 @@ def generate_and_store(
     n: int,
     seed: int,
     objects: tuple[int, int] = (8, 15),
+    gripper: str = DEFAULT_GRIPPER,
     progress: Progress | None = None,
 ) -> list[int]:
-    """Generate `n` scenes with seeds seed .. seed+n-1 and store each as it is made."""
+    """Generate `n` scenes with seeds seed .. seed+n-1 and store each as it is made; the
+    robot carries `gripper` ("2f140" or "2f85"), recorded with each scene."""
     progress = progress or Progress()
     ids = []
     with open_project(db) as project:
         for i in range(n):
             progress.report(i, n, f"Scene {i + 1} of {n} (seed {seed + i})")
-            scene = generate_scene(seed + i, objects=objects)
+            scene = generate_scene(seed + i, objects=objects, gripper=gripper)
             try:
                 ids.append(project.scenes.add(scene_record(scene)))
             finally:

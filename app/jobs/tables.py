@@ -84,9 +84,7 @@ def episodes_table(e: dict[str, Any]) -> Table:
             cells += [_num(s["success_pct"]), str(s["n"])]
         cells.append(average_text(r["average_pct"], r.get("missing_tasks") or []))
         t.rows.append(cells)
-    t.notes = ["Cells: success (%) and episodes (n) per task."] + _settings_note(
-        e.get("settings")
-    )
+    t.notes = ["Cells: success (%) and episodes (n) per task."] + _settings_note(e.get("settings"))
     return t
 
 
@@ -135,7 +133,9 @@ def bimanual_table(b: dict[str, Any]) -> Table:
         cells = [model]
         for task in tasks:
             c = row.get(task)
-            cells.append("-" if not c else f"{100 * c['rate']:.1f} ({c['success']}/{c['episodes']})")
+            cells.append(
+                "-" if not c else f"{100 * c['rate']:.1f} ({c['success']}/{c['episodes']})"
+            )
         average = b.get("average_by_model", {}).get(model, {})
         rate = average.get("rate")
         cells.append(average_text(None if rate is None else 100 * rate,

@@ -122,7 +122,9 @@ def grasp(
         # look again: the attempt may have moved the object; same object, fresh pixels
         view = render(world, camera)
         mask = view.segmentation == target if target is not None else mask
-        tried = tuple((a.candidate.centre[0], a.candidate.centre[1], a.candidate.yaw) for a in attempts)
+        tried = tuple(
+            (a.candidate.centre[0], a.candidate.centre[1], a.candidate.yaw) for a in attempts
+        )
         plan = plan_grasp(
             camera, mask, view, world.gripper_model, table_z=TABLE_TOP_Z, avoid=tried, names=names
         )
@@ -200,7 +202,9 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     world.step(240)
     go_home(world)
     if not in_basket(world, body):
-        return Attempt(cand, "slipped", "the object fell on the way to the basket", key, at_close, rose)
+        return Attempt(
+            cand, "slipped", "the object fell on the way to the basket", key, at_close, rose
+        )
     return Attempt(cand, "", "", key, at_close, rose)
 
 

@@ -42,7 +42,7 @@ MAX_OPENING = ROBOTIQ_2F85.stroke_m
 GRASP_CLEARANCE = ROBOTIQ_2F85.clearance
 MAX_GRASP_WIDTH = ROBOTIQ_2F85.max_grasp_width
 
-YAWS = 12  # closing directions sampled over half a turn (15 degrees apart)
+YAWS = 8  # closing directions sampled over half a turn (22.5 degrees apart)
 CENTRES = 24  # centres sampled among the object's points, besides the mask's centre
 MAX_POINTS = 4000  # object points kept for the cross-sections
 FRICTION_CONE_DEG = 30.0  # outline normals further than this from the closing line slip
@@ -289,7 +289,8 @@ def _yaws(pts: np.ndarray) -> np.ndarray:
 def _cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: float) -> np.ndarray:
     """Every (closing direction, strip, pad depth, stretch) of the object: rows of
     yaw, t (strip's lateral offset), lo, hi (the stretch along the closing line), top, depth,
-    normal angle, and whether the object widens below the pads (`_widens_below`)."""
+    normal angle, whether the object widens below the pads (`_widens_below`), and whether
+    the stretch is the whole outline taken from outside (hollows ignored)."""
     half_pad = model.pad_width / 2
     gap = FINGER_THICKNESS + 2 * model.clearance
     reach = model.max_depth_flat if flat_top > 0.7 else model.max_depth_round
@@ -321,13 +322,25 @@ def _cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: f
                     if j - i < 2 or (sk[i], sk[j]) in seen:
                         continue
                     seen.add((sk[i], sk[j]))
-                    normal = _normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
                     lo, hi = sk[i], sk[j]
+                    if hi - lo + px > model.max_grasp_width:  # refused on width alone
+                        rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, 0, 0, 0))
+                        continue
+                    normal = _normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
                     widens = _widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
                     rows.append(
-                        (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, normal, widens)
+                        (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, normal, widens, 0)
                     )
-    return np.array(rows, dtype=float).reshape(-1, 8)
+            # the whole outline at the deepest pads, hollows ignored: a mug by its body, a
+            # bowl from outside (the split stretches above offer its rim)
+            for i, j in zip(*all_runs, strict=True):
+                lo, hi = s[i], s[j]
+                if j - i < 2 or (lo, hi) in seen or hi - lo + px > model.max_grasp_width:
+                    continue
+                normal = _normal_angle(s[i : j + 1], t[i : j + 1], model.pad_width)
+                rim = min(reach, model.max_depth_flat)  # the knuckles meet a rim as a flat top
+                rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1))
+    return np.array(rows, dtype=float).reshape(-1, 9)
 
 
 def _widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:
@@ -361,7 +374,7 @@ def _assess(
     """Width, normals and clearance of every cross-section, all candidates at once."""
     if raw.size == 0:
         return []
-    yaw, tc, lo, hi, top, depth, normal, widens = raw.T
+    yaw, tc, lo, hi, top, depth, normal, widens, outer = raw.T
     a = np.c_[np.cos(yaw), np.sin(yaw)]
     n = np.c_[-a[:, 1], a[:, 0]]
     width = hi - lo
@@ -372,46 +385,65 @@ def _assess(
     inner = width / 2 + model.clearance + CELL
     outer = np.maximum(inner, pre / 2) + FINGER_THICKNESS
 
-    def place(along, across):  # (cands, K) offsets -> world xy (cands, K, 2)
+    def place(along, across, rows):  # (cands, K) offsets -> world xy (cands, K, 2)
         return (
-            centre[:, None, :]
-            + along[..., None] * a[:, None, :]
-            + across[..., None] * n[:, None, :]
+            centre[rows, None, :]
+            + along[..., None] * a[rows, None, :]
+            + across[..., None] * n[rows, None, :]
         )
 
-    along = inner[:, None] + (outer - inner)[:, None] * _UNIT[None, :, 0]
-    across = half_pad * _UNIT[None, :, 1]
-    fingers = np.concatenate([place(along, across), place(-along, across)], axis=1)
-    h, body = hmap.sample(fingers)
-    landing = np.maximum(h.max(axis=1), table_z)
-    want = top - depth
-    pads_z = np.maximum(want, landing + TABLE_CLEARANCE)
-    k_land = np.argmax(h, axis=1)
-    land_body = body[np.arange(len(raw)), k_land]
-    # the fingers would come down on the object's own flank: it widens below the pads
-    # (a ball held above its equator), so the pads would press on a surface facing up
-    on_itself = (
-        (land_body == target) & (landing + TABLE_CLEARANCE > want) & (landing > table_z + 0.002)
+    count = len(raw)
+    # only candidates that pass the cheap checks are looked at against the height map
+    shaped = np.flatnonzero(
+        (width <= model.max_grasp_width) & (normal <= FRICTION_CONE_DEG) & (widens == 0)
     )
+    want = top - depth
+    landing = np.full(count, table_z)
+    pads_z = want.copy()
+    on_itself = np.zeros(count, dtype=bool)
+    land_h = np.full(count, -np.inf)
+    land_body = np.full(count, -1)
+    if shaped.size:
+        along = inner[shaped, None] + (outer - inner)[shaped, None] * _UNIT[None, :, 0]
+        across = np.broadcast_to(half_pad * _UNIT[None, :, 1], along.shape)
+        fingers = np.concatenate(
+            [place(along, across, shaped), place(-along, across, shaped)], axis=1
+        )
+        h, body = hmap.sample(fingers)
+        k = np.argmax(h, axis=1)
+        land_h[shaped] = h[np.arange(len(k)), k]
+        land_body[shaped] = body[np.arange(len(k)), k]
+        landing[shaped] = np.maximum(land_h[shaped], table_z)
+        pads_z[shaped] = np.maximum(want[shaped], landing[shaped] + TABLE_CLEARANCE)
+        # the fingers would come down on the object's own flank: it widens below the pads
+        # (a ball held above its equator), so the pads would press on a surface facing up
+        on_itself[shaped] = (
+            (land_body[shaped] == target)
+            & (landing[shaped] + TABLE_CLEARANCE > want[shaped])
+            & (landing[shaped] > table_z + 0.002)
+        )
     # the linkage and housing above the pads, as far out as the pre-opened fingers put them,
     # against the neighbours (the object's own top is what the pad depth allows for)
-    knuckle_room = np.full(len(raw), np.inf)
-    knuckle_body = np.full(len(raw), -1)
-    knuckle_h = np.full(len(raw), -np.inf)
-    for env in {envelope_for_gap(model.key, g) for g in pre}:
-        rows = np.array([envelope_for_gap(model.key, g) is env for g in pre])
+    knuckle_room = np.full(count, np.inf)
+    knuckle_body = np.full(count, -1)
+    knuckle_h = np.full(count, -np.inf)
+    landed = shaped[(~on_itself[shaped]) & (top[shaped] - pads_z[shaped] >= MIN_CONTACT)]
+    envs = [envelope_for_gap(model.key, g) for g in pre[landed]]
+    for env in set(envs):
+        rows = landed[np.array([e is env for e in envs])]
         for part in env.parts:
             lo_a, hi_a = part.along
-            along_p = lo_a + (hi_a - lo_a) * _SPAN_UNIT[None, :, 0]
-            across_p = part.across * _SPAN_UNIT[None, :, 1]
-            xy = place(along_p, across_p)[rows]
-            hp, bp = hmap.sample(xy)
+            along_p = np.broadcast_to(
+                lo_a + (hi_a - lo_a) * _SPAN_UNIT[None, :, 0], (len(rows), len(_SPAN_UNIT))
+            )
+            across_p = np.broadcast_to(part.across * _SPAN_UNIT[None, :, 1], along_p.shape)
+            hp, bp = hmap.sample(place(along_p, across_p, rows))
             hp = np.where(bp == target, -np.inf, hp)
             k = np.argmax(hp, axis=1)
             top_h = hp[np.arange(len(k)), k]
             room = pads_z[rows] + part.rise - top_h
             worse = room < knuckle_room[rows]
-            idx = np.flatnonzero(rows)[worse]
+            idx = rows[worse]
             knuckle_room[idx] = room[worse]
             knuckle_body[idx] = bp[np.arange(len(k)), k][worse]
             knuckle_h[idx] = top_h[worse]
@@ -430,8 +462,7 @@ def _assess(
             rejected, blocker = NOT_ANTIPODAL, None
             detail = "the object widens below the pads"
         elif top[i] - pads_z[i] < MIN_CONTACT:
-            k = int(np.argmax(h[i]))
-            blocker = int(body[i, k]) if h[i, k] > table_z + 0.002 else None
+            blocker = int(land_body[i]) if land_h[i] > table_z + 0.002 else None
             rejected, detail = FINGERS_HIT, f"{100 * (landing[i] - table_z):.1f} cm high beside it"
         elif knuckle_room[i] < 0:
             rejected, blocker = KNUCKLES_HIT, int(knuckle_body[i])
@@ -446,7 +477,8 @@ def _assess(
         margin = (model.max_grasp_width - width[i]) / model.max_grasp_width
         # the pads as deep as the planner of old put them: below the middle of what stands
         # above the support, round things below their equator, within the fingers' reach
-        desired = min(0.5 * (top[i] - landing[i]) + 0.02, reach)
+        # (a hollow thing taken from outside: as deep as its rim lets the knuckles go)
+        desired = min(0.5 * (top[i] - landing[i]) + 0.02, depth[i] if outer[i] else reach)
         score = (
             min(margin, 0.5) / 0.5
             + math.cos(math.radians(normal[i]))
@@ -459,17 +491,25 @@ def _assess(
 
 def _normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:
     """The larger angle (degrees) between the closing line and the outline's normal at
-    either end, from how far each end moves between the strip's two outer quarters."""
-    quarter = pad_width / 4
-    left, right = t < -quarter / 2, t > quarter / 2
-    if left.sum() < 2 or right.sum() < 2:
+    either end: the slope of the outline's ends across the strip, fitted over 2 mm slices
+    (a strip over a round object's flank, a chord, slopes steeply at both ends)."""
+    bins = ((t - t.min()) * 500.0).astype(int)  # 2 mm slices
+    n = int(bins.max()) + 1
+    if n < 3:
+        return 0.0  # a sliver: no slope to measure
+    lo = np.full(n, np.inf)
+    hi = np.full(n, -np.inf)
+    np.minimum.at(lo, bins, s)
+    np.maximum.at(hi, bins, s)
+    filled = np.isfinite(lo)
+    if filled.sum() < 3:
         return 0.0
-    spread = float(np.mean(t[right]) - np.mean(t[left]))
-    if spread <= 1e-6:
-        return 0.0
-    d_hi = float(s[right].max() - s[left].max())
-    d_lo = float(s[right].min() - s[left].min())
-    return math.degrees(math.atan(max(abs(d_hi), abs(d_lo)) / spread))
+    x = np.flatnonzero(filled).astype(float)
+    x -= x.mean()
+    var = float(x @ x) * 0.002  # slope per metre: slices are 2 mm apart
+    slope_lo = float(x @ (lo[filled] - lo[filled].mean())) / var
+    slope_hi = float(x @ (hi[filled] - hi[filled].mean())) / var
+    return math.degrees(math.atan(max(abs(slope_lo), abs(slope_hi))))
 
 
 def _dedupe(candidates: list[GraspCandidate], avoid) -> list[GraspCandidate]:

@@ -78,7 +78,5 @@ def _envelope(angle: float, gap: float, boxes: dict) -> Envelope:
     for name, (lo, hi) in boxes.items():
         if "inner_finger" in name or hi[2] - lo[2] < 0.005:
             continue  # the pads and the fingers that carry them are the swept fingers
-        parts.append(
-            LinkBox(name, (lo[0], hi[0]), max(abs(lo[1]), abs(hi[1])), pad_bottom - hi[2])
-        )
+        parts.append(LinkBox(name, (lo[0], hi[0]), max(abs(lo[1]), abs(hi[1])), pad_bottom - hi[2]))
     return Envelope(angle, gap, pad_bottom, tuple(parts))

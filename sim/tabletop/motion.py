@@ -102,9 +102,7 @@ def set_fingers(world: TabletopWorld, closed: bool) -> None:
 def go_home(world: TabletopWorld) -> None:
     """Rise, then return the joints to the home pose through simulated motion."""
     position, _ = tool_pose(world)
-    move_tool_to(
-        world, (position[0], position[1], max(position[2], world_table_clearance(world)))
-    )
+    move_tool_to(world, (position[0], position[1], max(position[2], world_table_clearance(world))))
     targets = {world.arm_joints[name]: angle for name, angle in HOME_JOINTS.items()}
     for _ in range(60):
         _drive(world, targets)

@@ -17,6 +17,7 @@ from typing import Any
 from annotation.tabletop.question_text import NONE_OF_THE_ABOVE, phrase, plural, with_article
 from sim.camera import CameraSpec, project_points
 from sim.render import counterfactual_visibility, label_visibility, render, visibility
+from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import CatalogEntry, load_catalog
 from sim.tabletop.scenes import GeneratedScene, generate_scene
 from sim.tabletop.world import TOP_DOWN
@@ -32,8 +33,11 @@ GENERATOR = "mgvqa-occlusion/1"
 
 @dataclass
 class Timing:
+    """An attempt's clock, and the one setting every task's scene builder needs."""
+
     scene_s: float = 0.0  # building, dropping and settling
     visibility_s: float = 0.0  # rendering and visibility checks
+    gripper: str = DEFAULT_GRIPPER  # the robot's gripper in the attempt's scenes
 
 
 @dataclass
@@ -99,8 +103,10 @@ def _distractor_pool(
     return pool
 
 
-def _scene(seed: int, n: int, pool, first) -> GeneratedScene:
-    return generate_scene(seed, objects=(n, n), entries=pool, first=first, piles=True)
+def _scene(gripper: str, seed: int, n: int, pool, first) -> GeneratedScene:
+    return generate_scene(
+        seed, objects=(n, n), entries=pool, first=first, piles=True, gripper=gripper
+    )
 
 
 def _visibility(scene: GeneratedScene, camera: CameraSpec, keys: Sequence[str]):
@@ -117,6 +123,7 @@ def generate(
     threshold: float = MAX_VISIBILITY,
     image_size: int = 1024,
     entries: Sequence[CatalogEntry] | None = None,
+    gripper: str = DEFAULT_GRIPPER,
 ) -> Candidate | Rejection:
     """One attempt at a `task` question from `seed`: a candidate, or why not."""
     if task not in TASKS:
@@ -124,7 +131,7 @@ def generate(
     entries = list(entries or load_catalog())
     rng = random.Random(f"{GENERATOR}:{task}:{seed}")
     camera = TOP_DOWN.with_size(image_size, image_size)
-    timing = Timing()
+    timing = Timing(gripper=gripper)
     make = {"count": _count, "find": _find, "beneath": _beneath, "compare": _compare}[task]
     result = make(rng, seed, entries, camera, threshold, timing)
     if isinstance(result, Candidate):
@@ -135,7 +142,7 @@ def generate(
 def _timed_scene(timing: Timing, *args) -> GeneratedScene | None:
     t0 = time.perf_counter()
     try:
-        return _scene(*args)
+        return _scene(timing.gripper, *args)
     except RuntimeError:
         return None
     finally:

@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 
 from sim.camera import CameraSpec, corners, project_points
+from sim.robotiq import DEFAULT_GRIPPER, model_for_asset
 from sim.tabletop.catalog import CatalogEntry, load_catalog
 from sim.tabletop.world import (
+    GRIPPER_KEY,
     TABLE_HALF,
     TABLE_TOP_Z,
     TOP_DOWN,
@@ -237,6 +239,7 @@ def drop(
     first: Sequence[CatalogEntry] = (),
     piles: bool = False,
     with_robot: bool = True,
+    gripper: str = DEFAULT_GRIPPER,
 ) -> tuple[TabletopWorld, list[SpawnSpec], str | None]:
     """Attempt `attempt` of scene `seed`: the world with its objects dropped, not yet settled.
 
@@ -248,7 +251,7 @@ def drop(
     n = int(rng.integers(lo, hi + 1))
     texture = textures[int(rng.integers(0, len(textures)))] if textures else None
     spawns = sample_spawns(rng, entries, n, first=first, piles=piles)
-    world = TabletopWorld(with_robot=with_robot)
+    world = TabletopWorld(with_robot=with_robot, gripper=gripper)
     world.set_table_texture(texture)
     for spec in spawns:
         spawn(world, spec)
@@ -265,6 +268,7 @@ def generate_scene(
     textures: Sequence[str] | None = None,
     with_robot: bool = True,
     piles: bool = False,
+    gripper: str = DEFAULT_GRIPPER,
 ) -> GeneratedScene:
     """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded)."""
     lo, hi = objects
@@ -284,6 +288,7 @@ def generate_scene(
             first=first,
             piles=piles,
             with_robot=with_robot,
+            gripper=gripper,
         )
         report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
         attempt_steps.append(report.steps)
@@ -311,6 +316,7 @@ def scene_record(scene: GeneratedScene) -> dict[str, Any]:
         "spawned": [
             {"key": s.key, "catalog": s.entry.name, "scale": s.scale} for s in scene.spawned
         ],
+        "gripper": scene.world.gripper_model.key,
     }
     return {
         "name": f"clutter seed {scene.seed}",
@@ -323,15 +329,29 @@ def scene_record(scene: GeneratedScene) -> dict[str, Any]:
     }
 
 
+def recorded_gripper(bodies: Sequence[dict[str, Any]]) -> str:
+    """The gripper a stored scene was made with, from its gripper body's URDF (scenes
+    recorded before the choice existed have the 2F-85)."""
+    asset = next((b.get("asset") for b in bodies if b.get("id") == GRIPPER_KEY), None)
+    return model_for_asset(asset).key
+
+
 def world_from_records(
-    bodies: Sequence[dict[str, Any]], state: dict[str, Any] | None = None
+    bodies: Sequence[dict[str, Any]],
+    state: dict[str, Any] | None = None,
+    *,
+    gripper: str | None = None,
 ) -> TabletopWorld:
-    """Rebuild a stored scene: our fixtures and robot, its objects, then its exact state."""
+    """Rebuild a stored scene: our fixtures and robot, its objects, then its exact state.
+
+    The robot gets the gripper the scene recorded, unless `gripper` asks for another
+    (both grippers share their joint names, so a recorded state restores on either).
+    """
     from sim.tabletop.catalog import catalog_by_name
 
     catalog = catalog_by_name()
     with_robot = any(b.get("role") == "robot" for b in bodies)
-    world = TabletopWorld(with_robot=with_robot)
+    world = TabletopWorld(with_robot=with_robot, gripper=gripper or recorded_gripper(bodies))
     for b in bodies:
         if b.get("role", "object") != "object":
             continue

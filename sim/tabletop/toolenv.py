@@ -157,10 +157,14 @@ class ToolEnv:
         except ToolError as exc:
             seen, replay, ok, feedback = {"error": str(exc)}, {}, False, f"Action failed: {exc}"
         kind = "answer" if name == "answer_question" and ok else "tool"
-        self._record(kind, name, arguments, {**seen, "replay": replay}, ok, feedback, model_text, raw_output)
+        self._record(
+            kind, name, arguments, {**seen, "replay": replay}, ok, feedback, model_text, raw_output
+        )
         return {**seen, "feedback": feedback}
 
-    def record_format_error(self, raw_output: str, why: str, model_text: dict | None = None) -> None:
+    def record_format_error(
+        self, raw_output: str, why: str, model_text: dict | None = None
+    ) -> None:
         """A model reply that could not be read as a tool call: kept, not raised."""
         self._record(
             "format_error", "", {}, None, False, f"Format error: {why}", model_text, raw_output
@@ -280,5 +284,3 @@ def _point(value: Any, name: str) -> tuple[int, int]:
         return int(round(float(u))), int(round(float(v)))
     except (TypeError, ValueError):
         raise ToolError(f"{name} must be [u, v] pixel coordinates, not {value!r}") from None
-
-

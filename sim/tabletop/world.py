@@ -32,6 +32,7 @@ TABLE_THICKNESS = 0.04
 WORKSPACE_CENTRE = (0.0, 0.05)
 WORKSPACE_HALF = 0.25  # the 50 x 50 cm workspace
 ROBOT_BASE = (0.0, -0.46, TABLE_TOP_Z)
+GRIPPER_KEY = "robot_gripper"  # the gripper body's key: its record names the gripper's URDF
 BASKET_CENTRE = (0.47, -0.22)
 BASKET_SIZE = (0.26, 0.20, 0.10)  # outer x, y, wall height
 # Arm folded up and back over its base: the workspace stays clear for the top-down camera.
@@ -158,7 +159,7 @@ class TabletopWorld(World):
             c.resetJointState(arm.uid, self.arm_joints[name], angle)
         model = self.gripper_model
         self.gripper_uid = mount_gripper(
-            self, "robot_gripper", arm.uid, self.tool_link, name=f"{model.name} gripper",
+            self, GRIPPER_KEY, arm.uid, self.tool_link, name=f"{model.name} gripper",
             model=model,
         )  # fmt: skip
         self.gripper_joints = gripper_joints(c, self.gripper_uid)
