@@ -29,6 +29,8 @@ from sim.tabletop.volumes import VOLUME_METHODS
 
 CATALOG_FORMAT = "reasonscope-catalog/1"
 PRIMITIVE_SIZE_LEN = {"box": 3, "cylinder": 2, "sphere": 1}
+GRASP_KINDS = ("two-finger", "push")
+_OPTIONAL = {"grasp": "two-finger"}  # fields an entry may leave out, with their defaults
 
 _FIELDS = (
     "name",
@@ -75,6 +77,9 @@ class CatalogEntry:
     volume_method: str
     mass_kg: float
     texturable: bool
+    # "two-finger": the tabletop gripper takes it from above; "push": no two-finger grasp
+    # from above can (too wide in every direction and flat), so it is pushed aside instead
+    grasp: str = "two-finger"
 
     @property
     def is_primitive(self) -> bool:
@@ -106,6 +111,8 @@ class CatalogEntry:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        if d["grasp"] == _OPTIONAL["grasp"]:
+            del d["grasp"]  # written only where it says something
         for key in ("rgba", "size", "scale_range", "extent_m"):
             if d[key] is not None:
                 d[key] = list(d[key])
@@ -185,7 +192,7 @@ def _entry_from_dict(item: object) -> CatalogEntry:
     missing = [f for f in _FIELDS if f not in item]
     if missing:
         raise ValueError(f"missing field(s): {', '.join(missing)}")
-    extra = sorted(set(item) - set(_FIELDS))
+    extra = sorted(set(item) - set(_FIELDS) - set(_OPTIONAL))
     if extra:
         raise ValueError(f"unknown field(s): {', '.join(extra)}")
     for key in ("name", "kind", "colour", "category", "description", "asset"):
@@ -223,6 +230,9 @@ def _entry_from_dict(item: object) -> CatalogEntry:
         raise ValueError(f"mass_kg must be positive, got {mass}")
     if not isinstance(item["texturable"], bool):
         raise ValueError("texturable must be true or false")
+    grasp = item.get("grasp", _OPTIONAL["grasp"])
+    if grasp not in GRASP_KINDS:
+        raise ValueError(f"grasp must be one of {', '.join(GRASP_KINDS)}, not {grasp!r}")
     return CatalogEntry(
         name=item["name"],
         kind=item["kind"],
@@ -238,6 +248,7 @@ def _entry_from_dict(item: object) -> CatalogEntry:
         volume_method=item["volume_method"],
         mass_kg=mass,
         texturable=item["texturable"],
+        grasp=grasp,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from sim.render import render
 from sim.tabletop.grasp import grasp, in_basket
@@ -42,14 +43,15 @@ def test_a_grasped_box_ends_in_the_basket_held_by_friction_alone():
         assert np.linalg.norm(np.array(result.tool_at_close[:2]) - (X + 0.05, Y)) < 0.01
 
 
-def test_an_object_wider_than_the_gripper_is_refused_without_moving():
-    with TabletopWorld() as world:
-        box = _box(world, "plate", (0.07, 0.07, 0.01), (X, Y), name="wide box")
+@pytest.mark.parametrize(("gripper", "half", "opens"), [("2f85", 0.05, 8.5), ("2f140", 0.075, 14.0)])
+def test_an_object_wider_than_the_gripper_is_refused_without_moving(gripper, half, opens):
+    with TabletopWorld(gripper=gripper) as world:
+        box = _box(world, "plate", (half, half, 0.01), (X, Y), name="wide box")
         world.step(60)
         before, _ = tool_pose(world)
         result = grasp(world, CAM, render(world, CAM).segmentation == box.uid)
         assert not result.ok and result.reason == "no feasible grasp"
-        assert "the gripper can take (it opens 8.5 cm)" in result.feedback
+        assert f"the gripper can take (it opens {opens:.1f} cm)" in result.feedback
         assert np.allclose(tool_pose(world)[0], before, atol=1e-3)
 
 

@@ -41,7 +41,7 @@ def test_the_refusal_an_agent_sees_names_the_usable_limit():
     opens 8.5 cm", as if it fitted."""
     camera = TOP_DOWN.with_size(256, 256)
     x, y = WORKSPACE_CENTRE
-    with TabletopWorld() as world:
+    with TabletopWorld(gripper="2f85") as world:
         box = world.add_primitive(
             "slab", "box", (0.0405, 0.06, 0.01), (x, y, TABLE_TOP_Z + 0.01),
             rgba=(0.2, 0.4, 0.9, 1), mass=0.2, name="blue box",

@@ -38,8 +38,11 @@ class Question:
 
 
 def small_scene() -> tuple[list[dict], dict]:
-    """Three boxes on the table, settled: body records and state, as a project stores them."""
-    with TabletopWorld() as world:
+    """Three boxes on the table, settled: body records and state, as a project stores them.
+
+    The robot has the 2F-85 (the wide box is too wide for it); the records say so, and
+    every world rebuilt from them has it too."""
+    with TabletopWorld(gripper="2f85") as world:
         for key, half, pos, rgba in (
             ("red_box", 0.025, (-0.08, 0.05), (0.9, 0.2, 0.2, 1)),
             ("blue_box", 0.02, (0.08, 0.08), (0.2, 0.3, 0.9, 1)),

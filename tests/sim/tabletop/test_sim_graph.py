@@ -96,7 +96,7 @@ def test_object_attributes(graph):
 def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
     """Close the gripper on a box and lift it: the graph says `held by`, not `on` the table."""
     from sim.render import render
-    from sim.tabletop.grasp import drive_fingers, grasp_height
+    from sim.tabletop.grasp import drive_fingers, enable_finger_dynamics, grasp_height
     from sim.tabletop.grasp_plan import plan_grasp
     from sim.tabletop.motion import DOWN, move_tool_to
 
@@ -121,6 +121,7 @@ def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
         )[1]
         px, py, _ = plan.centre
         model = world.gripper_model
+        enable_finger_dynamics(world)  # one motor drives the coupled linkage
         drive_fingers(world, model.open_angle, 30)
         move_tool_to(world, (px, py, plan.top_z + model.fingertip_offset + 0.1), down)
         move_tool_to(world, (px, py, grasp_height(plan, model)), down, step_m=0.005)
