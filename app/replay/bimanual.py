@@ -292,4 +292,3 @@ class BimanualReplay(QObject):
         if self.task is not None:
             self.task.shutdown()
             self.task = None
-

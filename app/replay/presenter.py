@@ -29,6 +29,7 @@ COLLATERAL = (0.15, 0.75, 1.0, 1.0)  # its highlight cyan
 PLANNED = (0.12, 0.85, 0.35, 1.0)
 ACTUAL = (0.95, 0.2, 0.85, 1.0)
 MISS = (1.0, 0.9, 0.1, 1.0)
+CANDIDATE = (0.62, 0.66, 0.7, 0.9)  # the planner's other candidates, grey
 
 
 class StepPresenter:
@@ -148,6 +149,8 @@ class StepPresenter:
             sketches.append((f"moved:{m.key}", [m.before, m.after], colour, 3.0))
         g = self.inspection
         if g is not None:
+            for i, glyph in enumerate(g.candidate_glyphs()):
+                sketches.append((f"candidate:{i}", glyph, CANDIDATE, 1.5))
             # the plan drawn wider: where the two nearly coincide it still shows round the other
             sketches.append(("planned", g.planned_glyph(), PLANNED, 6.0))
             actual = g.actual_glyph()
@@ -182,7 +185,8 @@ class StepPresenter:
         self.inspection = result.inspection
         g = self.inspection
         if g is not None:
-            lines = [(g.planned_glyph(), PLANNED)]
+            lines = [(glyph, CANDIDATE) for glyph in g.candidate_glyphs()]
+            lines.append((g.planned_glyph(), PLANNED))
             if g.actual_glyph() is not None:
                 lines.append((g.actual_glyph(), ACTUAL))
             self.cloud.set_cloud(g.points, g.colours, lines, cloud_caption(g))
@@ -194,6 +198,8 @@ def cloud_caption(g: GraspInspection) -> str:
     """What the Grasp points view shows: both grippers, or the plan only when the fingers
     never closed (no feasible grasp, unreachable, collided)."""
     text = f"{len(g.points)} points of the mask, lifted from the depth before step {g.index}; "
+    if g.candidates or g.attempts:
+        text += f"the planner's candidates in grey ({len(g.attempts)} tried); "
     if g.actual_tool is None:
         why = f" ({g.reason})" if g.reason else ""
         return text + f"planned only, in green: the fingers never closed{why}."
@@ -216,7 +222,9 @@ def legend_html(g: GraspInspection) -> str:
             f"Step {g.index}, {outcome}: {_swatch(PLANNED)} <b>planned only</b>, the fingers "
             "never closed, so there is no actual gripper to compare."
         )
+    others = f" · {_swatch(CANDIDATE)} other candidates" if g.candidates else ""
     return (
         f"Step {g.index}, {outcome}: {_swatch(PLANNED)} planned gripper · {_swatch(ACTUAL)} "
-        f"actual, where the fingers closed · {_swatch(MISS)} {1000 * g.offset_m:.0f} mm apart."
+        f"actual, where the fingers closed · {_swatch(MISS)} {1000 * g.offset_m:.0f} mm "
+        f"apart{others}."
     )

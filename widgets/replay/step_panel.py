@@ -94,7 +94,31 @@ def grasp_html(g: GraspInspection, names: dict[str, str]) -> str:
         held = names.get(g.held or "", g.held) if g.held else "nothing"
         outcome = g.reason or "succeeded"
         lines.append(f"Held: {html.escape(held)}; outcome: {html.escape(outcome)}.")
-    return "<br>".join(lines)
+    return "<br>".join(lines) + candidates_html(g)
+
+
+def candidates_html(g: GraspInspection) -> str:
+    """What the planner considered and what was tried in simulation, in order."""
+    p = g.plan
+    parts = []
+    rejected = p.get("rejected") or {}
+    if p.get("considered"):
+        why = "; ".join(f"{n} {html.escape(k)}" for k, n in rejected.items()) or "none"
+        parts.append(
+            f"<p style='margin: 4px 0 0 0'>The planner considered {p['considered']} grasps "
+            f"(rejected: {why}); {len(g.candidates)} best feasible ones drawn in grey.</p>"
+        )
+    if g.attempts:
+        rows = "".join(
+            f"<li>{100 * a['width']:.1f} cm across at {math.degrees(a['yaw']):.0f}°, pads "
+            f"{100 * (a['top_z'] - a['pads_z']):.1f} cm below its top: "
+            f"<b>{html.escape(a['outcome'])}</b>"
+            + (f" ({html.escape(a['detail'])})" if a.get("detail") else "")
+            + "</li>"
+            for a in g.attempts
+        )
+        parts.append(f"Tried in simulation, best first:<ol style='margin: 0'>{rows}</ol>")
+    return "".join(parts)
 
 
 def resim_html(r: ResimStep, names: dict[str, str]) -> str:
