@@ -215,12 +215,16 @@ def environment_errors(quick: bool) -> PerfResult:
 
 
 def _as_question(record: dict):
-    """The question object ToolEnv scores against, from a generated question record."""
-    from types import SimpleNamespace
+    """The generated question as the store would give it back (never stored here)."""
+    from annotation.models import Question
 
-    return SimpleNamespace(**{k: record.get(k) for k in ("task", "text", "options", "answer")},
-                           evidence_ids=record.get("evidence_ids", []),
-                           criteria=record.get("criteria", {}), id=None, uid="perf")  # fmt: skip
+    return Question(
+        id=0, uid="bench", version=1, benchmark="mgvqa", task=record["task"],
+        text=record["text"], options=record["options"], answer=record["answer"],
+        evidence_ids=record["evidence_ids"], steps=record["steps"], difficulty=None,
+        criteria=record["criteria"], status="pending", is_current=True, scene_id=None,
+        sequence_id=None, seed=record["seed"], created_at="", created_by=None,
+    )  # fmt: skip
 
 
 @perf_case("grasp_planning", goal="median <= 50 ms")
