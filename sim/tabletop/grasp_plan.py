@@ -32,26 +32,23 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from sim.camera import CameraSpec, intrinsics, view_matrix
+from sim.camera import CameraSpec, intrinsics
 from sim.render import RenderedView
 from sim.robotiq import ROBOTIQ_2F85, GripperModel
+from sim.tabletop.grasp_sections import FINGER_THICKNESS, cross_sections, outline
 from sim.tabletop.gripper_envelope import envelope_for_gap
+from sim.tabletop.heightmap import CELL, HeightMap, height_map, lift_pixels
 
 # Kept for the 2F-85's refusal text and for callers that predate GripperModel.
 MAX_OPENING = ROBOTIQ_2F85.stroke_m
 GRASP_CLEARANCE = ROBOTIQ_2F85.clearance
 MAX_GRASP_WIDTH = ROBOTIQ_2F85.max_grasp_width
 
-YAWS = 8  # closing directions sampled over half a turn (22.5 degrees apart)
-CENTRES = 24  # centres sampled among the object's points, besides the mask's centre
 MAX_POINTS = 4000  # object points kept for the cross-sections
 FRICTION_CONE_DEG = 30.0  # outline normals further than this from the closing line slip
 PRESHAPE_MARGIN = 0.012  # the fingers open this much wider than the object on each side
-FINGER_THICKNESS = 0.012  # a finger's extent along the closing line, pad included
 TABLE_CLEARANCE = 0.003  # the pads' lowest point stays this far above whatever is beneath
 MIN_CONTACT = 0.004  # the pads must overlap the object by at least this much in height
-CELL = 0.0025  # metres: the height map's resolution
-WINDOW = 0.40  # metres: the side of the height map around the object
 MAX_TRIED = 3  # candidates tried in simulation before a grasp reports failure
 
 # Why a candidate is rejected; the counts go into the refusal text.
@@ -134,69 +131,6 @@ def too_wide_reason(width: float, model: GripperModel = ROBOTIQ_2F85) -> str:
     )
 
 
-def lift_pixels(camera: CameraSpec, depth_m: np.ndarray, ys: np.ndarray, xs: np.ndarray):
-    """World points (N, 3) of pixels (ys, xs) from metric depth and the intrinsics."""
-    k = intrinsics(camera)
-    d = depth_m[ys, xs].astype(float)
-    cam = np.c_[
-        (xs + 0.5 - k[0, 2]) / k[0, 0] * d,  # camera x: right
-        -(ys + 0.5 - k[1, 2]) / k[1, 1] * d,  # camera y: up (image v runs down)
-        -d,  # the camera looks down its -z axis
-        np.ones_like(d),
-    ]
-    return (np.linalg.inv(view_matrix(camera)) @ cam.T).T[:, :3]
-
-
-@dataclass(frozen=True)
-class HeightMap:
-    """The highest point the depth image shows in each CELL-sized square around the object,
-    and the body (segmentation id) it belongs to."""
-
-    origin: np.ndarray  # world x, y of cell (0, 0)'s corner
-    height: np.ndarray  # (n, n) metres; -inf where the image shows nothing
-    body: np.ndarray  # (n, n) segmentation id of the highest point
-
-    def sample(self, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Heights and bodies at world points (..., 2); outside the map: -inf and -1."""
-        ij = np.floor((xy - self.origin) / CELL).astype(int)
-        n = self.height.shape[0]
-        inside = np.all((ij >= 0) & (ij < n), axis=-1)
-        ij = np.clip(ij, 0, n - 1)
-        h = np.where(inside, self.height[ij[..., 0], ij[..., 1]], -np.inf)
-        b = np.where(inside, self.body[ij[..., 0], ij[..., 1]], -1)
-        return h, b
-
-
-def height_map(view: RenderedView, centre_xy: np.ndarray, radius: float) -> HeightMap:
-    """Max-pool the lifted depth image into CELL squares within `radius` of `centre_xy`."""
-    camera = view.camera
-    k = intrinsics(camera)
-    # the pixels whose rays can land in the window: a generous box around the centre's pixel
-    eye = np.asarray(camera.eye, float)
-    near = max(float(view.depth_m.min()), 0.1)  # the nearest surface spreads the most pixels
-    reach_px = int(math.ceil(radius * k[0, 0] / near)) + 2
-    depth_mid = float(np.median(view.depth_m))
-    u0 = k[0, 0] * (centre_xy[0] - eye[0]) / depth_mid + k[0, 2]
-    v0 = k[1, 2] - k[1, 1] * (centre_xy[1] - eye[1]) / depth_mid
-    x0, x1 = max(0, int(u0) - reach_px), min(camera.width, int(u0) + reach_px)
-    y0, y1 = max(0, int(v0) - reach_px), min(camera.height, int(v0) + reach_px)
-    ys, xs = np.mgrid[y0:y1, x0:x1]
-    ys, xs = ys.ravel(), xs.ravel()
-    pts = lift_pixels(camera, view.depth_m, ys, xs)
-    seg = view.segmentation[ys, xs]
-    n = int(math.ceil(2 * radius / CELL))
-    origin = np.asarray(centre_xy, float) - radius
-    ij = np.floor((pts[:, :2] - origin) / CELL).astype(int)
-    keep = np.all((ij >= 0) & (ij < n), axis=1)
-    flat, z, seg = ij[keep, 0] * n + ij[keep, 1], pts[keep, 2], seg[keep]
-    height = np.full(n * n, -np.inf)
-    np.maximum.at(height, flat, z)
-    body = np.full(n * n, -1, dtype=int)
-    top = z >= height[flat]
-    body[flat[top]] = seg[top]
-    return HeightMap(origin, height.reshape(n, n), body.reshape(n, n))
-
-
 # Footprint lattices in unit coordinates: along the closing line 0..1 (inner to outer
 # edge of a finger's swept band), across it -1..1 (the pad's half width).
 _ALONG = np.linspace(0.0, 1.0, 6)
@@ -205,13 +139,6 @@ _UNIT = np.stack(np.meshgrid(_ALONG, _ACROSS, indexing="ij"), axis=-1).reshape(-
 _SPAN_UNIT = np.stack(np.meshgrid(np.linspace(0.0, 1.0, 9), _ACROSS, indexing="ij"), -1).reshape(
     -1, 2
 )
-
-
-def _runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end indices of the stretches of sorted values `s` split where consecutive
-    values are more than `gap` apart (room for a finger)."""
-    breaks = np.flatnonzero(s[1:] - s[:-1] > gap)
-    return np.concatenate(([0], breaks + 1)), np.concatenate((breaks, [s.size - 1]))
 
 
 def plan_grasp(
@@ -239,13 +166,13 @@ def plan_grasp(
     if len(xs) > MAX_POINTS:  # an even subsample keeps the outline within a pixel or two
         pick = np.random.default_rng(len(xs)).choice(len(xs), MAX_POINTS, replace=False)
         pick = np.union1d(
-            pick, _outline(mask, ys, xs)
+            pick, outline(mask, ys, xs)
         )  # every outline pixel: the contacts lie there
         ys, xs = ys[pick], xs[pick]
     pts = lift_pixels(camera, view.depth_m, ys, xs)
     top_z = float(pts[:, 2].max())
     middle = pts.mean(axis=0)
-    raw = _cross_sections(pts, model, flat_top, px)
+    raw = cross_sections(pts, model, flat_top, px)
     radius = float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()) + model.stroke_m / 2
     hmap = height_map(view, middle[:2], radius + FINGER_THICKNESS + 0.02)
     values, counts = np.unique(view.segmentation[mask], return_counts=True)
@@ -269,95 +196,6 @@ def plan_grasp(
         (float(middle[0]), float(middle[1]), float(middle[2])), top_z, 0.0, narrowest, False,
         reason, **base,
     )  # fmt: skip
-
-
-def _outline(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
-    """Indices into (ys, xs) of the mask's pixels with a 4-neighbour outside it."""
-    m = np.pad(mask, 1)
-    eroded = m[1:-1, 1:-1] & m[:-2, 1:-1] & m[2:, 1:-1] & m[1:-1, :-2] & m[1:-1, 2:]
-    return np.flatnonzero(~eroded[ys, xs])
-
-
-def _yaws(pts: np.ndarray) -> np.ndarray:
-    """Closing directions: YAWS evenly over half a turn, plus the outline's two principal axes."""
-    xy = pts[:, :2] - pts[:, :2].mean(axis=0)
-    _, vecs = np.linalg.eigh(np.cov(xy.T)) if len(xy) > 2 else (None, np.eye(2))
-    principal = [math.atan2(v[1], v[0]) % math.pi for v in vecs.T]
-    return np.r_[np.arange(YAWS) * math.pi / YAWS, principal]
-
-
-def _cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: float) -> np.ndarray:
-    """Every (closing direction, strip, pad depth, stretch) of the object: rows of
-    yaw, t (strip's lateral offset), lo, hi (the stretch along the closing line), top, depth,
-    normal angle, whether the object widens below the pads (`_widens_below`), and whether
-    the stretch is the whole outline taken from outside (hollows ignored)."""
-    half_pad = model.pad_width / 2
-    gap = FINGER_THICKNESS + 2 * model.clearance
-    reach = model.max_depth_flat if flat_top > 0.7 else model.max_depth_round
-    depths = (reach, 0.6 * reach, 0.35 * reach)
-    rows = []
-    for yaw in _yaws(pts):
-        a = np.array([math.cos(yaw), math.sin(yaw)])
-        n = np.array([-a[1], a[0]])
-        s_all, t_all = pts[:, :2] @ a, pts[:, :2] @ n
-        by_t = np.argsort(t_all)
-        t_sorted = t_all[by_t]
-        t_lo, t_hi = t_sorted[0], t_sorted[-1]
-        step = max(half_pad, (t_hi - t_lo) / 7)
-        for tc in np.arange(t_lo + min(half_pad, (t_hi - t_lo) / 2), t_hi + 1e-9, step):
-            i0, i1 = np.searchsorted(t_sorted, (tc - half_pad, tc + half_pad))
-            if i1 - i0 < 3:
-                continue
-            idx = by_t[i0:i1]
-            z = pts[idx, 2]
-            by_s = np.argsort(s_all[idx])
-            s, t, z = s_all[idx][by_s], t_all[idx][by_s] - tc, z[by_s]
-            local_top = float(z.max())
-            all_runs = _runs(s, gap)  # the strip's outline at any height
-            seen = set()
-            for depth in depths:
-                keep = z >= local_top - depth
-                sk, tk = s[keep], t[keep]
-                for i, j in zip(*_runs(sk, gap), strict=True):
-                    if j - i < 2 or (sk[i], sk[j]) in seen:
-                        continue
-                    seen.add((sk[i], sk[j]))
-                    lo, hi = sk[i], sk[j]
-                    if hi - lo + px > model.max_grasp_width:  # refused on width alone
-                        rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, 0, 0, 0))
-                        continue
-                    normal = _normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
-                    widens = _widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
-                    rows.append(
-                        (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, normal, widens, 0)
-                    )
-            # the whole outline at the deepest pads, hollows ignored: a mug by its body, a
-            # bowl from outside (the split stretches above offer its rim)
-            for i, j in zip(*all_runs, strict=True):
-                lo, hi = s[i], s[j]
-                if j - i < 2 or (lo, hi) in seen or hi - lo + px > model.max_grasp_width:
-                    continue
-                normal = _normal_angle(s[i : j + 1], t[i : j + 1], model.pad_width)
-                rim = min(reach, model.max_depth_flat)  # the knuckles meet a rim as a flat top
-                rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1))
-    return np.array(rows, dtype=float).reshape(-1, 9)
-
-
-def _widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:
-    """Whether the object's outline in the strip reaches further out than the contacts
-    [lo, hi] at a height below `cut` (a ball above its equator): the pads would press on
-    a surface facing up. `s`, `z`: the strip's points sorted along the closing line;
-    `all_runs`: its stretches at any height."""
-    starts, ends = all_runs
-    k = int(np.searchsorted(s[starts], lo, side="right")) - 1
-    if k < 0:
-        return False
-    first, last = s[starts[k]], s[ends[k]]
-    near_first = z[starts[k] : int(np.searchsorted(s, first + px, side="right"))]
-    near_last = z[int(np.searchsorted(s, last - px)) : ends[k] + 1]
-    out_lo = lo - first > px and near_first.size and np.median(near_first) < cut
-    out_hi = last - hi > px and near_last.size and np.median(near_last) < cut
-    return bool(out_lo or out_hi)
 
 
 def _assess(
@@ -487,29 +325,6 @@ def _assess(
         )
         out.append(GraspCandidate(pads_z=float(pads_z[i]), score=float(score), **common))
     return out
-
-
-def _normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:
-    """The larger angle (degrees) between the closing line and the outline's normal at
-    either end: the slope of the outline's ends across the strip, fitted over 2 mm slices
-    (a strip over a round object's flank, a chord, slopes steeply at both ends)."""
-    bins = ((t - t.min()) * 500.0).astype(int)  # 2 mm slices
-    n = int(bins.max()) + 1
-    if n < 3:
-        return 0.0  # a sliver: no slope to measure
-    lo = np.full(n, np.inf)
-    hi = np.full(n, -np.inf)
-    np.minimum.at(lo, bins, s)
-    np.maximum.at(hi, bins, s)
-    filled = np.isfinite(lo)
-    if filled.sum() < 3:
-        return 0.0
-    x = np.flatnonzero(filled).astype(float)
-    x -= x.mean()
-    var = float(x @ x) * 0.002  # slope per metre: slices are 2 mm apart
-    slope_lo = float(x @ (lo[filled] - lo[filled].mean())) / var
-    slope_hi = float(x @ (hi[filled] - hi[filled].mean())) / var
-    return math.degrees(math.atan(max(abs(slope_lo), abs(slope_hi))))
 
 
 def _dedupe(candidates: list[GraspCandidate], avoid) -> list[GraspCandidate]:

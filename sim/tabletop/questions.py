@@ -32,9 +32,7 @@ GENERATOR = "mgvqa-occlusion/1"
 
 
 @dataclass
-class Timing:
-    """An attempt's clock, and the one setting every task's scene builder needs."""
-
+class Timing:  # an attempt's clock, and the one setting every task's scene builder needs
     scene_s: float = 0.0  # building, dropping and settling
     visibility_s: float = 0.0  # rendering and visibility checks
     gripper: str = DEFAULT_GRIPPER  # the robot's gripper in the attempt's scenes
@@ -103,12 +101,6 @@ def _distractor_pool(
     return pool
 
 
-def _scene(gripper: str, seed: int, n: int, pool, first) -> GeneratedScene:
-    return generate_scene(
-        seed, objects=(n, n), entries=pool, first=first, piles=True, gripper=gripper
-    )
-
-
 def _visibility(scene: GeneratedScene, camera: CameraSpec, keys: Sequence[str]):
     """The model's view, and each key's pixels alone and visible fraction in it."""
     view = render(scene.world, camera)
@@ -139,10 +131,11 @@ def generate(
     return result
 
 
-def _timed_scene(timing: Timing, *args) -> GeneratedScene | None:
+def _timed_scene(timing: Timing, seed: int, n: int, pool, first) -> GeneratedScene | None:
     t0 = time.perf_counter()
     try:
-        return _scene(timing.gripper, *args)
+        opts = dict(entries=pool, first=first, piles=True, gripper=timing.gripper)
+        return generate_scene(seed, objects=(n, n), **opts)
     except RuntimeError:
         return None
     finally:

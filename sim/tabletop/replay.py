@@ -24,7 +24,8 @@ from sim.camera import CameraSpec
 from sim.render import RenderedView, render
 from sim.robotiq import GRIPPERS, ROBOTIQ_2F85, GripperModel
 from sim.tabletop.grasp import grasp_height
-from sim.tabletop.grasp_plan import GraspPlan, lift_pixels
+from sim.tabletop.grasp_plan import GraspPlan
+from sim.tabletop.heightmap import lift_pixels
 from sim.tabletop.masks import decode_mask
 from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TOP_DOWN, TabletopWorld
 
