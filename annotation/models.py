@@ -116,6 +116,7 @@ class SceneSummary:
     seed: int | None
     object_count: int
     created_at: str
+    gripper_asset: str | None = None  # the URDF of the robot's gripper body, if it has one
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,10 @@ class SceneRepository(Repository):
         if seed is not None:
             where.append("seed = ?")
             params.append(seed)
-        sql = "SELECT id, name, seed, object_count, created_at FROM scenes"
+        sql = (
+            "SELECT id, name, seed, object_count, created_at, (SELECT asset FROM scene_bodies b "
+            "WHERE b.scene_id = scenes.id AND b.body_key = 'robot_gripper') FROM scenes"
+        )
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self.db.execute(sql + " ORDER BY id LIMIT ?", [*params, limit]).fetchall()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sim.robotiq import model_for_asset
 from widgets.explore.state import ExploreState, SceneFilter
 from widgets.table_model import RowTableModel
 
@@ -42,7 +43,11 @@ class SceneTableModel(RowTableModel):
                 index.column()
             ]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{s.name}, created {s.created_at[:19].replace('T', ' ')}"
+            robot = f"; the robot carries a {model_for_asset(s.gripper_asset).name}"
+            return (
+                f"{s.name}, created {s.created_at[:19].replace('T', ' ')}"
+                + (robot if s.gripper_asset else "")
+            )
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -115,3 +115,39 @@ def test_export_into_a_missing_folder_is_refused(project_with_scene, tmp_path):
     result = run("scenes", "export", "--db", str(project_with_scene), "--out", str(out))
     assert result.returncode == 2 and str(out) in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_gripper_chosen_is_recorded_and_rebuilt(tmp_path):
+    """`--gripper 2f85` next to the default 2F-140: each scene records its gripper (in the
+    gripper body's URDF and the generation record), the scene list says which, and a world
+    rebuilt from the records has it; a bad choice exits 2 storing nothing."""
+    from sim.robotiq import DEFAULT_GRIPPER
+
+    db = tmp_path / "p.reasonscope"
+    open_project(db, create=True).close()
+    for extra in ((), ("--gripper", "2f85")):
+        result = run("scenes", "generate", "--n", "1", "--seed", "3", "--objects", "2",
+                     *extra, "--db", str(db))  # fmt: skip
+        assert result.returncode == 0, result.stderr
+    bad = run("scenes", "generate", "--n", "1", "--seed", "3", "--gripper", "2f99", "--db", str(db))
+    assert bad.returncode == 2 and "2f99" in bad.stderr
+    with open_project(db, readonly=True) as project:
+        summaries = project.scenes.list()
+        assert len(summaries) == 2
+        assert "robotiq_2f_140" in summaries[0].gripper_asset
+        assert "robotiq_2f_85" in summaries[1].gripper_asset
+        for scene, key in zip(
+            (project.scenes.get(1), project.scenes.get(2)), (DEFAULT_GRIPPER, "2f85"), strict=True
+        ):
+            assert scene.state["generation"]["gripper"] == key
+            world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
+            try:
+                assert world.gripper_model.key == key
+                # the recorded finger angles restore onto the same joints
+                assert (
+                    world.joint_positions("robot_gripper").keys()
+                    == scene.state["bodies"]["robot_gripper"]["joints"].keys()
+                )
+            finally:
+                world.close()
+    assert DEFAULT_GRIPPER == "2f140"

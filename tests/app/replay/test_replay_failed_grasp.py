@@ -37,10 +37,15 @@ def test_a_slipped_grasp_shows_the_planned_and_the_actual_gripper(qtbot, window)
         _show(qtbot, replay, episode_id, step.index)
         assert replay.step_panel.title.text().endswith("grasp · ✗ failed")
         assert {"planned", "actual", "miss"} <= set(replay.view.lines.names)
-        assert len(replay.cloud.lines) == 2  # planned and actual, in the grasp's points
+        # the planner's other candidates in grey, then planned and actual, in the grasp's points
+        candidates = len(replay.view.inspection.candidate_glyphs())
+        assert candidates >= 1
+        assert len(replay.cloud.lines) == candidates + 2
+        assert sum(n.startswith("candidate:") for n in replay.view.lines.names) == candidates
         assert "fingers at close in magenta" in replay.cloud.caption.text()
         text = replay.step_panel.text
         assert "Fingers at close" in text and "outcome: slipped" in text
+        assert "Tried in simulation, best first" in text and "The planner considered" in text
         legend = replay.grasp_legend
         assert legend.isVisible() and "actual, where the fingers closed" in legend.text()
         assert "grasp failed (slipped)" in legend.text() and "planned only" not in legend.text()
@@ -58,7 +63,7 @@ def test_a_grasp_that_never_closed_says_planned_only(qtbot, window):
     episode_id, index = never[0]
     _show(qtbot, replay, episode_id, index)
     assert "planned" in replay.view.lines.names and "actual" not in replay.view.lines.names
-    assert len(replay.cloud.lines) == 1
+    assert len(replay.cloud.lines) == 1 + len(replay.view.inspection.candidate_glyphs())
     assert "planned only" in replay.cloud.caption.text()
     assert "Planned only" in replay.step_panel.text
     assert replay.grasp_legend.isVisible() and "planned only" in replay.grasp_legend.text()
