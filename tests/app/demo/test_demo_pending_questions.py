@@ -50,16 +50,17 @@ def test_an_older_demo_gets_episodes_for_its_new_pending_questions(tmp_path, mon
 
 
 def test_the_demo_grasps_fail_with_the_fingers_closed(pending_demo):  # noqa: F811
-    """Recorded by the simulator (inverse kinematics, joint motion, friction): in count 11
-    the fingers meant for a matchbox close on the plate under it, which does not come up;
-    in count 22 they close on nothing beside a soda can. Both record where tool0 was when
-    the fingers closed, next to the plan."""
+    """Recorded by the simulator (inverse kinematics, joint motion, friction): in both
+    pending questions a grasp closes on nothing three times over. Each step records where
+    tool0 was when the fingers closed, next to the plan, every attempt and the planner's
+    candidates, and the feedback lists the attempts."""
     with open_project(pending_demo, readonly=True) as project:
         failed = closed_grasps(project)
-        feedback = {step.feedback for _e, step in failed}
-        assert "Action failed: slipped: the object did not come up with the gripper" in feedback
-        assert "Action failed: slipped: the fingers closed on nothing" in feedback
+        assert len({episode for episode, _step in failed}) == 2
         for _episode_id, step in failed:
             replay = step.result["replay"]
             assert len(replay["tool_at_close"]) == 3 and replay["plan"]["feasible"]
-            assert replay["reason"] == "slipped"
+            assert replay["reason"] == "slipped" and replay["gripper"] == "2f140"
+            assert len(replay["attempts"]) == 3 and replay["plan"]["candidates"]
+            assert step.feedback.startswith("Action failed: slipped: 3 grasps tried: 1) across")
+            assert "the fingers closed on nothing" in step.feedback
