@@ -172,14 +172,13 @@ def plan_grasp(
     pts = lift_pixels(camera, view.depth_m, ys, xs)
     top_z = float(pts[:, 2].max())
     middle = pts.mean(axis=0)
-    raw = cross_sections(pts, model, flat_top, px)
+    raw = cross_sections(pts, model, px)
     radius = float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()) + model.stroke_m / 2
     hmap = height_map(view, middle[:2], radius + FINGER_THICKNESS + 0.02)
     values, counts = np.unique(view.segmentation[mask], return_counts=True)
     target = int(values[np.argmax(counts)])  # the body the mask shows (its own parts may rise)
-    reach = model.max_depth_flat if flat_top > 0.7 else model.max_depth_round
     size = max(float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()), 0.01)
-    assessed = _assess(raw, model, hmap, middle, table_z, target, reach=reach, radius=size)
+    assessed = _assess(raw, model, hmap, middle, table_z, target, radius=size)
     candidates = _dedupe(assessed, avoid)
     feasible = sorted((c for c in candidates if c.feasible), key=lambda c: -c.score)
     rejected = Counter(c.rejected for c in candidates if not c.feasible)
@@ -206,13 +205,12 @@ def _assess(
     table_z: float,
     target: int,
     *,
-    reach: float,
     radius: float,
 ) -> list[GraspCandidate]:
     """Width, normals and clearance of every cross-section, all candidates at once."""
     if raw.size == 0:
         return []
-    yaw, tc, lo, hi, top, depth, normal, widens, outer = raw.T
+    yaw, tc, lo, hi, top, depth, normal, widens, outer, reach = raw.T
     a = np.c_[np.cos(yaw), np.sin(yaw)]
     n = np.c_[-a[:, 1], a[:, 0]]
     width = hi - lo
@@ -316,12 +314,14 @@ def _assess(
         # the pads as deep as the planner of old put them: below the middle of what stands
         # above the support, round things below their equator, within the fingers' reach
         # (a hollow thing taken from outside: as deep as its rim lets the knuckles go)
-        desired = min(0.5 * (top[i] - landing[i]) + 0.02, depth[i] if outer[i] else reach)
+        desired = min(0.5 * (top[i] - landing[i]) + 0.02, reach[i])
+        # pads near the middle hold the object about its centre of mass: it does not
+        # turn out of the fingers as it comes up (a mug by its body, not its rim)
         score = (
-            min(margin, 0.5) / 0.5
+            margin
             + math.cos(math.radians(normal[i]))
             + 2.0 * min(1.0, grip / max(desired, 1e-3))
-            + 1.0 * (1.0 - min(offset[i] / radius, 1.0))
+            + 1.5 * (1.0 - min(offset[i] / radius, 1.0))
         )
         out.append(GraspCandidate(pads_z=float(pads_z[i]), score=float(score), **common))
     return out

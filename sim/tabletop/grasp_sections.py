@@ -19,6 +19,8 @@ from sim.robotiq import GripperModel
 
 YAWS = 8  # closing directions sampled over half a turn (22.5 degrees apart)
 FINGER_THICKNESS = 0.012  # a finger's extent along the closing line, pad included
+EDGE_BAND = 0.01  # metres: the strip's ends, where the knuckles come down beside the object
+FLAT_EDGE = 0.008  # an end this close to the strip's top is an edge the knuckles meet
 
 
 def runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -43,15 +45,14 @@ def yaws(pts: np.ndarray) -> np.ndarray:
     return np.r_[np.arange(YAWS) * math.pi / YAWS, principal]
 
 
-def cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: float) -> np.ndarray:
+def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarray:
     """Every (closing direction, strip, pad depth, stretch) of the object: rows of
     yaw, t (strip's lateral offset), lo, hi (the stretch along the closing line), top, depth,
-    normal angle, whether the object widens below the pads (`_widens_below`), and whether
-    the stretch is the whole outline taken from outside (hollows ignored)."""
+    normal angle, whether the object widens below the pads (`widens_below`), whether the
+    stretch is the whole outline taken from outside (hollows ignored), and the deepest the
+    pads may go in that strip."""
     half_pad = model.pad_width / 2
     gap = FINGER_THICKNESS + 2 * model.clearance
-    reach = model.max_depth_flat if flat_top > 0.7 else model.max_depth_round
-    depths = (reach, 0.6 * reach, 0.35 * reach)
     rows = []
     for yaw in yaws(pts):
         a = np.array([math.cos(yaw), math.sin(yaw)])
@@ -70,6 +71,12 @@ def cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: fl
             by_s = np.argsort(s_all[idx])
             s, t, z = s_all[idx][by_s], t_all[idx][by_s] - tc, z[by_s]
             local_top = float(z.max())
+            # how deep the pads may go: the knuckles above them meet an edge as high as the
+            # top (a can's rim, a box) sooner than a rounded one (a ball)
+            ends = (s <= s[0] + EDGE_BAND) | (s >= s[-1] - EDGE_BAND)
+            flat = float(z[ends].max()) > local_top - FLAT_EDGE
+            reach = model.max_depth_flat if flat else model.max_depth_round
+            depths = (reach, 0.6 * reach, 0.35 * reach)
             all_runs = runs(s, gap)  # the strip's outline at any height
             seen = set()
             for depth in depths:
@@ -81,12 +88,25 @@ def cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: fl
                     seen.add((sk[i], sk[j]))
                     lo, hi = sk[i], sk[j]
                     if hi - lo + px > model.max_grasp_width:  # refused on width alone
-                        rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, 0, 0, 0))
+                        rows.append(
+                            (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, 0, 0, 0, reach)
+                        )
                         continue
                     normal = normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
                     widens = widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
                     rows.append(
-                        (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, normal, widens, 0)
+                        (
+                            yaw,
+                            tc,
+                            lo - px / 2,
+                            hi + px / 2,
+                            local_top,
+                            depth,
+                            normal,
+                            widens,
+                            0,
+                            reach,
+                        )
                     )
             # the whole outline at the deepest pads, hollows ignored: a mug by its body, a
             # bowl from outside (the split stretches above offer its rim)
@@ -96,8 +116,8 @@ def cross_sections(pts: np.ndarray, model: GripperModel, flat_top: float, px: fl
                     continue
                 normal = normal_angle(s[i : j + 1], t[i : j + 1], model.pad_width)
                 rim = min(reach, model.max_depth_flat)  # the knuckles meet a rim as a flat top
-                rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1))
-    return np.array(rows, dtype=float).reshape(-1, 9)
+                rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1, rim))
+    return np.array(rows, dtype=float).reshape(-1, 10)
 
 
 def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:
@@ -129,7 +149,8 @@ def normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:
     hi = np.full(n, -np.inf)
     np.minimum.at(lo, bins, s)
     np.maximum.at(hi, bins, s)
-    filled = np.isfinite(lo)
+    # slices with a point or two are grazing views of a face, not the outline
+    filled = np.bincount(bins, minlength=n) >= 3
     if filled.sum() < 3:
         return 0.0
     x = np.flatnonzero(filled).astype(float)
