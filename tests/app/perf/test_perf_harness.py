@@ -32,6 +32,8 @@ RUN_ORDER = [
     "questions_compare",
     "grasp_isolated",
     "grasp_clutter",
+    "environment_errors",
+    "grasp_planning",
     "replay_seek",
     "relations_knn",
     "jrdb_frame_load",

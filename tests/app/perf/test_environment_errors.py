@@ -1,0 +1,37 @@
+"""Which failed grasp and push calls the environment_errors case blames on the environment."""
+
+from __future__ import annotations
+
+from app.perf.grasp import environment_error
+
+
+def _step(name, ok, replay):
+    return {"kind": "tool", "name": name, "ok": ok, "result": {"replay": replay}}
+
+
+def test_successes_other_tools_and_refused_calls_are_no_environment_errors():
+    assert environment_error(_step("grasp", True, {"reason": ""})) is None
+    assert environment_error(_step("find_object", False, {"mask": {}})) is None
+    # a malformed call is refused before anything moves: the agent's error
+    assert environment_error({"kind": "tool", "name": "grasp", "ok": False,
+                              "result": {"error": "no mask 'mask_9'", "replay": {}}}) is None  # fmt: skip
+    assert environment_error({"kind": "answer", "name": "answer_question", "ok": True}) is None
+
+
+def test_a_grasp_refused_because_neighbours_hem_it_in_is_the_agents_choice():
+    plan = {"rejected": {"fingers would hit": 20, "surfaces not antipodal": 12,
+                         "knuckles would hit": 3}}  # fmt: skip
+    assert (
+        environment_error(_step("grasp", False, {"reason": "no feasible grasp", "plan": plan}))
+        is None
+    )
+
+
+def test_execution_failures_and_width_refusals_are_the_environments():
+    wide = {"rejected": {"too wide even open": 40, "surfaces not antipodal": 5}}
+    assert environment_error(
+        _step("grasp", False, {"reason": "no feasible grasp", "plan": wide})
+    ) == ("no feasible grasp")
+    for reason in ("slipped", "collided", "unreachable"):
+        assert environment_error(_step("grasp", False, {"reason": reason, "plan": {}})) == reason
+    assert environment_error(_step("push", False, {"start": [0, 0, 0]})) == "push failed"
