@@ -26,7 +26,7 @@ from sim.robotiq import (
     held_body_uid,
     release_followers,
 )
-from sim.tabletop.grasp_plan import MAX_TRIED, GraspCandidate, GraspPlan, plan_grasp
+from sim.tabletop.grasp_plan import MAX_TRIED, GraspCandidate, GraspPlan, plan_grasp, tool_axis
 from sim.tabletop.motion import DOWN, go_home, move_tool_to, tool_pose
 from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TabletopWorld
 
@@ -154,12 +154,13 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     """One candidate (the plan's best) executed: approach, descend, close, lift, carry."""
     c, model = world.client, world.gripper_model
     cand = plan.candidates[0]
-    orientation = c.multiplyTransforms(
-        (0, 0, 0), c.getQuaternionFromEuler((0, 0, cand.yaw)), (0, 0, 0), DOWN
-    )[1]
-    x, y = cand.centre
-    grip_z = grasp_height(plan, model)
-    above = (x, y, cand.top_z + model.fingertip_offset + APPROACH)
+    orientation = grasp_orientation(c, cand.yaw, cand.tilt)
+    axis = tool_axis(cand.yaw, cand.tilt)
+    grip = np.array(cand.tool_position(model.depth_at_gap(cand.width)))
+    grip_z = float(grip[2])
+    # start above the object's top along the tool's own axis, and come down along it
+    back = cand.top_z - cand.pads_z + model.fingertip_offset - model.depth_at_gap(cand.width)
+    above = grip - (back + APPROACH) / max(-axis[2], 0.5) * axis
     preshape = model.angle_for_gap(min(model.pad_gap[0], cand.width + 2 * PRESHAPE))
     drive_fingers(world, preshape, 60)
     if move_tool_to(world, above, orientation) > 0.02:
@@ -167,7 +168,7 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     hit: list[str] = []
     on_top: list[bool] = []
     error = move_tool_to(
-        world, (x, y, grip_z), orientation, step_m=0.005,
+        world, grip, orientation, step_m=0.005,
         guard=lambda: _bumped(world, target, hit, on_top),
     )  # fmt: skip
     if hit or (error > 0.012 and not on_top):
@@ -182,7 +183,8 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
         return _fail(world, cand, "slipped", "the fingers closed on nothing", None, at_close)
     key = world.info(body).key
     before = c.getBasePositionAndOrientation(body)[0][2]
-    move_tool_to(world, (x, y, grip_z + LIFT), orientation, step_m=0.005)
+    gx, gy = float(grip[0]), float(grip[1])
+    move_tool_to(world, (gx, gy, grip_z + LIFT), orientation, step_m=0.005)
     rose = c.getBasePositionAndOrientation(body)[0][2] - before
     if rose < 0.5 * LIFT:
         return _fail(
@@ -192,7 +194,7 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
         )  # fmt: skip
     bx, by = BASKET_CENTRE
     carry_z = max(grip_z + LIFT, TABLE_TOP_Z + BASKET_SIZE[2] + model.fingertip_offset + 0.10)
-    move_tool_to(world, (x, y, carry_z), orientation, step_m=0.005)
+    move_tool_to(world, (gx, gy, carry_z), orientation, step_m=0.005)
     move_tool_to(world, (bx, by, carry_z), orientation, step_m=0.004)
     # lower it in until its underside is just above the basket floor, then let go
     drop = c.getAABB(body)[0][2] - (TABLE_TOP_Z + 0.02)
@@ -206,6 +208,19 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
             cand, "slipped", "the object fell on the way to the basket", key, at_close, rose
         )
     return Attempt(cand, "", "", key, at_close, rose)
+
+
+def grasp_orientation(client, yaw: float, tilt: float = 0.0) -> tuple[float, ...]:
+    """tool0's orientation for a grasp closing along world angle `yaw`: pointing down,
+    turned about the vertical, then leaned `tilt` about the closing line (`tool_axis`)."""
+    down = client.multiplyTransforms(
+        (0, 0, 0), client.getQuaternionFromEuler((0, 0, yaw)), (0, 0, 0), DOWN
+    )[1]
+    if not tilt:
+        return down
+    closing = (np.cos(yaw), np.sin(yaw), 0.0)
+    lean = client.getQuaternionFromAxisAngle(closing, -tilt)
+    return client.multiplyTransforms((0, 0, 0), lean, (0, 0, 0), down)[1]
 
 
 def _fail(world, cand, reason, detail, body_key=None, at_close=None, rose=None) -> Attempt:

@@ -49,6 +49,8 @@ FRICTION_CONE_DEG = 30.0  # outline normals further than this from the closing l
 PRESHAPE_MARGIN = 0.012  # the fingers open this much wider than the object on each side
 TABLE_CLEARANCE = 0.003  # the pads' lowest point stays this far above whatever is beneath
 MIN_CONTACT = 0.004  # the pads must overlap the object by at least this much in height
+TILTS = (0.26, -0.26, 0.52, -0.52)  # radians (15 and 30 degrees) the tool may lean
+TILT_COST = 0.4  # score given up for leaning the most
 MAX_TRIED = 3  # candidates tried in simulation before a grasp reports failure
 
 # Why a candidate is rejected; the counts go into the refusal text.
@@ -73,10 +75,18 @@ class GraspCandidate:
     rejected: str = ""  # "" when feasible, else one of the reasons above
     blocker: int | None = None  # the body (segmentation id) in the way, when one is
     detail: str = ""  # numbers behind the rejection
+    tilt: float = 0.0  # the tool leans this far (rad) about the closing line, its top to +normal
 
     @property
     def feasible(self) -> bool:
         return not self.rejected
+
+    def tool_position(self, pad_depth: float) -> tuple[float, float, float]:
+        """Where tool0 is when the pads, `pad_depth` below it along the tool's axis, close
+        with their lowest point at (centre, pads_z)."""
+        axis = tool_axis(self.yaw, self.tilt)
+        x, y = self.centre
+        return (x - pad_depth * axis[0], y - pad_depth * axis[1], self.pads_z - pad_depth * axis[2])
 
     def as_record(self) -> dict:
         """Plain JSON for the step record (rounded: millimetres and tenths of a degree)."""
@@ -86,7 +96,16 @@ class GraspCandidate:
         d["centre"] = [round(float(v), 4) for v in self.centre]
         d["yaw"] = round(float(self.yaw), 4)
         d["normal_deg"] = round(float(self.normal_deg), 1)
+        d["tilt"] = round(float(self.tilt), 4)
         return d
+
+
+def tool_axis(yaw: float, tilt: float) -> np.ndarray:
+    """The tool's axis (from tool0 towards the pads) for a grasp closing along world angle
+    `yaw`, leaning `tilt` about the closing line: straight down when upright, its top
+    towards +normal (the normal being the closing line turned a quarter left) when tilted."""
+    n = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
+    return np.array([0.0, 0.0, -math.cos(tilt)]) - math.sin(tilt) * n
 
 
 @dataclass(frozen=True)
@@ -260,29 +279,60 @@ def _assess(
         )
     # the linkage and housing above the pads, as far out as the pre-opened fingers put them,
     # against the neighbours (the object's own top is what the pad depth allows for)
+    landed = shaped[(~on_itself[shaped]) & (top[shaped] - pads_z[shaped] >= MIN_CONTACT)]
+    envs = {i: envelope_for_gap(model.key, pre[i]) for i in landed}
+
+    def linkage(rows: np.ndarray, tilt: float):
+        """Room (m) between each row's linkage and the highest neighbour under it, the tool
+        leaning `tilt`: each part of the gripper above the pads shifts across the closing
+        line by its height times sin(tilt) and comes down by cos(tilt)."""
+        room = np.full(len(rows), np.inf)
+        worst_body = np.full(len(rows), -1)
+        worst_h = np.full(len(rows), -np.inf)
+        sin_t, cos_t = math.sin(tilt), math.cos(tilt)
+        for env in {envs[i] for i in rows}:
+            sel = np.flatnonzero([envs[i] is env for i in rows])
+            sub = rows[sel]
+            for part in env.parts:
+                lo_a, hi_a = part.along
+                low, high = part.rise * sin_t, (part.rise + part.height) * sin_t
+                b_lo, b_hi = min(low, high) - part.across, max(low, high) + part.across
+                unit = _SPAN_UNIT[None, :, :]
+                along_p = np.broadcast_to(
+                    lo_a + (hi_a - lo_a) * unit[..., 0], (len(sub), len(_SPAN_UNIT))
+                )
+                across_p = np.broadcast_to(
+                    b_lo + (b_hi - b_lo) * (unit[..., 1] + 1) / 2, along_p.shape
+                )
+                hp, bp = hmap.sample(place(along_p, across_p, sub))
+                hp = np.where(bp == target, -np.inf, hp)
+                k = np.argmax(hp, axis=1)
+                top_h = hp[np.arange(len(k)), k]
+                lowest = part.rise * cos_t - part.across * abs(sin_t)
+                r = pads_z[sub] + lowest - top_h
+                worse = r < room[sel]
+                room[sel[worse]] = r[worse]
+                worst_body[sel[worse]] = bp[np.arange(len(k)), k][worse]
+                worst_h[sel[worse]] = top_h[worse]
+        return room, worst_body, worst_h
+
     knuckle_room = np.full(count, np.inf)
     knuckle_body = np.full(count, -1)
     knuckle_h = np.full(count, -np.inf)
-    landed = shaped[(~on_itself[shaped]) & (top[shaped] - pads_z[shaped] >= MIN_CONTACT)]
-    envs = [envelope_for_gap(model.key, g) for g in pre[landed]]
-    for env in set(envs):
-        rows = landed[np.array([e is env for e in envs])]
-        for part in env.parts:
-            lo_a, hi_a = part.along
-            along_p = np.broadcast_to(
-                lo_a + (hi_a - lo_a) * _SPAN_UNIT[None, :, 0], (len(rows), len(_SPAN_UNIT))
-            )
-            across_p = np.broadcast_to(part.across * _SPAN_UNIT[None, :, 1], along_p.shape)
-            hp, bp = hmap.sample(place(along_p, across_p, rows))
-            hp = np.where(bp == target, -np.inf, hp)
-            k = np.argmax(hp, axis=1)
-            top_h = hp[np.arange(len(k)), k]
-            room = pads_z[rows] + part.rise - top_h
-            worse = room < knuckle_room[rows]
-            idx = rows[worse]
-            knuckle_room[idx] = room[worse]
-            knuckle_body[idx] = bp[np.arange(len(k)), k][worse]
-            knuckle_h[idx] = top_h[worse]
+    tilt = np.zeros(count)
+    if landed.size:
+        knuckle_room[landed], knuckle_body[landed], knuckle_h[landed] = linkage(landed, 0.0)
+    # where the upright gripper's linkage meets a neighbour, lean it away about the
+    # closing line (the fingers still close level, so the contacts stay as checked)
+    blocked = landed[knuckle_room[landed] < 0]
+    for lean in TILTS:
+        if not blocked.size:
+            break
+        room, _, _ = linkage(blocked, lean)
+        fits = room >= 0
+        tilt[blocked[fits]] = lean
+        knuckle_room[blocked[fits]] = room[fits]
+        blocked = blocked[~fits]
     out = []
     for i in range(len(raw)):
         common = dict(
@@ -323,7 +373,9 @@ def _assess(
             + 2.0 * min(1.0, grip / max(desired, 1e-3))
             + 1.5 * (1.0 - min(offset[i] / radius, 1.0))
         )
-        out.append(GraspCandidate(pads_z=float(pads_z[i]), score=float(score), **common))
+        score -= TILT_COST * abs(tilt[i]) / max(TILTS, default=1.0)  # upright when it fits
+        out.append(GraspCandidate(pads_z=float(pads_z[i]), score=float(score), tilt=float(tilt[i]),
+                                  **common))  # fmt: skip
     return out
 
 

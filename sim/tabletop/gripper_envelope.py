@@ -32,6 +32,7 @@ class LinkBox:
     along: tuple[float, float]  # extent along the closing line (m, from the gripper's axis)
     across: float  # half extent across the closing line (m)
     rise: float  # height of its lowest point above the open pads' lowest point (m)
+    height: float = 0.0  # its own extent along the tool's axis (m)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ def _envelope(angle: float, gap: float, boxes: dict) -> Envelope:
     pad_bottom = max(hi[2] for name, (lo, hi) in boxes.items() if name.endswith("finger_pad"))
     parts = []
     for name, (lo, hi) in boxes.items():
-        if "inner_finger" in name or hi[2] - lo[2] < 0.005:
-            continue  # the pads and the fingers that carry them are the swept fingers
-        parts.append(LinkBox(name, (lo[0], hi[0]), max(abs(lo[1]), abs(hi[1])), pad_bottom - hi[2]))
+        if name.endswith("finger_pad") or hi[2] - lo[2] < 0.005:
+            continue  # the pads are the swept fingers' business
+        across = max(abs(lo[1]), abs(hi[1]))
+        parts.append(LinkBox(name, (lo[0], hi[0]), across, pad_bottom - hi[2], hi[2] - lo[2]))
     return Envelope(angle, gap, pad_bottom, tuple(parts))

@@ -24,7 +24,7 @@ from sim.camera import CameraSpec
 from sim.render import RenderedView, render
 from sim.robotiq import GRIPPERS, ROBOTIQ_2F85, GripperModel
 from sim.tabletop.grasp import grasp_height
-from sim.tabletop.grasp_plan import GraspPlan
+from sim.tabletop.grasp_plan import GraspPlan, tool_axis
 from sim.tabletop.heightmap import lift_pixels
 from sim.tabletop.masks import decode_mask
 from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TOP_DOWN, TabletopWorld
@@ -324,9 +324,10 @@ def inspect_grasp(
 
 
 def candidate_tool(candidate: dict[str, Any], model: GripperModel) -> np.ndarray:
-    """Where tool0 is when the fingers close on a recorded candidate."""
+    """Where tool0 is when the fingers close on a recorded candidate (leaning, if it did)."""
     x, y = candidate["centre"][:2]
-    return np.array([x, y, candidate["pads_z"] + model.depth_at_gap(candidate["width"])])
+    axis = tool_axis(candidate["yaw"], candidate.get("tilt", 0.0))
+    return np.array([x, y, candidate["pads_z"]]) - model.depth_at_gap(candidate["width"]) * axis
 
 
 def _same_grasp(a: dict[str, Any], b: dict[str, Any]) -> bool:

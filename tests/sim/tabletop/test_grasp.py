@@ -43,7 +43,9 @@ def test_a_grasped_box_ends_in_the_basket_held_by_friction_alone():
         assert np.linalg.norm(np.array(result.tool_at_close[:2]) - (X + 0.05, Y)) < 0.01
 
 
-@pytest.mark.parametrize(("gripper", "half", "opens"), [("2f85", 0.05, 8.5), ("2f140", 0.075, 14.0)])
+@pytest.mark.parametrize(
+    ("gripper", "half", "opens"), [("2f85", 0.05, 8.5), ("2f140", 0.075, 14.0)]
+)
 def test_an_object_wider_than_the_gripper_is_refused_without_moving(gripper, half, opens):
     with TabletopWorld(gripper=gripper) as world:
         box = _box(world, "plate", (half, half, 0.01), (X, Y), name="wide box")
@@ -105,3 +107,32 @@ def test_a_grasp_after_a_restored_state_or_a_push_still_closes_the_fingers():
         second = grasp(world, CAM, render(world, CAM).segmentation == box2.uid)
         assert second.ok, second.feedback
         assert in_basket(world, box2.uid)
+
+
+def test_a_tall_neighbour_close_by_is_cleared_by_leaning_the_gripper(monkeypatch):
+    """A 16 cm box 2.2 cm from the target: upright, the gripper's housing would hit it, so
+    the planner leans the tool away about the closing line (the fingers still close level)
+    and the grasp succeeds; allowed no lean, the same planner refuses naming the box."""
+    import sim.tabletop.grasp_plan as grasp_plan
+
+    def scene(world):
+        target = _box(world, "target", (0.02, 0.02, 0.03), (X, Y), name="red box")
+        _box(world, "wall", (0.015, 0.08, 0.08), (X + 0.037, Y), name="tall box")
+        world.step(60)
+        return target
+
+    with TabletopWorld(gripper="2f140") as world:
+        target = scene(world)
+        result = grasp(world, CAM, render(world, CAM).segmentation == target.uid)
+        assert result.ok, result.feedback
+        assert in_basket(world, target.uid)
+        tried = result.attempts[-1].candidate
+        assert abs(tried.tilt) > 0.2
+        # leaning away from the wall (at +x): tool0 ends on the far side of the target
+        assert tried.tool_position(0.2)[0] < X
+    monkeypatch.setattr(grasp_plan, "TILTS", ())
+    with TabletopWorld(gripper="2f140") as world:
+        target = scene(world)
+        result = grasp(world, CAM, render(world, CAM).segmentation == target.uid)
+        assert not result.ok and result.reason == "no feasible grasp"
+        assert "would hit the tall box" in result.feedback

@@ -125,7 +125,9 @@ def test_compare_answer_is_the_extreme_volume_and_a_label_is_hidden():
             volumes[key] = 8 * hx * hy * hz  # a box: from the simulator's own half extents
         assert sorted(letters.values()) == ["A", "B", "C"]
         extreme = "largest" if "largest" in c.text else "smallest"
-        pick = max(volumes, key=volumes.get) if extreme == "largest" else min(volumes, key=volumes.get)
+        pick = (
+            max(volumes, key=volumes.get) if extreme == "largest" else min(volumes, key=volumes.get)
+        )
         assert c.answer == letters[pick]
         seen = label_visibility(world, CAM, c.evidence_ids)
         assert min(seen.values()) <= LABEL_OCCLUDED + 0.05

@@ -108,8 +108,9 @@ def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
         )  # fmt: skip
         world.step(60)
         resting = graph_from_world(world, CAM)
-        assert ("box", "on", TABLE_ID) in {(r.subject, r.predicate, r.object)
-                                           for r in resting.relations}
+        assert ("box", "on", TABLE_ID) in {
+            (r.subject, r.predicate, r.object) for r in resting.relations
+        }
         assert not [r for r in resting.relations if r.predicate == "held by"]
         view = render(world, CAM)
         plan = plan_grasp(

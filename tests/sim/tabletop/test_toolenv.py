@@ -68,7 +68,9 @@ def test_manipulation_reveals_the_hidden_cube_and_a_pointed_yes_is_correct(world
 
 def test_unknown_masks_and_arguments_are_refused_with_reasons(world):
     env = ToolEnv(world, find_question(), "manipulation", camera=CAM)
-    assert "call find_object first" in env.call("push", {"mask_id": "m9", "direction": "up"})["error"]
+    assert (
+        "call find_object first" in env.call("push", {"mask_id": "m9", "direction": "up"})["error"]
+    )
     assert "pixel coordinates" in env.call("find_object", {"point": "middle"})["error"]
     assert "unknown tool" in env.call("teleport", {})["error"]
     env.record_format_error("{'tool': grasp", "unbalanced braces")
