@@ -38,11 +38,12 @@ def record_episode(project, question, scene_id, model, calls, mode="manipulation
 
 
 def small_scene():
-    """Three boxes on the table, settled: body records and state, as a project stores them."""
+    """Three boxes on the table, settled: body records and state, as a project stores them.
+    The robot has the 2F-85, which the 12 cm wide box is too wide for."""
     from sim.tabletop.scenes import settle
     from sim.tabletop.world import TabletopWorld
 
-    with TabletopWorld() as world:
+    with TabletopWorld(gripper="2f85") as world:
         for key, half, pos in (("red_box", 0.025, (-0.08, 0.05)), ("blue_box", 0.02, (0.08, 0.08)),
                                ("wide_box", 0.06, (0.0, -0.10))):  # fmt: skip
             world.add_primitive(key, "box", (half, half, 0.02), (*pos, 0.645), mass=0.1, name=key)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -36,8 +35,23 @@ from sim.camera import CameraSpec, intrinsics
 from sim.render import RenderedView
 from sim.robotiq import ROBOTIQ_2F85, GripperModel
 from sim.tabletop.grasp_sections import FINGER_THICKNESS, cross_sections, outline
+from sim.tabletop.grasp_text import across_middle, refusal, too_wide_reason
+from sim.tabletop.grasp_types import (
+    FINGERS_HIT,
+    KNUCKLES_HIT,
+    NOT_ANTIPODAL,
+    TOO_WIDE,
+    GraspCandidate,
+    GraspPlan,
+    tool_axis,
+)
 from sim.tabletop.gripper_envelope import envelope_for_gap
 from sim.tabletop.heightmap import CELL, HeightMap, height_map, lift_pixels
+
+__all__ = [
+    "FINGERS_HIT", "KNUCKLES_HIT", "NOT_ANTIPODAL", "TOO_WIDE", "GraspCandidate", "GraspPlan",
+    "MAX_GRASP_WIDTH", "MAX_OPENING", "plan_grasp", "refusal", "tool_axis", "too_wide_reason",
+]  # fmt: skip
 
 # Kept for the 2F-85's refusal text and for callers that predate GripperModel.
 MAX_OPENING = ROBOTIQ_2F85.stroke_m
@@ -53,105 +67,6 @@ TILTS = (0.26, -0.26, 0.52, -0.52)  # radians (15 and 30 degrees) the tool may l
 TILT_COST = 0.4  # score given up for leaning the most
 MAX_TRIED = 3  # candidates tried in simulation before a grasp reports failure
 
-# Why a candidate is rejected; the counts go into the refusal text.
-TOO_WIDE = "too wide even open"
-NOT_ANTIPODAL = "surfaces not antipodal"
-FINGERS_HIT = "fingers would hit"
-KNUCKLES_HIT = "knuckles would hit"
-
-
-@dataclass(frozen=True)
-class GraspCandidate:
-    """One two-finger grasp from above: where the pads close and how well it should hold."""
-
-    centre: tuple[float, float]  # x, y midway between the contacts
-    yaw: float  # world angle of the closing line
-    width: float  # the object's extent between the contacts (m)
-    top_z: float  # the object's highest point in the grasp strip
-    pads_z: float  # the pads' lowest point at closing
-    normal_deg: float  # worst angle between an outline normal and the closing line
-    offset_m: float  # distance of the centre from the mask's centre
-    score: float
-    rejected: str = ""  # "" when feasible, else one of the reasons above
-    blocker: int | None = None  # the body (segmentation id) in the way, when one is
-    detail: str = ""  # numbers behind the rejection
-    tilt: float = 0.0  # the tool leans this far (rad) about the closing line, its top to +normal
-
-    @property
-    def feasible(self) -> bool:
-        return not self.rejected
-
-    def tool_position(self, pad_depth: float) -> tuple[float, float, float]:
-        """Where tool0 is when the pads, `pad_depth` below it along the tool's axis, close
-        with their lowest point at (centre, pads_z)."""
-        axis = tool_axis(self.yaw, self.tilt)
-        x, y = self.centre
-        return (x - pad_depth * axis[0], y - pad_depth * axis[1], self.pads_z - pad_depth * axis[2])
-
-    def as_record(self) -> dict:
-        """Plain JSON for the step record (rounded: millimetres and tenths of a degree)."""
-        d = asdict(self)
-        for key in ("width", "top_z", "pads_z", "offset_m", "score"):
-            d[key] = round(float(d[key]), 4)
-        d["centre"] = [round(float(v), 4) for v in self.centre]
-        d["yaw"] = round(float(self.yaw), 4)
-        d["normal_deg"] = round(float(self.normal_deg), 1)
-        d["tilt"] = round(float(self.tilt), 4)
-        return d
-
-
-def tool_axis(yaw: float, tilt: float) -> np.ndarray:
-    """The tool's axis (from tool0 towards the pads) for a grasp closing along world angle
-    `yaw`, leaning `tilt` about the closing line: straight down when upright, its top
-    towards +normal (the normal being the closing line turned a quarter left) when tilted."""
-    n = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
-    return np.array([0.0, 0.0, -math.cos(tilt)]) - math.sin(tilt) * n
-
-
-@dataclass(frozen=True)
-class GraspPlan:
-    """The planner's answer: the best candidate (if any) and what else it considered."""
-
-    centre: tuple[float, float, float]
-    top_z: float
-    yaw: float  # rotation of the tool about the vertical; the fingers close along this world angle
-    width: float  # object extent across the closing axis (m)
-    feasible: bool
-    reason: str
-    flat_top: float = (
-        1.0  # share of the visible surface within 1 cm of the top (a ball: about half)
-    )
-    pads_z: float | None = None  # the pads' lowest point at closing (None: older records)
-    candidates: tuple[GraspCandidate, ...] = ()  # feasible ones, best first
-    rejected: dict[str, int] = field(default_factory=dict)  # rejection reason -> count
-    considered: int = 0
-
-    def with_candidate(self, cand: GraspCandidate) -> GraspPlan:
-        """This plan aimed at another of its candidates."""
-        return GraspPlan(
-            (cand.centre[0], cand.centre[1], self.centre[2]), cand.top_z, cand.yaw,
-            cand.width, True, "", self.flat_top, cand.pads_z, self.candidates,
-            self.rejected, self.considered,
-        )  # fmt: skip
-
-
-def too_wide_reason(width: float, model: GripperModel = ROBOTIQ_2F85) -> str:
-    """Why an object `width` metres across cannot be grasped: the limit the planner applies
-    and the stroke it comes from. A width that would print as the limit itself gets a
-    second (or third) decimal ("7.92 cm across, more than the 7.9 cm")."""
-    limit = round(100 * model.max_grasp_width, 1)
-    shown = next(
-        (t for d in (1, 2, 3) if float(t := f"{100 * width:.{d}f}") > limit),
-        f"{100 * width:.4f}",
-    )
-    return (
-        f"no feasible grasp: {shown} cm across, more than the {limit:.1f} cm the gripper "
-        f"can take (it opens {100 * model.stroke_m:.1f} cm)"
-    )
-
-
-# Footprint lattices in unit coordinates: along the closing line 0..1 (inner to outer
-# edge of a finger's swept band), across it -1..1 (the pad's half width).
 _ALONG = np.linspace(0.0, 1.0, 6)
 _ACROSS = np.linspace(-1.0, 1.0, 7)
 _UNIT = np.stack(np.meshgrid(_ALONG, _ACROSS, indexing="ij"), axis=-1).reshape(-1, 2)
@@ -395,41 +310,3 @@ def _dedupe(candidates: list[GraspCandidate], avoid) -> list[GraspCandidate]:
         seen.add(key)
         out.append(c)
     return out
-
-
-def across_middle(candidates: list[GraspCandidate]) -> float:
-    """The object's narrowest width through (within a centimetre of) its middle, as far as
-    the too-wide candidates measured it; any candidate's narrowest width otherwise."""
-    wide = [c for c in candidates if c.rejected == TOO_WIDE]
-    central = [c.width for c in wide if c.offset_m <= 0.01] or [c.width for c in wide]
-    return min(central or [c.width for c in candidates] or [0.0])
-
-
-def refusal(
-    candidates: list[GraspCandidate], model: GripperModel, names: dict[int, str] | None = None
-) -> str:
-    """The "no feasible grasp" text: how many candidates were rejected for what, naming
-    what is most often in the way."""
-    names = names or {}
-    if not candidates:
-        return "no feasible grasp: no two opposite contacts found on the object"
-    counts = Counter(c.rejected for c in candidates)
-    if set(counts) <= {TOO_WIDE, NOT_ANTIPODAL} and counts[TOO_WIDE] >= counts[NOT_ANTIPODAL]:
-        # wide everywhere but at its corners: say how wide it is across its middle
-        return too_wide_reason(across_middle(candidates), model)
-    parts = []
-    for why, count in counts.most_common():
-        example = next(c for c in candidates if c.rejected == why)
-        if why == TOO_WIDE:
-            parts.append(
-                f"{count} too wide even open ({100 * across_middle(candidates):.1f} cm across "
-                f"its middle; the gripper takes {100 * model.max_grasp_width:.1f} cm)"
-            )
-        elif why in (FINGERS_HIT, KNUCKLES_HIT):
-            blockers = Counter(c.blocker for c in candidates if c.rejected == why)
-            uid = blockers.most_common(1)[0][0]
-            what = f"the {names[uid]}" if uid in names else "a neighbour"
-            parts.append(f"{count} {why} {what} ({example.detail})")
-        else:
-            parts.append(f"{count} {why} ({example.detail})")
-    return f"no feasible grasp: of {len(candidates)} candidates, " + "; ".join(parts)

@@ -100,8 +100,11 @@ def test_a_grasp_step_shows_its_mask_points_and_plan(qtbot, window):
     assert replay.image.mask is not None and replay.image.mask.sum() > 50
     qtbot.waitUntil(lambda: replay.cloud.point_count > 50)
     assert replay.cloud.point_count == replay.image.mask.sum()
-    assert len(replay.cloud.lines) == 2  # planned and actual gripper
+    # the planner's other candidates (grey), then the planned and the actual gripper
+    others = len(replay.view.inspection.candidate_glyphs())
+    assert others >= 1 and len(replay.cloud.lines) == others + 2
     assert {"planned", "actual", "miss", "moved:blue_box"} <= set(replay.view.lines.names)
+    assert "candidate:0" in replay.view.lines.names
     assert "Fingers at close" in replay.step_panel.text and "into the basket" in (
         replay.step_panel.text
     )
