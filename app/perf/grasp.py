@@ -18,7 +18,13 @@ from sim.render import render
 from sim.robotiq import DEFAULT_GRIPPER, GRIPPERS
 from sim.tabletop.catalog import entries_by_kind
 from sim.tabletop.grasp import grasp
-from sim.tabletop.grasp_plan import FINGERS_HIT, KNUCKLES_HIT, plan_grasp
+from sim.tabletop.grasp_plan import (
+    FINGERS_HIT,
+    KNUCKLES_HIT,
+    NOT_ANTIPODAL,
+    TOO_WIDE,
+    plan_grasp,
+)
 from sim.tabletop.scenes import SpawnSpec, generate_scene, spawn
 from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
 
@@ -139,15 +145,18 @@ def _cause(result) -> str:
     return result.reason
 
 
-def environment_error(step: dict) -> str | None:
+def environment_error(step: dict, push_only: bool = False) -> str | None:
     """Why a grasp or push step failed for reasons of the environment, or None.
 
     The agent's own choices are not the environment's errors: a grasp the planner
-    refuses because neighbours leave the fingers no room is what a real robot in that
-    clutter would say too (push or clear the neighbours first), and a refused call
-    (unknown mask, bad direction) is the agent's. Everything else that fails is the
-    environment's: too wide for the gripper, unreachable, collided on the way down,
-    closed on nothing, slipped, a push that could not start.
+    refuses although some candidates passed every check on the object itself and
+    only neighbours were in their way is what a real robot in that clutter would
+    say too (push or clear the neighbours first); asking to grasp an object the
+    catalog marks push-only (`push_only`, a plate) and being told it is too wide is
+    the answer it should expect; a refused call (unknown mask, bad direction) is
+    malformed. Everything else that fails is the environment's: no graspable pair
+    on a graspable object, unreachable, collided on the way down, closed on nothing,
+    slipped, a push that could not start.
     """
     if step.get("kind") != "tool" or step.get("name") not in ("grasp", "push") or step.get("ok"):
         return None
@@ -159,9 +168,10 @@ def environment_error(step: dict) -> str | None:
     reason = replay.get("reason", "")
     if reason == "no feasible grasp":
         rejected = (replay.get("plan") or {}).get("rejected") or {}
-        blocked = rejected.get(FINGERS_HIT, 0) + rejected.get(KNUCKLES_HIT, 0)
-        if blocked and blocked >= max(rejected.values()):
-            return None  # hemmed in by neighbours
+        if rejected.get(FINGERS_HIT, 0) + rejected.get(KNUCKLES_HIT, 0):
+            return None  # graspable but for its neighbours
+        if push_only and set(rejected) <= {TOO_WIDE, NOT_ANTIPODAL}:
+            return None  # the catalog says: push it
         return "no feasible grasp"
     return reason or "failed"
 
@@ -171,8 +181,12 @@ def environment_errors(quick: bool) -> PerfResult:
     """The scripted search agent in Manipulation mode on generated questions: the share of
     its grasp and push calls that fail for environment reasons."""
     from sim.tabletop.agents import SearchAgent
+    from sim.tabletop.catalog import catalog_by_name
     from sim.tabletop.questions import TASKS, Candidate, generate
+    from sim.tabletop.replay import acted_body
     from sim.tabletop.toolenv import ToolEnv
+
+    catalog = catalog_by_name()
 
     n = QUESTIONS[quick]
     calls = 0
@@ -187,6 +201,11 @@ def environment_errors(quick: bool) -> PerfResult:
         if not isinstance(result, Candidate):
             continue
         world = result.scene.world
+        push_only = {
+            b.key
+            for b in world.objects()
+            if catalog.get(b.name) and catalog[b.name].grasp == "push"
+        }
         try:
             question = _as_question(result.question_record())
             env = ToolEnv(world, question, "manipulation", camera=CAMERA)
@@ -194,11 +213,11 @@ def environment_errors(quick: bool) -> PerfResult:
         finally:
             world.close()
         done += 1
-        for step in env.steps:
+        for index, step in enumerate(env.steps):
             if step.get("kind") == "tool" and step.get("name") in ("grasp", "push"):
                 calls += 1
                 outcomes[f"{step['name']} {'ok' if step['ok'] else 'failed'}"] += 1
-                why = environment_error(step)
+                why = environment_error(step, acted_body(env.steps, index) in push_only)
                 if why:
                     errors[why] += 1
     share = sum(errors.values()) / max(calls, 1)

@@ -40,6 +40,7 @@ from sim.tabletop.grasp_types import (
     FINGERS_HIT,
     KNUCKLES_HIT,
     NOT_ANTIPODAL,
+    TOO_THIN,
     TOO_WIDE,
     GraspCandidate,
     GraspPlan,
@@ -49,7 +50,7 @@ from sim.tabletop.gripper_envelope import envelope_for_gap
 from sim.tabletop.heightmap import CELL, HeightMap, height_map, lift_pixels
 
 __all__ = [
-    "FINGERS_HIT", "KNUCKLES_HIT", "NOT_ANTIPODAL", "TOO_WIDE", "GraspCandidate", "GraspPlan",
+    "FINGERS_HIT", "KNUCKLES_HIT", "NOT_ANTIPODAL", "TOO_THIN", "TOO_WIDE", "GraspCandidate", "GraspPlan",
     "MAX_GRASP_WIDTH", "MAX_OPENING", "plan_grasp", "refusal", "tool_axis", "too_wide_reason",
 ]  # fmt: skip
 
@@ -62,7 +63,7 @@ MAX_POINTS = 4000  # object points kept for the cross-sections
 FRICTION_CONE_DEG = 30.0  # outline normals further than this from the closing line slip
 PRESHAPE_MARGIN = 0.012  # the fingers open this much wider than the object on each side
 TABLE_CLEARANCE = 0.003  # the pads' lowest point stays this far above whatever is beneath
-MIN_CONTACT = 0.004  # the pads must overlap the object by at least this much in height
+MIN_CONTACT = 0.0025  # the pads must overlap the object by at least this much in height
 TILTS = (0.26, -0.26, 0.52, -0.52)  # radians (15 and 30 degrees) the tool may lean
 TILT_COST = 0.4  # score given up for leaning the most
 MAX_TRIED = 3  # candidates tried in simulation before a grasp reports failure
@@ -262,8 +263,11 @@ def _assess(
         elif widens[i] or on_itself[i]:
             rejected, blocker = NOT_ANTIPODAL, None
             detail = "the object widens below the pads"
+        elif top[i] - pads_z[i] < MIN_CONTACT and land_h[i] <= table_z + 0.002:
+            rejected, blocker = TOO_THIN, None  # nothing beside it but the table
+            detail = f"{1000 * (top[i] - table_z):.0f} mm above the table"
         elif top[i] - pads_z[i] < MIN_CONTACT:
-            blocker = int(land_body[i]) if land_h[i] > table_z + 0.002 else None
+            blocker = int(land_body[i])
             rejected, detail = FINGERS_HIT, f"{100 * (landing[i] - table_z):.1f} cm high beside it"
         elif knuckle_room[i] < 0:
             rejected, blocker = KNUCKLES_HIT, int(knuckle_body[i])

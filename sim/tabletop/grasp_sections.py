@@ -142,20 +142,25 @@ def normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:
     either end: the slope of the outline's ends across the strip, fitted over 2 mm slices
     (a strip over a round object's flank, a chord, slopes steeply at both ends)."""
     bins = ((t - t.min()) * 500.0).astype(int)  # 2 mm slices
-    n = int(bins.max()) + 1
-    if n < 3:
+    if bins.max() < 2:
         return 0.0  # a sliver: no slope to measure
-    lo = np.full(n, np.inf)
-    hi = np.full(n, -np.inf)
-    np.minimum.at(lo, bins, s)
-    np.maximum.at(hi, bins, s)
+    # `s` is sorted: a slice's first point is its lowest s, its last its highest
+    order = np.argsort(bins, kind="stable")
+    sorted_bins = bins[order]
+    change = np.empty(len(sorted_bins), dtype=bool)
+    change[0] = True
+    np.not_equal(sorted_bins[1:], sorted_bins[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
+    counts = np.diff(starts, append=len(order))
+    lo = s[order[starts]]
+    hi = s[order[starts + counts - 1]]
     # slices with a point or two are grazing views of a face, not the outline
-    filled = np.bincount(bins, minlength=n) >= 3
-    if filled.sum() < 3:
+    full = counts >= 3
+    if full.sum() < 3:
         return 0.0
-    x = np.flatnonzero(filled).astype(float)
+    x = sorted_bins[starts][full].astype(float)
     x -= x.mean()
     var = float(x @ x) * 0.002  # slope per metre: slices are 2 mm apart
-    slope_lo = float(x @ (lo[filled] - lo[filled].mean())) / var
-    slope_hi = float(x @ (hi[filled] - hi[filled].mean())) / var
+    slope_lo = float(x @ (lo[full] - lo[full].mean())) / var
+    slope_hi = float(x @ (hi[full] - hi[full].mean())) / var
     return math.degrees(math.atan(max(abs(slope_lo), abs(slope_hi))))

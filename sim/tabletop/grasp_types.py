@@ -14,6 +14,7 @@ import numpy as np
 
 # Why a candidate is rejected; the counts go into the refusal text.
 TOO_WIDE = "too wide even open"
+TOO_THIN = "too thin to hold"  # flat on the table: the pads cannot get below its top
 NOT_ANTIPODAL = "surfaces not antipodal"
 FINGERS_HIT = "fingers would hit"
 KNUCKLES_HIT = "knuckles would hit"

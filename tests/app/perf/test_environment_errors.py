@@ -27,6 +27,13 @@ def test_a_grasp_refused_because_neighbours_hem_it_in_is_the_agents_choice():
     )
 
 
+def test_a_push_only_object_refused_as_too_wide_is_the_agents_choice():
+    wide = {"rejected": {"too wide even open": 40, "surfaces not antipodal": 5}}
+    step = _step("grasp", False, {"reason": "no feasible grasp", "plan": wide})
+    assert environment_error(step, push_only=True) is None
+    assert environment_error(step, push_only=False) == "no feasible grasp"
+
+
 def test_execution_failures_and_width_refusals_are_the_environments():
     wide = {"rejected": {"too wide even open": 40, "surfaces not antipodal": 5}}
     assert environment_error(
