@@ -83,8 +83,9 @@ def _part_questions(project: Project, progress: Progress) -> None:
 #: (task, seed) of tabletop questions nobody has verified yet, so a new verifier has
 #: MG-VQA questions to take (only those of `DEMO_QUESTION_TASKS`). In these scenes some of
 #: the search agent's grasps (2F-140) fail with the fingers closed, which Replay compares
-#: with the plan and its other candidates: in count 22 and count 23 three grasps each close
-#: on nothing before the agent pushes instead (tests/app/demo/test_demo_pending_questions.py).
+#: with the plan and its other candidates: in count 22 and count 23 one grasp closes on its
+#: object twice and twice the object slips at lift, before the agent pushes instead
+#: (tests/app/demo/test_demo_pending_questions.py).
 DEMO_PENDING_QUESTIONS = (("count", 22), ("count", 23))
 
 
