@@ -57,7 +57,7 @@ def test_the_demo_grasps_fail_with_the_fingers_closed(pending_demo):  # noqa: F8
     feedback lists the attempts."""
     with open_project(pending_demo, readonly=True) as project:
         failed = closed_grasps(project)
-        assert len({episode for episode, _step in failed}) == 2
+        assert len({episode for episode, _step in failed}) >= 2
         for _episode_id, step in failed:
             replay = step.result["replay"]
             assert len(replay["tool_at_close"]) == 3 and replay["plan"]["feasible"]
