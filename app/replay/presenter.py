@@ -29,7 +29,7 @@ COLLATERAL = (0.15, 0.75, 1.0, 1.0)  # its highlight cyan
 PLANNED = (0.12, 0.85, 0.35, 1.0)
 ACTUAL = (0.95, 0.2, 0.85, 1.0)
 MISS = (1.0, 0.9, 0.1, 1.0)
-CANDIDATE = (0.62, 0.66, 0.7, 0.9)  # the planner's other candidates, grey
+CANDIDATE = (0.42, 0.47, 0.55, 1.0)  # the planner's other candidates, slate grey
 
 
 class StepPresenter:
@@ -150,7 +150,7 @@ class StepPresenter:
         g = self.inspection
         if g is not None:
             for i, glyph in enumerate(g.candidate_glyphs()):
-                sketches.append((f"candidate:{i}", glyph, CANDIDATE, 1.5))
+                sketches.append((f"candidate:{i}", glyph, CANDIDATE, 2.0))
             # the plan drawn wider: where the two nearly coincide it still shows round the other
             sketches.append(("planned", g.planned_glyph(), PLANNED, 6.0))
             actual = g.actual_glyph()
