@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pybullet
 
 GRIPPER_ASSET = "airo_models:grippers/robotiq_2f_85/urdf/robotiq_2f_85.urdf"
@@ -73,14 +74,10 @@ class GripperModel:
 
     def angle_for_gap(self, gap: float) -> float:
         """finger_joint's angle where the pads are `gap` apart."""
-        import numpy as np
-
         return float(np.interp(gap, self.pad_gap[::-1], self.finger_angle[::-1]))
 
     def depth_at_gap(self, gap: float) -> float:
         """How far below tool0 the pads' lowest point is when they are `gap` apart."""
-        import numpy as np
-
         return float(np.interp(self.angle_for_gap(gap), self.finger_angle, self.pad_depth))
 
 

@@ -19,21 +19,29 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.camera import CameraSpec
-from sim.render import RenderedView, render
+from sim.render import render
 from sim.robotiq import (
+    ROBOTIQ_2F85,
     command_fingers,
     couple_linkage,
     held_body_uid,
     release_followers,
 )
-from sim.tabletop.grasp_plan import MAX_TRIED, GraspCandidate, GraspPlan, plan_grasp, tool_axis
+from sim.tabletop.grasp_plan import (
+    MAX_TRIED,
+    TABLE_CLEARANCE,
+    GraspCandidate,
+    GraspPlan,
+    masked_body,
+    plan_grasp,
+    preshape_gap,
+    tool_axis,
+)
 from sim.tabletop.motion import DOWN, go_home, move_tool_to, tool_pose
 from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TabletopWorld
 
 LIFT = 0.15  # metres the object is lifted straight up before the carry
 APPROACH = 0.10  # metres above the object's top where the descent starts
-TABLE_CLEARANCE = 0.003  # the pads' lowest point stays this far above the table
-PRESHAPE = 0.012  # the fingers open this much wider than the object on each side to descend
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,7 @@ def grasp(
             False, f"Action failed: no feasible grasp: {detail}", "no feasible grasp",
             plan, None, None,
         )  # fmt: skip
-    target = _masked_body(view, mask)
+    target = masked_body(view, mask)
     first_plan, attempts = plan, []
     while True:
         attempt = _try(world, plan, target)
@@ -156,12 +164,13 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     cand = plan.candidates[0]
     orientation = grasp_orientation(c, cand.yaw, cand.tilt)
     axis = tool_axis(cand.yaw, cand.tilt)
-    grip = np.array(cand.tool_position(model.depth_at_gap(cand.width)))
+    pad_depth = model.depth_at_gap(cand.width)
+    grip = np.array(cand.tool_position(pad_depth))
     grip_z = float(grip[2])
     # start above the object's top along the tool's own axis, and come down along it
-    back = cand.top_z - cand.pads_z + model.fingertip_offset - model.depth_at_gap(cand.width)
+    back = cand.top_z - cand.pads_z + model.fingertip_offset - pad_depth
     above = grip - (back + APPROACH) / max(-axis[2], 0.5) * axis
-    preshape = model.angle_for_gap(min(model.pad_gap[0], cand.width + 2 * PRESHAPE))
+    preshape = model.angle_for_gap(float(preshape_gap(model, cand.width)))
     drive_fingers(world, preshape, 60)
     if move_tool_to(world, above, orientation) > 0.02:
         return _fail(world, cand, "unreachable", "the arm cannot get above the object")
@@ -237,8 +246,6 @@ def grasp_height(plan: GraspPlan, model=None) -> float:
     as the planner of the time did (the closed pads below the object's middle, round
     things below their equator, never into the table).
     """
-    from sim.robotiq import ROBOTIQ_2F85
-
     model = model or ROBOTIQ_2F85
     pads_z = plan.pads_z
     if pads_z is None:
@@ -260,15 +267,6 @@ def in_basket(world: TabletopWorld, uid: int) -> bool:
 
 
 BUMP_FORCE = 5.0  # N: a contact this hard with anything but the target stops the descent
-
-
-def _masked_body(view: RenderedView, mask: np.ndarray) -> int | None:
-    """The body most of the mask's pixels show (the planner's own bookkeeping)."""
-    seg = view.segmentation[mask]
-    if seg.size == 0:
-        return None
-    values, counts = np.unique(seg, return_counts=True)
-    return int(values[np.argmax(counts)])
 
 
 def _bumped(world: TabletopWorld, target: int | None, hit: list[str], on_top: list[bool]) -> bool:

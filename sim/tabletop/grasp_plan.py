@@ -56,7 +56,6 @@ __all__ = [
 
 # Kept for the 2F-85's refusal text and for callers that predate GripperModel.
 MAX_OPENING = ROBOTIQ_2F85.stroke_m
-GRASP_CLEARANCE = ROBOTIQ_2F85.clearance
 MAX_GRASP_WIDTH = ROBOTIQ_2F85.max_grasp_width
 
 MAX_POINTS = 4000  # object points kept for the cross-sections
@@ -108,11 +107,9 @@ def plan_grasp(
     top_z = float(pts[:, 2].max())
     middle = pts.mean(axis=0)
     raw = cross_sections(pts, model, px)
-    radius = float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()) + model.stroke_m / 2
-    hmap = height_map(view, middle[:2], radius + FINGER_THICKNESS + 0.02)
-    values, counts = np.unique(view.segmentation[mask], return_counts=True)
-    target = int(values[np.argmax(counts)])  # the body the mask shows (its own parts may rise)
     size = max(float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()), 0.01)
+    hmap = height_map(view, middle[:2], size + model.stroke_m / 2 + FINGER_THICKNESS + 0.02)
+    target = masked_body(view, mask)  # its own parts may rise beside the contacts
     assessed = _assess(raw, model, hmap, middle, table_z, target, radius=size)
     candidates = _dedupe(assessed, avoid)
     feasible = sorted((c for c in candidates if c.feasible), key=lambda c: -c.score)
@@ -130,6 +127,22 @@ def plan_grasp(
         (float(middle[0]), float(middle[1]), float(middle[2])), top_z, 0.0, narrowest, False,
         reason, **base,
     )  # fmt: skip
+
+
+def masked_body(view: RenderedView, mask: np.ndarray) -> int | None:
+    """The body most of the mask's pixels show (the planner's own bookkeeping)."""
+    seg = view.segmentation[mask]
+    if seg.size == 0:
+        return None
+    values, counts = np.unique(seg, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def preshape_gap(model: GripperModel, width):
+    """How far apart the pads come down beside an object `width` across (a number or an
+    array): PRESHAPE_MARGIN wider on each side, at most fully open. The planner checks the
+    fingers' swept volume at this opening, and the execution opens them to it."""
+    return np.minimum(model.pad_gap[0], np.asarray(width) + 2 * PRESHAPE_MARGIN)
 
 
 def _assess(
@@ -152,7 +165,7 @@ def _assess(
     centre = ((lo + hi) / 2)[:, None] * a + tc[:, None] * n
     offset = np.linalg.norm(centre - middle[:2], axis=1)
     half_pad = model.pad_width / 2
-    pre = np.minimum(model.max_grasp_width + 2 * model.clearance, width + 2 * PRESHAPE_MARGIN)
+    pre = preshape_gap(model, width)
     inner = width / 2 + model.clearance + CELL
     outer = np.maximum(inner, pre / 2) + FINGER_THICKNESS
 

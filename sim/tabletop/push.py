@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.camera import CameraSpec, pixel_ray
+from sim.camera import CameraSpec
 from sim.render import RenderedView, render
+from sim.tabletop.heightmap import lift_pixels
 from sim.tabletop.motion import go_home, move_tool_to, set_fingers, tool_pose
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
 
@@ -42,15 +43,8 @@ def mask_to_point(
     ys, xs = np.nonzero(mask)
     if len(xs) == 0:
         raise ValueError("the mask is empty")
-    points = []
-    for u, v in zip(xs[:: max(1, len(xs) // 200)], ys[:: max(1, len(ys) // 200)], strict=False):
-        origin, direction = pixel_ray(camera, u + 0.5, v + 0.5)
-        # depth_m is the distance along the view axis; the ray's view-axis component scales it
-        axis = np.asarray(camera.target, float) - np.asarray(camera.eye, float)
-        axis /= np.linalg.norm(axis)
-        t = view.depth_m[v, u] / float(direction @ axis)
-        points.append(origin + t * direction)
-    return np.mean(points, axis=0)
+    step = max(1, len(xs) // 200)  # about 200 of its pixels are enough for the centre
+    return lift_pixels(camera, view.depth_m, ys[::step], xs[::step]).mean(axis=0)
 
 
 def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: str) -> PushResult:
