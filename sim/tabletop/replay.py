@@ -250,10 +250,8 @@ class GraspInspection:
 
     @property
     def closing(self) -> dict[str, Any]:
-        """The grasp whose closing pose is shown: the last attempt that closed the fingers,
-        else the first attempt, else the plan itself."""
-        closed = [a for a in self.attempts if a.get("tool_at_close")]
-        return (closed or list(self.attempts) or [self.plan])[-1 if closed else 0]
+        """The grasp whose closing pose is shown (`shown_attempt`), else the plan itself."""
+        return shown_attempt(self.attempts) or self.plan
 
     def planned_glyph(self) -> np.ndarray:
         g = self.closing
@@ -292,8 +290,7 @@ def inspect_grasp(
     plan = replay["plan"]
     model = GRIPPERS.get(replay.get("gripper") or "2f85", ROBOTIQ_2F85)
     attempts = tuple(replay.get("attempts") or ())
-    closed = [a for a in attempts if a.get("tool_at_close")]
-    shown = (closed or list(attempts))[-1 if closed else 0] if attempts else None
+    shown = shown_attempt(attempts)
     if shown is not None:
         planned = candidate_tool(shown, model)
     else:  # recorded before candidates were: work the height out as the planner then did
@@ -321,6 +318,13 @@ def inspect_grasp(
         candidates=tuple(plan.get("candidates") or ()),
         attempts=attempts,
     )
+
+
+def shown_attempt(attempts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The recorded attempt whose closing pose a grasp step shows: the last one that closed
+    the fingers, else the first one tried (None when nothing was tried)."""
+    closed = [a for a in attempts if a.get("tool_at_close")]
+    return closed[-1] if closed else (attempts[0] if attempts else None)
 
 
 def candidate_tool(candidate: dict[str, Any], model: GripperModel) -> np.ndarray:
