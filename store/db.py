@@ -21,6 +21,26 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 30.0
 
 
+def _header_problem(path: Path) -> str | None:
+    """What is wrong with the fixed fields of a SQLite file's 100-byte header, if anything.
+
+    Checked before SQLite sees the file: a damaged header whose version bytes happen
+    to say WAL would otherwise make SQLite create (and remove) -wal and -shm files.
+    """
+    with path.open("rb") as fh:
+        head = fh.read(100)
+    if len(head) < 100:
+        return f"{len(head)} bytes, a header has 100" if head else None
+    page_size = int.from_bytes(head[16:18], "big")
+    if page_size != 1 and (page_size < 512 or page_size & (page_size - 1)):
+        return f"page size {page_size}"
+    if head[18] not in (1, 2) or head[19] not in (1, 2):
+        return f"file format versions {head[18]}/{head[19]}"
+    if head[21:24] != bytes((64, 32, 32)):
+        return "payload fractions are not 64/32/32"
+    return None
+
+
 def _check_file(path: Path, *, create: bool, readonly: bool) -> None:
     if path.is_dir():
         raise ProjectError(f"{path}: is a directory, not a project file")
@@ -39,6 +59,9 @@ def _check_file(path: Path, *, create: bool, readonly: bool) -> None:
         raise ProjectError(f"{path}: cannot be read ({exc.strerror})") from None
     if header and header != SQLITE_HEADER:
         raise ProjectError(f"{path}: not a SQLite database (wrong file header)")
+    problem = _header_problem(path)
+    if problem:
+        raise ProjectError(f"{path}: not a usable SQLite database (damaged header: {problem})")
     if not readonly and (not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)):
         raise ProjectError(
             f"{path}: is read-only; ReasonScope saves every change as it happens, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import sqlite3
 import tempfile
@@ -61,10 +62,24 @@ def test_text_file(tmp_path):
     _assert_refused(path, "not a SQLite database")
 
 
-def test_sqlite_header_then_garbage(tmp_path):
+@pytest.mark.parametrize("seed", range(8))
+def test_sqlite_header_then_garbage(tmp_path, seed):
     path = tmp_path / "torn.reasonscope"
-    path.write_bytes(b"SQLite format 3\x00" + os.urandom(4096))
+    path.write_bytes(b"SQLite format 3\x00" + random.Random(seed).randbytes(4096))
     _assert_refused(path, "not a usable SQLite database")
+
+
+def test_damaged_header_saying_wal_creates_nothing(tmp_path):
+    """Version bytes 2/2 (WAL) in an otherwise damaged header: refused before SQLite
+    would open -wal and -shm files beside it (CI once caught random bytes doing this)."""
+    head = bytearray(b"SQLite format 3\x00" + bytes(84))
+    head[16:18] = (4096).to_bytes(2, "big")
+    head[18:20] = b"\x02\x02"
+    head[21:24] = b"\x00\x00\x00"
+    path = tmp_path / "torn-wal.reasonscope"
+    path.write_bytes(bytes(head) + random.Random(1).randbytes(4096))
+    message = _assert_refused(path, "not a usable SQLite database")
+    assert "damaged header" in message
 
 
 @pytest.mark.parametrize("journal_mode", ["delete", "wal"])
