@@ -25,6 +25,7 @@ COLOURS = {
     "yellow": (0.95, 0.85, 0.1, 1.0),
     "purple": (0.55, 0.2, 0.7, 1.0),
     "orange": (0.95, 0.5, 0.1, 1.0),
+    "black": (0.08, 0.08, 0.08, 1.0),
 }
 BLOCK_HALF = 0.025  # 5 cm blocks
 BLOCK_MASS = 0.05

@@ -6,15 +6,15 @@ success checks on the final state, and scripted reference plans through the prim
 lets them settle; `task.check(world)` returns (success, reason); `task.reference_plan
 (world)` returns a plan for `BimanualExecutor.execute` computed from the current state.
 
-The tasks themselves live in `sim.bimanual.tasks.blocks`, `sim.bimanual.tasks.place`
-and `sim.bimanual.tasks.kitchen`, their objects in `sim.bimanual.objects`; the names
-other modules import from here are re-exported.
+The tasks themselves live in `sim.bimanual.tasks.blocks`, `.place`, `.kitchen`,
+`.containers`, `.arrange`, `.hang` and `.skillet`, their shared objects in
+`sim.bimanual.objects`; the names other modules import from here are re-exported.
 """
 
 from __future__ import annotations
 
 from sim.bimanual.objects import BLOCK_HALF, BLOCK_MASS, COLOURS, add_block
-from sim.bimanual.tasks import blocks, kitchen, place
+from sim.bimanual.tasks import arrange, blocks, containers, hang, kitchen, place, skillet
 from sim.bimanual.tasks.blocks import RGB, ROW_X, ROW_Y, SIZE_HALVES
 from sim.bimanual.tasks.kit import POS_TOL, BimanualTask, act, pick_and_place
 
@@ -108,5 +108,9 @@ TASKS: dict[str, BimanualTask] = {
             kitchen.basket_check,
             kitchen.basket_plan,
         ),
+        *containers.TASKS,
+        *arrange.TASKS,
+        *hang.TASKS,
+        *skillet.TASKS,
     )
 }

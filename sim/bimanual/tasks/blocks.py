@@ -21,6 +21,8 @@ ROW_Y = -0.1967  # the ranking tasks' target row and x positions (the paper's pr
 ROW_X = (-0.0887, 0.0017, 0.0827)
 RGB = ("red_block", "green_block", "blue_block")
 SIZE_HALVES = (0.03, 0.025, 0.02)
+# blocks_ranking_size's colours (black is for blocks_cross_shape: its seeded starts stay as they were)
+SIZE_COLOURS = ("blue", "green", "orange", "purple", "red", "yellow")
 
 
 def _on_table(world, key, half) -> bool:
@@ -114,7 +116,7 @@ def row_plan(order_fn):
 
 def setup_sizes(world, seed):
     rng = random.Random(seed)
-    colours = rng.sample(sorted(COLOURS), 3)
+    colours = rng.sample(SIZE_COLOURS, 3)
     sides = ["left", "right", rng.choice(("left", "right"))]
     rng.shuffle(sides)
     for i, xy in enumerate(scatter(rng, 3, sides)):

@@ -4,8 +4,8 @@ the plan-building helpers and the geometric tests the success checks share."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,6 +21,9 @@ class BimanualTask:
     setup: Callable[[DualArmWorld, int], None]
     check: Callable[[DualArmWorld], tuple[bool, str]]
     reference_plan: Callable[[DualArmWorld], list[dict]]
+    #: other spellings of this task's actors that BiManiBench's harness accepts
+    #: (its take_action_by_dict), mapped to our object keys: {"left_can": "can_left"}
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
 
 def act(name: str, **params) -> dict:
