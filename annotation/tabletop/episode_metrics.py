@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.averages import AVERAGE_RULE, full_mean
+from annotation.bimanual.paper_tables import paper_tables, sim_task, tier_of
 from annotation.models import Episode, Step
 
 TASK_ORDER = ("count", "find", "beneath", "compare")
@@ -450,7 +451,9 @@ def bimanual_metrics(
          "other_errors": {kind: int},              # labels outside the paper's kinds
          "format_error_steps": int,                # unreadable replies (automatic)
          "format_error_by_model": {model: int},
-         "replays_in_sim": int}                    # re-runs in our world, not counted above
+         "replays_in_sim": int,                    # re-runs in our world, not counted above
+         "paper": {...}}                           # Tables 1 and 3 of papers/003, by tier
+                                                   # (annotation.bimanual.paper_tables)
 
     A model is the episode's model (else its agent). An episode whose outcome is unknown
     counts in `episodes` and `unknown`, not as a success. Replays in our simulator
@@ -461,6 +464,7 @@ def bimanual_metrics(
     whether or not anyone labelled them.
     """
     table: dict[str, dict[str, dict[str, Any]]] = {}
+    tiered: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
     format_by_model: dict[str, int] = {}
     ids: set[int] = set()
     total = replays = 0
@@ -482,6 +486,11 @@ def bimanual_metrics(
         elif episode.success:
             cell["success"] += 1
         cell["rate"] = cell["success"] / cell["episodes"]
+        tier = episode.header.get("tier")
+        by_tier = tiered.setdefault(tier_of(tier), {}).setdefault(model, {})
+        counts = by_tier.setdefault(sim_task(episode.task, tier), {"success": 0, "episodes": 0})
+        counts["episodes"] += 1
+        counts["success"] += bool(episode.success)
         bad = sum(1 for s in steps if s.kind == "format_error")
         format_by_model[model] = format_by_model.get(model, 0) + bad
     errors = {error_key(c, s): 0 for c, s in BIMANUAL_ERROR_KINDS}
@@ -515,4 +524,5 @@ def bimanual_metrics(
         "format_error_steps": sum(format_by_model.values()),
         "format_error_by_model": {m: format_by_model[m] for m in models},
         "replays_in_sim": replays,
+        "paper": paper_tables(tiered, models),
     }

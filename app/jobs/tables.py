@@ -21,7 +21,16 @@ from annotation.agreement import kappa_text
 from annotation.averages import average_text
 from annotation.metric_text import settings_text
 
-TABLES = ("verification", "hoi", "episodes", "reasoning", "spatial", "bimanual")
+TABLES = (
+    "verification",
+    "hoi",
+    "episodes",
+    "reasoning",
+    "spatial",
+    "bimanual",
+    "bimanual_planning",
+    "bimanual_fine",
+)
 
 
 @dataclass
@@ -33,6 +42,8 @@ class Table:
     columns: list[str]
     rows: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: a header row above the columns: (label, how many columns it spans); "" spans blank
+    groups: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -145,6 +156,57 @@ def bimanual_table(b: dict[str, Any]) -> Table:
     return t
 
 
+def _pct_cell(cell: dict[str, Any] | None) -> str:
+    return "-" if not cell else f"{cell['rate_pct']:.0f}"
+
+
+def _episode_range(rows: list[dict[str, Any]]) -> str:
+    counts = [c["episodes"] for r in rows for c in r["cells"].values() if c]
+    if not counts:
+        return "no episodes"
+    low, high = min(counts), max(counts)
+    return f"{low} episodes a cell" if low == high else f"{low}-{high} episodes a cell"
+
+
+def bimanual_planning_table(b: dict[str, Any]) -> Table:
+    """papers/003 Table 1: per group its average then its tasks, and the total average."""
+    p = b["paper"]["planning"]
+    columns, groups = ["Models"], [("", 1)]
+    for g in p["groups"]:
+        columns += [f"{g['name']} Avg.", *(c["id"] for c in g["columns"])]
+        groups.append((f"{g['name']} Manipulation Tasks", len(g["columns"]) + 1))
+    columns.append("Total Avg.")
+    groups.append(("", 1))
+    t = Table("bimanual_planning", f"{p['title']}: success rate (%)", columns, groups=groups)
+    for r in p["rows"]:
+        cells = [r["model"]]
+        for g in p["groups"]:
+            ids = [c["id"] for c in g["columns"]]
+            lacking = [i for i in ids if r["cells"][i] is None]
+            cells.append(average_text(r["group_avg"][g["name"]], lacking, 2))
+            cells += [_pct_cell(r["cells"][i]) for i in ids]
+        cells.append(average_text(r["total_avg"], r["missing"], 2))
+        t.rows.append(cells)
+    tasks = "; ".join(f"{c['id']} {c['task']}" for g in p["groups"] for c in g["columns"])
+    t.notes = [f"Success rate (%) per task ({_episode_range(p['rows'])}). Tasks: {tasks}."]
+    t.notes += _settings_note(b["paper"].get("settings"))
+    return t
+
+
+def bimanual_fine_table(b: dict[str, Any]) -> Table:
+    """papers/003 Table 3: the five fine-control tasks and their average."""
+    p = b["paper"]["fine"]
+    ids = [c["id"] for c in p["columns"]]
+    t = Table("bimanual_fine", f"{p['title']}: success rate (%)", ["Models", *ids, "Avg."])
+    for r in p["rows"]:
+        t.rows.append([r["model"], *(_pct_cell(r["cells"][i]) for i in ids),
+                       average_text(r["avg"], r["missing"], 2)])  # fmt: skip
+    tasks = "; ".join(f"{c['id']} {c['task']}" for c in p["columns"])
+    t.notes = [f"Success rate (%) per task ({_episode_range(p['rows'])}). Tasks: {tasks}."]
+    t.notes += _settings_note(b["paper"].get("settings"))
+    return t
+
+
 _BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], dict]]] = {
     "verification": (verification_table, lambda m: m["verification"]),
     "hoi": (hoi_table, lambda m: m["hoi"]),
@@ -152,6 +214,8 @@ _BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], d
     "reasoning": (reasoning_table, lambda m: m["reasoning"]),
     "spatial": (spatial_table, lambda m: m["bimanual"].get("spatial") or {}),
     "bimanual": (bimanual_table, lambda m: m["bimanual"]),
+    "bimanual_planning": (bimanual_planning_table, lambda m: m["bimanual"]),
+    "bimanual_fine": (bimanual_fine_table, lambda m: m["bimanual"]),
 }
 
 
@@ -186,6 +250,20 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
+def _latex_groups(groups: list[tuple[str, int]]) -> list[str]:
+    """A spanning header row and the rules under its labelled spans."""
+    if not groups:
+        return []
+    cells, rules, col = [], [], 1
+    for label, span in groups:
+        cells.append(rf"\multicolumn{{{span}}}{{c}}{{{latex_escape(label)}}}" if label else "")
+        if label:
+            rules.append(rf"\cmidrule(lr){{{col}-{col + span - 1}}}")
+        cells += [""] * (span - 1) if not label else []
+        col += span
+    return [" & ".join(cells) + r" \\", " ".join(rules)]
+
+
 def to_latex(table: Table) -> str:
     """The table as a LaTeX `table` float (booktabs rules), its notes as a footnote."""
     align = "l" + "r" * (len(table.columns) - 1)
@@ -196,6 +274,7 @@ def to_latex(table: Table) -> str:
         rf"\label{{tab:reasonscope-{table.name}}}",
         rf"\begin{{tabular}}{{{align}}}",
         r"\toprule",
+        *_latex_groups(table.groups),
         " & ".join(latex_escape(c) for c in table.columns) + r" \\",
         r"\midrule",
     ]

@@ -39,6 +39,8 @@ EXPORTS = (
     ("hoi", "HOI agreement"),
     ("reasoning", "Reasoning accuracy by level"),
     ("bimanual", "Dual-arm success"),
+    ("bimanual_planning", "Dual-arm planning tier (paper Table 1)"),
+    ("bimanual_fine", "Dual-arm fine control (paper Table 3)"),
     ("spatial", "Spatial grounding"),
 )
 

@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.bimanual.paper_tables import sim_task
 from annotation.progress import Progress
 from sim.bimanual.env import TIERS, BimanualEnv, get_task
 
@@ -88,10 +89,12 @@ def episode_seed(header: dict[str, Any], seed: int | None = None) -> int:
 
 
 def episode_task(header: dict[str, Any]) -> str:
+    """The task our world runs for the episode: its recorded task, or for a fine-control
+    place_bread_skillet log the variant BiManiBench runs there (place_bread_skillet_vla)."""
     task = header.get("task") or (header.get("bimanual") or {}).get("task") or ""
     if not task:
         raise ValueError("the episode names no task, so it cannot be replayed in sim")
-    return str(task)
+    return sim_task(str(task), header.get("tier"))
 
 
 def episode_tier(header: dict[str, Any], steps: list[dict[str, Any]]) -> str:
@@ -107,15 +110,23 @@ def episode_tier(header: dict[str, Any], steps: list[dict[str, Any]]) -> str:
     return "primitive"
 
 
-def actor_aliases(plans: list[list[Any]], objects: list[str]) -> dict[str, str]:
-    """Actor names of the log that our world spells otherwise ('block' -> 'red_block'):
-    a name that is not an object here maps to the one object named '<colour>_<name>'."""
+def actor_aliases(
+    plans: list[list[Any]], objects: list[str], known: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Actor names of the log that our world spells otherwise: the task's own aliases
+    (`known`, the other spellings BiManiBench's harness accepts: 'left_can' -> 'can_left'),
+    else a name that is not an object here maps to the one object named '<colour>_<name>'
+    ('block' -> 'red_block')."""
     aliases: dict[str, str] = {}
+    known = known or {}
     for plan in plans:
         for item in plan:
             params = item.get("parameters") if isinstance(item, dict) else None
             actor = params.get("actor") if isinstance(params, dict) else None
             if not isinstance(actor, str) or actor in objects or actor in aliases:
+                continue
+            if known.get(actor.lower()) in objects:
+                aliases[actor] = known[actor.lower()]
                 continue
             matches = [o for o in objects if o.endswith("_" + actor)]
             if len(matches) == 1:
@@ -160,7 +171,7 @@ def resimulate(
     try:
         objects = list(env.objects())
         plans = [(s.get("arguments") or {}).get("plan") or [] for s in recorded]
-        aliases = actor_aliases(plans, objects)
+        aliases = actor_aliases(plans, objects, dict(env.task.aliases))
         report_steps: list[ResimStep] = []
         ever = env.success
         for n, (old, plan) in enumerate(zip(recorded, plans, strict=True)):

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from annotation.metric_text import settings_text
 from annotation.tabletop.episode_metrics import BIMANUAL_ERROR_KINDS, error_key
+from widgets.results.bimanual_paper import PaperTablesView
 from widgets.results.plots import BarPlot
 from widgets.results.table import (
     average_cell,
@@ -84,6 +85,7 @@ class BimanualResultsView(QWidget):
         inner = QVBoxLayout(success_box)
         inner.addWidget(self.success_table)
         inner.addWidget(self.success_note)
+        self.paper_tables = PaperTablesView()
         self.error_plot = BarPlot(
             "Error categories (papers/003, appendix D)", "labelled steps", min_height=320
         )
@@ -98,7 +100,7 @@ class BimanualResultsView(QWidget):
         self.spatial_slot = QVBoxLayout(self.spatial_box)
         self.spatial_slot.setContentsMargins(0, 0, 0, 0)
         self.spatial_widget: QWidget | None = None
-        self.sections = (success_box, errors_box)
+        self.sections = (success_box, self.paper_tables, errors_box)
         self.content = scrolling_page(self, self.summary, (*self.sections, self.spatial_box))
         self.error_counts: dict[str, int] = {}
         self.set_metrics(None)
@@ -139,6 +141,7 @@ class BimanualResultsView(QWidget):
                if replays else ".")
         )  # fmt: skip
         self._fill_success(m)
+        self.paper_tables.set_tables(m.get("paper"))
         self._draw_errors(m)
 
     def _fill_success(self, m: dict[str, Any]) -> None:

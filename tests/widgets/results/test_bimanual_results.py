@@ -94,3 +94,28 @@ def test_results_mode_has_a_bimanual_tab(qtbot, db, tmp_path):
         assert results.bimanual_results.success_table.rowCount() == 2
     finally:
         window.close()
+
+
+def test_the_papers_table_layout(qtbot, db):
+    """The imported BiManiBench run (high level) is Handover2 of the planning table; the
+    EmbodiedBench run records no tier and stack_blocks_two is no planning-tier column."""
+    with open_project(db) as project:
+        metrics = project_bimanual_metrics(project)
+    view = BimanualResultsView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_metrics(metrics)
+    paper = view.paper_tables
+    table = paper.planning_table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers[:3] == ["Models", "Indep.\nAvg.", "Place1"]
+    assert headers[8:11] == ["Seq.\nAvg.", "Handover1", "Handover2"]
+    assert headers[-1] == "Total\nAvg." and len(headers) == 18
+    assert table.horizontalHeaderItem(10).toolTip() == "handover_block"
+    rows = {r[0]: r for r in _cells(table)}
+    assert rows["gpt-5"][10] == "50" and rows["gpt-5"][2] == "–"
+    assert rows["gpt-5"][1] == "incomplete" and rows["gpt-5"][-1] == "incomplete"
+    assert table.item(0, 10).toolTip() == "handover_block: 1 of 2 episodes succeeded"
+    assert paper.planning_box.isVisible() and not paper.fine_box.isVisible()
+    assert "Table 1 layout" in paper.planning_box.title()
+    assert "gpt-5_base" not in rows  # none of its episodes is of a Table 1 task
