@@ -90,6 +90,15 @@ def bimanual_lines(m: dict[str, Any]) -> list[str]:
             text = "-" if c is None else f"{c['success']}/{c['episodes']} ({100 * c['rate']:.0f} %)"
             cells.append(f"{text:>20}")
         lines.append(f"  {model:<{width}} " + " ".join(cells))
+    paper = m.get("paper") or {}
+    for r in (paper.get("planning") or {}).get("rows", []):
+        groups = ", ".join(f"{g} {'incomplete' if v is None else f'{v:.2f}'}"
+                           for g, v in r["group_avg"].items())  # fmt: skip
+        lines.append(f"  paper Table 1 (planning) {r['model']}: {groups}; total "
+                     f"{average_text(r['total_avg'], r['missing'], 2)}")  # fmt: skip
+    for r in (paper.get("fine") or {}).get("rows", []):
+        lines.append(f"  paper Table 3 (fine control) {r['model']}: avg "
+                     f"{average_text(r['avg'], r['missing'], 2)}")  # fmt: skip
     labelled = {k: n for k, n in {**m["errors"], **m["other_errors"]}.items() if n}
     if labelled:
         lines.append("  error labels: " + ", ".join(f"{k} {n}" for k, n in labelled.items()))
