@@ -6,7 +6,17 @@ import argparse
 import json
 from pathlib import Path
 
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail, gripper_arg
+from app.cli.support import (
+    CommandTree,
+    TerminalProgress,
+    batch_args,
+    batch_problem,
+    db_arg,
+    default_db,
+    fail,
+    gripper_arg,
+    report_failures,
+)
 from store import open_project
 
 
@@ -32,6 +42,7 @@ def add_parser(commands: CommandTree) -> None:
         help="objects per scene, a count or a range within 1-15 (default 8-15)",
     )
     gripper_arg(p)
+    batch_args(p, resume="skip seeds that already have a scene in the project")
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_scenes_generate)
 
@@ -48,6 +59,7 @@ def add_parser(commands: CommandTree) -> None:
 
 
 def cmd_scenes_generate(args: argparse.Namespace) -> int:
+    from app.jobs.batch import BatchSetupError
     from app.jobs.scenes import generate_and_store, parse_object_range
 
     if args.n < 1:
@@ -56,18 +68,31 @@ def cmd_scenes_generate(args: argparse.Namespace) -> int:
         objects = parse_object_range(args.objects)
     except ValueError as exc:
         return fail(str(exc))
+    problem = batch_problem(args)
+    if problem:
+        return fail(problem)
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
+    reports: list = []
     with TerminalProgress() as progress:
-        ids = generate_and_store(
-            path, n=args.n, seed=args.seed, objects=objects, gripper=args.gripper,
-            progress=progress,
-        )  # fmt: skip
+        try:
+            ids = generate_and_store(
+                path, n=args.n, seed=args.seed, objects=objects, gripper=args.gripper,
+                progress=progress, workers=args.workers, ray_address=args.ray_address,
+                resume=args.resume, report=reports,
+            )  # fmt: skip
+        except BatchSetupError as exc:
+            return fail(str(exc))
+    (report,) = reports
     if args.json:
-        print(json.dumps({"path": str(path), "scene_ids": ids}))
+        print(json.dumps({"path": str(path), "scene_ids": ids,
+                          "failed": [{"item": i, "error": e} for i, e in report.failed],
+                          "backend": report.backend}))  # fmt: skip
+    elif ids:
+        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]}; {report.backend})")
     else:
-        print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]})")
-    return 0
+        print(f"Stored no new scenes in {path} ({report.backend})")
+    return report_failures(report)
 
 
 def cmd_scenes_export(args: argparse.Namespace) -> int:

@@ -56,6 +56,43 @@ class TerminalProgress(Progress):
         self.close()  # end the line in place, also when the work fails or is cancelled
 
 
+def batch_args(parser: argparse.ArgumentParser, *, resume: str = "") -> None:
+    """`--workers N`, `--ray-address ADDRESS` and (with `resume`, saying what is skipped)
+    `--resume`: batch work on Ray (docs/scale-out.md)."""
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="run on a local Ray with N CPUs (default 1: in this process, "
+                        "without Ray)")  # fmt: skip
+    parser.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                        help="run on an existing Ray cluster ('auto': the one `ray start` "
+                        "made on this machine)")  # fmt: skip
+    if resume:
+        parser.add_argument("--resume", action="store_true", help=resume)
+
+
+def batch_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with --workers / --ray-address before any work starts, if anything."""
+    if args.workers < 1:
+        return f"--workers {args.workers}: need at least one"
+    if args.workers > 1 or args.ray_address:
+        from app.jobs.batch import BatchSetupError, ray_module
+
+        try:
+            ray_module()
+        except BatchSetupError as exc:
+            return str(exc)
+    return None
+
+
+def report_failures(report) -> int:
+    """Print a batch's failed items on stderr; 1 if there were any, else 0."""
+    for item, why in report.failed:
+        sys.stderr.write(f"reasonscope: failed: {item}: {why}\n")
+    if report.failed:
+        sys.stderr.write(f"reasonscope: {len(report.failed)} failed; the rest is stored "
+                         "(run again with --resume to retry them)\n")  # fmt: skip
+    return 1 if report.failed else 0
+
+
 def db_arg(parser: argparse.ArgumentParser, *, help_text: str) -> None:
     parser.add_argument("--db", metavar="PATH", type=Path, default=None, help=help_text)
 

@@ -7,6 +7,7 @@ import os
 
 from annotation.progress import Progress
 from app.io.jsonl import write_lines
+from app.jobs.batch import run_batch
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.scenes import generate_scene, scene_record
 from store import open_for_reading, open_project
@@ -24,6 +25,16 @@ def parse_object_range(text: str) -> tuple[int, int]:
     return lo_i, hi_i
 
 
+def make_scene_record(task: tuple[int, tuple[int, int], str]) -> dict:
+    """One scene as plain data (a batch worker's job): (seed, objects, gripper) -> record."""
+    seed, objects, gripper = task
+    scene = generate_scene(seed, objects=objects, gripper=gripper)
+    try:
+        return scene_record(scene)
+    finally:
+        scene.world.close()
+
+
 def generate_and_store(
     db: str | os.PathLike[str],
     *,
@@ -32,20 +43,31 @@ def generate_and_store(
     objects: tuple[int, int] = (8, 15),
     gripper: str = DEFAULT_GRIPPER,
     progress: Progress | None = None,
+    workers: int = 1,
+    ray_address: str | None = None,
+    resume: bool = False,
+    report: list | None = None,
 ) -> list[int]:
-    """Generate `n` scenes with seeds seed .. seed+n-1 and store each as it is made; the
-    robot carries `gripper` ("2f140" or "2f85"), recorded with each scene."""
-    progress = progress or Progress()
-    ids = []
+    """Generate `n` scenes with seeds seed .. seed+n-1 and store each as it comes back; the
+    robot carries `gripper` ("2f140" or "2f85"), recorded with each scene. With `workers`
+    or `ray_address` the scenes are made on Ray (app.jobs.batch); with `resume`, seeds
+    that already have a generated scene in the project are skipped. Returns the new ids;
+    `report`, when given, receives the `BatchReport` (failures and how it ran)."""
+    ids: list[int] = []
     with open_project(db) as project:
-        for i in range(n):
-            progress.report(i, n, f"Scene {i + 1} of {n} (seed {seed + i})")
-            scene = generate_scene(seed + i, objects=objects, gripper=gripper)
-            try:
-                ids.append(project.scenes.add(scene_record(scene)))
-            finally:
-                scene.world.close()
-        progress.report(n, n, f"{n} scenes stored")
+        seeds = list(range(seed, seed + n))
+        if resume:
+            have = {s.seed for s in project.scenes.list(limit=10**9)}
+            seeds = [s for s in seeds if s not in have]
+        batch = run_batch(
+            [(s, objects, gripper) for s in seeds],
+            make_scene_record,
+            lambda _task, record: ids.append(project.scenes.add(record)),
+            workers=workers, ray_address=ray_address, progress=progress,
+            describe=lambda task: f"seed {task[0]}", noun="scene",
+        )  # fmt: skip
+    if report is not None:
+        report.append(batch)
     return ids
 
 
