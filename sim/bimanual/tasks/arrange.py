@@ -10,7 +10,6 @@ from sim.bimanual.objects import BLOCK_HALF, BLOCK_MASS, COLOURS, add_block
 from sim.bimanual.tasks.blocks import by_size
 from sim.bimanual.tasks.kit import (
     BimanualTask,
-    act,
     arm_for,
     pick_and_place,
     pos,
@@ -21,12 +20,23 @@ from sim.bimanual.tasks.kit import (
 from sim.bimanual.world import ARMS, TABLE_TOP_Z
 
 OPEN = 0.8  # a gripper is open above this wire value (1 open, 0 closed), as RoboTwin's
+PRE_GRASP = 0.15  # metres: see carry
 STACK_GAP_TOL = 0.012  # metres: a block rests on the one below (centre heights)
 
 
 def _grippers_open(world) -> str | None:
     """The first arm whose gripper is not open, if any."""
     return next((a for a in ARMS if world.gripper_opening(a) <= OPEN), None)
+
+
+def carry(world, key, target, arm=None, **place) -> list[dict]:
+    """kit's pick_and_place with the pre-grasp pose higher. Turning down from the
+    forward-pointing origin on the way to kit's 0.09 m pre-grasp, the fingertips sweep as
+    low as a 5 cm block's top (z 0.79) and pushed the blocks between the origin and the
+    one grasped (blocks_cross_shape seeds 14 and 15)."""
+    steps = pick_and_place(world, key, target, arm, **place)
+    steps[0]["parameters"]["pre_grasp_dis"] = PRE_GRASP
+    return steps
 
 
 def interleave(left: list[dict], right: list[dict]) -> list[dict]:
@@ -83,9 +93,9 @@ def cross_plan(world):
     block's side; then red (left arm) and blue (right arm) together."""
     steps: list[dict] = []
     for key in ("black_block", "green_block", "yellow_block"):
-        steps += pick_and_place(world, key, cross_target(key))
-    red = pick_and_place(world, "red_block", cross_target("red_block"), arm="left")
-    blue = pick_and_place(world, "blue_block", cross_target("blue_block"), arm="right")
+        steps += carry(world, key, cross_target(key))
+    red = carry(world, "red_block", cross_target("red_block"), arm="left")
+    blue = carry(world, "blue_block", cross_target("blue_block"), arm="right")
     return steps + interleave(red, blue)
 
 
@@ -158,13 +168,13 @@ def tower_plan(world):
     side = {key: arm_for(world, key) for key, _ in TOWER}
     tops = {side[top]: top for _, top in COLUMNS}
     cached = {
-        arm: pick_and_place(world, key, (*CACHES[arm], TABLE_TOP_Z + TOWER_HALF[key]), arm=arm)
+        arm: carry(world, key, (*CACHES[arm], TABLE_TOP_Z + TOWER_HALF[key]), arm=arm)
         for arm, key in tops.items()
     }
     steps = interleave(cached["left"], cached["right"])
     order = by_size(world)
     for key, z in zip(order, tower_levels(order), strict=True):
-        steps += pick_and_place(world, key, (*TOWER_AT, z), arm=side[key])
+        steps += carry(world, key, (*TOWER_AT, z), arm=side[key])
     return steps
 
 

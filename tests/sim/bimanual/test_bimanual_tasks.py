@@ -84,3 +84,22 @@ def test_instructions_are_the_papers():
         "blue from left to right, placing in a row."
     )
     assert TASKS["stack_bowls_three"].instruction == "Stack the three bowls on top of each other."
+
+
+def test_the_task_set_is_the_papers_and_every_task_has_a_hint():
+    from annotation.bimanual.paper_tables import PAPER_TASKS
+    from sim.bimanual.prompts import TASK_HINTS
+
+    assert sorted(TASKS) == list(PAPER_TASKS)  # Tables 2 and 3: 17 tasks, Place10 its own
+    assert set(TASK_HINTS) == set(TASKS)
+
+
+def test_the_fine_control_variant_has_table_3s_instruction():
+    assert TASKS["place_bread_skillet_vla"].instruction == (
+        "If there is one bread on the table, move skillet to center and use one arm to grab "
+        "the bread and put it into the skillet."
+    )
+    assert TASKS["place_bread_skillet"].instruction == (
+        "If there is one bread on the table, use one arm to grab the bread and put it into "
+        "the skillet."
+    )
