@@ -251,14 +251,22 @@ class BimanualExecutor(ArmMotions):
                 results.append(ActionResult(i, "ee_pose", False, failed(exc)))
                 return results
             self._run([self._line(t, pos, orn) for t, (pos, orn, _) in target.items()])
+            # a closed hand that still holds what it closed on keeps its grip: squeezing it
+            # shut again every row turned a held loaf between the pads until it fell
+            holding = {
+                t
+                for t, (_, _, grip) in target.items()
+                if grip < 0.5 and self.claimed[t] and self.world.held_body(t) == self.claimed[t]
+            }
             changing = [
                 self._fingers(t, (1.0 - grip) * GRIP_MAX_ANGLE)
                 for t, (_, _, grip) in target.items()
-                if abs(self.world.arms[t].finger_target - (1.0 - grip) * GRIP_MAX_ANGLE) > 1e-3
+                if t not in holding
+                and abs(self.world.arms[t].finger_target - (1.0 - grip) * GRIP_MAX_ANGLE) > 1e-3
             ]
             self._run(changing)
             for tag, (_, _, grip) in target.items():
-                if grip < 0.5:
+                if grip < 0.5 and tag not in holding:
                     self.claimed[tag] = self._secure(tag)
             self.world.hold_arm()
             results.append(ActionResult(i, "ee_pose", True, OK))

@@ -209,17 +209,30 @@ def add_bread(world, key, xy, yaw=0.0, mass=0.05) -> BodyInfo:
 
 
 SKILLET = (0.10, 0.035, 0.17)  # pan radius, wall height, handle length
+# a 2.5 x 2.5 cm handle rising at 20 degrees from the rim, as a frying pan's does: the
+# fingers close across its thickness (above and below it) with room under the lower one;
+# pinched from above across a flat handle at the table, the pads met the table first, and
+# a pinch across the handle holds the pan's weight by friction alone (it droops)
+SKILLET_HANDLE = (0.025, 0.025, math.radians(20))  # width, thickness, rise
+SKILLET_GRIP = 0.13  # the fingertips this far along the handle from the pan (4 cm in)
 
 
 def add_skillet(world, key, xy, yaw=0.0, mass=0.15) -> BodyInfo:
-    """A 20 cm skillet with a 17 cm handle towards its local +x, grasped by the handle."""
+    """A 20 cm skillet with a 17 cm handle rising towards its local +x; grasped by the
+    handle, the gripper coming along it from its end and closing across its thickness."""
     radius, wall_h, handle = SKILLET
+    width, thick, rise = SKILLET_HANDLE
     parts = [("cylinder", (radius, 0.006), (0, 0, 0.003))]
     parts += ring(radius, radius, 0.0, wall_h, 20)
-    parts.append(("box", (handle / 2, 0.0125, 0.0075), (radius + handle / 2 - 0.005, 0, 0.026)))
+    root = (radius - 0.005, 0.0, wall_h - 0.01)
+    along = (math.cos(rise), 0.0, math.sin(rise))
+    across = (-math.sin(rise), 0.0, math.cos(rise))
+    centre = tuple(r + a * handle / 2 for r, a in zip(root, along, strict=True))
+    parts.append(("box", (handle / 2, width / 2, thick / 2), centre, _tilted(0.0, -rise)))
     colours = [(0.2, 0.2, 0.22, 1.0)] * (len(parts) - 1) + [(0.35, 0.22, 0.12, 1.0)]
+    tips = [r + a * SKILLET_GRIP for r, a in zip(root, along, strict=True)]
     grasps = [
-        {"point": [radius + handle * 0.6, 0, 0.0335 - 0.022], "axis": [0, 1, 0], "width": 0.025}
+        {"point": tips, "axis": list(across), "width": thick, "approach": [-a for a in along]}
     ]
     return world.add_compound(
         key,
