@@ -63,6 +63,54 @@ TASK_HINTS: dict[str, str] = {
     "the right arm at the right end (grasp_actor with contact_point_id 0 for the left and "
     "1 for the right). 2. Lift both arms together, by the same height, until the roller's "
     "centre is above z = 0.8.",
+    "place_cans_plasticbox": "1. Both arms grasp the can on their own side from above "
+    "(can_left, can_right) and lift them about 0.2 together. 2. The left arm places its can "
+    "in the left half of the plastic box (its centre 5.5 cm left of the box's centre, "
+    "constrain free), lifts and goes back to its origin while the right arm places its can "
+    "in the right half. 3. The right arm lifts and goes back to its origin.",
+    "blocks_cross_shape": _PICK_PLACE + " The cross is centred at (0, -0.15) with 12 cm arms; "
+    "block centres go to z = 0.765: black (0, -0.15), green (0, -0.03), yellow (0, -0.27), "
+    "red (-0.12, -0.15), blue (0.12, -0.15). Start each grasp well above the block "
+    "(pre_grasp_dis 0.15) so the fingers clear its neighbours. Both grippers must end open.",
+    "blocks_tower": "Block half edges: red 0.032, blue 0.028, yellow 0.024, green 0.020 "
+    "(largest to smallest). 1. Each arm moves the top block of the pile on its side to its "
+    "own spare place, the left arm to (-0.15, -0.175), the right arm to (0.15, -0.175) "
+    "(centre z = 0.74 plus the half edge). 2. Build the tower at (0, -0.175), each block with "
+    "the arm on its side: red at z 0.772, blue 0.832, yellow 0.884, green 0.928. 3. Lift "
+    "each arm and send it back to its origin.",
+    "handover_mic": "1. The arm on the microphone's side grasps its head from above "
+    "(contact_point_id 0) and lifts it about 0.12. 2. It holds the microphone at the middle, "
+    "its head at about (0, -0.05, 0.98), without opening (place_actor with is_open false). "
+    "3. The other arm grasps the handle pointing forward (contact_point_id 1), closing only "
+    "until it touches (gripper_pos 0.3). 4. The first arm opens and lifts; the second moves "
+    "the microphone a few centimetres towards its own side. The head must stay above z 0.92.",
+    "hanging_mug": "1. The left arm grasps the mug by its rim, puts it down at the middle "
+    "of the table, (0, -0.15), with its handle turned to -x, lifts and goes back to its "
+    "origin. 2. The right arm grasps the rim opposite the handle (contact_point_id 3) and "
+    "lifts the mug about 0.1. 3. It slides the handle's loop along the rack's peg, from the "
+    "peg's tip towards the post, and lets go: the mug must hang from the peg by its handle. "
+    "4. The right arm lifts and goes back to its origin.",
+    "place_bread_skillet": "1. The arm on the skillet's side grasps its handle from the "
+    "handle's end, lifts it a little and holds the pan level near (0, -0.08), about 5 cm "
+    "above the table, without letting go (place_actor with is_open false). 2. The other arm "
+    "grasps the bread, lifts it and places it on the middle of the pan's floor (constrain "
+    "free), opens, lifts and goes back to its origin.",
+    "place_bread_skillet_vla": "1. Move the skillet to the centre of the table: grasp its "
+    "handle from the handle's end and hold the pan level near (0, -0.08), about 5 cm above "
+    "the table, without letting go. 2. The other arm grasps the bread, lifts it and puts it "
+    "on the middle of the pan's floor, opens, lifts and goes back to its origin.",
+    "put_bottles_dustbin": "The dustbin stands on the floor just left of the table, at about "
+    "(-0.79, 0); only the left arm reaches it. 1. Bottles on the left: the left arm grasps a "
+    "bottle by its body from the robot's side (contact_point_id 0), lifts it about 0.25 so it "
+    "clears the other bottles, moves over the bin (move_to_pose [-0.79, -0.15, 0.95, 0.70711, "
+    "0, 0, 0.70711]) and opens. 2. Bottles on the right: the right arm grasps one the same "
+    "way, lifts it and holds it at (-0.05, -0.10) without opening; the left arm takes it by "
+    "the cap from above (contact_point_id 1); the right arm opens, backs away to its side and "
+    "goes back to its origin; the left arm drops the bottle into the bin.",
+    "place_object_scale": "1. Grasp the object (the bell, mouse or stapler) with the arm on "
+    "its side and lift it about 0.15. 2. Place it on the middle of the scale's platform "
+    "(constrain free). 3. Open, lift and send the arm back to its origin; both grippers must "
+    "end open.",
 }
 _GENERIC_HINT = ("Use the arm nearest each object. Lift what you carry before moving it across "
                  "the table, and send an idle arm back to its origin.")  # fmt: skip
