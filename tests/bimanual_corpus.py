@@ -3,7 +3,9 @@ observation images made on the fly: tiny JPEGs/PNGs, so no binaries are committe
 
 from __future__ import annotations
 
+import ast
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -184,6 +186,139 @@ def write_bimanibench_run(root: Path, spec_file: Path = WRITERS / "bimanibench_r
                     break
                 now_action_cnt += 1
             did[f"{round}/{now_episode}"] = (feedbacks, done, errors)
+    with open(success_record_path, "a", encoding="utf-8") as f:
+        f.write(
+            f"Task {task_name} evaluation completed. Total successes: {suc}/{test_num * round_num}\n"
+        )  # noqa: E501
+    return save_dir, did
+
+
+# -- BiManiBench's fine-control (VLA) writer, played from a script -------------------------
+def _safe_eval(expr):
+    """safe_eval inside the envs' take_action_by_dict_vla (envs/grab_roller.py and the other
+    fine-control tasks): the model's arithmetic with no builtins, NaN when it fails."""
+    try:
+        return eval(expr, {"__builtins__": None}, {})  # noqa: S307  (the harness's own reading)
+    except Exception:
+        return float("nan")
+
+
+def _parse_action_sequence(obj):
+    """parse_action_sequence inside take_action_by_dict_vla, as written."""
+    if isinstance(obj, str):
+        try:
+            obj = ast.literal_eval(obj)
+        except Exception:
+            obj = [x.strip() for x in obj.strip("[]").split(",")]
+    if not isinstance(obj, (list, tuple)):
+        obj = [obj]
+    result = []
+    for x in obj:
+        if isinstance(x, (int, float)):
+            result.append(float(x))
+        elif isinstance(x, str):
+            result.append(float(_safe_eval(x)))
+        else:
+            result.append(float(_safe_eval(str(x))))
+    return result
+
+
+def _take_action_by_dict_vla(action_object):
+    """TASK_ENV.take_action_by_dict_vla (the same in every fine-control env): the row is
+    read, checked for 16 numbers and handed to take_action(action_type='ee'), which moves
+    the arms and returns nothing, so any row it gets to counts as done."""
+    try:
+        final_action = _parse_action_sequence(action_object)
+        final_action = [float(i) for i in final_action]
+        if len(final_action) != 16:
+            return f"Invalid action length: {len(final_action)}. Must be a list or tuple of 16 numbers."  # noqa: E501
+        return True  # self.take_action(action=final_action, action_type='ee')
+    except Exception as e:
+        return f"Error when parsing action: {e}"
+
+
+def write_bimanibench_vla_run(root: Path, spec_file: Path = WRITERS / "bimanibench_vla_run.json"):
+    """Write a fine-control run folder the way BiManiBench's script/myvlmEb_eval_vla.py
+    eval_policy does (commit 3a85fbb), line by line, with its planner's reading of a reply
+    (script/vlmplanner_vla.py VLMPlanner.json_to_action, then act's cut to the first
+    actionChunkNum items) and each env's take_action_by_dict_vla (`_take_action_by_dict_vla`);
+    the model's replies and TASK_ENV.check_success() after each step come from the spec.
+    Return (save_dir, per "r/e" the action_feedback of each step, the success flag, why
+    json_to_action returned {} at each step, and the action list act() handed on)."""
+    spec = json.loads(spec_file.read_text())
+    task_name, model_name = spec["task_name"], spec["model_name"]
+    action_limit, actionChunkNum = spec["action_limit"], spec["action_chunk_num"]  # noqa: N806
+    save_dir = root / "eval_result" / spec["run"]
+    save_dir.mkdir(parents=True)
+    success_record_path = f"{save_dir}/success_record.txt"
+    failed_record_path = f"{save_dir}/failed_record.txt"
+    with open(f"{save_dir}/model_name.txt", "a", encoding="utf-8") as f:
+        f.write(f"Model used: {model_name}\n")
+    did, suc, shade = {}, 0, 0
+    round_num, test_num = 2, spec["test_num"]
+    for round in range(round_num):  # noqa: A001  (the harness's name)
+        for now_episode in range(test_num):
+            script = iter(spec["episodes"][f"{round}/{now_episode}"])
+            path = save_dir / "obsimg" / f"round{round}" / f"episode{now_episode}"
+            feedbacks, errors, taken, done = [], [], [], False
+            now_action_cnt = 0
+            action_count_vla = 0
+            while (
+                now_action_cnt < action_limit or action_count_vla <= 12
+            ) and now_action_cnt < math.ceil(1.5 * action_limit):
+                step = next(script)
+                path.mkdir(parents=True, exist_ok=True)
+                for name in ("obsimg_third", "obsimg_leftright", "obsimg"):
+                    shade += 7
+                    _jpeg(path / f"{name}_{now_action_cnt:04d}.jpg", shade)
+                out = step["out"]
+                actionList, error = _json_to_action(out)  # noqa: N806  planner.act
+                if actionChunkNum != 0 and len(actionList) > 0:
+                    actionList = actionList[0 : min(actionChunkNum, len(actionList))]  # noqa: N806
+                errors.append(error)
+                taken.append(actionList)
+                with open(path / "vlmout.txt", "a", encoding="utf-8") as f:  # write_print
+                    print(f"step {now_action_cnt}: ***************", file=f)
+                    print(out, file=f)
+                action_feedback = ""
+                if actionList != {}:
+                    if isinstance(actionList, dict):  # never reached: act() cannot slice a dict
+                        raise AssertionError("the harness's one-action branch is unreachable")
+                    actionit = 0
+                    for action in actionList:
+                        res = _take_action_by_dict_vla(action)
+                        if res is not True:
+                            action_feedback += f"Action failed: {res}\n"
+                            with open(failed_record_path, "a", encoding="utf-8") as f:
+                                f.write(
+                                    f"Task {task_name} failed at round {round}, episode {now_episode}, action count {now_action_cnt}, action it:{actionit}: Action failed: {res}\n"
+                                )  # noqa: E501
+                            break
+                        action_feedback += "Action succeeded.\n"
+                        views = path / f"obsimg_{now_action_cnt:04d}-{now_action_cnt + 1:04d}"
+                        views.mkdir(exist_ok=True)
+                        shade += 7
+                        _jpeg(views / f"obsimg_{actionit:02d}.jpg", shade)
+                        _jpeg(views / f"obsimg_{actionit:02d}_third.jpg", shade + 3)
+                        actionit += 1
+                    action_count_vla += actionit
+                else:
+                    action_feedback += EMPTY_FEEDBACK
+                feedbacks.append(action_feedback)
+                if step["success"]:  # TASK_ENV.check_success()
+                    done = True
+                    shade += 7
+                    _jpeg(path / f"obsimg_{now_action_cnt + 1:04d}.jpg", shade)
+                    _jpeg(path / f"obsimg_third_{now_action_cnt + 1:04d}.jpg", shade + 3)
+                    with open(success_record_path, "a", encoding="utf-8") as f:
+                        f.write(
+                            f"Task {task_name} success at round {round}, episode {now_episode}, action count {now_action_cnt}\n"
+                        )  # noqa: E501
+                    suc += 1
+                    break
+                now_action_cnt += 1
+            assert next(script, None) is None, f"{round}/{now_episode}: steps the loop never took"
+            did[f"{round}/{now_episode}"] = (feedbacks, done, errors, taken)
     with open(success_record_path, "a", encoding="utf-8") as f:
         f.write(
             f"Task {task_name} evaluation completed. Total successes: {suc}/{test_num * round_num}\n"

@@ -16,7 +16,10 @@ parameter of the wrong kind, a row of 15 numbers) are listed, never fatal.
 
 from __future__ import annotations
 
+import ast
 import json
+import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +38,9 @@ PLAN_REPAIRS = {
     "single_action": "read an executable_plan that is one action as a list of one",
     "bare_plan": "read a reply that is only a list as the executable plan",
     "rows_space_separated": "read rows whose numbers are separated by spaces only",
+    "row_number_text": 'read row numbers written as text ("0.5")',
+    "row_arithmetic": "computed row numbers written as arithmetic (0.738+0.144), as"
+    " BiManiBench's fine-control harness does",
 }
 ALL_REPAIRS = {**REPAIRS, **PLAN_REPAIRS}
 _ROW_SPLIT = re.compile(r"[\s,]+")
@@ -76,8 +82,57 @@ def _note(repairs: list[str], code: str) -> None:
         repairs.append(code)
 
 
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv, ast.Pow: operator.pow, ast.USub: operator.neg,
+              ast.UAdd: operator.pos}  # fmt: skip
+
+
+def arithmetic(text: str) -> float:
+    """The number that arithmetic on numbers ("0.738+0.144", "-(0.5)", "1/2") comes to;
+    ValueError for anything else (a name, a call, a list, a string)."""
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return float(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            left, right = value(node.left), value(node.right)
+            if isinstance(node.op, ast.Pow) and abs(right) > 64:
+                raise ValueError("exponent too large")
+            return float(_OPERATORS[type(node.op)](left, right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+            return float(_OPERATORS[type(node.op)](value(node.operand)))
+        raise ValueError(f"not arithmetic on numbers: {text!r}")
+
+    try:
+        return value(ast.parse(text.strip(" \t"), mode="eval").body)
+    except (SyntaxError, ArithmeticError, TypeError, RecursionError, MemoryError) as exc:
+        raise ValueError(f"not arithmetic on numbers: {text!r} ({exc})") from None
+
+
+def _number(v: Any, repairs: list[str]) -> float | None:
+    """A row value: a number, or text of a number or of arithmetic on numbers."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if not isinstance(v, str):
+        return None
+    try:
+        number = float(v)
+        if not math.isfinite(number):
+            return None
+    except ValueError:
+        try:
+            number = arithmetic(v)
+        except ValueError:
+            return None
+        _note(repairs, "row_arithmetic")
+    _note(repairs, "row_number_text")
+    return number
+
+
 def _row(item: Any, repairs: list[str]) -> list[float] | None:
-    """A row from a list of numbers or from text such as "[0.0, -0.13, ...]"."""
+    """A row from a list of numbers or from text such as "[0.0, -0.13, ...]"; numbers
+    may be written as text or as arithmetic (as BiManiBench's fine-control harness reads
+    them: envs/*.py take_action_by_dict_vla)."""
     if isinstance(item, str):
         text = item.strip()
         try:
@@ -88,15 +143,24 @@ def _row(item: Any, repairs: list[str]) -> list[float] | None:
             try:
                 value = [float(p) for p in parts]
             except ValueError:
-                return None
+                try:
+                    value = [arithmetic(p) for p in inner.split(",")]
+                except ValueError:
+                    return None
+                _note(repairs, "row_arithmetic")
+                return value
             if parts and "," not in inner:
                 _note(repairs, "rows_space_separated")
         item = value
     if not isinstance(item, list) or not item:
         return None
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in item):
+    seen = list(repairs)
+    numbers = [_number(v, seen) for v in item]
+    if any(v is None for v in numbers):
         return None
-    return [float(v) for v in item]
+    for code in seen:
+        _note(repairs, code)
+    return numbers  # type: ignore[return-value]
 
 
 def _fields(value: dict[str, Any], repairs: list[str]) -> dict[str, Any]:

@@ -17,9 +17,12 @@ from annotation.bimanual.logs import (
     Record,
     harness_plan,
     harness_step,
+    harness_vla_step,
     outcome_fields,
     read_records,
     split_vlmout,
+    vla_chunk,
+    vla_plan,
 )
 from annotation.bimanual.pose import DEFAULT_ORDER
 from app.io.bimanual.common import ImportedEpisode, add_image, check_order, read_text
@@ -95,10 +98,11 @@ def _run_facts(root: Path) -> dict[str, Any]:
 
 def _check_records(
     facts: dict[str, Any], vlmout: Path, plans: dict[int, Any],
-    successes: list[Record], failures: list[Record],
+    successes: list[Record], failures: list[Record], *, rows: bool = False,
 ) -> None:  # fmt: skip
     """Records vlmout.txt cannot have led to refuse the import: the harness stops right
-    after the step that succeeded, and a failure names a dict action of its step."""
+    after the step that succeeded, and a failure names a dict action of its step (in the
+    fine-control tier, `rows`, any item of its step)."""
     last = max(plans, default=-1)
     for rec in successes:
         if rec.action_count != last:
@@ -109,9 +113,23 @@ def _check_records(
         plan = plans.get(rec.action_count)
         items = plan if isinstance(plan, list) else []
         it = rec.action_it if rec.action_it is not None else -1
-        if not (0 <= it < len(items)) or not isinstance(items[it], dict):
+        if not (0 <= it < len(items)) or not (rows or isinstance(items[it], dict)):
             raise ProjectError(f"{facts['failed_path']}:{rec.line}: step {rec.action_count}"
                                f" action {it} is not an action {vlmout} ran")  # fmt: skip
+
+
+def _vla_plans(vlmout: Path, text: str, replies: list[tuple[int, str]]) -> dict[int, Any]:
+    """Each step's plan as the fine-control planner took it; a plan it fails on before
+    logging (a non-empty object, a number) refuses the import at the reply's line."""
+    plans = {}
+    for n, raw in replies:
+        try:
+            plans[n] = vla_plan(raw)[0]
+        except LogError as exc:
+            mark = re.search(rf"^step {n}:", text, re.M)
+            line = text.count("\n", 0, mark.start()) + 2 if mark else None
+            raise _log_error(vlmout, LogError(f"step {n}: {exc}", line)) from None
+    return plans
 
 
 def _ran(folder: Path, n: int) -> set[int] | None:
@@ -130,8 +148,9 @@ def _bimanibench_episode(
     vlmout = folder / "vlmout.txt"
     if not vlmout.is_file():
         raise ProjectError(f"{vlmout}: missing (every episode folder needs its vlmout.txt)")
+    text = read_text(vlmout)
     try:
-        replies = split_vlmout(read_text(vlmout))
+        replies = split_vlmout(text)
     except LogError as exc:
         raise _log_error(vlmout, exc) from None
     root = _run_root(folder)
@@ -161,9 +180,11 @@ def _bimanibench_episode(
         "uid": f"bimanibench:{task or '-'}:{model_name or '-'}:{run or '-'}:round{r}:episode{e}",
     }
     episode = ImportedEpisode(str(folder), header, [])
+    rows = header["tier"] == "low_level"  # script/myvlmEb_eval_vla.py: 16-number rows
+    plans = (_vla_plans(vlmout, text, replies) if rows
+             else {n: harness_plan(raw)[0] for n, raw in replies})  # fmt: skip
     if facts["have_records"]:
-        _check_records(facts, vlmout, {n: harness_plan(raw)[0] for n, raw in replies},
-                       successes, failures)  # fmt: skip
+        _check_records(facts, vlmout, plans, successes, failures, rows=rows)
     for n, raw in replies:
         shas = {view: add_image(episode, path) for view, path in sorted(images.get(n, {}).items())}
         result: dict[str, Any] = {"vlmout_step": n, "images": shas}
@@ -171,10 +192,17 @@ def _bimanibench_episode(
         if done:
             result["task_success"] = True
         failed = {x.action_it: x.message for x in failures if x.action_count == n}
-        episode.steps.append(harness_step(
-            raw, failed=failed, ran=_ran(folder, n), task_done=done,
-            have_records=facts["have_records"], pose_order=pose_order, result=result,
-            image_sha256=shas.get("head")))  # fmt: skip
+        kwargs = {
+            "failed": failed,
+            "ran": _ran(folder, n),
+            "have_records": facts["have_records"],
+            "pose_order": pose_order,
+            "result": result,
+            "image_sha256": shas.get("head"),
+        }
+        step = (harness_vla_step(raw, chunk=vla_chunk(task), **kwargs) if rows
+                else harness_step(raw, task_done=done, **kwargs))  # fmt: skip
+        episode.steps.append(step)
     last = max((n for n, _ in replies), default=-1)
     final = images.get(last + 1, {}).get("head")
     if final is not None:  # the harness saves one more view after a success
