@@ -209,3 +209,50 @@ def test_reference_rows_logged_by_the_harness_replay_in_sim_as_rows(capsys, tmp_
     assert all(a["action_name"] == "ee_pose" for s in replayed for a in s["result"]["actions"])
     assert [s.our_ok for s in report.steps] == [True, True]
     assert report.steps[-1].task_success
+
+
+@pytest.mark.parametrize("task", ["place_object_scale", "place_bread_skillet_vla"])
+def test_the_new_fine_control_tasks_logged_replay_and_count(capsys, tmp_path, db, task):
+    """Place8 and Place10 as the fine-control harness logs them: our row reference for the
+    seed, sent a chunk a reply, succeeds; round 1's three unreadable replies fail. Imported,
+    replayed in sim as rows against the task's objects, counted in its Table 3 column."""
+    from annotation.bimanual.logs import vla_chunk
+    from annotation.bimanual.paper_tables import paper_ids
+    from app.jobs.bimanual import replay_in_sim
+    from app.jobs.metrics import project_bimanual_metrics
+    from sim.bimanual.rows import row_reference
+
+    rows, solved = row_reference(task, 0)
+    assert solved
+    chunk = vla_chunk(task)
+    parts = [rows[i : i + chunk] for i in range(0, len(rows), chunk)]
+    text = {"visual_state_description": "The objects are at their starting places.",
+            "reasoning_and_reflection": "Move step by step.", "language_plan": "Rows."}  # fmt: skip
+    spec = {
+        "_follows": "tests/bimanual_corpus.py write_bimanibench_vla_run",
+        "task_name": task, "model_name": "vlm-rows", "test_num": 1,
+        "run": f"low_level/{task}/vlmpolicy/config_franka_0_7/2025-09-02 14:30:00",
+        "action_limit": len(parts), "action_chunk_num": chunk,
+        "episodes": {
+            "0/0": [{"out": json.dumps({**text, "executable_plan": p}),
+                     "success": i == len(parts) - 1} for i, p in enumerate(parts)],
+            "1/0": [{"out": "rows follow", "success": False}] * math.ceil(1.5 * len(parts)),
+        },
+    }  # fmt: skip
+    spec_file = tmp_path / f"{task}.json"
+    spec_file.write_text(json.dumps(spec))
+    save_dir, _did = write_bimanibench_vla_run(tmp_path / "log", spec_file)
+    code, _, err = _import(capsys, save_dir, db)
+    assert code == 0, err
+    got = _episodes(db)
+    ok_episode, _steps = got["0/0"]
+    assert ok_episode.task == task and ok_episode.success is True
+    assert got["1/0"][0].success is False
+    with open_project(db) as project:
+        report = replay_in_sim(project, ok_episode.id, save=False, image_size=(160, 120))
+        metrics = project_bimanual_metrics(project)
+    assert (report.task, report.tier) == (task, "row16")
+    assert report.success, [s.our_feedback for s in report.steps]
+    (row,) = metrics["paper"]["fine"]["rows"]
+    cell = row["cells"][paper_ids(task)[0]]
+    assert (cell["task"], cell["success"], cell["episodes"]) == (task, 1, 2)
