@@ -163,6 +163,16 @@ class QuestionRepository(Repository):
         cursor = (questions[-1].created_at, questions[-1].id) if len(questions) == limit else None
         return Page(rows=questions, next_cursor=cursor)
 
+    def seeds(self, benchmark: str, task: str) -> set[int]:
+        """The generator seeds of the stored questions of a benchmark's task (for resuming
+        a generation run)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT seed FROM questions WHERE benchmark = ? AND task = ? "
+            "AND seed IS NOT NULL",
+            [benchmark, task],
+        )
+        return {int(r[0]) for r in rows}
+
     def counts_by_status(self) -> dict[str, int]:
         counts = dict.fromkeys(QUESTION_STATUSES, 0)
         for status, n in self.db.execute(

@@ -63,3 +63,16 @@ def _small_demo(monkeypatch):
     monkeypatch.setattr(demo, "DEMO_BIMANUAL_REFERENCES", ())
     monkeypatch.setattr(demo, "DEMO_BIMANUAL_REPLAY", False)
     monkeypatch.setattr(demo, "DEMO_SPATIAL_ITEMS", 1)
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """One local Ray with 2 CPUs for the whole test run (starting one takes ~5 s), shut
+    down at the end. Batch code started with workers > 1 joins it."""
+    from app.jobs.batch import start_ray
+
+    start_ray(2, None)
+    yield
+    import ray
+
+    ray.shutdown()

@@ -7,7 +7,16 @@ import argparse
 import json
 
 from annotation.query.model import MODALITIES, SCOPES, SUBJECTS, Preferences
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail, gripper_arg
+from app.cli.support import (
+    CommandTree,
+    TerminalProgress,
+    batch_args,
+    batch_problem,
+    db_arg,
+    default_db,
+    fail,
+    gripper_arg,
+)
 from store import open_project
 
 JRDB_TASKS = ("vg", "vqa-wh", "vqa-count")
@@ -45,6 +54,8 @@ def add_parser(commands: CommandTree) -> None:
     )
     add_jrdb_generate_options(p)
     gripper_arg(p)
+    batch_args(p, resume="mgvqa: count the questions already stored from these seeds and "
+               "do not try their seeds again")  # fmt: skip
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
 
@@ -77,6 +88,7 @@ def add_jrdb_generate_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_questions_generate(args: argparse.Namespace) -> int:
+    from app.jobs.batch import BatchSetupError
     from app.jobs.questions import BUILT_TASKS, generate_questions
 
     if args.benchmark == "jrdb":
@@ -90,28 +102,30 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
         return fail(f"--n {args.n}: need at least one question")
     if not 0.0 <= args.max_visibility <= 1.0:
         return fail(f"--max-visibility {args.max_visibility}: must lie within 0-1")
+    problem = batch_problem(args)
+    if problem:
+        return fail(problem)
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
     with TerminalProgress() as progress:
-        summary = generate_questions(
-            path,
-            tasks=tasks,
-            n=args.n,
-            seed=args.seed,
-            threshold=args.max_visibility,
-            gripper=args.gripper,
-            progress=progress,
-        )
+        try:
+            summary = generate_questions(
+                path, tasks=tasks, n=args.n, seed=args.seed, threshold=args.max_visibility,
+                gripper=args.gripper, progress=progress, workers=args.workers,
+                ray_address=args.ray_address, resume=args.resume,
+            )  # fmt: skip
+        except BatchSetupError as exc:
+            return fail(str(exc))
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
-        return 0
+        return 1 if summary.failed else 0
     for task, count in summary.accepted.items():
         print(f"{task:<8} {count} accepted")
     print(f"{summary.attempts} candidates tried; rejected:")
     for reason, count in summary.rejected.most_common() or [("none", 0)]:
         print(f"  {count:>4}  {reason}")
     print(f"time: settling {summary.scene_s:.1f} s, visibility checks {summary.visibility_s:.1f} s")
-    return 0
+    return 1 if summary.failed else 0
 
 
 def cmd_generate_jrdb(args: argparse.Namespace) -> int:
