@@ -82,6 +82,9 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
         return fail(f"--image-size {args.image_size}: must lie within 64-2048")
     if args.benchmark == "bimanual":
         return cmd_run_bimanual(args)
+    if args.workers != 1 or args.ray_address or args.resume:
+        return fail("--workers, --ray-address and --resume are for --benchmark bimanual; "
+                    "MG-VQA runs play in this process (docs/scale-out.md)")  # fmt: skip
     if args.mode is None:
         return fail("--mode is required for MG-VQA runs (direct, perception or manipulation)")
     if args.agent == "reference":

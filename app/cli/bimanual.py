@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.cli.support import TerminalProgress, default_db, fail
+from app.cli.support import TerminalProgress, batch_args, batch_problem, default_db, fail
 from store import open_project
 
 BIMANUAL_IMAGE_WIDTH = 640
@@ -17,6 +17,8 @@ BIMANUAL_IMAGE_WIDTH = 640
 def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
     """run-agent's options for --benchmark bimanual."""
     g = p.add_argument_group("bimanual (--benchmark bimanual)")
+    batch_args(g, resume="bimanual: skip seeds this agent, model and tier already have an "
+               "episode of")  # fmt: skip
     g.add_argument("--task", metavar="NAME", help="the ST-BiBench task, e.g. stack_blocks_two")
     g.add_argument("--episodes", type=int, default=1, metavar="N",
                    help="seeded episodes to run (default 1)")  # fmt: skip
@@ -61,6 +63,9 @@ def cmd_run_bimanual(args: argparse.Namespace) -> int:
         return fail(f"--max-steps {args.max_steps}: need at least one step")
     if args.truncate is not None and args.truncate < 1:
         return fail(f"--truncate {args.truncate}: execute at least one action a step")
+    problem = batch_problem(args)
+    if problem:
+        return fail(problem)
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
     if args.agent == "openai":
@@ -79,6 +84,9 @@ def cmd_run_bimanual(args: argparse.Namespace) -> int:
             image_size=_image_size(args.image_size),
             config=args.config,
             progress=progress,
+            workers=args.workers,
+            ray_address=args.ray_address,
+            resume=args.resume,
         )
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))

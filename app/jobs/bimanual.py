@@ -14,18 +14,30 @@ from typing import Any
 
 from annotation.progress import Progress
 from app.jobs.agents import RunSummary
+from app.jobs.batch import run_batch
 from store import Project, ProjectError, open_project
 
 BIMANUAL_AGENTS = ("openai", "reference")
 
 
+def episode_data(env, header: dict[str, Any], *, source: str) -> dict[str, Any]:
+    """A finished `BimanualEnv` episode as plain data (what a batch worker sends back)."""
+    return {"header": header, "steps": env.steps, "images": env.image_store(),
+            "image_size": list(env.image_size), "source": source}  # fmt: skip
+
+
+def store_episode_data(project: Project, data: dict[str, Any]) -> int:
+    """Store an `episode_data` dict (its images once, by content) in one transaction."""
+    width, height = data["image_size"]
+    with project.write():
+        for image in data["images"].values():
+            project.images.put(image, "image/png", width, height)
+        return project.episodes.add(data["header"], data["steps"], source=data["source"]).id
+
+
 def store_env_episode(project: Project, env, header: dict[str, Any], *, source: str) -> int:
     """Store a `BimanualEnv`'s steps and images under `header`; return the episode id."""
-    width, height = env.image_size
-    with project.write():
-        for data in env.image_store().values():
-            project.images.put(data, "image/png", width, height)
-        return project.episodes.add(header, env.steps, source=source).id
+    return store_episode_data(project, episode_data(env, header, source=source))
 
 
 def reference_chunks(plan: list[dict]) -> list[list[dict]]:
@@ -56,6 +68,21 @@ def record_reference_episode(
     arm going home), or one step for the whole plan when `split` is false. With tier
     "row16" the plan is the primitive one traced into 16-number rows
     (`sim.bimanual.rows`), ROW_CHUNK rows a step."""
+    return store_episode_data(project, play_reference(task, seed, cameras=cameras,
+                                                      image_size=image_size, split=split,
+                                                      tier=tier))  # fmt: skip
+
+
+def play_reference(
+    task: str,
+    seed: int = 0,
+    *,
+    cameras: tuple[str, ...] = ("head",),
+    image_size: tuple[int, int] = (640, 480),
+    split: bool = True,
+    tier: str = "primitive",
+) -> dict[str, Any]:
+    """`record_reference_episode`'s episode as plain data, not stored."""
     from sim.bimanual.env import BimanualEnv
 
     env = _env(BimanualEnv, task, seed, tier=tier, cameras=cameras,
@@ -76,7 +103,7 @@ def record_reference_episode(
             if env.success:
                 break
         header = env.header(agent="reference", model="")
-        return store_env_episode(project, env, header, source=f"reference {task} seed {seed}")
+        return episode_data(env, header, source=f"reference {task} seed {seed}")
     finally:
         env.close()
 
@@ -91,6 +118,11 @@ def _env(factory, task: str, seed: int, **kw):
 def run_bimanual_episode(project: Project, agent, task: str, seed: int, **env_kw: Any) -> int:
     """Let `agent` (a `BimanualOpenAIAgent`) play one seeded episode and store it; a model
     endpoint that fails for good is recorded as outcome "error"."""
+    return store_episode_data(project, play_agent(agent, task, seed, **env_kw))
+
+
+def play_agent(agent, task: str, seed: int, **env_kw: Any) -> dict[str, Any]:
+    """`run_bimanual_episode`'s episode as plain data, not stored."""
     from sim.bimanual.env import BimanualEnv
     from sim.llm import ModelError
 
@@ -102,9 +134,21 @@ def run_bimanual_episode(project: Project, agent, task: str, seed: int, **env_kw
         except ModelError as exc:
             error = str(exc)
         header = env.header(agent=agent.name, model=agent.model, error=error)
-        return store_env_episode(project, env, header, source=f"run-agent {agent.name}")
+        return episode_data(env, header, source=f"run-agent {agent.name}")
     finally:
         env.close()
+
+
+def play_bimanual_job(job: dict[str, Any]) -> dict[str, Any]:
+    """One episode of a batch as plain data (a Ray worker's job): job = {"agent",
+    "task", "seed", "env": BimanualEnv options, "config": an OpenAIConfig or None}."""
+    env_kw = dict(job["env"])
+    if job["agent"] == "reference":
+        return play_reference(job["task"], job["seed"], cameras=env_kw["cameras"],
+                              image_size=env_kw["image_size"], tier=env_kw["tier"])  # fmt: skip
+    from sim.bimanual.agent import BimanualOpenAIAgent
+
+    return play_agent(BimanualOpenAIAgent(job["config"]), job["task"], job["seed"], **env_kw)
 
 
 def run_bimanual(
@@ -122,9 +166,16 @@ def run_bimanual(
     config: str | None = None,
     progress: Progress | None = None,
     agent_factory: Callable[[], Any] | None = None,
+    workers: int = 1,
+    ray_address: str | None = None,
+    resume: bool = False,
 ) -> RunSummary:
     """Run `episodes` seeded episodes (seeds seed, seed + 1, ...) of one task with the
-    OpenAI-compatible agent or the scripted reference plan; each is stored as it ends."""
+    OpenAI-compatible agent or the scripted reference plan; each is stored as it comes
+    back, in seed order. With `workers` or `ray_address` the episodes play on Ray
+    (app.jobs.batch; the agent is built in the worker from the endpoint settings); with
+    `resume`, seeds this agent, model and tier already have an episode of are skipped. An
+    episode whose worker fails is listed in the summary's errors."""
     from sim.bimanual.env import get_task
 
     if agent_name not in BIMANUAL_AGENTS:
@@ -134,32 +185,58 @@ def run_bimanual(
         get_task(task)
     except ValueError as exc:
         raise ProjectError(str(exc)) from None
-    factory = agent_factory or (lambda: make_bimanual_agent(config))
     progress = progress or Progress()
     summary = RunSummary()
+    env_kw = {"tier": tier, "cameras": tuple(cameras), "image_size": tuple(image_size),
+              "max_steps": max_steps, "truncate": truncate}  # fmt: skip
     with open_project(db) as project:
-        for i in range(episodes):
-            progress.report(i, episodes, f"{agent_name} on {task} seed {seed + i}")
-            if agent_name == "reference":
-                episode_id = record_reference_episode(
-                    project, task, seed + i, cameras=cameras, image_size=image_size, tier=tier
-                )
-            else:
-                episode_id = run_bimanual_episode(
-                    project, factory(), task, seed + i, tier=tier, cameras=cameras,
-                    image_size=image_size, max_steps=max_steps, truncate=truncate,
-                )  # fmt: skip
-            episode = project.episodes.get(episode_id)
+
+        def keep(job: dict[str, Any], data: dict[str, Any]) -> None:
+            episode_id = store_episode_data(project, data)
+            header = data["header"]
             summary.episodes += 1
-            summary.correct += bool(episode.success)
+            summary.correct += bool(header["success"])
             tally = summary.by_task.setdefault(task, [0, 0])
-            tally[0] += bool(episode.success)
+            tally[0] += bool(header["success"])
             tally[1] += 1
             summary.episode_ids.append(episode_id)
-            if episode.outcome == "error":
-                summary.errors.append(f"seed {seed + i}: {episode.header.get('error')}")
-        progress.report(episodes, episodes, "done")
+            if header["outcome"] == "error":
+                summary.errors.append(f"seed {job['seed']}: {header.get('error')}")
+
+        seeds = list(range(seed, seed + episodes))
+        if agent_factory is not None:  # an agent object made here (tests): in this process
+            for n, s in enumerate(seeds):
+                progress.report(n, len(seeds), f"{agent_name} on {task} seed {s}")
+                keep({"seed": s}, play_agent(agent_factory(), task, s, **env_kw))
+            progress.report(len(seeds), len(seeds), "done")
+            return summary
+        agent_config = None
+        model = ""
+        if agent_name == "openai":
+            agent_config = make_bimanual_agent(config).config
+            model = agent_config.model
+        if resume:
+            done = _recorded_seeds(project, agent_name, model, task, tier)
+            seeds = [s for s in seeds if s not in done]
+        jobs = [{"agent": agent_name, "task": task, "seed": s, "env": env_kw,
+                 "config": agent_config} for s in seeds]  # fmt: skip
+        batch = run_batch(jobs, play_bimanual_job, keep, workers=workers,
+                          ray_address=ray_address, progress=progress, noun="episode",
+                          describe=lambda j: f"{j['task']} seed {j['seed']}")  # fmt: skip
+        summary.errors += [f"{item}: {why}" for item, why in batch.failed]
     return summary
+
+
+def _recorded_seeds(project: Project, agent: str, model: str, task: str, tier: str) -> set:
+    """Seeds of the project's episodes of this agent, model, task and tier (for --resume)."""
+    out = set()
+    for episode in project.episodes.list(task=task, limit=10**9):
+        h = episode.header
+        if (episode.agent, episode.model, h.get("tier")) == (agent, model, tier):
+            seed_of = (h.get("bimanual") or {}).get("seed")
+            if seed_of is not None:
+                out.add(int(seed_of))
+    return out
 
 
 def make_bimanual_agent(config: str | None = None):

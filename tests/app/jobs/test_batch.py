@@ -93,3 +93,27 @@ def test_killed_then_resumed_gives_every_seed_once(tmp_path, capsys, workers):
     with open_project(db) as p:
         seeds = sorted(s.seed for s in p.scenes.list())
     assert seeds == [0, 1, 2, 3, 4]
+
+
+def test_bimanual_reference_episodes_on_two_workers_match_and_resume(tmp_path, capsys, ray_local):
+    """run-agent --benchmark bimanual: the same episodes with 1 and 2 workers (bar their
+    uids); --resume then adds only the seeds that are missing."""
+    got = []
+    for workers in ("1", "2"):
+        db = _new(tmp_path / f"b{workers}.reasonscope")
+        args = ["run-agent", "--benchmark", "bimanual", "--agent", "reference", "--task",
+                "stack_blocks_two", "--episodes", "2", "--seed", "3", "--image-size", "160",
+                "--db", db, "--workers", workers]  # fmt: skip
+        assert main(args) == 0, capsys.readouterr().err
+        with open_project(db) as p:
+            episodes = [p.episodes.get(i) for i in p.episodes.ids()]
+            got.append([({k: v for k, v in e.header.items() if k != "uid"},
+                         [(s.kind, s.arguments, s.feedback, s.image_sha256)
+                          for s in p.episodes.steps(e.id)]) for e in episodes])  # fmt: skip
+        assert [h["bimanual"]["seed"] for h, _ in got[-1]] == [3, 4]
+    assert got[0] == got[1]
+    args[args.index("--episodes") + 1] = "3"
+    assert main([*args, "--resume"]) == 0, capsys.readouterr().err
+    with open_project(db) as p:
+        seeds = [p.episodes.get(i).header["bimanual"]["seed"] for i in p.episodes.ids()]
+    assert seeds == [3, 4, 5]
