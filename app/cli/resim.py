@@ -6,7 +6,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db
+from app.cli.support import (
+    CommandTree,
+    TerminalProgress,
+    batch_args,
+    batch_problem,
+    db_arg,
+    default_db,
+    fail,
+    report_failures,
+)
 from store import open_project
 
 
@@ -22,7 +31,14 @@ def add_parser(commands: CommandTree) -> None:
         "and whether the task succeeded; the replay is stored as a new episode (agent "
         "replay-in-sim) unless --no-save. See docs/bimanual-agents.md.",
     )
-    p.add_argument("episode_id", type=int, metavar="EPISODE_ID", help="the episode to replay")
+    p.add_argument("episode_id", type=int, nargs="?", metavar="EPISODE_ID",
+                   help="the episode to replay (or --all)")  # fmt: skip
+    p.add_argument("--all", action="store_true",
+                   help="replay every recorded bimanual episode (not replays), or those of "
+                   "--task / --model; each replay is stored as it comes back")  # fmt: skip
+    p.add_argument("--task", metavar="NAME", help="with --all: only this task's episodes")
+    p.add_argument("--model", metavar="NAME", help="with --all: only this model's episodes")
+    batch_args(p, resume="with --all: skip episodes that already have a replay in sim")
     p.add_argument("--seed", type=int, default=None, help="the task's set-up seed")
     p.add_argument("--no-save", action="store_true", help="report only; store nothing")
     p.add_argument(
@@ -38,6 +54,13 @@ def add_parser(commands: CommandTree) -> None:
 
 def cmd_replay_in_sim(args: argparse.Namespace) -> int:
     from app.jobs.bimanual import replay_in_sim
+
+    if args.all == (args.episode_id is not None):
+        return fail("give one EPISODE_ID or --all")
+    if args.all:
+        return _replay_all(args)
+    if args.workers != 1 or args.ray_address or args.resume or args.task or args.model:
+        return fail("--workers, --ray-address, --resume, --task and --model go with --all")
 
     with open_project(default_db(args)) as project, TerminalProgress() as progress:
         report = replay_in_sim(project, args.episode_id, seed=args.seed,
@@ -59,3 +82,35 @@ def cmd_replay_in_sim(args: argparse.Namespace) -> int:
     if report.episode_id is not None:
         print(f"stored as episode {report.episode_id}")
     return 0
+
+
+def _replay_all(args: argparse.Namespace) -> int:
+    from app.jobs.batch import BatchSetupError
+    from app.jobs.bimanual import replay_many, replayed_sources
+
+    problem = batch_problem(args)
+    if problem:
+        return fail(problem)
+    if args.no_save:
+        return fail("--no-save goes with one EPISODE_ID; --all stores every replay")
+    with open_project(default_db(args)) as project, TerminalProgress() as progress:
+        chosen = [e.id for e in project.episodes.list(task=args.task, model=args.model,
+                                                      limit=10**9)
+                  if e.benchmark == "bimanual" and e.agent != "replay-in-sim"]  # fmt: skip
+        if args.resume:
+            done = replayed_sources(project)
+            chosen = [i for i in chosen if i not in done]
+        try:
+            reports, batch = replay_many(project, chosen, workers=args.workers,
+                                         ray_address=args.ray_address,
+                                         try_suggestions=args.try_suggestions,
+                                         progress=progress)  # fmt: skip
+        except BatchSetupError as exc:
+            return fail(str(exc))
+    wins = sum(r.success for r in reports)
+    if args.json:
+        print(json.dumps({"replayed": [r.as_dict() for r in reports],
+                          "failed": [{"item": i, "error": e} for i, e in batch.failed]}))
+    else:
+        print(f"{len(reports)} episodes replayed in sim, {wins} succeeded ({batch.backend})")
+    return report_failures(batch)

@@ -274,8 +274,14 @@ def replay_in_sim(
     a new episode (agent "replay-in-sim", header.bimanual.source_episode = episode_id) and
     set the report's episode_id. With `try_suggestions`, a format-error step that carries
     a repaired reading (`result.suggestion`, which the harness never ran) runs that plan."""
-    from sim.bimanual.resim import resimulate
+    report = resimulate_job(_resim_job(project, episode_id, seed, image_size, try_suggestions))
+    if save:
+        _store_replay(project, report)
+    return report
 
+
+def _resim_job(project: Project, episode_id: int, seed, image_size, try_suggestions) -> dict:
+    """What a replay needs, as plain data: the episode's header and steps."""
     episode = project.episodes.get(episode_id)
     if episode.benchmark != "bimanual":
         raise ProjectError(f"episode {episode_id} is a {episode.benchmark or 'non-bimanual'} "
@@ -290,17 +296,62 @@ def replay_in_sim(
         steps = [_suggested(s) for s in steps]
     header = {**episode.header, "task": episode.task or episode.header.get("task", ""),
               "model": episode.model}  # fmt: skip
+    return {"episode_id": episode_id, "header": header, "steps": steps, "seed": seed,
+            "image_size": image_size}  # fmt: skip
+
+
+def resimulate_job(job: dict[str, Any]):
+    """One replay in sim from plain data (a Ray worker's job): a `ResimReport`."""
+    from sim.bimanual.resim import resimulate
+
     try:
-        report = resimulate(header, steps, source_episode=episode_id, seed=seed,
-                            image_size=image_size, progress=progress)  # fmt: skip
+        return resimulate(job["header"], job["steps"], source_episode=job["episode_id"],
+                          seed=job["seed"], image_size=job["image_size"])  # fmt: skip
     except ValueError as exc:
-        raise ProjectError(f"episode {episode_id}: {exc}") from None
-    if save:
-        width, height = report.image_size
-        with project.write():
-            for data in report.images.values():
-                project.images.put(data, "image/png", width, height)
-            report.episode_id = project.episodes.add(
-                report.header, report.episode_steps, source=f"replay-in-sim {episode_id}"
-            ).id
-    return report
+        raise ProjectError(f"episode {job['episode_id']}: {exc}") from None
+
+
+def _store_replay(project: Project, report) -> None:
+    width, height = report.image_size
+    with project.write():
+        for data in report.images.values():
+            project.images.put(data, "image/png", width, height)
+        report.episode_id = project.episodes.add(
+            report.header, report.episode_steps,
+            source=f"replay-in-sim {report.source_episode}",
+        ).id
+
+
+def replay_many(
+    project: Project,
+    episode_ids: list[int],
+    *,
+    workers: int = 1,
+    ray_address: str | None = None,
+    try_suggestions: bool = False,
+    progress: Progress | None = None,
+):
+    """Replay many episodes in sim (on Ray with `workers` > 1 or `ray_address`) and store
+    each replay as it comes back, in the order given; returns (reports, BatchReport)."""
+    reports: list = []
+
+    def keep(_job, report) -> None:
+        _store_replay(project, report)
+        reports.append(report)
+
+    jobs = [_resim_job(project, i, None, None, try_suggestions) for i in episode_ids]
+    batch = run_batch(jobs, resimulate_job, keep, workers=workers, ray_address=ray_address,
+                      progress=progress, noun="replay",
+                      describe=lambda j: f"episode {j['episode_id']}")  # fmt: skip
+    return reports, batch
+
+
+def replayed_sources(project: Project) -> set[int]:
+    """Episodes that already have a replay in sim in the project (for --resume)."""
+    out = set()
+    for episode in project.episodes.list(limit=10**9):
+        if episode.agent == "replay-in-sim":
+            source = (episode.header.get("bimanual") or {}).get("source_episode")
+            if source is not None:
+                out.add(int(source))
+    return out

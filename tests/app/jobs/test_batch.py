@@ -117,3 +117,22 @@ def test_bimanual_reference_episodes_on_two_workers_match_and_resume(tmp_path, c
     with open_project(db) as p:
         seeds = [p.episodes.get(i).header["bimanual"]["seed"] for i in p.episodes.ids()]
     assert seeds == [3, 4, 5]
+
+
+def test_replay_in_sim_all_on_two_workers_and_resume(tmp_path, capsys, ray_local):
+    db = _new(tmp_path / "r.reasonscope")
+    assert main(["run-agent", "--benchmark", "bimanual", "--agent", "reference", "--task",
+                 "stack_blocks_two", "--episodes", "2", "--image-size", "160",
+                 "--db", db]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["replay-in-sim", "--all", "--db", db, "--workers", "2"]) == 0
+    assert "2 episodes replayed in sim, 2 succeeded (ray (" in capsys.readouterr().out
+    assert main(["replay-in-sim", "--all", "--db", db, "--resume"]) == 0
+    assert "0 episodes replayed in sim" in capsys.readouterr().out
+    with open_project(db) as p:
+        replays = [p.episodes.get(i) for i in p.episodes.ids()]
+        sources = [e.header["bimanual"]["source_episode"] for e in replays
+                   if e.agent == "replay-in-sim"]  # fmt: skip
+    assert sorted(sources) == [1, 2]
+    assert main(["replay-in-sim", "--db", db]) == 2
+    assert "give one EPISODE_ID or --all" in capsys.readouterr().err

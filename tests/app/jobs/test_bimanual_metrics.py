@@ -82,8 +82,10 @@ def test_a_replay_in_sim_is_not_a_try_and_the_text_report_lists_the_table(db):
     assert lines[0] == "bimanual: 4 episodes, 2 format-error steps, 1 replays in sim"
     assert lines[1].split() == ["model", "handover_block", "stack_blocks_two"]
     assert lines[2].split() == ["gpt-5", "1/2", "(50", "%)", "-"]
-    assert lines[4].startswith("  error labels: execution_flaw 1, end_effector_allocation 1")
-    assert lines[4].endswith("premature_answer 1")
+    assert lines[4].startswith("  paper Table 1 (planning) gpt-5: Independent Parallel "
+                               "incomplete, Sequential Collaborative incomplete; total incomplete")
+    assert lines[5].startswith("  error labels: execution_flaw 1, end_effector_allocation 1")
+    assert lines[5].endswith("premature_answer 1")
 
 
 def test_an_empty_project_has_an_empty_bimanual_key(tmp_path):
