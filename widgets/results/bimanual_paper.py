@@ -19,6 +19,15 @@ from widgets.results.table import average_cell, fit_table_height, results_table,
 
 AVERAGE_SHADE = QColor(236, 240, 246)  # the average columns, set apart as the paper's are
 SHORT_GROUP = {"Independent Parallel": "Indep.", "Sequential Collaborative": "Seq."}
+# the paper's own column heads in Table 1 (Rank1, Hand2); the full id is in the tooltip
+SHORT_ID = (("Ranking", "Rank"), ("Handover", "Hand"))
+
+
+def short_id(task_id: str) -> str:
+    for long, short in SHORT_ID:
+        if task_id.startswith(long):
+            return short + task_id[len(long) :]
+    return task_id
 
 
 def _rate_cell(cell: dict[str, Any] | None, task: str):
@@ -32,9 +41,10 @@ def _average(value: float | None, missing: list[str], what: str):
     item = average_cell("–" if value is None else f"{value:.2f}", missing, what,
                         "episodes of {}")  # fmt: skip
     item.setBackground(AVERAGE_SHADE)
-    font = QFont(item.font())
-    font.setBold(True)
-    item.setFont(font)
+    if value is not None:
+        font = QFont(item.font())
+        font.setBold(True)
+        item.setFont(font)
     return item
 
 
@@ -93,7 +103,7 @@ class PaperTablesView(QWidget):
         for g in p["groups"]:
             short = SHORT_GROUP.get(g["name"], g["name"])
             headers.append((f"{short}\nAvg.", f"{g['name']} tasks: mean success rate"))
-            headers += [(c["id"], c["task"]) for c in g["columns"]]
+            headers += [(short_id(c["id"]), f"{c['id']}: {c['task']}") for c in g["columns"]]
         headers.append(("Total\nAvg.", "mean over all fourteen planning tasks"))
         rows = []
         for r in p["rows"]:
@@ -109,7 +119,7 @@ class PaperTablesView(QWidget):
 
     def _fill_fine(self, p: dict[str, Any]) -> None:
         self.fine_box.setTitle(f"{p['title']} (papers/003 Table 3 layout)")
-        headers = [("Models", "")] + [(c["id"], c["task"]) for c in p["columns"]]
+        headers = [("Models", "")] + [(c["id"], f"{c['id']}: {c['task']}") for c in p["columns"]]
         headers.append(("Avg.", "mean over the five fine-control tasks"))
         rows = []
         for r in p["rows"]:

@@ -109,9 +109,10 @@ def test_the_papers_table_layout(qtbot, db):
     table = paper.planning_table
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headers[:3] == ["Models", "Indep.\nAvg.", "Place1"]
-    assert headers[8:11] == ["Seq.\nAvg.", "Handover1", "Handover2"]
+    assert headers[4:6] == ["Rank1", "Rank2"]  # the paper's own column heads
+    assert headers[8:11] == ["Seq.\nAvg.", "Hand1", "Hand2"]
     assert headers[-1] == "Total\nAvg." and len(headers) == 18
-    assert table.horizontalHeaderItem(10).toolTip() == "handover_block"
+    assert table.horizontalHeaderItem(10).toolTip() == "Handover2: handover_block"
     rows = {r[0]: r for r in _cells(table)}
     assert rows["gpt-5"][10] == "50" and rows["gpt-5"][2] == "–"
     assert rows["gpt-5"][1] == "incomplete" and rows["gpt-5"][-1] == "incomplete"
@@ -119,3 +120,21 @@ def test_the_papers_table_layout(qtbot, db):
     assert paper.planning_box.isVisible() and not paper.fine_box.isVisible()
     assert "Table 1 layout" in paper.planning_box.title()
     assert "gpt-5_base" not in rows  # none of its episodes is of a Table 1 task
+
+
+def test_the_fine_control_table(qtbot):
+    from annotation.bimanual.paper_tables import FINE, paper_tables
+
+    counts = {FINE: {"m": {"grab_roller": {"success": 3, "episodes": 4},
+                           "place_bread_skillet_vla": {"success": 1, "episodes": 2}}}}
+    view = BimanualResultsView()
+    qtbot.addWidget(view)
+    view.show()
+    view.paper_tables.set_tables(paper_tables(counts, ["m"]))
+    table = view.paper_tables.fine_table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers == ["Models", "Place8", "Place9", "Place10", "Grab1", "Stack3", "Avg."]
+    assert _cells(table) == [["m", "–", "–", "50", "75", "–", "incomplete"]]
+    assert table.item(0, 6).toolTip().startswith("no average: no episodes of Place8")
+    assert not view.paper_tables.fine_box.isHidden()
+    assert view.paper_tables.planning_box.isHidden()
