@@ -102,18 +102,12 @@ SIDE_GRIP_REACH = 0.02
 
 
 def prism(radius: float, z0: float, z1: float, sides: int) -> list[tuple]:
-    """A regular prism (`sides` even) round the z axis from z0 to z1, `radius` to its flat
-    faces, as sides/2 overlapping boxes; a face looks along local +-x. A pad closing on a flat
-    face touches it over an area and holds it from turning about the closing axis (on a
-    round cylinder PyBullet's line contact is one point per pad, and the bottle swings)."""
-    half_face = radius * math.tan(math.pi / sides)
-    n = sides // 2
-    parts = []
-    for i in range(n):
-        a = math.pi * i / n
-        turn = (0.0, 0.0, math.sin(a / 2), math.cos(a / 2))
-        parts.append(("box", (radius, half_face, (z1 - z0) / 2), (0, 0, (z0 + z1) / 2), turn))
-    return parts
+    """A regular prism (`sides` even) round the z axis from z0 to z1, `radius` to
+    its flat faces, as one convex hull (a compound "prism" part); a face looks along local
+    +-x. A pad closing on a flat face touches it over an area and holds it from turning
+    about the closing axis (on a round cylinder PyBullet's line contact is one point per
+    pad, and the bottle swings)."""
+    return [("prism", (radius, (z1 - z0) / 2, sides), (0, 0, (z0 + z1) / 2))]
 
 
 def bottle_parts(radius: float, height: float) -> list[tuple]:
