@@ -92,6 +92,9 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
     from app.jobs.questions import BUILT_TASKS, generate_questions
 
     if args.benchmark == "jrdb":
+        if args.workers != 1 or args.ray_address or args.resume:
+            return fail("--workers, --ray-address and --resume are for --benchmark mgvqa; "
+                        "JRDB questions are generated in this process (docs/scale-out.md)")
         return cmd_generate_jrdb(args)
     if args.task in ("vg", "vqa-wh", "vqa-count"):
         return fail(

@@ -136,3 +136,16 @@ def test_replay_in_sim_all_on_two_workers_and_resume(tmp_path, capsys, ray_local
     assert sorted(sources) == [1, 2]
     assert main(["replay-in-sim", "--db", db]) == 2
     assert "give one EPISODE_ID or --all" in capsys.readouterr().err
+
+
+def test_batch_options_where_they_do_not_apply_are_refused(tmp_path, capsys):
+    db = _new(tmp_path / "x.reasonscope")
+    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--n", "1",
+                 "--seed", "0", "--db", db, "--workers", "2"]) == 2  # fmt: skip
+    assert "are for --benchmark mgvqa" in capsys.readouterr().err
+    assert main(["run-agent", "--agent", "search", "--mode", "direct", "--db", db,
+                 "--workers", "2"]) == 2  # fmt: skip
+    assert "are for --benchmark bimanual" in capsys.readouterr().err
+    assert main(["scenes", "generate", "--n", "1", "--seed", "0", "--db", db,
+                 "--workers", "0"]) == 2  # fmt: skip
+    assert "--workers 0: need at least one" in capsys.readouterr().err
