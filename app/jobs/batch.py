@@ -46,10 +46,6 @@ class BatchReport:
     backend: str = "in-process"  # or "ray (local, N CPUs)" / "ray (ADDRESS)"
     seconds: float = 0.0
 
-    def summary(self) -> str:
-        text = f"{self.stored} stored, {len(self.failed)} failed in {self.seconds:.1f} s ({self.backend})"
-        return text
-
 
 def ray_module():
     """The `ray` module, or BatchSetupError saying how to install it."""

@@ -254,19 +254,27 @@ BASKET_WALL = 0.01  # a woven rim is about 1 cm thick; a thinner wall leaves no 
 BASKET_GRIP_DEPTH = 0.025
 
 
+def open_box_parts(length: float, width: float, height: float, wall: float, floor: float):
+    """An open-topped box (a basket, a bin): a floor `floor` thick and four walls `wall`
+    thick, `length` along local x, `width` along y, `height` tall, its frame at the centre
+    of its bottom face."""
+    lx, ly, t = length / 2, width / 2, wall / 2
+    return [
+        ("box", (lx, ly, floor / 2), (0, 0, floor / 2)),
+        ("box", (t, ly, height / 2), (lx - t, 0, height / 2)),
+        ("box", (t, ly, height / 2), (-lx + t, 0, height / 2)),
+        ("box", (lx, t, height / 2), (0, ly - t, height / 2)),
+        ("box", (lx, t, height / 2), (0, -ly + t, height / 2)),
+    ]
+
+
 def add_basket(world, key, xy, yaw=0.0, mass=0.15) -> BodyInfo:
     """A 24 x 17 cm basket, 9 cm deep, open at the top; grasped by a wall's top edge.
 
     Grasp points: 0 the +x end wall, 1 the -x end wall, 2 the +y side, 3 the -y side."""
     lx, ly, h = BASKET[0] / 2, BASKET[1] / 2, BASKET[2]
     t = BASKET_WALL / 2
-    parts = [
-        ("box", (lx, ly, 0.003), (0, 0, 0.003)),
-        ("box", (t, ly, h / 2), (lx - t, 0, h / 2)),
-        ("box", (t, ly, h / 2), (-lx + t, 0, h / 2)),
-        ("box", (lx, t, h / 2), (0, ly - t, h / 2)),
-        ("box", (lx, t, h / 2), (0, -ly + t, h / 2)),
-    ]
+    parts = open_box_parts(*BASKET, BASKET_WALL, 0.006)
     z = h - BASKET_GRIP_DEPTH
     grasps = [
         {"point": [lx - t, 0, z], "axis": [1, 0, 0], "width": BASKET_WALL},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from sim.bimanual.objects import open_box_parts
 from sim.bimanual.world import TABLE_TOP_Z
 from sim.world import BodyInfo
 
@@ -58,14 +59,7 @@ def add_can(world, key: str, xy, colour: str = "red") -> BodyInfo:
 def add_plasticbox(world, key: str, xy, yaw: float = 0.0) -> BodyInfo:
     """An open light-blue storage box, 22 x 16 cm and 7.5 cm deep, 6 mm walls."""
     lx, ly, h = BOX[0] / 2, BOX[1] / 2, BOX[2]
-    t = BOX_WALL / 2
-    parts = [
-        ("box", (lx, ly, BOX_FLOOR / 2), (0, 0, BOX_FLOOR / 2)),
-        ("box", (t, ly, h / 2), (lx - t, 0, h / 2)),
-        ("box", (t, ly, h / 2), (-lx + t, 0, h / 2)),
-        ("box", (lx, t, h / 2), (0, ly - t, h / 2)),
-        ("box", (lx, t, h / 2), (0, -ly + t, h / 2)),
-    ]
+    parts = open_box_parts(*BOX, BOX_WALL, BOX_FLOOR)
     return world.add_compound(
         key,
         parts,
@@ -158,14 +152,7 @@ def add_dustbin(world, key: str = "dustbin", xy=DUSTBIN_AT) -> BodyInfo:
     """An open black dustbin standing on the floor, fixed (as BiManiBench's static one):
     a floor and four 1 cm walls, its rim at z = 0.65, below the table top."""
     lx, ly, h = DUSTBIN[0] / 2, DUSTBIN[1] / 2, DUSTBIN[2]
-    t = DUSTBIN_WALL / 2
-    parts = [
-        ("box", (lx, ly, t), (0, 0, t)),
-        ("box", (t, ly, h / 2), (lx - t, 0, h / 2)),
-        ("box", (t, ly, h / 2), (-lx + t, 0, h / 2)),
-        ("box", (lx, t, h / 2), (0, ly - t, h / 2)),
-        ("box", (lx, t, h / 2), (0, -ly + t, h / 2)),
-    ]
+    parts = open_box_parts(*DUSTBIN, DUSTBIN_WALL, DUSTBIN_WALL)
     return world.add_compound(
         key,
         parts,
