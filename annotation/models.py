@@ -248,6 +248,9 @@ class Step:
     raw_output: str
     state: dict[str, Any] | None
     image_sha256: str | None = None
+    latency_s: float | None = None  # the model request behind this step, when there was one
+    tokens_in: int | None = None
+    tokens_out: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ from typing import Any
 from annotation.error_taxonomy import load_taxonomy
 from annotation.models import STEP_KINDS, Annotator, Episode, ErrorLabel, Step
 from store.base import Repository, dumps, loads
+from store.connection import ProjectFile
 from store.errors import ProjectError, utc_now
+from store.states import StateRepository, state_text
 
 
 class ImageRepository(Repository):
@@ -54,6 +56,13 @@ _FAILED_GRASP = (
 )
 
 
+def _number(value: Any, kind: type) -> Any:
+    """A step's latency or token count as stored: a number of `kind`, or NULL."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return kind(value)
+
+
 def _episode(r: tuple) -> Episode:
     return Episode(
         id=r[0],
@@ -75,6 +84,10 @@ def _episode(r: tuple) -> Episode:
 
 
 class EpisodeRepository(Repository):
+    def __init__(self, project: ProjectFile, *, states: StateRepository) -> None:
+        super().__init__(project)
+        self.states = states
+
     def add(
         self, header: dict[str, Any], steps: Iterable[dict[str, Any]], source: str = ""
     ) -> Episode:
@@ -108,10 +121,11 @@ class EpisodeRepository(Repository):
                     raise ValueError(
                         f"step {index}: kind must be one of {STEP_KINDS}, not {kind!r}"
                     )
+                state = step.get("state")
                 self.db.execute(
                     "INSERT INTO steps(episode_id, step_index, kind, name, arguments, result, ok, "
-                    "feedback, model_text, raw_output, state, image_sha256) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "feedback, model_text, raw_output, state_sha256, image_sha256, latency_s, "
+                    "tokens_in, tokens_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         episode_id,
                         index,
@@ -123,8 +137,11 @@ class EpisodeRepository(Repository):
                         step.get("feedback", ""),
                         dumps(step.get("model_text", {})),
                         step.get("raw_output", ""),
-                        dumps(step["state"]) if step.get("state") is not None else None,
+                        None if state is None else self.states.put(dumps(state)),
                         step.get("image_sha256"),
+                        _number(step.get("latency_s"), float),
+                        _number(step.get("tokens_in"), int),
+                        _number(step.get("tokens_out"), int),
                     ],
                 )
             self._audit(None, "create", "episodes", episode_id, {"source": source})
@@ -140,9 +157,10 @@ class EpisodeRepository(Repository):
 
     def steps(self, episode_id: int) -> list[Step]:
         rows = self.db.execute(
-            "SELECT episode_id, step_index, kind, name, arguments, result, ok, feedback, "
-            "model_text, raw_output, state, image_sha256 FROM steps WHERE episode_id = ? "
-            "ORDER BY step_index",
+            "SELECT s.episode_id, s.step_index, s.kind, s.name, s.arguments, s.result, s.ok, "
+            "s.feedback, s.model_text, s.raw_output, t.data, s.image_sha256, s.latency_s, "
+            "s.tokens_in, s.tokens_out FROM steps s LEFT JOIN states t "
+            "ON t.sha256 = s.state_sha256 WHERE s.episode_id = ? ORDER BY s.step_index",
             [episode_id],
         ).fetchall()
         return [
@@ -157,8 +175,11 @@ class EpisodeRepository(Repository):
                 feedback=r[7],
                 model_text=loads(r[8], {}),
                 raw_output=r[9],
-                state=loads(r[10]),
+                state=loads(state_text(r[10])),
                 image_sha256=r[11],
+                latency_s=r[12],
+                tokens_in=r[13],
+                tokens_out=r[14],
             )
             for r in rows
         ]

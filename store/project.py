@@ -18,6 +18,7 @@ from store.questions import QuestionRepository
 from store.reasoning import ReasoningRepository
 from store.scenes import SceneRepository
 from store.spatial import SpatialRepository
+from store.states import StateRepository
 from store.summary import SummaryRepository
 from store.verifications import VerificationRepository
 
@@ -35,6 +36,7 @@ class Project(ProjectFile):
     reasoning: ReasoningRepository
     scenes: SceneRepository
     spatial: SpatialRepository
+    states: StateRepository
     summary: SummaryRepository
     verifications: VerificationRepository
 
@@ -43,7 +45,8 @@ class Project(ProjectFile):
         self.annotators = AnnotatorRepository(self)
         self.audit = AuditRepository(self)
         self.images = ImageRepository(self)
-        self.episodes = EpisodeRepository(self)
+        self.states = StateRepository(self)
+        self.episodes = EpisodeRepository(self, states=self.states)
         self.sequences = SequenceRepository(self)
         self.hoi = HoiRepository(self)
         self.questions = QuestionRepository(self)
