@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from annotation.averages import average_text
 from annotation.bimanual.spatial_grounding import DEFAULT_SIGMA, SETTINGS
@@ -13,9 +14,12 @@ from app.cli.support import (
     CommandTree,
     Subcommands,
     TerminalProgress,
+    batch_args,
+    batch_problem,
     db_arg,
     default_db,
     fail,
+    report_failures,
 )
 from store import open_project
 
@@ -55,6 +59,7 @@ def add_generate_parser(spatial: Subcommands) -> None:
         metavar="W",
         help="image width in pixels; the height follows at 4:3 (default 640)",
     )
+    batch_args(p)
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_spatial_generate)
@@ -95,6 +100,9 @@ def cmd_spatial_generate(args: argparse.Namespace) -> int:
         return fail(f"--n {args.n}: need at least one item per setting")
     if not 16 <= args.image_size <= 4096:
         return fail(f"--image-size {args.image_size}: give a width of 16 to 4096 pixels")
+    problem = batch_problem(args)
+    if problem:
+        return fail(problem)
     settings = list(SETTINGS) if args.setting == "all" else [args.setting]
     path = default_db(args)
     with open_project(path) as project:
@@ -107,9 +115,12 @@ def cmd_spatial_generate(args: argparse.Namespace) -> int:
                 args.out,
                 image_width=args.image_size,
                 progress=progress,
+                workers=args.workers,
+                ray_address=args.ray_address,
             )
+    failed = report.pop("failed")
     if args.json:
-        print(json.dumps({"path": str(path), **report}, indent=2))
+        print(json.dumps({"path": str(path), **report, "failed": failed}, indent=2))
     else:
         parts = ", ".join(f"{n} {s}" for s, n in report["by_setting"].items())
         w, h = report["image_size"]
@@ -117,7 +128,7 @@ def cmd_spatial_generate(args: argparse.Namespace) -> int:
             f"Wrote {report['items']} items ({parts}) with {w} x {h} images to {args.out}; "
             f"{report['new_in_project']} new in {path}"
         )
-    return 0
+    return report_failures(SimpleNamespace(failed=failed))
 
 
 def cmd_import_spatial_predictions(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ and scores them into the project; `spatial_metrics` is the Results table's input
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ from annotation.bimanual.spatial_grounding import (
 )
 from annotation.progress import Progress
 from app.io.jsonl import json_lines, line_error
+from app.jobs.batch import run_batch
 from sim.bimanual.spatial_scene import (
     CAMERA_NAME,
     DEFAULT_IMAGE_WIDTH,
@@ -88,11 +90,15 @@ def generate_spatial_items(
     *,
     image_width: int = DEFAULT_IMAGE_WIDTH,
     progress: Progress | None = None,
+    workers: int = 1,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """`n` items per setting from `seed`: rendered to `out`/<id>.png, listed in
     `out`/items.jsonl and stored in `project`. Transactional: the images are rendered to
     a staging folder first, and the files appear in `out` only when the items are stored;
-    a failure leaves the project and `out` as they were. Returns a report dict."""
+    a failure leaves the project and `out` as they were. Rendering runs on Ray with
+    `workers` > 1 or `ray_address` (app.jobs.batch); an item that fails to render is
+    reported in "failed" and left out. Returns a report dict."""
     out = Path(out)
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
@@ -101,34 +107,73 @@ def generate_spatial_items(
         raise ValueError(f"--n {n}: need at least one item per setting")
     _check_out(out)
     items = [item for s in settings for item in generate_items(s, n, seed)]
-    progress = progress or Progress()
     staging = Path(tempfile.mkdtemp(prefix=".spatial-", dir=out if out.exists() else out.parent))
+    rendered: list[GroundingItem] = []
+    records: list[dict[str, Any]] = []
+    size = [image_width, 0]
+
+    def keep(item: GroundingItem, result: tuple[bytes, int, int]) -> None:
+        png, width, height = result
+        (staging / f"{item.id}.png").write_bytes(png)
+        records.append(item_record(item, image=f"{item.id}.png", width=width, height=height))
+        rendered.append(item)
+        size[:] = [width, height]
+
     try:
-        records = []
-        with SpatialSceneRenderer(image_width) as renderer:
-            width, height = renderer.camera.width, renderer.camera.height
-            for k, item in enumerate(items):
-                progress.report(k, len(items), f"rendering {item.id}")
-                image = f"{item.id}.png"
-                Image.fromarray(renderer.image(item), "RGB").save(staging / image)
-                records.append(item_record(item, image=image, width=width, height=height))
-        progress.report(len(items), len(items), "storing the items")
+        batch = run_batch(
+            [(item, image_width) for item in items],
+            render_spatial_item,
+            lambda job, result: keep(job[0], result),
+            workers=workers,
+            ray_address=ray_address,
+            progress=progress,
+            describe=lambda job: f"item {job[0].id}",
+            noun="image",
+        )
+        if not rendered:
+            why = batch.failed[0][1] if batch.failed else "no items"
+            raise ProjectError(f"{out}: no item could be rendered ({why})")
         text = "".join(json.dumps(r) + "\n" for r in records)
         (staging / ITEMS_FILE).write_text(text, encoding="utf-8")
         with project.write():
-            added = project.spatial.add_items(items)
+            added = project.spatial.add_items(rendered)
             _publish(staging, out)
     finally:
+        close_renderers()
         shutil.rmtree(staging, ignore_errors=True)
-    by_setting = {s: sum(i.setting == s for i in items) for s in settings}
+    by_setting = {s: sum(i.setting == s for i in rendered) for s in settings}
     return {
         "out": str(out),
-        "items": len(items),
+        "items": len(rendered),
         "new_in_project": added,
         "by_setting": by_setting,
-        "image_size": [width, height],
+        "image_size": size,
         "items_file": str(out / ITEMS_FILE),
+        "failed": batch.failed,
+        "backend": batch.backend,
     }
+
+
+# One renderer per process and image width: a Ray worker builds its dual-arm world once
+# and shows item after item in it, as the in-process loop always did.
+_RENDERERS: dict[int, SpatialSceneRenderer] = {}
+
+
+def render_spatial_item(job: tuple[GroundingItem, int]) -> tuple[bytes, int, int]:
+    """The PNG of one item from the head camera, and its size: a batch worker's task."""
+    item, width = job
+    renderer = _RENDERERS.get(width)
+    if renderer is None:
+        renderer = _RENDERERS[width] = SpatialSceneRenderer(width)
+    buffer = io.BytesIO()
+    Image.fromarray(renderer.image(item), "RGB").save(buffer, format="PNG")
+    return buffer.getvalue(), renderer.camera.width, renderer.camera.height
+
+
+def close_renderers() -> None:
+    """Close this process's renderers (their PyBullet worlds)."""
+    while _RENDERERS:
+        _RENDERERS.popitem()[1].close()
 
 
 def _publish(staging: Path, out: Path) -> None:

@@ -149,3 +149,17 @@ def test_batch_options_where_they_do_not_apply_are_refused(tmp_path, capsys):
     assert main(["scenes", "generate", "--n", "1", "--seed", "0", "--db", db,
                  "--workers", "0"]) == 2  # fmt: skip
     assert "--workers 0: need at least one" in capsys.readouterr().err
+
+
+def test_spatial_items_rendered_on_two_workers_match_one(tmp_path, capsys, ray_local):
+    outs = {}
+    for workers in (1, 2):
+        db, out = _new(tmp_path / f"s{workers}.reasonscope"), tmp_path / f"items{workers}"
+        code = main(["spatial", "generate", "--setting", "sparse", "--n", "3", "--seed", "5",
+                     "--out", str(out), "--image-size", "96", "--db", db,
+                     "--workers", str(workers)])  # fmt: skip
+        assert code == 0, capsys.readouterr().err
+        outs[workers] = {p.name: p.read_bytes() for p in out.iterdir()}
+        with open_project(db) as project:
+            assert len(project.spatial.items()) == 3
+    assert len(outs[1]) == 4 and outs[1] == outs[2]
