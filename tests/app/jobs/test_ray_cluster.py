@@ -60,7 +60,6 @@ def _wait_for_cpus(address: str, env: dict[str, str], cpus: int, log: Path) -> N
     pytest.fail(f"the two-node cluster did not come up: {log.read_text()[-2000:]}")
 
 
-@pytest.mark.skipif(not RAY.exists(), reason="the ray command is installed with reasonscope[cluster]")
 def test_scenes_made_on_a_second_node_through_ray_address(tmp_path, capsys):
     env = {**os.environ, "RAY_AUTH_MODE": "disabled", "QT_QPA_PLATFORM": "offscreen"}
     port = _free_port()
