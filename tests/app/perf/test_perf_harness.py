@@ -47,6 +47,8 @@ RUN_ORDER = [
     "bimanual_sim_speed",
     "bimanual_row_plans",
     "spatial_grounding",
+    "batch_scenes_speedup",
+    "batch_ray_overhead",
 ]
 
 
