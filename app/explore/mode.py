@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QStackedWidget, QToolBar
 
+from app.explore.batch import SceneBatchRunner
 from app.explore.generator import ExploreGenerator
 from app.graph.docks import ExploreGraph
 from app.session import ProjectSession
@@ -57,7 +58,8 @@ class ExploreMode(QObject):
         self.state.scenes_changed.connect(self._show_page)
         session.project_changed.connect(self.reload)
         session.data_changed.connect(self.state.refresh)
-        self.graph = ExploreGraph(mode, self.state, self.viewport)  # the Scene graph dock, live with the world
+        # the Scene graph dock, live with the world
+        self.graph = ExploreGraph(mode, self.state, self.viewport)
         # engine questions on the scene
         self.generator = ExploreGenerator(mode, self.state, self.viewport, self.graph.view)
 
@@ -90,6 +92,8 @@ class ExploreMode(QObject):
             bar, "Colour every body in the model view (S)"
         )
         bar.addAction(self.overlay_action)
+        bar.addSeparator()
+        self.batch = SceneBatchRunner(self.mode, bar, self.session)
         self.viewport.camera_preset_changed.connect(self._preset_changed)
         self.viewport.live_changed.connect(self.live_action.setChecked)
         self._preset_changed(self.viewport.camera_preset)
@@ -143,6 +147,7 @@ class ExploreMode(QObject):
     def shutdown(self) -> None:
         self.graph.shutdown()
         self.generator.shutdown()
+        self.batch.shutdown()
         if self.task is not None:
             self.task.shutdown()
         self.viewport.set_live(False)
