@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from annotation.progress import Progress
 from app.io.jsonl import write_lines
 from app.jobs.batch import run_batch
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.scenes import generate_scene, scene_record
-from store import open_for_reading, open_project
+from store import ProjectError, open_for_reading, open_project
 
 
 def parse_object_range(text: str) -> tuple[int, int]:
@@ -69,6 +70,39 @@ def generate_and_store(
     if report is not None:
         report.append(batch)
     return ids
+
+
+def create_scene(
+    db: str | os.PathLike[str], spec_path: str | os.PathLike[str], *, gripper: str = DEFAULT_GRIPPER
+) -> int:
+    """Build the scene a reasonscope-scene-spec/1 file describes, settle it and store it;
+    return its id. A bad file or an unusable scene raises ProjectError naming the file."""
+    from sim.tabletop.authoring import (
+        SceneSpecError,
+        authored_record,
+        build_scene,
+        read_scene_spec,
+    )
+
+    try:
+        data = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProjectError(f"{spec_path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProjectError(f"{spec_path}: cannot read it ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ProjectError(f"{spec_path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    try:
+        spec = read_scene_spec(data)
+        scene = build_scene(spec, gripper=gripper)
+    except (SceneSpecError, ValueError) as exc:
+        raise ProjectError(f"{spec_path}: {exc}") from None
+    try:
+        record = authored_record(scene)
+    finally:
+        scene.world.close()
+    with open_project(db) as project:
+        return project.scenes.add(record)
 
 
 def export_scenes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
