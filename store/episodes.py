@@ -12,7 +12,8 @@ from annotation.models import STEP_KINDS, Annotator, Episode, ErrorLabel, Step
 from store.base import Repository, dumps, loads
 from store.connection import ProjectFile
 from store.errors import ProjectError, utc_now
-from store.states import StateRepository, state_text
+from store.state_blobs import state_json, state_text
+from store.states import StateRepository
 
 
 class ImageRepository(Repository):
@@ -137,7 +138,7 @@ class EpisodeRepository(Repository):
                         step.get("feedback", ""),
                         dumps(step.get("model_text", {})),
                         step.get("raw_output", ""),
-                        None if state is None else self.states.put(dumps(state)),
+                        None if state is None else self.states.put(state_json(state)),
                         step.get("image_sha256"),
                         _number(step.get("latency_s"), float),
                         _number(step.get("tokens_in"), int),
@@ -183,6 +184,17 @@ class EpisodeRepository(Repository):
             )
             for r in rows
         ]
+
+    def stored_bytes(self) -> dict[str, int]:
+        """What the episodes' own columns hold, in bytes of text: each episode's header, and
+        each step column (states and images are stored apart, once by content)."""
+        columns = ("arguments", "result", "feedback", "model_text", "raw_output")
+        sums = ", ".join(f"coalesce(sum(length(CAST({c} AS BLOB))), 0)" for c in columns)
+        steps = self.db.execute(f"SELECT {sums} FROM steps").fetchone()
+        header = self.db.execute(
+            "SELECT coalesce(sum(length(CAST(header AS BLOB))), 0) FROM episodes"
+        ).fetchone()[0]
+        return {"header": header, **{f"steps.{c}": n for c, n in zip(columns, steps, strict=True)}}
 
     def ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM episodes ORDER BY id")]

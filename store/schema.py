@@ -582,11 +582,13 @@ def m0008_person_label_entries(db: Database) -> None:
 _V9_STATES = """
 -- Simulator state snapshots stored once by content (sha256 of their JSON text), as
 -- images are: the episodes of many models on one scene share its snapshots.
+-- A rowid table: a WITHOUT ROWID one keeps only ~1 KB of a row in its page and spills
+-- the rest of a 1-3 KB snapshot to an overflow page of its own (3x the bytes).
 CREATE TABLE states (
     sha256 TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
     data BLOB NOT NULL
-) WITHOUT ROWID;
+);
 ALTER TABLE steps ADD COLUMN state_sha256 TEXT REFERENCES states(sha256);
 -- What the model endpoint reported for the request behind a step (NULL: no request).
 ALTER TABLE steps ADD COLUMN latency_s REAL;
@@ -599,18 +601,11 @@ CREATE INDEX episodes_benchmark_model ON episodes(benchmark, model)
 @migrations(name="0009_shared_states_and_usage")
 def m0009_shared_states_and_usage(db: Database) -> None:
     """Step states move to a content-addressed table; steps gain latency and token usage."""
-    from store.states import state_blob
+    from store.state_blobs import move_inline_states
 
     for statement in _split(_V9_STATES):
         db.execute(statement)
-    rows = db.execute("SELECT id, state FROM steps WHERE state IS NOT NULL").fetchall()
-    for step_id, text in rows:
-        sha, blob = state_blob(text)
-        db.execute(
-            "INSERT OR IGNORE INTO states(sha256, size, data) VALUES (?, ?, ?)",
-            [sha, len(text.encode("utf-8")), blob],
-        )
-        db.execute("UPDATE steps SET state_sha256 = ?, state = NULL WHERE id = ?", [sha, step_id])
+    move_inline_states(db)
 
 
 SCHEMA_VERSION = len(known_migration_names())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import math
 from typing import Any
 
 from annotation.model_output import parse_model_output
@@ -72,6 +73,33 @@ def decode_images(images: Any) -> dict[str, tuple[str, bytes]]:
     return out
 
 
+# What the model endpoint reported for the request behind a step: optional keys, written
+# only when known; each must be a number >= 0 (the token counts whole) or null.
+USAGE_FIELDS = ("latency_s", "tokens_in", "tokens_out")
+
+
+def _usage(step) -> dict[str, Any]:
+    """A `Step`'s latency and token counts that are known, for its exported line."""
+    values = {key: getattr(step, key, None) for key in USAGE_FIELDS}
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def check_usage(step: dict[str, Any], index: int) -> dict[str, Any]:
+    """A step's latency_s, tokens_in and tokens_out checked; the error names the step."""
+    out = {}
+    for key in USAGE_FIELDS:
+        value = step.get(key)
+        whole = key != "latency_s"
+        kinds = int if whole else (int, float)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, kinds) or not 0 <= value < math.inf
+        ):
+            what = "a whole number >= 0" if whole else "a number of seconds >= 0"
+            raise EpisodeFormatError(f"steps[{index}].{key} must be {what} or null, not {value!r}")
+        out[key] = value
+    return out
+
+
 def episode_record(
     episode, steps, images: dict[str, tuple[str, bytes]] | None = None
 ) -> dict[str, Any]:
@@ -112,6 +140,7 @@ def episode_record(
                 "raw_output": s.raw_output,
                 "state": s.state,
                 "image_sha256": s.image_sha256,
+                **_usage(s),
             }
             for s in steps
         ],
@@ -143,6 +172,7 @@ def normalise_step(step: Any, index: int) -> dict[str, Any]:
         "raw_output": str(step.get("raw_output", "")),
         "state": step.get("state"),
         "image_sha256": step.get("image_sha256") or None,
+        **check_usage(step, index),
     }
     if out["image_sha256"] is not None and not isinstance(out["image_sha256"], str):
         raise EpisodeFormatError(f"steps[{index}].image_sha256 must be a string or null")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from annotation.formats.episode import (
@@ -15,22 +16,27 @@ from annotation.formats.episode import (
 )
 from annotation.formats.mgvqa_transcript import TranscriptError, transcript_records
 from app.io.bimanual.common import image_size
-from app.io.jsonl import read_records, write_lines
-from store import ProjectError, open_for_reading, open_project
+from app.io.jsonl import iter_records, write_lines
+from store import Project, ProjectError, open_for_reading, open_project
 
 FORMATS = ("reasonscope", "mgvqa", "bimanibench", "embodiedbench")
 
 
 def export_episodes(db: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
-    """Every episode as one reasonscope-episode/1 line, with the images its steps show."""
-    lines = []
+    """Every episode as one reasonscope-episode/1 line, with the images its steps show;
+    each line is written as it is made, so memory does not grow with the project."""
     with open_for_reading(db) as project:
-        for i in project.episodes.ids():
-            episode, steps = project.episodes.get(i), project.episodes.steps(i)
-            images = {sha: project.images.get(sha) for sha in step_images(episode.header, steps)}
-            lines.append(json.dumps(episode_record(episode, steps, images)))
-    write_lines(out, lines)
-    return len(lines)
+        ids = project.episodes.ids()
+
+        def lines() -> Iterator[str]:
+            for i in ids:
+                episode, steps = project.episodes.get(i), project.episodes.steps(i)
+                shas = step_images(episode.header, steps)
+                images = {sha: project.images.get(sha) for sha in shas}
+                yield json.dumps(episode_record(episode, steps, images))
+
+        write_lines(out, lines())
+    return len(ids)
 
 
 def read_transcripts(source: str | os.PathLike[str]) -> list[tuple[str, dict]]:
@@ -74,6 +80,10 @@ def import_episodes(
 ) -> tuple[int, int]:
     """Read episodes in one transaction; return (episodes, format-error steps recorded).
 
+    A reasonscope-episode/1 file is streamed: each line is read, checked and stored in
+    turn inside the one transaction, so memory stays flat as the file grows, and a bad
+    line (`FILE:LINE: problem`) rolls back every line before it.
+
     `fmt` is "reasonscope" (a reasonscope-episode/1 file), "mgvqa" (a transcript
     file or a folder of them, docs/mgvqa-transcripts.md), or "bimanibench" /
     "embodiedbench" (bimanual evaluation folders, docs/bimanual-logs.md; `model`
@@ -86,28 +96,45 @@ def import_episodes(
 
         return import_bimanual(db, source, fmt, model=model, pose_order=pose_order)
     if fmt == "mgvqa":
-        located = read_transcripts(source)
-    else:
-        records = read_records(source, validate_episode, (EpisodeFormatError,), "an episode file")
-        located = [(f"{source}:{n}", r) for n, r in enumerate(records, start=1)]
-    format_errors = 0
+        located: Iterable[tuple[str, dict]] = read_transcripts(source)
+    else:  # streamed: each line is read, checked and stored before the next is read
+        if not Path(source).is_file():
+            raise ProjectError(f"{source}: no such file")
+        located = (
+            (f"{source}:{number}", record)
+            for number, record in iter_records(
+                source, validate_episode, (EpisodeFormatError,), "an episode file"
+            )
+        )
+    episodes = format_errors = 0
     with open_project(db) as project, project.write():
         for where, r in located:
-            if project.episodes.find(r["id"]) is not None:
-                raise ProjectError(f"{where}: episode {r['id']} is already in {db}")
-            header = dict(r.get("extra") or {})
-            header.update({k: r[k] for k in LINE_FIELDS if r.get(k) not in (None, "")})
-            header["uid"] = r["id"]
-            images = r.get("images") or {}
-            for mime, data in images.values():
-                project.images.put(data, mime, *image_size(data))
-            for n, step in enumerate(r["steps"]):
-                sha = step.get("image_sha256")
-                if sha and sha not in images and not project.images.has(sha):
-                    raise ProjectError(
-                        f"{where}: step {n} shows image {sha[:12]}, which "
-                        "is neither in the file's images nor in the project"
-                    )
-            project.episodes.add(header, r["steps"], source=str(source))
-            format_errors += sum(1 for s in r["steps"] if s["kind"] == "format_error")
-    return len(located), format_errors
+            format_errors += store_episode_record(project, r, where=where, db=db, source=source)
+            episodes += 1
+    return episodes, format_errors
+
+
+def store_episode_record(
+    project: Project, r: dict, *, where: str, db: object = "the project", source: object = ""
+) -> int:
+    """Store one record `validate_episode` returned, in the caller's transaction (or its
+    own); return how many of its steps are format errors. A problem raises
+    `WHERE: problem`: an id already in the project, a step's image found nowhere."""
+    if project.episodes.find(r["id"]) is not None:
+        raise ProjectError(f"{where}: episode {r['id']} is already in {db}")
+    header = dict(r.get("extra") or {})
+    header.update({k: r[k] for k in LINE_FIELDS if r.get(k) not in (None, "")})
+    header["uid"] = r["id"]
+    images = r.get("images") or {}
+    for sha, (mime, data) in images.items():
+        if not project.images.has(sha):  # shared views: measured and stored once
+            project.images.put(data, mime, *image_size(data))
+    for n, step in enumerate(r["steps"]):
+        sha = step.get("image_sha256")
+        if sha and sha not in images and not project.images.has(sha):
+            raise ProjectError(
+                f"{where}: step {n} shows image {sha[:12]}, which "
+                "is neither in the file's images nor in the project"
+            )
+    project.episodes.add(header, r["steps"], source=str(source))
+    return sum(1 for s in r["steps"] if s["kind"] == "format_error")
