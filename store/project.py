@@ -11,6 +11,7 @@ from pathlib import Path
 
 from store.annotators import AnnotatorRepository, AuditRepository
 from store.connection import ProjectFile
+from store.episode_queries import EpisodeQueryRepository
 from store.episodes import EpisodeRepository, ImageRepository
 from store.hoi import HoiRepository
 from store.jrdb import SequenceRepository
@@ -47,6 +48,7 @@ class Project(ProjectFile):
         self.images = ImageRepository(self)
         self.states = StateRepository(self)
         self.episodes = EpisodeRepository(self, states=self.states)
+        self.episode_queries = EpisodeQueryRepository(self)
         self.sequences = SequenceRepository(self)
         self.hoi = HoiRepository(self)
         self.questions = QuestionRepository(self)

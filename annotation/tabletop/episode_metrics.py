@@ -12,6 +12,7 @@ other row and flagged ``"baseline": true`` so tables can set it apart.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,9 +52,11 @@ def pct(part: int, whole: int) -> float | None:
 
 def is_baseline(episode: Episode) -> bool:
     """True for the image-blind chance baseline (agent or model named "chance")."""
-    return episode.agent.strip().lower() in BASELINE_NAMES or (
-        episode.model.strip().lower() in BASELINE_NAMES
-    )
+    return _baseline(episode.model, episode.agent)
+
+
+def _baseline(model: str, agent: str) -> bool:
+    return agent.strip().lower() in BASELINE_NAMES or model.strip().lower() in BASELINE_NAMES
 
 
 def _ordered(values: Iterable[str], canonical: Sequence[str]) -> list[str]:
@@ -83,30 +86,45 @@ def final_answer(steps: Sequence[Step]) -> Step | None:
     return answers[-1] if answers else None
 
 
+def replay_correct(result: Any) -> bool | None:
+    """An answer step's scored verdict (`result.replay.correct`), or None without one."""
+    if isinstance(result, dict):
+        replay = result.get("replay")
+        if isinstance(replay, dict) and isinstance(replay.get("correct"), bool):
+            return replay["correct"]
+    return None
+
+
 def episode_success(episode: Episode, steps: Sequence[Step]) -> bool:
     """The episode's own verdict; failing that, the scored answer step's; otherwise False."""
     if episode.success is not None:
         return episode.success
     answer = final_answer(steps)
-    if answer is not None and isinstance(answer.result, dict):
-        replay = answer.result.get("replay")
-        if isinstance(replay, dict) and isinstance(replay.get("correct"), bool):
-            return replay["correct"]
-    return False
+    correct = None if answer is None else replay_correct(answer.result)
+    return bool(correct)
 
 
-def _question(episode: Episode) -> dict[str, Any]:
-    q = episode.header.get("question")
-    return q if isinstance(q, dict) else {}
+def question_truth(header: dict[str, Any]) -> Any:
+    """The stored answer of an episode's question (`header.question.answer`, unwrapped from
+    {"answer": ...}), or None."""
+    q = header.get("question") if isinstance(header, dict) else None
+    return unwrap_answer(q.get("answer") if isinstance(q, dict) else None)
+
+
+def unwrap_answer(truth: Any) -> Any:
+    """A question's stored answer: the value, or the "answer" of {"answer": ...}."""
+    return truth.get("answer") if isinstance(truth, dict) else truth
+
+
+def presence_of(truth: Any) -> str | None:
+    """ "present" for a yes, "absent" for a no, else None."""
+    word = str(truth).strip().lower() if truth is not None else ""
+    return {"yes": "present", "no": "absent"}.get(word)
 
 
 def find_presence(episode: Episode) -> str | None:
     """ "present" or "absent" for a Find question whose stored answer is yes or no, else None."""
-    truth = _question(episode).get("answer")
-    if isinstance(truth, dict):
-        truth = truth.get("answer")
-    word = str(truth).strip().lower() if truth is not None else ""
-    return {"yes": "present", "no": "absent"}.get(word)
+    return presence_of(question_truth(episode.header))
 
 
 def as_number(value: Any) -> int | None:
@@ -129,24 +147,28 @@ def as_number(value: Any) -> int | None:
     return int(number) if number.is_integer() else None
 
 
+def compare_count(truth: Any, answered: bool, given: Any) -> str | None:
+    """One of COUNT_OUTCOMES for a Count answer `given` (`answered`: there was an answer
+    step), or None when the truth is not a number."""
+    truth = as_number(truth)
+    if truth is None:
+        return None
+    if not answered:
+        return "unanswered"
+    given = as_number(given)
+    if given is None:
+        return "invalid"
+    return "under" if given < truth else "over" if given > truth else "exact"
+
+
 def count_outcome(episode: Episode, steps: Sequence[Step]) -> str | None:
     """How a Count answer compares with the truth: one of COUNT_OUTCOMES.
 
     None when the question's answer is unknown or not a number, so nothing can be compared.
     """
-    truth = _question(episode).get("answer")
-    if isinstance(truth, dict):
-        truth = truth.get("answer")
-    truth = as_number(truth)
-    if truth is None:
-        return None
     answer = final_answer(steps)
-    if answer is None:
-        return "unanswered"
-    given = as_number(answer.arguments.get("answer"))
-    if given is None:
-        return "invalid"
-    return "under" if given < truth else "over" if given > truth else "exact"
+    given = None if answer is None else answer.arguments.get("answer")
+    return compare_count(question_truth(episode.header), answer is not None, given)
 
 
 @dataclass(frozen=True)
@@ -166,26 +188,68 @@ class Recovery:
 
 def classify_recovery(steps: Sequence[Step]) -> Recovery | None:
     """The recovery after the first failed grasp, or None when no grasp failed."""
-    tools = _tool_steps(steps)
+    return classify_tool_calls([(s.name, s.ok) for s in _tool_steps(steps)])
+
+
+def classify_tool_calls(tools: Sequence[tuple[str, bool | None]]) -> Recovery | None:
+    """`classify_recovery` over an episode's tool calls as (name, ok), in order."""
     failed = next(
-        (i for i, s in enumerate(tools) if s.name == "grasp" and s.ok is False),
-        None,
+        (i for i, (name, ok) in enumerate(tools) if name == "grasp" and ok is False), None
     )
     if failed is None:
         return None
     nxt = next(
-        (j for j in range(failed + 1, len(tools)) if tools[j].name in MANIPULATION_TOOLS),
+        (j for j in range(failed + 1, len(tools)) if tools[j][0] in MANIPULATION_TOOLS),
         None,
     )
     if nxt is None:
         return Recovery("none")
-    if tools[nxt].name == "grasp":
+    if tools[nxt][0] == "grasp":
         return Recovery("grasp")
-    finds = [k for k in range(failed + 1, nxt) if tools[k].name == "find_object"]
+    finds = [k for k in range(failed + 1, nxt) if tools[k][0] == "find_object"]
     if not finds:
         return Recovery("push", "no_seg")
-    scene = any(tools[k].name == "perceive_scene" for k in range(failed + 1, finds[-1]))
+    scene = any(tools[k][0] == "perceive_scene" for k in range(failed + 1, finds[-1]))
     return Recovery("push", "scene_and_seg" if scene else "seg_only")
+
+
+#: the tool calls `classify_tool_calls` looks at (others never change its answer)
+RECOVERY_TOOLS = ("grasp", "push", "find_object", "perceive_scene")
+
+
+@dataclass(frozen=True)
+class EpisodeFacts:
+    """What `n` alike episodes of one (model, agent, mode) add to their row: the per-episode
+    figures `episode_metrics` reads, so that a store can hand them over grouped."""
+
+    model: str
+    agent: str
+    mode: str
+    task: str
+    success: bool
+    calls: int = 0  # grasp + push calls of each episode
+    turns: int = 0  # model replies of each episode
+    presence: str | None = None  # Find: "present", "absent" or None (unknown)
+    count: str | None = None  # Count: one of COUNT_OUTCOMES, None without a numeric truth
+    steps: int = 0  # summed over the n episodes
+    format_error_steps: int = 0  # summed
+    with_format_errors: int = 0  # how many of the n episodes have one
+    n: int = 1
+
+
+def episode_facts(episode: Episode, steps: Sequence[Step]) -> EpisodeFacts:
+    """One episode's facts (n = 1)."""
+    task = episode.task
+    bad = sum(1 for s in steps if s.kind == "format_error")
+    return EpisodeFacts(
+        episode.model, episode.agent, episode.mode, task,
+        success=episode_success(episode, steps),
+        calls=manipulation_calls(steps),
+        turns=model_turns(steps),
+        presence=find_presence(episode) if task == "find" else None,
+        count=count_outcome(episode, steps) if task == "count" else None,
+        steps=len(steps), format_error_steps=bad, with_format_errors=int(bad > 0),
+    )  # fmt: skip
 
 
 @dataclass
@@ -194,48 +258,72 @@ class _Row:
     agent: str
     mode: str
     baseline: bool
-    outcomes: dict[str, list[bool]] = field(default_factory=dict)
-    calls: list[int] = field(default_factory=list)
-    calls_by_task: dict[str, list[int]] = field(default_factory=dict)
-    turns: list[int] = field(default_factory=list)
-    find: dict[str, list[bool]] = field(
-        default_factory=lambda: {"present": [], "absent": [], "unknown": []}
+    outcomes: dict[str, list[int]] = field(default_factory=dict)  # task -> [n, successes]
+    calls: Counter = field(default_factory=Counter)  # calls -> episodes
+    calls_by_task: dict[str, Counter] = field(default_factory=dict)
+    turns: Counter = field(default_factory=Counter)
+    find: dict[str, list[int]] = field(
+        default_factory=lambda: {"present": [0, 0], "absent": [0, 0], "unknown": [0, 0]}
     )
     count: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNT_OUTCOMES, 0))
     count_skipped: int = 0
-    recovery: list[Recovery] = field(default_factory=list)
+    recovery: Counter = field(default_factory=Counter)  # Recovery -> episodes
     steps: int = 0
     format_error_steps: int = 0
 
+    def add(self, f: EpisodeFacts) -> None:
+        wins = f.n if f.success else 0
+        cell = self.outcomes.setdefault(f.task, [0, 0])
+        cell[0] += f.n
+        cell[1] += wins
+        self.calls[f.calls] += f.n
+        self.calls_by_task.setdefault(f.task, Counter())[f.calls] += f.n
+        self.turns[f.turns] += f.n
+        if f.task == "find":
+            cell = self.find[f.presence or "unknown"]
+            cell[0] += f.n
+            cell[1] += wins
+        elif f.task == "count":
+            if f.count is None:
+                self.count_skipped += f.n
+            else:
+                self.count[f.count] += f.n
+        self.steps += f.steps
+        self.format_error_steps += f.format_error_steps
+
     def as_dict(self, tasks: Sequence[str]) -> dict[str, Any]:
-        success = {t: _rate(self.outcomes.get(t, [])) for t in tasks}
+        success = {t: _rate(*self.outcomes.get(t, (0, 0))) for t in tasks}
         average, missing = full_mean({t: v["success_pct"] for t, v in success.items()}, tasks)
         count_n = sum(self.count.values())
-        failed = len(self.recovery)
+        failed = sum(self.recovery.values())
         nxt = {
-            k: sum(1 for r in self.recovery if r.next_manipulation == k) for k in NEXT_MANIPULATIONS
+            k: sum(n for r, n in self.recovery.items() if r.next_manipulation == k)
+            for k in NEXT_MANIPULATIONS
         }
-        reg = {k: sum(1 for r in self.recovery if r.regrounding == k) for k in REGROUNDING}
+        reg = {k: sum(n for r, n in self.recovery.items() if r.regrounding == k)
+               for k in REGROUNDING}  # fmt: skip
         return {
             "model": self.model,
             "agent": self.agent,
             "mode": self.mode,
             "baseline": self.baseline,
-            "n": len(self.calls),
+            "n": sum(self.calls.values()),
             "success": success,
             "average_pct": average,
             "complete": not missing,
             "missing_tasks": missing,
             "manipulation": {
                 **_spread(self.calls, "calls"),
-                "acted_episodes": sum(1 for c in self.calls if c > 0),
-                "by_task": {t: _spread(self.calls_by_task.get(t, []), "calls") for t in tasks},
+                "acted_episodes": sum(n for c, n in self.calls.items() if c > 0),
+                "by_task": {
+                    t: _spread(self.calls_by_task.get(t, Counter()), "calls") for t in tasks
+                },
             },
             "turns": _spread(self.turns, "turns"),
             "find": {
-                "present": _rate(self.find["present"]),
-                "absent": _rate(self.find["absent"]),
-                "unknown": len(self.find["unknown"]),
+                "present": _rate(*self.find["present"]),
+                "absent": _rate(*self.find["absent"]),
+                "unknown": self.find["unknown"][0],
             },
             "count": {
                 "n": count_n,
@@ -255,16 +343,30 @@ class _Row:
         }
 
 
-def _rate(outcomes: list[bool]) -> dict[str, Any]:
-    wins = sum(1 for o in outcomes if o)
-    return {"n": len(outcomes), "successes": wins, "success_pct": pct(wins, len(outcomes))}
+def _rate(n: int, wins: int) -> dict[str, Any]:
+    return {"n": n, "successes": wins, "success_pct": pct(wins, n)}
 
 
-def _spread(values: list[int], what: str) -> dict[str, float | None]:
-    return {
-        f"mean_{what}": statistics.fmean(values) if values else None,
-        f"median_{what}": float(statistics.median(values)) if values else None,
-    }
+def _median(histogram: Counter) -> float:
+    """`statistics.median` of the values a {value: times} histogram stands for."""
+    n = sum(histogram.values())
+    lower, upper = (n - 1) // 2, n // 2  # the middle positions (equal when n is odd)
+    seen, low = 0, None
+    for value in sorted(histogram):
+        seen += histogram[value]
+        if low is None and seen > lower:
+            low = value
+        if seen > upper:
+            return float(value) if low == value else (low + value) / 2
+    raise ValueError("median of nothing")
+
+
+def _spread(histogram: Counter, what: str) -> dict[str, float | None]:
+    n = sum(histogram.values())
+    if not n:
+        return {f"mean_{what}": None, f"median_{what}": None}
+    total = sum(v * k for v, k in histogram.items())
+    return {f"mean_{what}": total / n, f"median_{what}": _median(histogram)}
 
 
 def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[str, Any]:
@@ -311,48 +413,46 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
     An episode's success is its own `success`; when that is null, the scored
     answer step's `result.replay.correct`; otherwise it counts as a failure.
     """
+    facts: list[EpisodeFacts] = []
+    recoveries: Counter = Counter()
+    for episode, steps in episodes:
+        facts.append(episode_facts(episode, steps))
+        recovery = classify_recovery(steps)
+        if recovery is not None:
+            recoveries[(episode.model, episode.agent, episode.mode, recovery)] += 1
+    return summarize_episodes(facts, recoveries)
+
+
+def summarize_episodes(
+    facts: Iterable[EpisodeFacts], recoveries: Iterable[tuple[tuple, int]] | Counter = ()
+) -> dict[str, Any]:
+    """`episode_metrics` from grouped facts, and the recoveries after a failed grasp as
+    {(model, agent, mode, Recovery): episodes} (or such pairs)."""
     rows: dict[tuple[str, str, str], _Row] = {}
     errors: dict[tuple[str, str], dict[str, int]] = {}
     tasks: set[str] = set()
     modes: set[str] = set()
     total = 0
-    for episode, steps in episodes:
-        total += 1
-        key = (episode.model, episode.agent, episode.mode)
+    for f in facts:
+        total += f.n
+        key = (f.model, f.agent, f.mode)
         row = rows.get(key)
         if row is None:
-            row = rows[key] = _Row(*key, baseline=is_baseline(episode))
-        task = episode.task
-        tasks.add(task)
-        modes.add(episode.mode)
-        ok = episode_success(episode, steps)
-        row.outcomes.setdefault(task, []).append(ok)
-        calls = manipulation_calls(steps)
-        row.calls.append(calls)
-        row.calls_by_task.setdefault(task, []).append(calls)
-        row.turns.append(model_turns(steps))
-        if task == "find":
-            row.find[find_presence(episode) or "unknown"].append(ok)
-        elif task == "count":
-            outcome = count_outcome(episode, steps)
-            if outcome is None:
-                row.count_skipped += 1
-            else:
-                row.count[outcome] += 1
-        recovery = classify_recovery(steps)
-        if recovery is not None:
-            row.recovery.append(recovery)
-        bad = sum(1 for s in steps if s.kind == "format_error")
-        row.steps += len(steps)
-        row.format_error_steps += bad
+            row = rows[key] = _Row(*key, baseline=_baseline(f.model, f.agent))
+        tasks.add(f.task)
+        modes.add(f.mode)
+        row.add(f)
         e = errors.setdefault(
-            (episode.model, episode.agent),
+            (f.model, f.agent),
             {"episodes": 0, "steps": 0, "format_error_steps": 0, "episodes_with_format_errors": 0},
         )
-        e["episodes"] += 1
-        e["steps"] += len(steps)
-        e["format_error_steps"] += bad
-        e["episodes_with_format_errors"] += 1 if bad else 0
+        e["episodes"] += f.n
+        e["steps"] += f.steps
+        e["format_error_steps"] += f.format_error_steps
+        e["episodes_with_format_errors"] += f.with_format_errors
+    pairs = recoveries.items() if isinstance(recoveries, Counter) else recoveries
+    for (model, agent, mode, recovery), n in pairs:
+        rows[(model, agent, mode)].recovery[recovery] += n
 
     task_list = _ordered({*tasks, *TASK_ORDER}, TASK_ORDER) if total else []
     mode_list = _ordered(modes, MODE_ORDER)
@@ -425,8 +525,7 @@ def is_bimanual(episode: Episode) -> bool:
 BIMANUAL_SETTINGS = {
     "tasks": "every dual-arm task with episodes in the project",
     "average": f"per model: {AVERAGE_RULE}",
-    "success": "the episode's recorded outcome; an episode without one counts as not "
-    "succeeded",
+    "success": "the episode's recorded outcome; an episode without one counts as not succeeded",
     "replays_in_sim": "re-runs of recorded plans in our simulator are not counted",
 }
 
@@ -463,11 +562,9 @@ def bimanual_metrics(
     annotators counts once. Format-error steps are counted from the steps themselves,
     whether or not anyone labelled them.
     """
-    table: dict[str, dict[str, dict[str, Any]]] = {}
-    tiered: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
-    format_by_model: dict[str, int] = {}
+    facts: list[BimanualFacts] = []
     ids: set[int] = set()
-    total = replays = 0
+    replays = 0
     for episode, steps in episodes:
         if not is_bimanual(episode):
             continue
@@ -475,37 +572,71 @@ def bimanual_metrics(
         if episode.agent == REPLAY_IN_SIM_AGENT:
             replays += 1
             continue
-        total += 1
-        model = episode.model or episode.agent or "unknown"
-        cell = table.setdefault(model, {}).setdefault(
-            episode.task, {"success": 0, "episodes": 0, "rate": None, "unknown": 0}
-        )
-        cell["episodes"] += 1
-        if episode.success is None:
-            cell["unknown"] += 1
-        elif episode.success:
-            cell["success"] += 1
-        cell["rate"] = cell["success"] / cell["episodes"]
-        tier = episode.header.get("tier")
-        by_tier = tiered.setdefault(tier_of(tier), {}).setdefault(model, {})
-        counts = by_tier.setdefault(sim_task(episode.task, tier), {"success": 0, "episodes": 0})
-        counts["episodes"] += 1
-        counts["success"] += bool(episode.success)
-        bad = sum(1 for s in steps if s.kind == "format_error")
-        format_by_model[model] = format_by_model.get(model, 0) + bad
-    errors = {error_key(c, s): 0 for c, s in BIMANUAL_ERROR_KINDS}
-    other: dict[str, int] = {}
+        facts.append(BimanualFacts(
+            model_name(episode.model, episode.agent), episode.task, episode.success,
+            episode.header.get("tier"), sum(1 for s in steps if s.kind == "format_error"),
+        ))  # fmt: skip
+    kinds: Counter = Counter()
     seen: set[tuple] = set()
     for label in labels:
         where = (label.episode_id, label.step_index, label.category, label.subcategory)
         if label.episode_id not in ids or where in seen:
             continue
         seen.add(where)
-        key = error_key(label.category, label.subcategory)
-        if (label.category, label.subcategory) in BIMANUAL_ERROR_KINDS:
-            errors[key] += 1
+        kinds[(label.category, label.subcategory)] += 1
+    return summarize_bimanual(facts, kinds, replays)
+
+
+def model_name(model: str, agent: str) -> str:
+    """Whose episode it is in per-model figures: its model, else its agent."""
+    return model or agent or "unknown"
+
+
+@dataclass(frozen=True)
+class BimanualFacts:
+    """`n` alike dual-arm episodes (not replays in sim) of one model and task."""
+
+    model: str  # `model_name`
+    task: str
+    success: bool | None
+    tier: Any = None  # the header's tier
+    format_error_steps: int = 0  # summed over the n episodes
+    n: int = 1
+
+
+def summarize_bimanual(
+    facts: Iterable[BimanualFacts], label_kinds: Counter | dict, replays: int = 0
+) -> dict[str, Any]:
+    """`bimanual_metrics` from grouped facts and labelled steps per (category, subcategory),
+    each step counted once per kind."""
+    table: dict[str, dict[str, dict[str, Any]]] = {}
+    tiered: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
+    format_by_model: dict[str, int] = {}
+    total = 0
+    for f in facts:
+        total += f.n
+        cell = table.setdefault(f.model, {}).setdefault(
+            f.task, {"success": 0, "episodes": 0, "rate": None, "unknown": 0}
+        )
+        cell["episodes"] += f.n
+        if f.success is None:
+            cell["unknown"] += f.n
+        elif f.success:
+            cell["success"] += f.n
+        cell["rate"] = cell["success"] / cell["episodes"]
+        by_tier = tiered.setdefault(tier_of(f.tier), {}).setdefault(f.model, {})
+        counts = by_tier.setdefault(sim_task(f.task, f.tier), {"success": 0, "episodes": 0})
+        counts["episodes"] += f.n
+        counts["success"] += f.n if f.success else 0
+        format_by_model[f.model] = format_by_model.get(f.model, 0) + f.format_error_steps
+    errors = {error_key(c, s): 0 for c, s in BIMANUAL_ERROR_KINDS}
+    other: dict[str, int] = {}
+    for (category, subcategory), n in sorted(label_kinds.items()):
+        key = error_key(category, subcategory)
+        if (category, subcategory) in BIMANUAL_ERROR_KINDS:
+            errors[key] += n
         else:
-            other[key] = other.get(key, 0) + 1
+            other[key] = other.get(key, 0) + n
     models = sorted(table, key=str.lower)
     tasks = sorted({t for row in table.values() for t in row})
     averages = {}
@@ -526,3 +657,70 @@ def bimanual_metrics(
         "replays_in_sim": replays,
         "paper": paper_tables(tiered, models),
     }
+
+
+# -- per model: episodes, success, requests to the model endpoint and their cost ----------
+#: The choices behind the `per_model` numbers, reported with them.
+PER_MODEL_SETTINGS = {
+    "model": "the episode's model, else its agent",
+    "requests": "steps that record the latency of a model request",
+    "mean_latency_s": "mean over those requests, in seconds",
+    "tokens": "sums of the token usage the endpoint reported (null: none reported); "
+    "mean_tokens_* per episode of the model",
+}
+
+
+@dataclass
+class ModelUsage:
+    """A model's episodes, successes and model requests, summed as episodes are added."""
+
+    episodes: int = 0
+    succeeded: int = 0
+    requests: int = 0
+    latency_s: float = 0.0  # summed over the requests
+    tokens_in: int | None = None  # None: no step reported any
+    tokens_out: int | None = None
+
+    def add(self, episodes: int, succeeded: int, requests: int, latency_s: float | None,
+            tokens_in: int | None, tokens_out: int | None) -> None:  # fmt: skip
+        self.episodes += episodes
+        self.succeeded += succeeded
+        self.requests += requests
+        self.latency_s += latency_s or 0.0
+        if tokens_in is not None:
+            self.tokens_in = (self.tokens_in or 0) + tokens_in
+        if tokens_out is not None:
+            self.tokens_out = (self.tokens_out or 0) + tokens_out
+
+    def add_episode(self, success: bool, steps: Sequence[Step]) -> None:
+        """One episode with its steps."""
+        timed = [s.latency_s for s in steps if s.latency_s is not None]
+        ins = [s.tokens_in for s in steps if s.tokens_in is not None]
+        outs = [s.tokens_out for s in steps if s.tokens_out is not None]
+        self.add(1, int(bool(success)), len(timed), sum(timed),
+                 sum(ins) if ins else None, sum(outs) if outs else None)  # fmt: skip
+
+    def as_dict(self, model: str) -> dict[str, Any]:
+        def per_episode(total: int | None) -> float | None:
+            return None if total is None or not self.episodes else total / self.episodes
+
+        return {
+            "model": model,
+            "episodes": self.episodes,
+            "succeeded": self.succeeded,
+            "success_pct": pct(self.succeeded, self.episodes),
+            "requests": self.requests,
+            "mean_latency_s": self.latency_s / self.requests if self.requests else None,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "mean_tokens_in": per_episode(self.tokens_in),
+            "mean_tokens_out": per_episode(self.tokens_out),
+        }
+
+
+def per_model_rows(usage: dict[str, ModelUsage]) -> list[dict[str, Any]]:
+    """The `per_model` list of `metrics --json` (under `episodes` and `bimanual`), by model
+    name: [{"model", "episodes", "succeeded", "success_pct" (0-100 or null), "requests",
+    "mean_latency_s" (null without requests), "tokens_in", "tokens_out" (sums, null when
+    none was reported), "mean_tokens_in", "mean_tokens_out" (per episode)}]."""
+    return [usage[m].as_dict(m) for m in sorted(usage, key=lambda m: (m.lower(), m))]

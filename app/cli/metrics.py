@@ -169,3 +169,7 @@ def _print_episode_table(e: dict) -> None:
             + " ".join(cell(r["success"][t]["success_pct"], 8) for t in tasks)
             + f" {cell(r['average_pct'], 6)} {cell(r['manipulation']['mean_calls'], 7)}"
         )
+    from app.jobs.metrics import model_lines
+
+    for line in model_lines(e.get("per_model") or []):
+        print(line)

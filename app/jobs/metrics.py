@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
+from itertools import groupby
 from typing import Any
 
 from annotation.averages import average_text
@@ -17,7 +19,20 @@ from annotation.jrdb.reasoning_eval import (
     spearman_table,
     step_curves,
 )
-from annotation.tabletop.episode_metrics import bimanual_metrics, episode_metrics, is_bimanual
+from annotation.tabletop.episode_metrics import (
+    PER_MODEL_SETTINGS,
+    BimanualFacts,
+    EpisodeFacts,
+    ModelUsage,
+    classify_tool_calls,
+    compare_count,
+    model_name,
+    per_model_rows,
+    presence_of,
+    summarize_bimanual,
+    summarize_episodes,
+    unwrap_answer,
+)
 from store import open_for_reading
 
 
@@ -53,24 +68,81 @@ def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def project_episode_metrics(project) -> dict[str, Any]:
-    """The `episodes` metrics of an open project: success, manipulation, recovery, errors.
+    """The `episodes` metrics of an open project: success, manipulation, recovery, errors,
+    and `per_model` (episodes, success, model requests, latency, tokens).
 
     Dual-arm episodes have their own key (`project_bimanual_metrics`) and are left out.
+    Added up in SQL (`project.episode_queries`): the figures of `episode_metrics`, computed
+    from groups of alike episodes and the calls of those with a failed grasp.
     """
-    repo = project.episodes
-    episodes = (repo.get(i) for i in repo.ids())
-    return episode_metrics((e, repo.steps(e.id)) for e in episodes if not is_bimanual(e))
+    queries = project.episode_queries
+    facts, usage = [], {}
+    for g in queries.episode_groups():
+        success = g.own_success if g.own_success is not None else bool(g.answer_correct)
+        truth = unwrap_answer(g.truth)
+        facts.append(EpisodeFacts(
+            g.model, g.agent, g.mode, g.task, success=success, calls=g.calls, turns=g.turns,
+            presence=presence_of(truth) if g.task == "find" else None,
+            count=compare_count(truth, g.answered, g.given) if g.task == "count" else None,
+            steps=g.steps, format_error_steps=g.format_error_steps,
+            with_format_errors=g.with_format_errors, n=g.n,
+        ))  # fmt: skip
+        usage.setdefault(model_name(g.model, g.agent), ModelUsage()).add(
+            g.n, g.n if success else 0, g.requests, g.latency_s, g.tokens_in, g.tokens_out
+        )
+    out = summarize_episodes(facts, _recoveries(queries.recovery_calls()))
+    out["per_model"] = per_model_rows(usage)
+    out["per_model_settings"] = PER_MODEL_SETTINGS
+    return out
+
+
+def _recoveries(calls) -> Counter:
+    """{(model, agent, mode, Recovery): episodes} from the streamed calls of the episodes
+    with a failed grasp (`EpisodeQueryRepository.recovery_calls`)."""
+    out: Counter = Counter()
+    for (_id, model, agent, mode), rows in groupby(calls, key=lambda r: r[:4]):
+        recovery = classify_tool_calls([(r[4], r[5]) for r in rows])
+        if recovery is not None:
+            out[(model, agent, mode, recovery)] += 1
+    return out
 
 
 def project_bimanual_metrics(project) -> dict[str, Any]:
     """The `bimanual` metrics of an open project: success per model and task, error labels
-    per category of the dual-arm paper, format-error steps (docs/bimanual-replay.md)."""
-    repo = project.episodes
-    episodes = [e for e in (repo.get(i) for i in repo.ids()) if is_bimanual(e)]
-    labels = [label for e in episodes for label in repo.labels(e.id)]
-    out = bimanual_metrics(((e, repo.steps(e.id)) for e in episodes), labels)
+    per category of the dual-arm paper, format-error steps (docs/bimanual-replay.md), and
+    `per_model` as in `project_episode_metrics`. Added up in SQL."""
+    queries = project.episode_queries
+    facts, usage = [], {}
+    for g in queries.bimanual_groups():
+        model = model_name(g.model, g.agent)
+        facts.append(BimanualFacts(model, g.task, g.success, g.tier, g.format_error_steps, g.n))
+        usage.setdefault(model, ModelUsage()).add(
+            g.n, g.n if g.success else 0, g.requests, g.latency_s, g.tokens_in, g.tokens_out
+        )
+    out = summarize_bimanual(facts, queries.bimanual_label_kinds(), queries.bimanual_replays())
+    out["per_model"] = per_model_rows(usage)
+    out["per_model_settings"] = PER_MODEL_SETTINGS
     out["spatial"] = project.spatial.summary()  # as app.jobs.spatial.spatial_metrics
     return out
+
+
+def model_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The `per_model` rows as plain-text lines: episodes, success, mean latency, tokens."""
+    if not rows:
+        return []
+    width = max([12] + [len(r["model"]) for r in rows])
+    lines = [f"  {'per model':<{width}} {'episodes':>9} {'success':>14} {'requests':>9} "
+             f"{'latency':>9} {'tokens in':>13} {'tokens out':>13}"]  # fmt: skip
+    for r in rows:
+        rate = "-" if r["success_pct"] is None else f"{r['success_pct']:.1f} %"
+        latency = "-" if r["mean_latency_s"] is None else f"{r['mean_latency_s']:.2f} s"
+        tin, tout = ("-" if t is None else f"{t:,}" for t in (r["tokens_in"], r["tokens_out"]))
+        success = f"{r['succeeded']:,} ({rate})"
+        lines.append(
+            f"  {r['model']:<{width}} {r['episodes']:>9,} {success:>14} "
+            f"{r['requests']:>9,} {latency:>9} {tin:>13} {tout:>13}"
+        )
+    return lines
 
 
 def bimanual_lines(m: dict[str, Any]) -> list[str]:
@@ -114,7 +186,7 @@ def bimanual_lines(m: dict[str, Any]) -> list[str]:
             f"avg {average_text(row['average'], row.get('missing', []))} "
             f"(sigma {spatial['sigma']:g} m)"
         )
-    return lines
+    return lines + model_lines(m.get("per_model") or [])  # last: the lines above keep their place
 
 
 def project_verification_metrics(project) -> dict[str, Any]:

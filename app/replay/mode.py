@@ -22,7 +22,7 @@ from app.session import ProjectSession
 from sim.tabletop.resim import ResimReport
 from store import ProjectError
 from widgets.mode import ModeWindow, mode_toolbar
-from widgets.replay.episode_list import EpisodeListPanel
+from widgets.replay.episode_list import EpisodeListPanel, PagedEpisodeSource
 from widgets.replay.error_labels import ErrorLabelPanel
 from widgets.replay.overlay import MaskImagePanel
 from widgets.replay.render import StepRenderer
@@ -188,9 +188,10 @@ class ReplayMode(QObject):
 
     # -- data -------------------------------------------------------------------------------
     def reload(self) -> None:
-        """Another project: its episodes, nothing open."""
+        """Another project: its episodes (the list read a page at a time), nothing open."""
         project = self.session.project
-        self.state.set_source(project.episodes if project else None, self.session.annotator)
+        source = PagedEpisodeSource(project.episodes, project.episode_queries) if project else None
+        self.state.set_source(source, self.session.annotator)
         self._show_page()
 
     def _data_changed(self) -> None:
@@ -199,7 +200,7 @@ class ReplayMode(QObject):
 
     def _show_page(self) -> None:
         project = self.session.project
-        has = project is not None and bool(project.episodes.ids())
+        has = project is not None and project.episode_queries.any()
         self.pages.setCurrentWidget(self.page if has else self.pages.widget(0))
 
     def _saved(self, text: str) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 from annotation.metric_text import settings_text
 from annotation.tabletop.episode_metrics import BIMANUAL_ERROR_KINDS, error_key
 from widgets.results.bimanual_paper import PaperTablesView
+from widgets.results.models import ModelsTable
 from widgets.results.plots import BarPlot
 from widgets.results.table import (
     average_cell,
@@ -100,7 +101,8 @@ class BimanualResultsView(QWidget):
         self.spatial_slot = QVBoxLayout(self.spatial_box)
         self.spatial_slot.setContentsMargins(0, 0, 0, 0)
         self.spatial_widget: QWidget | None = None
-        self.sections = (success_box, self.paper_tables, errors_box)
+        self.models = ModelsTable()
+        self.sections = (success_box, self.models, self.paper_tables, errors_box)
         self.content = scrolling_page(self, self.summary, (*self.sections, self.spatial_box))
         self.error_counts: dict[str, int] = {}
         self.set_metrics(None)
@@ -141,6 +143,7 @@ class BimanualResultsView(QWidget):
                if replays else ".")
         )  # fmt: skip
         self._fill_success(m)
+        self.models.set_rows(m.get("per_model"))
         self.paper_tables.set_tables(m.get("paper"))
         self._draw_errors(m)
 

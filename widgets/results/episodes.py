@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.metric_text import settings_text
+from widgets.results.models import ModelsTable
 from widgets.results.plots import BarPlot
 from widgets.results.table import (
     average_cell,
@@ -119,7 +120,8 @@ class EpisodeResultsView(QWidget):
         inner.addWidget(self.recovery_table)
         inner.addWidget(self.recovery_note)
 
-        sections = (success_box, plots, recovery_box)
+        self.models = ModelsTable()
+        sections = (success_box, self.models, plots, recovery_box)
         self.content = scrolling_page(self, self.summary, sections)
         self.set_metrics(None)
 
@@ -130,6 +132,7 @@ class EpisodeResultsView(QWidget):
             self.content.hide()
             for table in (self.success_table, self.recovery_table):
                 table.setRowCount(0)
+            self.models.set_rows(None)
             for plot in (self.task_plot, self.calls_plot, self.find_plot, self.count_plot):
                 plot.draw([], [])
             return
@@ -143,6 +146,7 @@ class EpisodeResultsView(QWidget):
             + (" Baseline rows are shaded." if any(r["baseline"] for r in rows) else "")
         )
         self._fill_success(m)
+        self.models.set_rows(m.get("per_model"))
         self._fill_recovery(rows)
         self._draw_plots(m)
 

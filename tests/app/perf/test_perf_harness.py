@@ -24,6 +24,10 @@ RUN_ORDER = [
     "visibility_windowed",
     "generation_overhead",
     "viewport_frame_time",
+    "episode_import_memory",
+    "episode_bytes_shared",
+    "metrics_scaling",
+    "replay_list_open",
     "launch_splash",
     "verify_next_question",
     "questions_count",
@@ -49,6 +53,7 @@ RUN_ORDER = [
     "spatial_grounding",
     "batch_scenes_speedup",
     "batch_ray_overhead",
+    "run_agent_concurrency",
 ]
 
 

@@ -1,0 +1,334 @@
+"""Episodes read in bulk, in SQL: what `metrics` adds up and what the Replay list pages.
+
+`project.episodes` reads and writes one episode at a time; this repository answers the
+questions asked of all of them at once without loading any episode whole. The metrics
+queries GROUP BY what the figures depend on (model, agent, mode, task, success, calls
+per episode, ...), so their rows are few whatever the number of episodes, and the
+figures themselves are computed by the pure functions of
+`annotation.tabletop.episode_metrics` from those groups. Where a figure needs an
+episode's sequence of calls (what it did after a failed grasp), one query streams just
+those calls, never the state snapshots.
+
+JSON fields are read with SQLite's JSON functions; a JSON text SQLite cannot read (a
+NaN written by Python) is handed over raw for Python to read.
+
+The Replay list pages by keyset (`id > after ORDER BY id LIMIT n`), with its filters in
+the WHERE clause and a separate count, so a page costs the same however many episodes
+there are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.models import Episode
+from store.base import Repository, loads
+
+BIMANUAL = "bimanual"
+REPLAY_IN_SIM = "replay-in-sim"
+TURN_KINDS = ("tool", "action", "answer", "format_error")
+MANIPULATION_TOOLS = ("grasp", "push")
+RECOVERY_TOOLS = ("grasp", "push", "find_object", "perceive_scene")
+# An episode "has a failed grasp" when one of its grasp calls did not succeed.
+FAILED_GRASP = (
+    "EXISTS (SELECT 1 FROM steps s WHERE s.episode_id = e.id AND s.name = 'grasp' AND s.ok = 0)"
+)
+LIST_COLUMNS = (
+    "e.id, e.uid, e.benchmark, e.model, e.agent, e.mode, e.task, e.question_id, e.scene_id, "
+    "e.outcome, e.success, e.score, e.header, e.created_at, "
+    "(SELECT count(*) FROM steps s WHERE s.episode_id = e.id), "
+    "(SELECT count(*) FROM steps s WHERE s.episode_id = e.id AND s.name = 'grasp' "
+    "AND s.ok = 0)"
+)
+FACETS = ("model", "task", "mode", "outcome")
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+def json_value(kind: str | None, value: Any) -> Any:
+    """A value read with `json_type` and `json_extract`, as `json.loads` would give it."""
+    if kind in ("object", "array"):
+        return json.loads(value)
+    if kind == "true":
+        return True
+    if kind == "false":
+        return False
+    return None if kind in (None, "null") else value
+
+
+def _json_field(column: str, path: str, when: str = "1") -> str:
+    """`kind, value` of a JSON path of `column`, when `when` holds and the JSON is valid."""
+    guard = f"({when}) AND json_valid({column})"
+    return (
+        f"CASE WHEN {guard} THEN json_type({column}, '{path}') END, "
+        f"CASE WHEN {guard} THEN json_extract({column}, '{path}') END"
+    )
+
+
+def _raw(column: str, when: str = "1") -> str:
+    """The JSON text of `column` when SQLite cannot read it (for Python to)."""
+    return f"CASE WHEN ({when}) AND {column} IS NOT NULL AND NOT json_valid({column}) " \
+        f"THEN {column} END"  # fmt: skip
+
+
+# One row per episode: step counts and usage, from the steps the episode owns.
+_PER_EPISODE = f"""
+SELECT e.id AS id, e.model AS model, e.agent AS agent, e.mode AS mode, e.task AS task,
+       e.success AS own, e.header AS header,
+       count(s.id) AS steps,
+       coalesce(sum(s.kind = 'format_error'), 0) AS bad,
+       coalesce(sum(s.kind = 'tool' AND s.name IN {_in(MANIPULATION_TOOLS)}), 0) AS calls,
+       coalesce(sum(s.kind IN {_in(TURN_KINDS)}), 0) AS turns,
+       max(CASE WHEN s.kind = 'answer' THEN s.step_index END) AS last_answer,
+       count(s.latency_s) AS requests, sum(s.latency_s) AS latency,
+       sum(s.tokens_in) AS tokens_in, sum(s.tokens_out) AS tokens_out
+FROM episodes e LEFT JOIN steps s ON s.episode_id = e.id
+WHERE {{where}}
+GROUP BY e.id
+"""
+
+_FIND_OR_COUNT = "p.task IN ('find', 'count')"
+_EPISODE_GROUPS = f"""
+WITH per AS ({_PER_EPISODE.format(where=f"e.benchmark != '{BIMANUAL}'")})
+SELECT p.model, p.agent, p.mode, p.task, p.own,
+       {_json_field("a.result", "$.replay.correct", "p.own IS NULL")},
+       {_raw("a.result", "p.own IS NULL")},
+       p.calls, p.turns,
+       {_json_field("p.header", "$.question.answer", _FIND_OR_COUNT)},
+       {_raw("p.header", _FIND_OR_COUNT)},
+       a.step_index IS NOT NULL,
+       {_json_field("a.arguments", "$.answer", "p.task = 'count'")},
+       {_raw("a.arguments", "p.task = 'count'")},
+       count(*), sum(p.steps), sum(p.bad), sum(p.bad > 0),
+       sum(p.requests), sum(p.latency), sum(p.tokens_in), sum(p.tokens_out)
+FROM per p LEFT JOIN steps a ON a.episode_id = p.id AND a.step_index = p.last_answer
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+"""
+
+_BIMANUAL_EPISODES = _PER_EPISODE.format(
+    where=f"e.benchmark = '{BIMANUAL}' AND e.agent != '{REPLAY_IN_SIM}'"
+)
+_BIMANUAL_GROUPS = f"""
+WITH per AS ({_BIMANUAL_EPISODES})
+SELECT p.model, p.agent, p.task, p.own,
+       {_json_field("p.header", "$.tier")}, {_raw("p.header")},
+       count(*), sum(p.bad), sum(p.requests), sum(p.latency), sum(p.tokens_in),
+       sum(p.tokens_out)
+FROM per p
+GROUP BY 1, 2, 3, 4, 5, 6, 7
+"""
+
+_RECOVERY_CALLS = f"""
+SELECT s.episode_id, e.model, e.agent, e.mode, s.name, s.ok
+FROM steps s JOIN episodes e ON e.id = s.episode_id
+WHERE e.benchmark != '{BIMANUAL}' AND s.kind = 'tool' AND s.name IN {_in(RECOVERY_TOOLS)}
+  AND s.episode_id IN (SELECT episode_id FROM steps
+                       WHERE kind = 'tool' AND name = 'grasp' AND ok = 0)
+ORDER BY s.episode_id, s.step_index
+"""
+
+
+@dataclass(frozen=True)
+class EpisodeGroup:
+    """Alike MG-VQA episodes (`n` of them) with what their figures depend on; JSON fields
+    already read (`answer_correct`, `truth`, `given`: None when absent)."""
+
+    model: str
+    agent: str
+    mode: str
+    task: str
+    own_success: bool | None  # the episode's recorded success
+    answer_correct: bool | None  # the last answer step's result.replay.correct, if a bool
+    calls: int
+    turns: int
+    truth: Any  # header.question.answer (Find and Count episodes)
+    answered: bool  # there is an answer step
+    given: Any  # the last answer's arguments.answer (Count episodes)
+    n: int
+    steps: int
+    format_error_steps: int
+    with_format_errors: int
+    requests: int
+    latency_s: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+
+
+@dataclass(frozen=True)
+class BimanualGroup:
+    """Alike dual-arm episodes (not replays in sim)."""
+
+    model: str
+    agent: str
+    task: str
+    success: bool | None
+    tier: Any
+    n: int
+    format_error_steps: int
+    requests: int
+    latency_s: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+
+
+def _truthy(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _read(kind: str | None, value: Any, raw: str | None, path: tuple[str, ...]) -> Any:
+    """A JSON field read in SQL, or (`raw`: SQLite could not read the text) in Python."""
+    if raw is None:
+        return json_value(kind, value)
+    node: Any = json.loads(raw)
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _episode(r: tuple) -> Episode:
+    return Episode(
+        id=r[0], uid=r[1], benchmark=r[2], model=r[3], agent=r[4], mode=r[5], task=r[6],
+        question_id=r[7], scene_id=r[8], outcome=r[9], success=_truthy(r[10]), score=r[11],
+        header=loads(r[12], {}), created_at=r[13], step_count=r[14],
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EpisodePage:
+    """One page of the Replay list: episodes and their failed grasp counts."""
+
+    episodes: list[Episode]
+    failed_grasps: dict[int, int]  # episode id -> failed grasp calls (0 left out)
+
+
+class EpisodeQueryRepository(Repository):
+    # -- metrics ----------------------------------------------------------------------------
+    def episode_groups(self) -> Iterator[EpisodeGroup]:
+        """The MG-VQA (every benchmark but the dual-arm one) episodes, grouped."""
+        for r in self.db.execute(_EPISODE_GROUPS):
+            yield EpisodeGroup(
+                model=r[0], agent=r[1], mode=r[2], task=r[3], own_success=_truthy(r[4]),
+                answer_correct=_bool(_read(r[5], r[6], r[7], ("replay", "correct"))),
+                calls=r[8], turns=r[9],
+                truth=_read(r[10], r[11], r[12], ("question", "answer")),
+                answered=bool(r[13]),
+                given=_read(r[14], r[15], r[16], ("answer",)),
+                n=r[17], steps=r[18], format_error_steps=r[19], with_format_errors=r[20],
+                requests=r[21], latency_s=r[22], tokens_in=r[23], tokens_out=r[24],
+            )  # fmt: skip
+
+    def recovery_calls(self) -> Iterator[tuple[int, str, str, str, str, bool | None]]:
+        """(episode id, model, agent, mode, tool name, ok) of the grasp, push, find_object
+        and perceive_scene calls of the MG-VQA episodes with a failed grasp, in order,
+        streamed."""
+        for r in self.db.execute(_RECOVERY_CALLS):
+            yield r[0], r[1], r[2], r[3], r[4], _truthy(r[5])
+
+    def bimanual_groups(self) -> Iterator[BimanualGroup]:
+        """The dual-arm episodes but replays in sim, grouped."""
+        for r in self.db.execute(_BIMANUAL_GROUPS):
+            yield BimanualGroup(
+                model=r[0], agent=r[1], task=r[2], success=_truthy(r[3]),
+                tier=_read(r[4], r[5], r[6], ("tier",)), n=r[7], format_error_steps=r[8],
+                requests=r[9], latency_s=r[10], tokens_in=r[11], tokens_out=r[12],
+            )  # fmt: skip
+
+    def bimanual_replays(self) -> int:
+        """Dual-arm replays in our simulator (agent "replay-in-sim")."""
+        return self.db.execute(
+            "SELECT count(*) FROM episodes WHERE benchmark = ? AND agent = ?",
+            [BIMANUAL, REPLAY_IN_SIM],
+        ).fetchone()[0]
+
+    def bimanual_label_kinds(self) -> dict[tuple[str, str], int]:
+        """(category, subcategory) -> labelled places (episode and step) on dual-arm
+        episodes: a place labelled with one kind by two annotators counts once."""
+        rows = self.db.execute(
+            "SELECT category, subcategory, count(*) FROM (SELECT DISTINCT l.episode_id, "
+            "l.step_index, l.category, l.subcategory FROM error_labels l JOIN episodes e "
+            "ON e.id = l.episode_id WHERE e.benchmark = ?) GROUP BY 1, 2",
+            [BIMANUAL],
+        )
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    # -- the Replay list ---------------------------------------------------------------------
+    def _where(self, filters: dict[str, Any]) -> tuple[list[str], list[Any]]:
+        where, params = [], []
+        for column in ("model", "task", "mode", "outcome"):
+            value = filters.get(column)
+            if value is not None:
+                where.append(f"e.{column} = ?")
+                params.append(value)
+        success = filters.get("success")
+        if success is not None:
+            where.append("e.success = ?")
+            params.append(int(success))
+        failed = filters.get("failed_grasp")
+        if failed is not None:
+            where.append(FAILED_GRASP if failed else f"NOT {FAILED_GRASP}")
+        return where, params
+
+    def page(self, *, after: int = 0, limit: int = 200, **filters: Any) -> EpisodePage:
+        """Up to `limit` episodes with an id above `after` that match the filters (the
+        keyword arguments of `EpisodeRepository.list`; None: any), by id."""
+        where, params = self._where(filters)
+        sql = f"SELECT {LIST_COLUMNS} FROM episodes e WHERE " + " AND ".join(["e.id > ?", *where])
+        rows = self.db.execute(sql + " ORDER BY e.id LIMIT ?", [after, *params, limit])
+        episodes, failed = [], {}
+        for r in rows:
+            episodes.append(_episode(r))
+            if r[15]:
+                failed[r[0]] = r[15]
+        return EpisodePage(episodes, failed)
+
+    def count(self, **filters: Any) -> int:
+        """How many episodes match the filters (as `page`)."""
+        where, params = self._where(filters)
+        sql = "SELECT count(*) FROM episodes e" + (" WHERE " + " AND ".join(where) if where else "")
+        return self.db.execute(sql, params).fetchone()[0]
+
+    def rank(self, episode_id: int, **filters: Any) -> int | None:
+        """How many matching episodes come before `episode_id`, or None when it does not
+        match (for showing an episode deep in the list)."""
+        where, params = self._where(filters)
+        match = self.db.execute(
+            "SELECT 1 FROM episodes e WHERE " + " AND ".join(["e.id = ?", *where]),
+            [episode_id, *params],
+        ).fetchone()
+        if match is None:
+            return None
+        sql = "SELECT count(*) FROM episodes e WHERE " + " AND ".join(["e.id < ?", *where])
+        return self.db.execute(sql, [episode_id, *params]).fetchone()[0]
+
+    def facets(self) -> dict[str, list[str]]:
+        """The distinct models, tasks, modes and outcomes stored (the filters' choices), as
+        `EpisodeRepository.facets`: models, tasks and modes from the index on them."""
+        seen: dict[str, set[str]] = {column: set() for column in FACETS}
+        combos = self.db.execute("SELECT model, task, mode FROM episodes GROUP BY 1, 2, 3")
+        outcomes = self.db.execute("SELECT DISTINCT outcome FROM episodes")
+        for row in [*combos, *((None, None, None, o) for (o,) in outcomes)]:
+            for column, value in zip(FACETS, row, strict=False):
+                if value:
+                    seen[column].add(value)
+        return {c: sorted(v, key=lambda x: (_ascii_lower(x), x)) for c, v in seen.items()}
+
+    def any(self) -> bool:
+        """True when the project holds at least one episode."""
+        return self.db.execute("SELECT 1 FROM episodes LIMIT 1").fetchone() is not None
+
+
+def _ascii_lower(text: str) -> str:
+    """SQLite's NOCASE folding: ASCII letters only."""
+    return text.translate(_NOCASE)
+
+
+_NOCASE = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

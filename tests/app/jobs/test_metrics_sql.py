@@ -1,0 +1,212 @@
+"""`metrics` adds episodes up in SQL (`project.episode_queries`): on a mixed project of
+stored episodes (every success fallback, Find and Count truths of every shape, recoveries,
+format errors, dual-arm tiers, replays in sim, labels, and NaN in JSON that SQLite cannot
+read) it gives what loading every episode into Python gave, plus the per-model section."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from annotation.tabletop.episode_metrics import bimanual_metrics, episode_metrics, is_bimanual
+from app.cli import main
+from app.jobs.metrics import project_bimanual_metrics, project_episode_metrics
+from store import open_project
+
+CALLS = ("perceive_scene", "find_object", "grasp", "push", "observe_scene")
+TRUTHS = ("yes", "no", "Yes ", {"answer": "no"}, 3, "4", 2.0, "two", None, True, [1])
+GIVEN = ("3", 4, "4.0", 2.5, "many", None, True)
+
+
+def _tool(rng, name, usage=True):
+    ok = rng.choice((True, False, None)) if name in ("grasp", "push") else True
+    step = {"kind": "tool", "name": name, "arguments": {}, "result": {"ok": ok}, "ok": ok}
+    if usage and rng.random() < 0.8:
+        step.update(latency_s=rng.uniform(0.1, 3), tokens_in=rng.randint(10, 900))
+        if rng.random() < 0.7:
+            step["tokens_out"] = rng.randint(1, 90)
+    return step
+
+
+def _mgvqa(rng, i):
+    model = rng.choice(("vlm-a", "vlm-b", "", "chance"))
+    agent = "chance" if model == "chance" else rng.choice(("openai", "search"))
+    task = rng.choice(("count", "find", "beneath", "compare", "vg"))
+    header = {"benchmark": rng.choice(("mgvqa", "jrdb")), "model": model, "agent": agent,
+              "mode": rng.choice(("direct", "perception", "manipulation", "")), "task": task,
+              "success": rng.choice((True, False, None, None))}  # fmt: skip
+    if rng.random() < 0.85:
+        header["question"] = {"text": "q", "answer": rng.choice(TRUTHS)}
+    elif rng.random() < 0.5:
+        header["question"] = "not a dict"
+    if i % 23 == 0:
+        header["score"] = math.nan  # JSON SQLite cannot read
+    steps = [{"kind": "observation", "name": "observe", "ok": True}]
+    for _ in range(rng.randint(0, 7)):
+        if rng.random() < 0.1:
+            steps.append({"kind": "format_error", "raw_output": "??", "ok": False})
+        else:
+            steps.append(_tool(rng, rng.choice(CALLS), usage=model != "chance"))
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        result = rng.choice(({"replay": {"correct": True}}, {"replay": {"correct": False}},
+                             {"replay": {"correct": 1}}, {"replay": "x"}, None, ["x"],
+                             {"replay": {"correct": True, "score": math.nan}}))  # fmt: skip
+        steps.append({"kind": "answer", "name": "answer_question", "ok": True,
+                      "arguments": {"answer": rng.choice(GIVEN)}, "result": result,
+                      "latency_s": 0.5, "tokens_in": 100, "tokens_out": 5})  # fmt: skip
+    return header, steps
+
+
+def _bimanual(rng):
+    header = {"benchmark": "bimanual", "model": rng.choice(("gpt-5", "qwen", "")),
+              "agent": rng.choice(("openai", "reference", "replay-in-sim")),
+              "task": rng.choice(("handover_block", "place_bread_skillet", "stack_blocks_two")),
+              "success": rng.choice((True, False, None)),
+              "tier": rng.choice(("primitive", "row16", "low_level", None, 7))}  # fmt: skip
+    if rng.random() < 0.2:
+        del header["tier"]
+    steps = []
+    for k in range(rng.randint(0, 4)):
+        kind = "format_error" if rng.random() < 0.2 else "action"
+        step = {"kind": kind, "name": f"a{k}", "ok": kind == "action"}
+        if rng.random() < 0.7:
+            step.update(latency_s=rng.uniform(1, 9), tokens_in=1000, tokens_out=rng.randint(5, 50))
+        steps.append(step)
+    return header, steps
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mixed") / "mixed.reasonscope"
+    rng = random.Random(7)
+    with open_project(path, create=True) as project:
+        with project.write():
+            for i in range(260):
+                project.episodes.add(*(_bimanual(rng) if i % 4 == 3 else _mgvqa(rng, i)))
+        ada, ben = project.annotators.sign_in("Ada"), project.annotators.sign_in("Ben")
+        dual = [e for e in project.episodes.list() if is_bimanual(e) and e.step_count]
+        for e in dual[:12]:
+            for who in (ada, ben):  # the same kind on a step by two annotators counts once
+                project.episodes.add_label(e.id, 0, "perceptual_reasoning", "state_estimation",
+                                           "", who)  # fmt: skip
+            project.episodes.add_label(e.id, None, "format", "", "", ada)
+            project.episodes.add_label(e.id, 0, "evidence_gathering", "premature_answer", "", ben)
+    return path
+
+
+def _reference(project):
+    """The metrics as computed before: every episode and its steps loaded into Python."""
+    repo = project.episodes
+    pairs = [(e, repo.steps(e.id)) for e in (repo.get(i) for i in repo.ids())]
+    labels = [label for e, _ in pairs if is_bimanual(e) for label in repo.labels(e.id)]
+    plain = episode_metrics((e, s) for e, s in pairs if not is_bimanual(e))
+    dual = bimanual_metrics([(e, s) for e, s in pairs if is_bimanual(e)], labels)
+    return plain, dual, pairs
+
+
+def _without_per_model(metrics):
+    return {k: v for k, v in metrics.items() if k not in ("per_model", "per_model_settings")}
+
+
+def _as_json(value):
+    return json.loads(json.dumps(value))
+
+
+def test_sql_metrics_equal_the_python_computation(db):
+    with open_project(db) as project:
+        plain, dual, _ = _reference(project)
+        sql_plain = project_episode_metrics(project)
+        sql_dual = project_bimanual_metrics(project)
+    assert plain["n"] > 150 and dual["episodes"] > 20 and dual["replays_in_sim"] > 0
+    assert sum(r["recovery"]["failed_grasp_episodes"] for r in plain["rows"]) > 10
+    assert sum(r["count"]["n"] for r in plain["rows"]) > 5
+    assert sum(dual["errors"].values()) and dual["other_errors"]
+    assert _as_json(_without_per_model(sql_plain)) == _as_json(plain)
+    sql_dual = {k: v for k, v in sql_dual.items() if k != "spatial"}
+    assert _as_json(_without_per_model(sql_dual)) == _as_json(dual)
+
+
+def _expected_per_model(pairs, success):
+    """Per model, straight from the stored steps."""
+    out = {}
+    for e, steps in pairs:
+        row = out.setdefault(e.model or e.agent or "unknown", {
+            "episodes": 0, "succeeded": 0, "latency": [], "tokens_in": [], "tokens_out": []})  # fmt: skip
+        row["episodes"] += 1
+        row["succeeded"] += bool(success(e, steps))
+        row["latency"] += [s.latency_s for s in steps if s.latency_s is not None]
+        row["tokens_in"] += [s.tokens_in for s in steps if s.tokens_in is not None]
+        row["tokens_out"] += [s.tokens_out for s in steps if s.tokens_out is not None]
+    return out
+
+
+def _check_per_model(rows, expected):
+    assert [r["model"] for r in rows] == sorted(expected, key=str.lower)
+    for r in rows:
+        x = expected[r["model"]]
+        assert (r["episodes"], r["succeeded"], r["requests"]) == (
+            x["episodes"], x["succeeded"], len(x["latency"]))  # fmt: skip
+        assert r["success_pct"] == pytest.approx(100 * x["succeeded"] / x["episodes"])
+        if x["latency"]:
+            assert r["mean_latency_s"] == pytest.approx(sum(x["latency"]) / len(x["latency"]))
+        else:
+            assert r["mean_latency_s"] is None
+        for key in ("tokens_in", "tokens_out"):
+            total = sum(x[key]) if x[key] else None
+            assert r[key] == total
+            mean = r[f"mean_{key}"]
+            assert mean == (None if total is None else pytest.approx(total / x["episodes"]))
+
+
+def test_per_model_episodes_success_latency_and_tokens(db):
+    from annotation.tabletop.episode_metrics import episode_success
+
+    with open_project(db) as project:
+        _, _, pairs = _reference(project)
+        plain = project_episode_metrics(project)
+        dual = project_bimanual_metrics(project)
+    mgvqa = [(e, s) for e, s in pairs if not is_bimanual(e)]
+    _check_per_model(plain["per_model"], _expected_per_model(mgvqa, episode_success))
+    own = [(e, s) for e, s in pairs if is_bimanual(e) and e.agent != "replay-in-sim"]
+    _check_per_model(dual["per_model"], _expected_per_model(own, lambda e, _s: e.success))
+    chance = next(r for r in plain["per_model"] if r["model"] == "chance")
+    assert chance["requests"] > 0 or chance["mean_latency_s"] is None
+    assert plain["per_model_settings"]["requests"].startswith("steps that record")
+
+
+def test_metrics_json_and_text_report_per_model(tmp_path, capsys):
+    path = tmp_path / "two.reasonscope"
+    with open_project(path, create=True) as project:
+        for model, ok, usage in (("vlm-a", True, (1.5, 100, 10)), ("vlm-a", False, (2.5, 300, 30)),
+                                 ("vlm-b", True, None)):  # fmt: skip
+            step = {"kind": "answer", "name": "answer_question", "arguments": {"answer": "1"}}
+            if usage:
+                step.update(latency_s=usage[0], tokens_in=usage[1], tokens_out=usage[2])
+            project.episodes.add({"benchmark": "mgvqa", "model": model, "agent": "openai",
+                                  "task": "count", "mode": "direct", "success": ok}, [step])  # fmt: skip
+        project.episodes.add({"benchmark": "bimanual", "model": "gpt-5", "task": "handover_block",
+                              "success": True}, [{"kind": "action", "latency_s": 4.0,
+                                                  "tokens_in": 2000, "tokens_out": 40}])  # fmt: skip
+    assert main(["metrics", "--json", "--db", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["episodes"]["per_model"] == [
+        {"model": "vlm-a", "episodes": 2, "succeeded": 1, "success_pct": 50.0, "requests": 2,
+         "mean_latency_s": 2.0, "tokens_in": 400, "tokens_out": 40, "mean_tokens_in": 200.0,
+         "mean_tokens_out": 20.0},
+        {"model": "vlm-b", "episodes": 1, "succeeded": 1, "success_pct": 100.0, "requests": 0,
+         "mean_latency_s": None, "tokens_in": None, "tokens_out": None, "mean_tokens_in": None,
+         "mean_tokens_out": None},
+    ]  # fmt: skip
+    assert out["bimanual"]["per_model"][0] == {
+        "model": "gpt-5", "episodes": 1, "succeeded": 1, "success_pct": 100.0, "requests": 1,
+        "mean_latency_s": 4.0, "tokens_in": 2000, "tokens_out": 40, "mean_tokens_in": 2000.0,
+        "mean_tokens_out": 40.0}  # fmt: skip
+    assert main(["metrics", "--db", str(path)]) == 0
+    text = capsys.readouterr().out
+    lines = [line.split() for line in text.splitlines()]
+    assert ["vlm-a", "2", "1", "(50.0", "%)", "2", "2.00", "s", "400", "40"] in lines
+    assert ["vlm-b", "1", "1", "(100.0", "%)", "0", "-", "-", "-"] in lines
+    assert ["gpt-5", "1", "1", "(100.0", "%)", "1", "4.00", "s", "2,000", "40"] in lines

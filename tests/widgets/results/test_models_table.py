@@ -1,0 +1,56 @@
+"""The Models table on the Results pages shows, per model, the episodes, the successes and
+what its model requests took, from stored episodes whose steps carry latency and tokens."""
+
+from __future__ import annotations
+
+from app.jobs.metrics import project_bimanual_metrics, project_episode_metrics
+from store import open_project
+from widgets.results.bimanual import BimanualResultsView
+from widgets.results.episodes import EpisodeResultsView
+from widgets.results.models import MODEL_COLUMNS
+
+
+def _answer(latency, tokens_in, tokens_out):
+    return {"kind": "answer", "name": "answer_question", "arguments": {"answer": "1"},
+            "latency_s": latency, "tokens_in": tokens_in, "tokens_out": tokens_out}  # fmt: skip
+
+
+def _metrics(tmp_path):
+    with open_project(tmp_path / "models.reasonscope", create=True) as project:
+        for model, ok, step in (("vlm-a", True, _answer(1.0, 1200, 30)),
+                                ("vlm-a", False, _answer(2.0, 800, 10)),
+                                ("vlm-b", True, {"kind": "answer", "name": "answer_question"})):  # fmt: skip
+            project.episodes.add({"benchmark": "mgvqa", "model": model, "agent": "openai",
+                                  "task": "count", "mode": "direct", "success": ok}, [step])  # fmt: skip
+        for ok in (True, False, False, True):
+            project.episodes.add({"benchmark": "bimanual", "model": "gpt-5",
+                                  "task": "handover_block", "success": ok},
+                                 [{"kind": "action", "latency_s": 5.0, "tokens_in": 2500,
+                                   "tokens_out": 60}])  # fmt: skip
+        return project_episode_metrics(project), project_bimanual_metrics(project)
+
+
+def test_models_table_on_the_episodes_and_bimanual_pages(qtbot, tmp_path):
+    episodes, bimanual = _metrics(tmp_path)
+    view = EpisodeResultsView()
+    qtbot.addWidget(view)
+    view.set_metrics(episodes)
+    table = view.models.table
+    assert [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())] == list(
+        MODEL_COLUMNS
+    )
+    assert view.models.cell_texts() == [
+        ["vlm-a", "2", "50.0 % (1)", "1.50 s", "2,000 (1,000 / ep.)", "40 (20 / ep.)"],
+        ["vlm-b", "1", "100.0 % (1)", "–", "–", "–"],
+    ]
+    assert table.item(0, 3).toolTip() == "over 2 model requests"
+    assert not view.models.isHidden()
+
+    dual = BimanualResultsView()
+    qtbot.addWidget(dual)
+    dual.set_metrics(bimanual)
+    assert dual.models.cell_texts() == [
+        ["gpt-5", "4", "50.0 % (2)", "5.00 s", "10,000 (2,500 / ep.)", "240 (60 / ep.)"]
+    ]
+    view.set_metrics(None)
+    assert view.models.table.rowCount() == 0 and view.models.isHidden()

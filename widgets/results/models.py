@@ -1,0 +1,74 @@
+"""The Models table of the Results pages: per model, its episodes, how many succeeded, and
+what its requests to the model endpoint took (mean latency, tokens in and out).
+
+Shows the `per_model` list of `reasonscope metrics --json` (under `episodes` and
+`bimanual`); it never reads the project itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout
+
+from widgets.results.table import fit_table_height, results_table, table_cell
+
+MODEL_COLUMNS = ("Model", "Episodes", "Success", "Mean latency", "Tokens in", "Tokens out")
+NOTE = (
+    "Success: episodes that succeeded (%). Mean latency: per model request, over the steps "
+    "that recorded one. Tokens: totals the endpoint reported, with the mean per episode; "
+    "– where nothing was reported."
+)
+
+
+def tokens_text(total: int | None, mean: float | None) -> tuple[str, str]:
+    """A tokens cell ("12,345 (1,234 / ep.)") and its tooltip."""
+    if total is None:
+        return "–", "no token usage reported"
+    return f"{total:,} ({mean:,.0f} / ep.)", f"{total:,} tokens in all, {mean:,.1f} per episode"
+
+
+class ModelsTable(QGroupBox):
+    """A group box with the per-model table; `set_rows(None or [])` empties it."""
+
+    def __init__(self, title: str = "Models: episodes, success, latency and tokens") -> None:
+        super().__init__(title)
+        self.table = results_table(MODEL_COLUMNS)
+        self.table.setObjectName("results_models")
+        self.note = QLabel(NOTE, wordWrap=True)
+        inner = QVBoxLayout(self)
+        inner.addWidget(self.table)
+        inner.addWidget(self.note)
+
+    def set_rows(self, rows: list[dict[str, Any]] | None) -> None:
+        rows = rows or []
+        table = self.table
+        table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            rate = row["success_pct"]
+            latency = row["mean_latency_s"]
+            tin = tokens_text(row["tokens_in"], row["mean_tokens_in"])
+            tout = tokens_text(row["tokens_out"], row["mean_tokens_out"])
+            cells = [
+                table_cell(row["model"], right=False),
+                table_cell(f"{row['episodes']:,}"),
+                table_cell(
+                    "–" if rate is None else f"{rate:.1f} % ({row['succeeded']:,})",
+                    tip=f"{row['succeeded']:,} of {row['episodes']:,} episodes succeeded",
+                ),
+                table_cell(
+                    "–" if latency is None else f"{latency:.2f} s",
+                    tip=f"over {row['requests']:,} model requests",
+                ),
+                table_cell(tin[0], tip=tin[1]),
+                table_cell(tout[0], tip=tout[1]),
+            ]
+            for c, item in enumerate(cells):
+                table.setItem(r, c, item)
+        fit_table_height(table)
+        self.setVisible(bool(rows))
+
+    def cell_texts(self) -> list[list[str]]:
+        """What the table shows, row by row (for tests)."""
+        t = self.table
+        return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
