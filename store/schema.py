@@ -594,7 +594,10 @@ ALTER TABLE steps ADD COLUMN state_sha256 TEXT REFERENCES states(sha256);
 ALTER TABLE steps ADD COLUMN latency_s REAL;
 ALTER TABLE steps ADD COLUMN tokens_in INTEGER;
 ALTER TABLE steps ADD COLUMN tokens_out INTEGER;
-CREATE INDEX episodes_benchmark_model ON episodes(benchmark, model)
+CREATE INDEX episodes_benchmark_model ON episodes(benchmark, model);
+-- Covers what metrics count per episode, so they never read the steps' wide rows.
+CREATE INDEX steps_facts ON steps(episode_id, kind, name, ok, step_index, latency_s,
+                                  tokens_in, tokens_out)
 """
 
 
