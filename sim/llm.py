@@ -1,22 +1,30 @@
 """A client for OpenAI-compatible chat-completions APIs, shared by every agent.
 
 Standard library HTTP (urllib) and Pillow for PNG encoding; no SDK. `OpenAIConfig`
-says where the model lives; `chat_completion` sends one request and retries
-transient failures; a failure that survives the retries raises `ModelError`, for
-the caller to record. The rest builds and reads message parts: images as PNG
-data URLs, message content as text.
+says where the model lives; `chat_completion` sends one request, retries transient
+failures as a `RetryPolicy` says (exponential backoff, `Retry-After` honoured) and
+returns a `Completion`: the message, the request's latency and the tokens the endpoint
+reported. A failure that survives the retries raises `ModelError`, for the caller to
+record. `EndpointStats` counts what a run asked of an endpoint, from any thread. The
+rest builds and reads message parts: images as PNG data URLs, message content as text.
 """
 
 from __future__ import annotations
 
 import base64
+import datetime
+import email.utils
 import http.client
 import io
 import json
+import math
 import os
+import random
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,17 +52,28 @@ class OpenAIConfig:
     timeout: float = 120
     max_tokens: int | None = None
     temperature: float | None = 0
+    name: str = ""  # what episodes record as the model (default: `model`)
+
+    @property
+    def label(self) -> str:
+        """The model's name as runs record and report it."""
+        return self.name or self.model
 
     @classmethod
     def load(
-        cls, config_path: str | Path | None = None, env: Mapping[str, str] = os.environ
+        cls,
+        config_path: str | Path | None = None,
+        env: Mapping[str, str] = os.environ,
+        *,
+        model: str | None = None,
     ) -> OpenAIConfig:
         """Settings from environment variables first, then a JSON file, then defaults.
 
         Variables: REASONSCOPE_OPENAI_BASE_URL (or OPENAI_BASE_URL), REASONSCOPE_OPENAI_MODEL,
         REASONSCOPE_OPENAI_API_KEY (or OPENAI_API_KEY). The file (``config_path``, else
         REASONSCOPE_OPENAI_CONFIG) may hold base_url, model, api_key, timeout, max_tokens
-        and temperature. A key is required only for the default OpenAI endpoint.
+        and temperature. A key is required only for the default OpenAI endpoint. `model`,
+        when given, names the model instead of the variable and the file.
         """
         path = config_path or env.get("REASONSCOPE_OPENAI_CONFIG") or None
         file: dict[str, Any] = _read_config_file(Path(path)) if path else {}
@@ -69,7 +88,7 @@ class OpenAIConfig:
 
         base_url = pick(("REASONSCOPE_OPENAI_BASE_URL", "OPENAI_BASE_URL"), "base_url")
         base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        model = pick(("REASONSCOPE_OPENAI_MODEL",), "model")
+        model = (model or "").strip() or pick(("REASONSCOPE_OPENAI_MODEL",), "model")
         api_key = pick(("REASONSCOPE_OPENAI_API_KEY", "OPENAI_API_KEY"), "api_key")
         if not model:
             raise ValueError(f"no model: set REASONSCOPE_OPENAI_MODEL {where.format(key='model')}")
@@ -104,21 +123,164 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
+# -- retries and what a run made of them ------------------------------------------------------
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How transient failures are retried: up to `retries` more tries, waiting `base`
+    seconds before the first, doubling (`factor`) up to `cap`, plus up to `jitter` of that
+    at random. A `Retry-After` header (seconds or an HTTP date) on a 429 or 5xx reply is
+    waited for at least, up to `max_wait` seconds. `sleep` is how a wait is spent (tests
+    pass a recorder)."""
+
+    retries: int = 4
+    base: float = 1.0
+    factor: float = 2.0
+    cap: float = 30.0
+    max_wait: float = 60.0
+    jitter: float = 0.1
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
+
+    def wait(self, retry: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number `retry` (0 for the first)."""
+        delay = min(self.cap, self.base * self.factor**retry)
+        delay *= 1 + self.jitter * random.random()
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return max(0.0, min(delay, self.max_wait))
+
+
+DEFAULT_RETRY = RetryPolicy()
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A `Retry-After` header's wait in seconds (a number, or an HTTP date), or None."""
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+class EndpointStats:
+    """What one endpoint (model) was asked and how it went, safe to share between threads:
+    HTTP requests sent, retries (and why: "429", "503", "timeout", "connection", "bad
+    response"), completions that failed after every retry, answered completions with their
+    latency, and the tokens the endpoint reported. `as_dict` / `add` carry it as plain data
+    (from a batch worker back to the run)."""
+
+    FIELDS = ("requests", "retries", "failed_requests", "answered", "latency_s",
+              "tokens_in", "tokens_out")  # fmt: skip
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests = self.retries = self.failed_requests = self.answered = 0
+        self.latency_s = 0.0  # summed over answered completions
+        self.tokens_in = self.tokens_out = 0
+        self.retry_reasons: Counter[str] = Counter()
+
+    def attempt(self) -> None:
+        with self._lock:
+            self.requests += 1
+
+    def retry(self, reason: str) -> None:
+        with self._lock:
+            self.retries += 1
+            self.retry_reasons[reason] += 1
+
+    def answer(self, latency_s: float, tokens_in: int | None, tokens_out: int | None) -> None:
+        with self._lock:
+            self.answered += 1
+            self.latency_s += latency_s
+            self.tokens_in += tokens_in or 0
+            self.tokens_out += tokens_out or 0
+
+    def failure(self) -> None:
+        with self._lock:
+            self.failed_requests += 1
+
+    @property
+    def mean_latency_s(self) -> float | None:
+        return self.latency_s / self.answered if self.answered else None
+
+    def as_dict(self) -> dict[str, Any]:
+        with self._lock:
+            out: dict[str, Any] = {k: getattr(self, k) for k in self.FIELDS}
+            out["retry_reasons"] = dict(sorted(self.retry_reasons.items()))
+        mean = self.mean_latency_s
+        out["mean_latency_s"] = None if mean is None else round(mean, 4)
+        out["latency_s"] = round(out["latency_s"], 4)
+        return out
+
+    def add(self, other: EndpointStats | Mapping[str, Any]) -> None:
+        """Add another's counts (an `EndpointStats` or its `as_dict()`)."""
+        data = other.as_dict() if isinstance(other, EndpointStats) else other
+        with self._lock:
+            for key in self.FIELDS:
+                setattr(self, key, getattr(self, key) + (data.get(key) or 0))
+            self.retry_reasons.update(data.get("retry_reasons") or {})
+
+    def retry_text(self) -> str:
+        """Retries by reason, e.g. "429 x3, timeout x1" ("none" without any)."""
+        reasons = self.as_dict()["retry_reasons"]
+        return ", ".join(f"{k} x{v}" for k, v in reasons.items()) or "none"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.as_dict()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()
+        self.add(state)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answered chat completion: the assistant message, the wall time of the request
+    that answered (seconds), the tokens the endpoint reported (None: not reported), and
+    how many HTTP requests it took."""
+
+    message: dict[str, Any]
+    latency_s: float
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    attempts: int = 1
+
+    def step_figures(self) -> dict[str, Any]:
+        """The fields a recorded step carries for the request behind it."""
+        return {"latency_s": self.latency_s, "tokens_in": self.tokens_in,
+                "tokens_out": self.tokens_out}  # fmt: skip
+
+
+def retryable(status: int) -> bool:
+    """HTTP statuses worth another try: RETRYABLE_STATUS and the other 5xx but 501/505."""
+    return status in RETRYABLE_STATUS or (500 <= status < 600 and status not in (501, 505))
+
+
 # -- the request ------------------------------------------------------------------------------
 def chat_completion(
     config: OpenAIConfig,
     messages: list[dict[str, Any]],
     *,
     tools: list[dict[str, Any]] | None = None,
-    retry_delays: Sequence[float] = (1.0, 3.0),
+    retry: RetryPolicy = DEFAULT_RETRY,
+    stats: EndpointStats | None = None,
     on_attempt: Callable[[], None] | None = None,
-) -> dict[str, Any]:
-    """The assistant message of one chat completion, retrying transient failures.
+) -> Completion:
+    """One chat completion, retrying transient failures as `retry` says.
 
-    One try plus one retry per entry of `retry_delays` (the waits before them). HTTP
-    statuses in RETRYABLE_STATUS, timeouts, connection failures and unusable bodies are
-    retried; any other HTTP error is not. Raises `ModelError` when no try succeeds.
-    `on_attempt` is called before every request (for counting).
+    HTTP statuses `retryable`, timeouts (`config.timeout` per request), connection failures
+    and unusable bodies are retried, after the policy's backoff or the reply's Retry-After,
+    whichever is longer; any other HTTP error is not. Raises `ModelError` when no try
+    succeeds. `stats` counts requests, retries, failures, latency and tokens; `on_attempt`
+    is called before every request.
     """
     cfg = config
     body: dict[str, Any] = {"model": cfg.model, "messages": messages}
@@ -134,32 +296,49 @@ def chat_completion(
     if cfg.api_key:
         headers["Authorization"] = f"Bearer {cfg.api_key}"
     url = cfg.base_url.rstrip("/") + "/chat/completions"
-    attempts = len(retry_delays) + 1
-    problem = ""
-    for attempt in range(attempts):
+    problem = reason = ""
+    retry_after: float | None = None
+    attempt = 0
+    for attempt in range(max(0, retry.retries) + 1):
         if attempt:
-            time.sleep(retry_delays[attempt - 1])
+            if stats is not None:
+                stats.retry(reason)
+            retry.sleep(retry.wait(attempt - 1, retry_after))
+        retry_after = None
+        if stats is not None:
+            stats.attempt()
         if on_attempt is not None:
             on_attempt()
         request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        start = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=cfg.timeout) as response:
                 payload = response.read()
         except urllib.error.HTTPError as exc:
             problem = f"HTTP {exc.code} from {url}: {_snippet(exc.read())}"
-            if exc.code not in RETRYABLE_STATUS:
+            if not retryable(exc.code):
                 break
-            continue
-        except TimeoutError:
-            problem = f"no response from {url} within {cfg.timeout:g} s"
+            reason = str(exc.code)
+            retry_after = retry_after_seconds(exc.headers.get("Retry-After"))
             continue
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            reason = getattr(exc, "reason", exc)
-            problem = f"cannot reach {url}: {reason}"
+            cause = getattr(exc, "reason", exc)
+            if isinstance(cause, TimeoutError):
+                reason, problem = "timeout", f"no response from {url} within {cfg.timeout:g} s"
+            else:
+                reason, problem = "connection", f"cannot reach {url}: {cause}"
             continue
-        message, problem = _assistant_from(payload)
-        if message is not None:
-            return message
+        latency = time.perf_counter() - start
+        message, usage, problem = _assistant_from(payload)
+        if message is None:
+            reason = "bad response"
+            continue
+        tokens_in, tokens_out = _token(usage, "prompt_tokens"), _token(usage, "completion_tokens")
+        if stats is not None:
+            stats.answer(latency, tokens_in, tokens_out)
+        return Completion(message, latency, tokens_in, tokens_out, attempt + 1)
+    if stats is not None:
+        stats.failure()
     raise ModelError(f"model request failed after {attempt + 1} attempt(s): {problem}")
 
 
@@ -196,23 +375,32 @@ def png_data_url(png: bytes, max_side: int = MAX_IMAGE_SIDE) -> str:
 
 
 # -- reading responses ----------------------------------------------------------------------
-def _assistant_from(payload: bytes) -> tuple[dict[str, Any] | None, str]:
-    """The first choice's message of a response body, or (None, what was wrong)."""
+def _assistant_from(payload: bytes) -> tuple[dict[str, Any] | None, Any, str]:
+    """The first choice's message of a response body and its `usage`, or (None, None, what
+    was wrong)."""
     try:
         data = json.loads(payload)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return None, f"response is not JSON: {_snippet(payload)}"
+        return None, None, f"response is not JSON: {_snippet(payload)}"
     if not isinstance(data, dict):
-        return None, f"unexpected response: {_snippet(payload)}"
+        return None, None, f"unexpected response: {_snippet(payload)}"
     choices = data.get("choices")
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         error = data.get("error")
         detail = error.get("message") if isinstance(error, dict) else error
-        return None, f"response has no choices: {_snippet(detail or payload)}"
+        return None, None, f"response has no choices: {_snippet(detail or payload)}"
     message = choices[0].get("message")
     if not isinstance(message, dict):
-        return None, "response choice has no message"
-    return message, ""
+        return None, None, "response choice has no message"
+    return message, data.get("usage"), ""
+
+
+def _token(usage: Any, key: str) -> int | None:
+    """A token count of a response's `usage` (None when absent or not a count)."""
+    value = usage.get(key) if isinstance(usage, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if value >= 0 else None
 
 
 def _snippet(value: Any, limit: int = 200) -> str:

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from app.cli.bimanual import add_bimanual_run_arguments, cmd_run_bimanual
-from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail, gripper_arg
+from app.cli.bimanual import add_bimanual_run_arguments, bimanual_problem, run_bimanual_args
+from app.cli.support import (
+    CommandTree,
+    TerminalProgress,
+    batch_args,
+    batch_problem,
+    db_arg,
+    default_db,
+    fail,
+    gripper_arg,
+)
 from store import open_project
 
 
@@ -23,7 +33,10 @@ def add_parser(commands: CommandTree) -> None:
         "mode. Each question becomes an episode with every tool call, its result and the "
         "simulator state after it; replay them in the app or export them. With --benchmark "
         "bimanual, a model (openai) or the scripted reference plan (reference) plays seeded "
-        "episodes of an ST-BiBench task in the dual-arm world (docs/bimanual-agents.md).",
+        "episodes of an ST-BiBench task in the dual-arm world (docs/bimanual-agents.md). "
+        "Models: several in one run with --model or --endpoints, --concurrency episodes in "
+        "flight, each request timed out, retried with backoff, its latency and tokens "
+        "recorded; the end-of-run report gives them per model (docs/model-endpoints.md).",
     )
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument(
@@ -54,12 +67,11 @@ def add_parser(commands: CommandTree) -> None:
         default="plain",
         help="prompt ablation for model runs (recorded with each episode)",
     )
-    p.add_argument("--config", metavar="FILE", help="JSON file with base_url, model, api_key")
     p.add_argument(
         "--seed",
         type=int,
         default=0,
-        help="seed for the agents' random choices; "
+        help="seed for the agents' random choices (question i: seed + i); "
         "bimanual: the first episode's set-up seed (then seed + 1, ...)",
     )
     p.add_argument(
@@ -70,52 +82,130 @@ def add_parser(commands: CommandTree) -> None:
         help="observation width (mgvqa 1024 square; bimanual 640, 4:3)",
     )
     gripper_arg(p, recorded=True)
+    batch_args(p, resume="skip what is recorded already: mgvqa, questions this agent, model, "
+               "mode and prompt variant have an episode of; bimanual, seeds this agent, model "
+               "and tier have one of")  # fmt: skip
+    add_endpoint_arguments(p)
     add_bimanual_run_arguments(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_run_agent)
 
 
-def cmd_run_agent(args: argparse.Namespace) -> int:
-    from app.jobs.agents import make_agent, run_agent
+def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
+    """The model endpoint options of run-agent (--agent openai; docs/model-endpoints.md)."""
+    g = p.add_argument_group("model endpoints (--agent openai)")
+    g.add_argument("--config", metavar="FILE",
+                   help="JSON file with base_url, model, api_key, timeout, max_tokens, "
+                   "temperature (else the REASONSCOPE_OPENAI_* variables)")  # fmt: skip
+    g.add_argument("--model", action="append", metavar="NAME",
+                   help="a model at that endpoint; repeat for several models in one run, "
+                   "each recorded under its name")  # fmt: skip
+    g.add_argument("--endpoints", metavar="FILE",
+                   help="TOML (or .json) file of [[endpoint]] tables: name, base_url, model, "
+                   "api_key_env, timeout, max_tokens, temperature; one run over them all")  # fmt: skip
+    g.add_argument("--concurrency", type=int, default=None, metavar="K",
+                   help="episodes in flight at once (default 1 in this process; on Ray, one "
+                   "per CPU); with --workers/--ray-address, K in total")  # fmt: skip
+    g.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds a request may take before it is retried (default: the "
+                   "endpoint's, else 120)")  # fmt: skip
+    g.add_argument("--retries", type=int, default=4, metavar="N",
+                   help="retries of a failed request, with backoff from 1 s doubling to "
+                   "30 s, Retry-After honoured up to 60 s (default 4)")  # fmt: skip
 
+
+def _common_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options both benchmarks share, if anything."""
     if args.image_size is not None and not 64 <= args.image_size <= 2048:
-        return fail(f"--image-size {args.image_size}: must lie within 64-2048")
-    if args.benchmark == "bimanual":
-        return cmd_run_bimanual(args)
-    if args.workers != 1 or args.ray_address or args.resume:
-        return fail("--workers, --ray-address and --resume are for --benchmark bimanual; "
-                    "MG-VQA runs play in this process (docs/scale-out.md)")  # fmt: skip
-    if args.mode is None:
-        return fail("--mode is required for MG-VQA runs (direct, perception or manipulation)")
-    if args.agent == "reference":
-        return fail("--agent reference: the reference plans are for --benchmark bimanual")
-    if args.image_size is None:
-        args.image_size = 1024
-    if args.limit is not None and args.limit < 1:
-        return fail(f"--limit {args.limit}: need at least one question")
+        return f"--image-size {args.image_size}: must lie within 64-2048"
+    if args.concurrency is not None and args.concurrency < 1:
+        return f"--concurrency {args.concurrency}: need at least one episode in flight"
+    if args.timeout is not None and not args.timeout > 0:
+        return f"--timeout {args.timeout:g}: must be more than 0 seconds"
+    if args.retries < 0:
+        return f"--retries {args.retries}: must be 0 or more"
+    if args.agent != "openai" and (args.model or args.endpoints):
+        return "--model and --endpoints are for --agent openai"
+    return batch_problem(args)
+
+
+def cmd_run_agent(args: argparse.Namespace) -> int:
+    problem = _common_problem(args)
+    if problem is None:
+        problem = bimanual_problem(args) if args.benchmark == "bimanual" else _mgvqa_problem(args)
+    if problem:
+        return fail(problem)
     path = default_db(args)
     open_project(path).close()  # refuse a bad project before any simulation
-    make_agent(args.agent, prompt_variant=args.prompt_variant, config=args.config)  # config check
+    models = retry = None
+    if args.agent == "openai":
+        from app.jobs.endpoints import model_configs
+        from sim.llm import RetryPolicy
+
+        try:  # refuse a bad model config or endpoints file before any simulation
+            models = model_configs(config=args.config, models=args.model or (),
+                                   endpoints=args.endpoints, timeout=args.timeout)  # fmt: skip
+        except ValueError as exc:
+            return fail(str(exc))
+        retry = RetryPolicy(retries=args.retries)
     with TerminalProgress() as progress:
-        summary = run_agent(
-            path,
-            args.agent,
-            args.mode,
-            questions=args.questions,
-            limit=args.limit,
-            prompt_variant=args.prompt_variant,
-            seed=args.seed,
-            config=args.config,
-            image_size=args.image_size,
-            gripper=args.gripper,
-            progress=progress,
-        )
-    if args.json:
-        print(json.dumps(summary.as_dict(), indent=2))
-        return 0
-    print(f"{summary.episodes} episodes recorded, {summary.correct} correct")
-    for task, (correct, n) in sorted(summary.by_task.items()):
-        print(f"  {task:<8} {correct}/{n}")
-    for error in summary.errors:
-        print(f"  error: {error}")
-    return 0
+        if args.benchmark == "bimanual":
+            summary = run_bimanual_args(args, path, models, retry, progress)
+            title = f"({args.task}, {args.tier})"
+        else:
+            summary = _run_mgvqa(args, path, models, retry, progress)
+            title = f"({args.mode})"
+    return report_run(summary, args.json, title)
+
+
+def _mgvqa_problem(args: argparse.Namespace) -> str | None:
+    if args.mode is None:
+        return "--mode is required for MG-VQA runs (direct, perception or manipulation)"
+    if args.agent == "reference":
+        return "--agent reference: the reference plans are for --benchmark bimanual"
+    if args.limit is not None and args.limit < 1:
+        return f"--limit {args.limit}: need at least one question"
+    return None
+
+
+def _run_mgvqa(args, path, models, retry, progress):
+    from app.jobs.agents import run_agent
+
+    return run_agent(path, args.agent, args.mode, questions=args.questions, limit=args.limit,
+                     prompt_variant=args.prompt_variant, seed=args.seed, config=args.config,
+                     models=models, retry=retry or _default_retry(),
+                     image_size=args.image_size or 1024, gripper=args.gripper,
+                     progress=progress, workers=args.workers, ray_address=args.ray_address,
+                     concurrency=args.concurrency, resume=args.resume)  # fmt: skip
+
+
+def _default_retry():
+    from sim.llm import DEFAULT_RETRY
+
+    return DEFAULT_RETRY
+
+
+def report_run(summary, as_json: bool, title: str) -> int:
+    """Print a run's report (JSON, or text per model); failed items go to stderr too.
+    1 if items failed (the rest is stored), else 0."""
+    from app.jobs.endpoints import report_lines
+
+    report = summary.as_dict()
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        skipped = f", {summary.skipped} already recorded" if summary.skipped else ""
+        print(f"{summary.episodes} episodes recorded, {summary.correct} succeeded {title}"
+              f"{skipped}; {summary.backend}")  # fmt: skip
+        for task, (correct, n) in sorted(summary.by_task.items()):
+            print(f"  {task:<8} {correct}/{n}")
+        for line in report_lines(report):
+            print(line)
+        for error in summary.errors:
+            print(f"  error: {error}")
+    for item in summary.failed:
+        sys.stderr.write(f"reasonscope: failed: {item}\n")
+    if summary.failed:
+        sys.stderr.write(f"reasonscope: {len(summary.failed)} failed; the rest is stored "
+                         "(run again with --resume to retry them)\n")  # fmt: skip
+    return 1 if summary.failed else 0

@@ -1,20 +1,24 @@
 """Running agents on stored questions: one recorded episode per question, saved as it ends.
 
-Shared by `reasonscope run-agent`, the demo and the GUI. Each question's scene
-is rebuilt from the project, the agent acts through `sim.tabletop.toolenv.ToolEnv`, and
-the episode with every step (and the state after it) is stored in one
-transaction, so an interrupted run keeps the episodes it finished.
+Shared by `reasonscope run-agent`, the demo and the GUI. Each question's scene is sent
+with the question as plain data to `play_question_job` (in this process, in threads,
+or on Ray: `app.jobs.batch`), which rebuilds the world, lets the agent act through
+`sim.tabletop.toolenv.ToolEnv` and sends the episode back; this process alone stores
+it, with every step (and the state after it), in one transaction, in question order,
+so an interrupted run keeps a whole prefix of episodes and `--resume` skips them.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.progress import Progress
+from app.jobs.batch import run_batch, sim_turn
+from sim.llm import DEFAULT_RETRY, EndpointStats, OpenAIConfig, RetryPolicy
 from store import Project, ProjectError, open_project
 
 AGENT_NAMES = ("chance", "search", "openai")
@@ -24,27 +28,81 @@ MGVQA_TASKS = ("count", "find", "beneath", "compare")
 
 @dataclass
 class RunSummary:
+    """What a run recorded, per task and per model, with each endpoint's request counts."""
+
     episodes: int = 0
     correct: int = 0
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # episodes whose model endpoint failed
     episode_ids: list[int] = field(default_factory=list)
     by_task: dict[str, list[int]] = field(default_factory=dict)  # task -> [correct, n]
+    failed: list[str] = field(default_factory=list)  # items nothing was stored for, and why
+    skipped: int = 0  # already recorded (--resume)
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    endpoints: dict[str, EndpointStats] = field(default_factory=dict)  # model -> requests
+    backend: str = "in-process"
+
+    def model(self, name: str, agent: str = "") -> dict[str, Any]:
+        """The tally of one model (created empty the first time)."""
+        return self.models.setdefault(name, {"agent": agent, "episodes": 0, "correct": 0,
+                                             "errors": 0, "failed": 0})  # fmt: skip
+
+    def keep(self, header: dict[str, Any], episode_id: int, what: str,
+             endpoint: dict[str, Any] | None = None) -> None:  # fmt: skip
+        """Count one stored episode (`what` names it in the errors list)."""
+        success = bool(header.get("success"))
+        self.episodes += 1
+        self.correct += success
+        tally = self.by_task.setdefault(header.get("task", ""), [0, 0])
+        tally[0] += success
+        tally[1] += 1
+        self.episode_ids.append(episode_id)
+        m = self.model(header.get("model") or header.get("agent", ""), header.get("agent", ""))
+        m["episodes"] += 1
+        m["correct"] += success
+        if header.get("outcome") == "error":
+            m["errors"] += 1
+            self.errors.append(f"{what}: {header.get('error')}")
+        if endpoint is not None:
+            self.endpoints.setdefault(header.get("model", ""), EndpointStats()).add(endpoint)
+
+    def fail(self, model: str, what: str, why: str) -> None:
+        """Count an item that failed: nothing was stored for it."""
+        self.model(model)["failed"] += 1
+        self.failed.append(f"{what}: {why}")
 
     def as_dict(self) -> dict[str, Any]:
+        total = EndpointStats()
+        for stats in self.endpoints.values():
+            total.add(stats)
+        models = {}
+        for name, m in self.models.items():
+            stats = self.endpoints.get(name)
+            models[name] = {**m, "endpoint": stats.as_dict() if stats is not None else None}
         return {
             "episodes": self.episodes,
             "correct": self.correct,
             "success_rate": round(self.correct / self.episodes, 4) if self.episodes else None,
             "by_task": {t: {"correct": c, "n": n} for t, (c, n) in self.by_task.items()},
             "errors": self.errors,
+            "failed": self.failed,
+            "skipped": self.skipped,
             "episode_ids": self.episode_ids,
+            "backend": self.backend,
+            "models": models,
+            "endpoint": total.as_dict() if self.endpoints else None,
         }
 
 
 def make_agent(
-    name: str, *, prompt_variant: str = "plain", seed: int = 0, config: str | None = None
+    name: str,
+    *,
+    prompt_variant: str = "plain",
+    seed: int = 0,
+    config: str | OpenAIConfig | None = None,
+    retry: RetryPolicy = DEFAULT_RETRY,
 ):
-    """An agent by name; the OpenAI one reads its endpoint from the environment or `config`."""
+    """An agent by name; the OpenAI one talks to `config` (an `OpenAIConfig`, or a JSON file
+    path, or None: the environment)."""
     from sim.tabletop.agents import ChanceAgent, SearchAgent
 
     if name == "chance":
@@ -52,14 +110,14 @@ def make_agent(
     if name == "search":
         return SearchAgent(seed=seed)
     if name == "openai":
-        from sim.llm import OpenAIConfig
         from sim.tabletop.openai_agent import OpenAIAgent
 
-        try:
-            cfg = OpenAIConfig.load(config)
-        except ValueError as exc:
-            raise ProjectError(f"openai agent: {exc}") from None
-        return OpenAIAgent(cfg, prompt_variant=prompt_variant)
+        if not isinstance(config, OpenAIConfig):
+            try:
+                config = OpenAIConfig.load(config)
+            except ValueError as exc:
+                raise ProjectError(f"openai agent: {exc}") from None
+        return OpenAIAgent(config, prompt_variant=prompt_variant, retry=retry)
     raise ProjectError(f"--agent {name}: agents are {', '.join(AGENT_NAMES)}")
 
 
@@ -77,23 +135,24 @@ def select_questions(project: Project, which: str, limit: int | None) -> list:
     return out[:limit] if limit is not None else out
 
 
-def run_episode(
-    project: Project,
-    question,
-    agent,
-    mode: str,
-    *,
-    image_size: int = 1024,
+def scene_data(project: Project, scene_id: int) -> dict[str, Any]:
+    """What a worker needs of a stored scene to rebuild it: its body records and state."""
+    scene = project.scenes.get(scene_id)
+    return {"bodies": [b.as_record() for b in scene.bodies], "state": scene.state}
+
+
+def play_episode(
+    question, scene: dict[str, Any], agent, mode: str, *, image_size: int = 1024,
     gripper: str | None = None,
-) -> int:
-    """Run `agent` on one question and store the episode; return its id."""
+) -> dict[str, Any]:  # fmt: skip
+    """Run `agent` on one question in its rebuilt scene; the episode as plain data
+    ({"header", "steps", "source"}). A model endpoint failing is outcome "error"."""
     from sim.llm import ModelError
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
     from sim.tabletop.world import TOP_DOWN
 
-    scene = project.scenes.get(question.scene_id)
-    world = world_from_records([b.as_record() for b in scene.bodies], scene.state, gripper=gripper)
+    world = world_from_records(scene["bodies"], scene["state"], gripper=gripper)
     camera = TOP_DOWN.with_size(image_size, image_size)
     error = ""
     try:
@@ -128,9 +187,46 @@ def run_episode(
             "answer": env.answer,
             "error": error,
         }
-        return project.episodes.add(header, env.steps, source=f"run-agent {agent.name}").id
+        return {"header": header, "steps": env.steps, "source": f"run-agent {agent.name}"}
     finally:
         world.close()
+
+
+def run_episode(
+    project: Project, question, agent, mode: str, *, image_size: int = 1024,
+    gripper: str | None = None,
+) -> int:  # fmt: skip
+    """Run `agent` on one question and store the episode; return its id."""
+    data = play_episode(question, scene_data(project, question.scene_id), agent, mode,
+                        image_size=image_size, gripper=gripper)  # fmt: skip
+    return project.episodes.add(data["header"], data["steps"], source=data["source"]).id
+
+
+def play_question_job(job: dict[str, Any]) -> dict[str, Any]:
+    """One episode of a run as plain data (a batch worker's job): job = {"agent", "mode",
+    "question", "scene" (`scene_data`), "seed", "prompt_variant", "image_size", "gripper",
+    "config" (an OpenAIConfig or None), "retry"}; the episode comes back with its
+    endpoint's request counts ("endpoint")."""
+    agent = make_agent(job["agent"], prompt_variant=job["prompt_variant"], seed=job["seed"],
+                       config=job["config"], retry=job["retry"])  # fmt: skip
+    with sim_turn() as waiting:  # threads of a run simulate in turn, wait together
+        agent.waiting = waiting
+        data = play_episode(job["question"], job["scene"], agent, job["mode"],
+                            image_size=job["image_size"], gripper=job["gripper"])  # fmt: skip
+    stats = getattr(agent, "stats", None)
+    data["endpoint"] = stats.as_dict() if stats is not None else None
+    return data
+
+
+def recorded_questions(project: Project, agent: str, model: str, mode: str,
+                       prompt_variant: str) -> set[int]:  # fmt: skip
+    """Questions this agent, model, mode and prompt variant already have an episode of."""
+    return {
+        e.question_id
+        for e in project.episodes.list(model=model, mode=mode, limit=10**9)
+        if e.benchmark == "mgvqa" and e.agent == agent and e.question_id is not None
+        and (e.header.get("prompt_variant") or "") == prompt_variant
+    }  # fmt: skip
 
 
 def run_agent(
@@ -143,21 +239,34 @@ def run_agent(
     prompt_variant: str = "plain",
     seed: int = 0,
     config: str | None = None,
+    models: Sequence[OpenAIConfig] | None = None,
+    retry: RetryPolicy = DEFAULT_RETRY,
     image_size: int = 1024,
     gripper: str | None = None,
     progress: Progress | None = None,
-    agent_factory: Callable[..., Any] | None = None,
+    workers: int = 1,
+    ray_address: str | None = None,
+    concurrency: int | None = None,
+    resume: bool = False,
 ) -> RunSummary:
-    """Run one agent in one mode on the project's questions; every episode is stored.
+    """Run one agent in one mode on the project's questions (the OpenAI one once per model
+    of `models`, else of `config`); every episode is stored, in question order per model.
 
-    The robot carries the gripper each question's scene recorded, or `gripper` when given.
+    Question i of the selection plays with seed `seed + i`, whatever the workers. The
+    robot carries the gripper each question's scene recorded, or `gripper` when given.
+    With `resume`, questions that already have an episode of this agent, model, mode and
+    prompt variant are skipped.
     """
     from sim.tabletop.toolenv import MODES
 
     if mode not in MODES:
         raise ProjectError(f"--mode {mode}: modes are {', '.join(MODES)}")
-    progress = progress or Progress()
+    if agent_name not in AGENT_NAMES:
+        raise ProjectError(f"--agent {agent_name}: agents are {', '.join(AGENT_NAMES)}")
     summary = RunSummary()
+    configs: list[OpenAIConfig | None] = [None]
+    if agent_name == "openai":
+        configs = list(models) if models else [make_agent("openai", config=config).config]
     with open_project(db) as project:
         chosen = select_questions(project, questions, limit)
         if not chosen:
@@ -165,23 +274,43 @@ def run_agent(
                 f"{db}: no {'approved ' if questions == 'approved' else ''}MG-VQA questions "
                 "with scenes to run on"
             )
-        factory = agent_factory or make_agent
-        for i, question in enumerate(chosen):
-            agent = factory(agent_name, prompt_variant=prompt_variant, seed=seed + i, config=config)
-            progress.report(
-                i, len(chosen), f"{agent_name} on {question.task} question {question.id}"
-            )
-            episode_id = run_episode(
-                project, question, agent, mode, image_size=image_size, gripper=gripper
-            )
-            episode = project.episodes.get(episode_id)
-            summary.episodes += 1
-            summary.correct += bool(episode.success)
-            tally = summary.by_task.setdefault(question.task, [0, 0])
-            tally[0] += bool(episode.success)
-            tally[1] += 1
-            summary.episode_ids.append(episode_id)
-            if episode.outcome == "error":
-                summary.errors.append(f"question {question.id}: {episode.header.get('error')}")
-        progress.report(len(chosen), len(chosen), "done")
+        scenes: dict[int, dict[str, Any]] = {}
+        jobs = []
+        for cfg in configs:
+            probe = make_agent(agent_name, prompt_variant=prompt_variant, config=cfg)
+            summary.model(probe.model, agent_name)
+            if cfg is not None:
+                summary.endpoints[probe.model] = EndpointStats()
+            done = set()
+            if resume:
+                done = recorded_questions(project, agent_name, probe.model, mode,
+                                          probe.prompt_variant)  # fmt: skip
+            for i, question in enumerate(chosen):
+                if question.id in done:
+                    summary.skipped += 1
+                    continue
+                if question.scene_id not in scenes:
+                    scenes[question.scene_id] = scene_data(project, question.scene_id)
+                jobs.append({"agent": agent_name, "mode": mode, "question": question,
+                             "scene": scenes[question.scene_id], "seed": seed + i,
+                             "prompt_variant": prompt_variant, "image_size": image_size,
+                             "gripper": gripper, "config": cfg, "retry": retry,
+                             "model": probe.model})  # fmt: skip
+
+        def what(job: dict[str, Any]) -> str:
+            q = job["question"]
+            return f"{job['model']} on {q.task} question {q.id}"
+
+        def keep(job: dict[str, Any], data: dict[str, Any]) -> None:
+            episode_id = project.episodes.add(data["header"], data["steps"],
+                                              source=data["source"]).id  # fmt: skip
+            summary.keep(data["header"], episode_id, what(job), data.get("endpoint"))
+
+        batch = run_batch(jobs, play_question_job, keep, workers=workers,
+                          ray_address=ray_address, progress=progress or Progress(),
+                          describe=what, noun="episode", concurrency=concurrency)  # fmt: skip
+        summary.backend = batch.backend
+        by_what = {what(j): j["model"] for j in jobs}
+        for item, why in batch.failed:
+            summary.fail(by_what.get(item, ""), item, why)
     return summary

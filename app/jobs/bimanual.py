@@ -9,12 +9,13 @@ is in docs/bimanual-agents.md. `reasonscope run-agent --benchmark bimanual` and
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from annotation.progress import Progress
 from app.jobs.agents import RunSummary
-from app.jobs.batch import run_batch
+from app.jobs.batch import run_batch, sim_turn
+from sim.llm import EndpointStats, OpenAIConfig
 from store import Project, ProjectError, open_project
 
 BIMANUAL_AGENTS = ("openai", "reference")
@@ -141,14 +142,22 @@ def play_agent(agent, task: str, seed: int, **env_kw: Any) -> dict[str, Any]:
 
 def play_bimanual_job(job: dict[str, Any]) -> dict[str, Any]:
     """One episode of a batch as plain data (a Ray worker's job): job = {"agent",
-    "task", "seed", "env": BimanualEnv options, "config": an OpenAIConfig or None}."""
+    "task", "seed", "env": BimanualEnv options, "config": an OpenAIConfig or None,
+    "retry": a RetryPolicy}; a model episode comes back with its endpoint's request
+    counts ("endpoint")."""
     env_kw = dict(job["env"])
     if job["agent"] == "reference":
         return play_reference(job["task"], job["seed"], cameras=env_kw["cameras"],
                               image_size=env_kw["image_size"], tier=env_kw["tier"])  # fmt: skip
     from sim.bimanual.agent import BimanualOpenAIAgent
+    from sim.llm import DEFAULT_RETRY
 
-    return play_agent(BimanualOpenAIAgent(job["config"]), job["task"], job["seed"], **env_kw)
+    agent = BimanualOpenAIAgent(job["config"], retry=job.get("retry") or DEFAULT_RETRY)
+    with sim_turn() as waiting:  # threads of a run simulate in turn, wait together
+        agent.waiting = waiting
+        data = play_agent(agent, job["task"], job["seed"], **env_kw)
+    data["endpoint"] = agent.stats.as_dict()
+    return data
 
 
 def run_bimanual(
@@ -164,18 +173,23 @@ def run_bimanual(
     cameras: tuple[str, ...] = ("head",),
     image_size: tuple[int, int] = (640, 480),
     config: str | None = None,
+    models: Sequence[Any] | None = None,
+    retry: Any = None,
     progress: Progress | None = None,
     agent_factory: Callable[[], Any] | None = None,
     workers: int = 1,
     ray_address: str | None = None,
+    concurrency: int | None = None,
     resume: bool = False,
 ) -> RunSummary:
     """Run `episodes` seeded episodes (seeds seed, seed + 1, ...) of one task with the
-    OpenAI-compatible agent or the scripted reference plan; each is stored as it comes
-    back, in seed order. With `workers` or `ray_address` the episodes play on Ray
-    (app.jobs.batch; the agent is built in the worker from the endpoint settings); with
+    OpenAI-compatible agent (once per model of `models`, `OpenAIConfig`s; else the one of
+    `config`) or the scripted reference plan; each is stored as it comes back, in seed
+    order per model. With `workers` or `ray_address` the episodes play on Ray
+    (app.jobs.batch; the agent is built in the worker from the endpoint settings), with
+    `concurrency` K that many at once (threads in this process, or K Ray tasks); with
     `resume`, seeds this agent, model and tier already have an episode of are skipped. An
-    episode whose worker fails is listed in the summary's errors."""
+    episode whose worker fails is listed in the summary's `failed`."""
     from sim.bimanual.env import get_task
 
     if agent_name not in BIMANUAL_AGENTS:
@@ -193,37 +207,46 @@ def run_bimanual(
 
         def keep(job: dict[str, Any], data: dict[str, Any]) -> None:
             episode_id = store_episode_data(project, data)
-            header = data["header"]
-            summary.episodes += 1
-            summary.correct += bool(header["success"])
-            tally = summary.by_task.setdefault(task, [0, 0])
-            tally[0] += bool(header["success"])
-            tally[1] += 1
-            summary.episode_ids.append(episode_id)
-            if header["outcome"] == "error":
-                summary.errors.append(f"seed {job['seed']}: {header.get('error')}")
+            summary.keep(data["header"], episode_id, f"seed {job['seed']}",
+                         data.get("endpoint"))  # fmt: skip
 
-        seeds = list(range(seed, seed + episodes))
+        all_seeds = list(range(seed, seed + episodes))
         if agent_factory is not None:  # an agent object made here (tests): in this process
-            for n, s in enumerate(seeds):
-                progress.report(n, len(seeds), f"{agent_name} on {task} seed {s}")
-                keep({"seed": s}, play_agent(agent_factory(), task, s, **env_kw))
-            progress.report(len(seeds), len(seeds), "done")
+            for n, s in enumerate(all_seeds):
+                progress.report(n, len(all_seeds), f"{agent_name} on {task} seed {s}")
+                agent = agent_factory()
+                data = play_agent(agent, task, s, **env_kw)
+                stats = getattr(agent, "stats", None)
+                keep({"seed": s}, {**data, "endpoint": stats.as_dict() if stats else None})
+            progress.report(len(all_seeds), len(all_seeds), "done")
             return summary
-        agent_config = None
-        model = ""
+        configs: list[Any] = [None]
         if agent_name == "openai":
-            agent_config = make_bimanual_agent(config).config
-            model = agent_config.model
-        if resume:
-            done = _recorded_seeds(project, agent_name, model, task, tier)
-            seeds = [s for s in seeds if s not in done]
-        jobs = [{"agent": agent_name, "task": task, "seed": s, "env": env_kw,
-                 "config": agent_config} for s in seeds]  # fmt: skip
+            configs = list(models) if models else [make_bimanual_agent(config).config]
+        jobs = []
+        for cfg in configs:
+            model = cfg.label if cfg is not None else ""
+            summary.model(model or agent_name, agent_name)
+            if cfg is not None:
+                summary.endpoints[model] = EndpointStats()
+            seeds = all_seeds
+            if resume:
+                done = _recorded_seeds(project, agent_name, model, task, tier)
+                seeds = [s for s in seeds if s not in done]
+                summary.skipped += len(all_seeds) - len(seeds)
+            jobs += [{"agent": agent_name, "task": task, "seed": s, "env": env_kw,
+                      "config": cfg, "retry": retry, "model": model} for s in seeds]  # fmt: skip
+
+        def what(job: dict[str, Any]) -> str:
+            return f"{job['model'] or job['agent']} on {job['task']} seed {job['seed']}"
+
         batch = run_batch(jobs, play_bimanual_job, keep, workers=workers,
                           ray_address=ray_address, progress=progress, noun="episode",
-                          describe=lambda j: f"{j['task']} seed {j['seed']}")  # fmt: skip
-        summary.errors += [f"{item}: {why}" for item, why in batch.failed]
+                          describe=what, concurrency=concurrency)  # fmt: skip
+        summary.backend = batch.backend
+        by_what = {what(j): j["model"] or j["agent"] for j in jobs}
+        for item, why in batch.failed:
+            summary.fail(by_what.get(item, ""), item, why)
     return summary
 
 
@@ -242,7 +265,6 @@ def _recorded_seeds(project: Project, agent: str, model: str, task: str, tier: s
 def make_bimanual_agent(config: str | None = None):
     """The OpenAI-compatible bimanual agent, its endpoint from the environment or `config`."""
     from sim.bimanual.agent import BimanualOpenAIAgent
-    from sim.llm import OpenAIConfig
 
     try:
         return BimanualOpenAIAgent(OpenAIConfig.load(config))
@@ -317,8 +339,7 @@ def _store_replay(project: Project, report) -> None:
         for data in report.images.values():
             project.images.put(data, "image/png", width, height)
         report.episode_id = project.episodes.add(
-            report.header, report.episode_steps,
-            source=f"replay-in-sim {report.source_episode}",
+            report.header, report.episode_steps, source=f"replay-in-sim {report.source_episode}"
         ).id
 
 

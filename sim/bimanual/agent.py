@@ -6,28 +6,54 @@ three steps and the request), followed by the current camera images as PNG data
 URLs. The reply's text goes to `env.step` as it came: broken JSON is repaired or
 becomes a format-error step, never an exception. HTTP and retries are
 `sim.llm.chat_completion`'s; a transport failure that survives them raises
-`sim.llm.ModelError` for the caller to record (outcome "error").
+`sim.llm.ModelError` for the caller to record (outcome "error"). Each step carries its
+request's latency and tokens (`latency_s`, `tokens_in`, `tokens_out`); `stats` counts the
+agent's requests.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from sim.bimanual import prompts as bimanual_prompts
-from sim.llm import MAX_IMAGE_SIDE, OpenAIConfig, chat_completion, message_text, png_data_url
+from sim.llm import (
+    DEFAULT_RETRY,
+    MAX_IMAGE_SIDE,
+    EndpointStats,
+    OpenAIConfig,
+    RetryPolicy,
+    chat_completion,
+    message_text,
+    png_data_url,
+)
 
 
 class BimanualOpenAIAgent:
     """Plays one bimanual episode per `run`, one chat completion per step."""
 
     name = "openai"
-    retry_delays: tuple[float, ...] = (1.0, 3.0)  # waits before the 2 retries
 
-    def __init__(self, config: OpenAIConfig, *, max_image_side: int = MAX_IMAGE_SIDE) -> None:
+    def __init__(
+        self,
+        config: OpenAIConfig,
+        *,
+        max_image_side: int = MAX_IMAGE_SIDE,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        stats: EndpointStats | None = None,
+    ) -> None:
         self.config = config
-        self.model = config.model
+        self.model = config.label
         self.max_image_side = max_image_side
-        self.requests = 0  # chat-completion requests made (retries included)
+        self.retry = retry
+        self.stats = stats if stats is not None else EndpointStats()
+        # entered around every request: a runner may let other threads simulate meanwhile
+        self.waiting: AbstractContextManager = nullcontext()
+
+    @property
+    def requests(self) -> int:
+        """HTTP requests made so far, retries included."""
+        return self.stats.requests
 
     def messages(self, env) -> list[dict[str, Any]]:
         """The request's messages for the env's next step."""
@@ -42,13 +68,15 @@ class BimanualOpenAIAgent:
     def run(self, env) -> None:
         """Ask for plans until the task succeeds or the env's step budget is spent."""
         while not env.done:
-            message = chat_completion(
-                self.config, self.messages(env), retry_delays=self.retry_delays,
-                on_attempt=self._count_request,
-            )  # fmt: skip
+            messages = self.messages(env)
+            with self.waiting:
+                completion = chat_completion(
+                    self.config, messages, retry=self.retry, stats=self.stats
+                )
+            message = completion.message
             content = message_text(message.get("content"))
             reasoning = message_text(message.get("reasoning_content") or message.get("reasoning"))
+            first_step = len(env.steps)
             env.step(content, model_text={"reasoning": reasoning} if reasoning else None)
-
-    def _count_request(self) -> None:
-        self.requests += 1
+            if first_step < len(env.steps):
+                env.steps[first_step].update(completion.step_figures())

@@ -5,17 +5,28 @@ the current top-down image (and, for the multiview variant, the oblique one) as 
 base64 PNG data URL. Tool calls are run through `ToolEnv.call`; replies that are
 not usable tool calls become format-error steps and the episode goes on.
 Transport failures that survive the retries raise `sim.llm.ModelError`, for the
-caller to record.
+caller to record. The first step each reply produces carries the request's latency and
+tokens (`latency_s`, `tokens_in`, `tokens_out`); `stats` counts the agent's requests.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from annotation.model_output import parse_model_output
-from sim.llm import OpenAIConfig, chat_completion, image_data_url, message_text
+from sim.llm import (
+    DEFAULT_RETRY,
+    Completion,
+    EndpointStats,
+    OpenAIConfig,
+    RetryPolicy,
+    chat_completion,
+    image_data_url,
+    message_text,
+)
 from sim.tabletop import prompts
 from sim.tabletop.toolenv import TOOL_SPECS, ToolEnv
 from sim.tabletop.world import OBLIQUE
@@ -75,16 +86,29 @@ class OpenAIAgent:
     """Plays one episode per `run` against an OpenAI-compatible endpoint."""
 
     name = "openai"
-    retry_delays: tuple[float, ...] = (1.0, 3.0)  # waits before the 2 retries
 
     def __init__(
-        self, config: OpenAIConfig, prompt_variant: str = "plain", max_turns: int = 30
+        self,
+        config: OpenAIConfig,
+        prompt_variant: str = "plain",
+        max_turns: int = 30,
+        *,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        stats: EndpointStats | None = None,
     ) -> None:
         self.config = config
-        self.model = config.model
+        self.model = config.label
         self.prompt_variant = prompts.check_variant(prompt_variant)
         self.max_turns = max_turns
-        self.requests = 0  # chat-completion requests made (for logs and tests)
+        self.retry = retry
+        self.stats = stats if stats is not None else EndpointStats()
+        # entered around every request: a runner may let other threads simulate meanwhile
+        self.waiting: AbstractContextManager = nullcontext()
+
+    @property
+    def requests(self) -> int:
+        """HTTP requests made so far, retries included."""
+        return self.stats.requests
 
     # -- episode loop ------------------------------------------------------------------------
     def run(self, env: ToolEnv) -> None:
@@ -102,43 +126,52 @@ class OpenAIAgent:
         for turn in range(self.max_turns):
             if env.done:
                 return
-            message = self._complete(messages, tools)
-            raw = json.dumps(message, ensure_ascii=False)
-            content = message_text(message.get("content"))
-            reasoning = message_text(message.get("reasoning_content") or message.get("reasoning"))
-            model_text = {"content": content, "reasoning": reasoning}
-            calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
-            messages.append(_assistant_message(message, content, calls, turn))
-            if calls:
-                for i, call in enumerate(calls):
-                    result = self._run_call(env, call, model_text, raw)
-                    messages.append(
-                        {
-                            "role": "tool",
-                            "tool_call_id": _call_id(call, turn, i),
-                            "content": json.dumps(result, ensure_ascii=False),
-                        }
-                    )
-                if not env.done:
-                    messages.append(self._user(env, prompts.turn_text(q, variant, mode)))
-                continue
-            found = tool_call_from_text(content)
-            if found is not None:
-                name, args = found
-                result = env.call(name, args, model_text=model_text, raw_output=raw)
-                if not env.done:
-                    text = f"Result of {name}: {json.dumps(result, ensure_ascii=False)}"
-                    messages.append(
-                        self._user(env, text + "\n\n" + prompts.turn_text(q, variant, mode))
-                    )
-                continue
-            _, why = parse_model_output(content)
-            why = "no tool call" + (f" ({why})" if why else "")
-            env.record_format_error(raw, why, model_text)
-            if not env.done:
+            completion = self._complete(messages, tools)
+            first_step = len(env.steps)
+            self._play_reply(env, completion.message, messages, turn)
+            stamp_first_step(env.steps, first_step, completion)
+
+    def _play_reply(
+        self, env: ToolEnv, message: dict[str, Any], messages: list[dict[str, Any]], turn: int
+    ) -> None:
+        """Act on one reply: its tool calls, a call written as text, or a format error."""
+        q, variant, mode = env.question, self.prompt_variant, env.mode
+        raw = json.dumps(message, ensure_ascii=False)
+        content = message_text(message.get("content"))
+        reasoning = message_text(message.get("reasoning_content") or message.get("reasoning"))
+        model_text = {"content": content, "reasoning": reasoning}
+        calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        messages.append(_assistant_message(message, content, calls, turn))
+        if calls:
+            for i, call in enumerate(calls):
+                result = self._run_call(env, call, model_text, raw)
                 messages.append(
-                    self._user(env, prompts.turn_text(q, variant, mode, after="correction"))
+                    {
+                        "role": "tool",
+                        "tool_call_id": _call_id(call, turn, i),
+                        "content": json.dumps(result, ensure_ascii=False),
+                    }
                 )
+            if not env.done:
+                messages.append(self._user(env, prompts.turn_text(q, variant, mode)))
+            return
+        found = tool_call_from_text(content)
+        if found is not None:
+            name, args = found
+            result = env.call(name, args, model_text=model_text, raw_output=raw)
+            if not env.done:
+                text = f"Result of {name}: {json.dumps(result, ensure_ascii=False)}"
+                messages.append(
+                    self._user(env, text + "\n\n" + prompts.turn_text(q, variant, mode))
+                )
+            return
+        _, why = parse_model_output(content)
+        why = "no tool call" + (f" ({why})" if why else "")
+        env.record_format_error(raw, why, model_text)
+        if not env.done:
+            messages.append(
+                self._user(env, prompts.turn_text(q, variant, mode, after="correction"))
+            )
 
     def _run_call(
         self, env: ToolEnv, call: dict[str, Any], model_text: dict[str, str], raw: str
@@ -164,15 +197,19 @@ class OpenAIAgent:
         return {"role": "user", "content": parts}
 
     # -- HTTP ----------------------------------------------------------------------------------
-    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict:
-        """The assistant message of one chat completion, retrying transient failures."""
-        return chat_completion(
-            self.config, messages, tools=tools, retry_delays=self.retry_delays,
-            on_attempt=self._count_request,
-        )  # fmt: skip
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
+        """One chat completion, retrying transient failures as `self.retry` says."""
+        with self.waiting:
+            return chat_completion(
+                self.config, messages, tools=tools, retry=self.retry, stats=self.stats
+            )
 
-    def _count_request(self) -> None:
-        self.requests += 1
+
+def stamp_first_step(steps: list[dict[str, Any]], first: int, completion: Completion) -> None:
+    """Put the request's latency and tokens on the first step its reply produced (steps
+    from `first` on), so an episode's sums count each request once."""
+    if first < len(steps):
+        steps[first].update(completion.step_figures())
 
 
 def _oblique_for(env: ToolEnv):

@@ -143,9 +143,6 @@ def test_batch_options_where_they_do_not_apply_are_refused(tmp_path, capsys):
     assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--n", "1",
                  "--seed", "0", "--db", db, "--workers", "2"]) == 2  # fmt: skip
     assert "are for --benchmark mgvqa" in capsys.readouterr().err
-    assert main(["run-agent", "--agent", "search", "--mode", "direct", "--db", db,
-                 "--workers", "2"]) == 2  # fmt: skip
-    assert "are for --benchmark bimanual" in capsys.readouterr().err
     assert main(["scenes", "generate", "--n", "1", "--seed", "0", "--db", db,
                  "--workers", "0"]) == 2  # fmt: skip
     assert "--workers 0: need at least one" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from app.cli import main
 from app.jobs.bimanual import run_bimanual
 from sim.bimanual.agent import BimanualOpenAIAgent
 from sim.bimanual.env import BimanualEnv
-from sim.llm import OpenAIConfig
+from sim.llm import OpenAIConfig, RetryPolicy
 from store import open_project
 
 SIZE = (160, 120)
@@ -49,9 +49,8 @@ def db(tmp_path):
 
 def run(db, url: str, *, tier: str = "primitive", max_steps: int = 3, seed: int = 0):
     def factory():
-        agent = BimanualOpenAIAgent(OpenAIConfig(base_url=url, model="fake-vlm"))
-        agent.retry_delays = (0.01, 0.01)
-        return agent
+        fast = RetryPolicy(retries=2, base=0.01, jitter=0)
+        return BimanualOpenAIAgent(OpenAIConfig(base_url=url, model="fake-vlm"), retry=fast)
 
     summary = run_bimanual(db, "openai", TASK, seed=seed, tier=tier, max_steps=max_steps,
                            image_size=SIZE, agent_factory=factory)  # fmt: skip

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from model_server import serve
 
-from sim.llm import ModelError, OpenAIConfig
+from sim.llm import ModelError, OpenAIConfig, RetryPolicy
 from sim.tabletop import prompts
 from sim.tabletop.openai_agent import OpenAIAgent, tool_call_from_text
 from sim.tabletop.toolenv import ToolEnv
@@ -73,10 +73,11 @@ def question(task: str = "count") -> SimpleNamespace:
     )
 
 
+FAST = RetryPolicy(retries=2, base=0.01, jitter=0)  # 3 tries, waits of 0.01 and 0.02 s
+
+
 def agent(url: str, variant: str = "plain", max_turns: int = 10) -> OpenAIAgent:
-    a = OpenAIAgent(OpenAIConfig(url, "fake-model", KEY), variant, max_turns=max_turns)
-    a.retry_delays = (0.01, 0.01)
-    return a
+    return OpenAIAgent(OpenAIConfig(url, "fake-model", KEY), variant, max_turns, retry=FAST)
 
 
 # -- the loop ----------------------------------------------------------------------------------

@@ -1,0 +1,135 @@
+"""`sim.llm.chat_completion` against a scripted local server: retries with backoff, Retry-After,
+what is not retried, timeouts, latency and token usage, and the counts `EndpointStats` keeps.
+Waits are recorded by an injected sleep, never slept."""
+
+from __future__ import annotations
+
+import email.utils
+import pickle
+import time
+
+import pytest
+from model_server import serve
+
+from sim.llm import (
+    EndpointStats,
+    ModelError,
+    OpenAIConfig,
+    RetryPolicy,
+    chat_completion,
+    retry_after_seconds,
+)
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+def reply(text: str = "hello", usage: dict | None = None) -> tuple[int, dict]:
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    if usage is not None:
+        body["usage"] = usage
+    return 200, body
+
+
+def ask(url: str, *, timeout: float = 10, retries: int = 4, base: float = 0.5):
+    waits: list[float] = []
+    policy = RetryPolicy(retries=retries, base=base, jitter=0, sleep=waits.append)
+    stats = EndpointStats()
+    config = OpenAIConfig(url, "fake-model", timeout=timeout)
+    try:
+        return chat_completion(config, MESSAGES, retry=policy, stats=stats), stats, waits
+    except ModelError as exc:
+        return exc, stats, waits
+
+
+def test_429_with_retry_after_is_waited_for_then_retried():
+    def script(body, n):
+        if n == 1:
+            return 429, {"error": {"message": "slow down"}}, {"Retry-After": "1"}
+        return reply(usage={"prompt_tokens": 31, "completion_tokens": 7})
+
+    with serve(script) as (server, url):
+        completion, stats, waits = ask(url, base=0.01)
+    assert len(server.requests) == 2 and completion.message["content"] == "hello"
+    assert waits == [1.0]  # the header's second, not the policy's 0.01 s
+    assert (stats.requests, stats.retries, dict(stats.retry_reasons)) == (2, 1, {"429": 1})
+    assert (completion.tokens_in, completion.tokens_out, completion.attempts) == (31, 7, 2)
+    assert completion.latency_s > 0 and stats.answered == 1 and stats.failed_requests == 0
+    assert (stats.tokens_in, stats.tokens_out) == (31, 7)
+
+
+def test_5xx_is_retried_with_exponential_backoff():
+    def script(body, n):
+        return (503, {"error": {"message": "overloaded"}}) if n <= 3 else reply()
+
+    with serve(script) as (server, url):
+        completion, stats, waits = ask(url, base=0.5)
+    assert len(server.requests) == 4 and completion.message["content"] == "hello"
+    assert waits == [0.5, 1.0, 2.0]
+    assert stats.retry_text() == "503 x3"
+    assert completion.tokens_in is None and completion.tokens_out is None  # no usage sent
+
+
+def test_backoff_is_capped_and_retry_after_too():
+    policy = RetryPolicy(base=1, cap=30, max_wait=60, jitter=0)
+    assert [policy.wait(i) for i in range(7)] == [1, 2, 4, 8, 16, 30, 30]
+    assert policy.wait(0, retry_after=600) == 60  # a server asking for 10 minutes gets 1
+    assert policy.wait(3, retry_after=2) == 8  # the backoff when it is longer
+    jittery = RetryPolicy(base=1, jitter=0.1)
+    assert all(1 <= jittery.wait(0) <= 1.1 for _ in range(20))
+
+
+def test_retry_after_as_an_http_date():
+    now = time.time()
+    later = email.utils.formatdate(now + 5, usegmt=True)
+    assert retry_after_seconds(later, now=now) == pytest.approx(5, abs=1)
+    assert retry_after_seconds(email.utils.formatdate(now - 50, usegmt=True), now=now) == 0
+    assert retry_after_seconds("2.5") == 2.5
+    assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
+
+    def script(body, n):
+        if n == 1:
+            return 503, {}, {"Retry-After": email.utils.formatdate(time.time() + 3, usegmt=True)}
+        return reply()
+
+    with serve(script) as (server, url):
+        _, stats, waits = ask(url, base=0.01)
+    assert len(waits) == 1 and 1.5 <= waits[0] <= 3.5 and stats.retries == 1
+
+
+def test_a_400_is_not_retried_and_counts_as_a_failed_request():
+    with serve(lambda body, n: (400, {"error": {"message": "bad image"}})) as (server, url):
+        error, stats, waits = ask(url)
+    assert isinstance(error, ModelError) and "HTTP 400" in str(error) and "bad image" in str(error)
+    assert len(server.requests) == 1 and waits == []
+    assert (stats.requests, stats.retries, stats.failed_requests, stats.answered) == (1, 0, 1, 0)
+
+
+def test_a_timeout_is_retried():
+    def script(body, n):
+        if n == 1:
+            time.sleep(1.5)  # longer than the client's timeout
+        return reply()
+
+    with serve(script) as (server, url):
+        completion, stats, waits = ask(url, timeout=0.3, base=0.01)
+    assert completion.message["content"] == "hello" and len(server.requests) == 2
+    assert dict(stats.retry_reasons) == {"timeout": 1} and waits == [0.01]
+
+
+def test_giving_up_after_every_retry():
+    with serve(lambda body, n: (502, b"<html>bad gateway</html>")) as (server, url):
+        error, stats, waits = ask(url, retries=2, base=0.01)
+    assert isinstance(error, ModelError) and "after 3 attempt" in str(error)
+    assert len(server.requests) == 3 and waits == [0.01, 0.02]
+    assert stats.as_dict()["failed_requests"] == 1 and stats.retry_text() == "502 x2"
+
+
+def test_stats_add_up_and_travel_as_plain_data():
+    a, b = EndpointStats(), EndpointStats()
+    a.attempt(), a.retry("429"), a.attempt(), a.answer(1.5, 100, 10)
+    b.attempt(), b.answer(0.5, None, None), b.attempt(), b.failure()
+    a.add(b.as_dict())
+    d = a.as_dict()
+    assert (d["requests"], d["retries"], d["answered"], d["failed_requests"]) == (4, 1, 2, 1)
+    assert d["mean_latency_s"] == 1.0 and (d["tokens_in"], d["tokens_out"]) == (100, 10)
+    assert pickle.loads(pickle.dumps(a)).as_dict() == d
