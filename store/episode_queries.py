@@ -26,6 +26,7 @@ from typing import Any
 
 from annotation.models import Episode
 from store.base import Repository, loads
+from store.state_blobs import unpack_text
 
 BIMANUAL = "bimanual"
 REPLAY_IN_SIM = "replay-in-sim"
@@ -63,7 +64,7 @@ def json_value(kind: str | None, value: Any) -> Any:
 
 def _json_field(column: str, path: str, when: str = "1") -> str:
     """`kind, value` of a JSON path of `column`, when `when` holds and the JSON is valid."""
-    guard = f"({when}) AND json_valid({column})"
+    guard = f"({when}) AND typeof({column}) = 'text' AND json_valid({column})"
     return (
         f"CASE WHEN {guard} THEN json_type({column}, '{path}') END, "
         f"CASE WHEN {guard} THEN json_extract({column}, '{path}') END"
@@ -71,9 +72,10 @@ def _json_field(column: str, path: str, when: str = "1") -> str:
 
 
 def _raw(column: str, when: str = "1") -> str:
-    """The JSON text of `column` when SQLite cannot read it (for Python to)."""
-    return f"CASE WHEN ({when}) AND {column} IS NOT NULL AND NOT json_valid({column}) " \
-        f"THEN {column} END"  # fmt: skip
+    """The JSON text of `column` when SQLite cannot read it (for Python to): text that is
+    not JSON (a NaN written by Python), or long text stored compressed (a BLOB)."""
+    return f"CASE WHEN ({when}) AND {column} IS NOT NULL AND (typeof({column}) = 'blob' " \
+        f"OR NOT json_valid({column})) THEN {column} END"  # fmt: skip
 
 
 # One row per episode: step counts and usage, from the steps the episode owns.
@@ -188,7 +190,7 @@ def _read(kind: str | None, value: Any, raw: str | None, path: tuple[str, ...]) 
     """A JSON field read in SQL, or (`raw`: SQLite could not read the text) in Python."""
     if raw is None:
         return json_value(kind, value)
-    node: Any = json.loads(raw)
+    node: Any = json.loads(unpack_text(raw))
     for key in path:
         node = node.get(key) if isinstance(node, dict) else None
     return node

@@ -12,7 +12,7 @@ from annotation.models import STEP_KINDS, Annotator, Episode, ErrorLabel, Step
 from store.base import Repository, dumps, loads
 from store.connection import ProjectFile
 from store.errors import ProjectError, utc_now
-from store.state_blobs import state_json, state_text
+from store.state_blobs import pack_text, state_json, state_text, unpack_text
 from store.states import StateRepository
 
 
@@ -132,12 +132,12 @@ class EpisodeRepository(Repository):
                         index,
                         kind,
                         step.get("name", ""),
-                        dumps(step.get("arguments", {})),
-                        dumps(step.get("result")),
+                        pack_text(dumps(step.get("arguments", {}))),
+                        pack_text(dumps(step.get("result"))),
                         step.get("ok"),
                         step.get("feedback", ""),
-                        dumps(step.get("model_text", {})),
-                        step.get("raw_output", ""),
+                        pack_text(dumps(step.get("model_text", {}))),
+                        pack_text(step.get("raw_output", "")),
                         None if state is None else self.states.put(state_json(state)),
                         step.get("image_sha256"),
                         _number(step.get("latency_s"), float),
@@ -170,12 +170,12 @@ class EpisodeRepository(Repository):
                 index=r[1],
                 kind=r[2],
                 name=r[3],
-                arguments=loads(r[4], {}),
-                result=loads(r[5]),
+                arguments=loads(unpack_text(r[4]), {}),
+                result=loads(unpack_text(r[5])),
                 ok=None if r[6] is None else bool(r[6]),
                 feedback=r[7],
-                model_text=loads(r[8], {}),
-                raw_output=r[9],
+                model_text=loads(unpack_text(r[8]), {}),
+                raw_output=unpack_text(r[9]),
                 state=loads(state_text(r[10])),
                 image_sha256=r[11],
                 latency_s=r[12],

@@ -58,3 +58,25 @@ def move_inline_states(db: Any, batch: int = 500) -> int:
             )
         moved += len(rows)
         last = rows[-1][0]
+
+
+# -- long step text, compressed in place ----------------------------------------------------
+PACK_MIN = 256  # bytes: shorter text is kept as it is (small answers stay readable in SQL)
+
+
+def pack_text(text: str) -> str | bytes:
+    """A step's text column as stored: text of PACK_MIN bytes or more becomes a zlib BLOB
+    (SQLite keeps a column's type per value; these columns hold no other BLOBs), shorter
+    text stays text, so SQL's JSON functions still read small results and answers."""
+    raw = text.encode("utf-8")
+    if len(raw) < PACK_MIN:
+        return text
+    packed = zlib.compress(raw, 6)
+    return packed if len(packed) < len(raw) else text
+
+
+def unpack_text(value: str | bytes | None) -> str | None:
+    """The text of a value `pack_text` stored (text as it is, a BLOB decompressed)."""
+    if isinstance(value, bytes):
+        return zlib.decompress(value).decode("utf-8")
+    return value

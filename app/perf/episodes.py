@@ -169,10 +169,16 @@ def _breakdown(parts: dict[str, float]) -> str:
     return ", ".join(f"{k} {v:,.0f}" for k, v in sorted(parts.items(), key=lambda kv: -kv[1]))
 
 
-@perf_case("episode_bytes_shared", goal="<= 10% of each episode with its own states")
+GOAL_TEXT = "<= 10% of an episode stored with its states inline"
+
+
+@perf_case("episode_bytes_shared", goal=GOAL_TEXT)
 def episode_bytes_shared(quick: bool) -> PerfResult:
     """Bytes per stored episode when the episodes share six scenes' states, against the
-    same episodes each with states of its own (what was stored before content addressing)."""
+    same episode as stored before content addressing (its states inline in its steps).
+
+    The baseline is conservative: it counts the step text as stored now (long text
+    compressed), where before it was plain."""
     n = SHARED_EPISODES[quick]
     templates = template_records()
     with scratch_folder() as folder:
@@ -181,17 +187,16 @@ def episode_bytes_shared(quick: bool) -> PerfResult:
         report(f"episode_bytes_shared: storing {n:,} episodes, each with its own states")
         own = _store(folder / "own.reasonscope", n, own_states=True)
     per_shared, per_own = sum(shared["tables"].values()), sum(own["tables"].values())
-    ratio = per_shared / per_own
     # before content addressing the states were JSON text in each step, uncompressed
     inline = per_own - own["tables"].get("states", 0) + _inline_state_bytes(templates)
-    goal = "<= 10% of each episode with its own states"
+    ratio = per_shared / inline
+    goal = GOAL_TEXT
     detail = (
         f"{n:,} episodes on {len(templates)} scenes: {per_shared:,.0f} B an episode sharing "
         f"states ({shared['states']} states; by table: {_breakdown(shared['tables'])}) vs "
         f"{per_own:,.0f} B each with its own ({own['states']:,} states; by table: "
-        f"{_breakdown(own['tables'])}); {100 * per_shared / inline:.0f}% of the ~"
-        f"{inline:,.0f} B an episode took with its states inline (before 0009). What stays "
-        f"per episode, "
+        f"{_breakdown(own['tables'])}, {100 * per_shared / per_own:.0f}%); an episode took ~"
+        f"{inline:,.0f} B with its states inline (before 0009). What stays per episode, "
         f"bytes of text: {_breakdown(shared['columns'])}; stored in {shared['seconds']:.1f} s "
         f"and {own['seconds']:.1f} s"
     )

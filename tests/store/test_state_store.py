@@ -120,3 +120,24 @@ def test_shared_states_make_each_episode_smaller(tmp_path):
         saved = unique["states"] - shared["states"]
         assert sum(unique.values()) - sum(shared.values()) >= 0.8 * saved
     assert per_episode_shared < 0.6 * per_episode_unique
+
+
+def test_long_step_text_is_stored_compressed_and_reads_back(tmp_path):
+    long_plan = {"plan": [{"action": "move", "pose": [0.1 * k] * 7} for k in range(40)]}
+    steps = [
+        {"kind": "action", "name": "plan", "arguments": long_plan, "result": {"ok": True},
+         "raw_output": json.dumps(long_plan), "model_text": {"reasoning": "why " * 100}},
+        {"kind": "answer", "name": "answer_question", "arguments": {"answer": "3"},
+         "result": {"replay": {"correct": True}}},
+    ]  # fmt: skip
+    with open_project(tmp_path / "p.reasonscope", create=True) as project:
+        episode = project.episodes.add({"benchmark": "bimanual"}, steps)
+        kinds = project.db.execute(
+            "SELECT typeof(arguments), typeof(raw_output), typeof(model_text), typeof(result) "
+            "FROM steps ORDER BY step_index"
+        ).fetchall()
+        back = project.episodes.steps(episode.id)
+    assert kinds == [("blob", "blob", "blob", "text"), ("text", "text", "text", "text")]
+    assert back[0].arguments == long_plan and back[0].raw_output == json.dumps(long_plan)
+    assert back[0].model_text == {"reasoning": "why " * 100}
+    assert back[1].arguments == {"answer": "3"}
