@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from annotation.progress import Cancelled
 from app.cli import (
     agents,
+    authoring,
     bench,
     demo,
     export,
@@ -38,6 +39,7 @@ COMMAND_MODULES = (
     demo,  # demo, new, info
     scenes,  # scenes generate, scenes export
     questions,  # questions generate
+    authoring,  # questions add
     export,  # export benchmark, export episodes
     labels,  # export labels
     imports,  # import benchmark, import episodes

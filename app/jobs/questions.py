@@ -11,7 +11,7 @@ from app.jobs.batch import run_batch
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.questions import MAX_VISIBILITY, Candidate, generate
 from sim.tabletop.scenes import scene_record
-from store import open_project
+from store import ProjectError, open_project
 
 BUILT_TASKS = ("count", "find", "beneath", "compare")
 MAX_ATTEMPTS_PER_QUESTION = 30
@@ -121,3 +121,52 @@ def generate_questions(
                     summary.failed.append((item, why))
         progress.report(total, total, "done")
     return summary
+
+
+def add_question(
+    db: str | os.PathLike[str],
+    scene_id: int,
+    task: str,
+    targets: list[str],
+    *,
+    tags: list[str] = (),
+    threshold: float = MAX_VISIBILITY,
+    image_size: int = 1024,
+    extreme: str = "largest",
+) -> int:
+    """Author a question on a stored scene with the generators' checks; store it pending, for
+    two verifiers, tagged "authored" (and `tags`), and return its id. A question failing a
+    criterion raises `CriterionFailed` (nothing stored); bad targets raise ProjectError.
+    Compare puts its letters on the objects, so it is stored with a new scene derived from
+    this one, as a generated Compare question is stored with its labelled scene."""
+    from sim.tabletop.authoring.questions import CriterionFailed, author_question
+    from sim.tabletop.scenes import world_from_records
+
+    with open_project(db) as project:
+        scene = project.scenes.get(scene_id)
+        world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
+        try:
+            try:
+                made = author_question(world, task, list(targets), threshold=threshold,
+                                       image_size=image_size, extreme=extreme)  # fmt: skip
+            except CriterionFailed:
+                raise
+            except ValueError as exc:
+                raise ProjectError(f"scene {scene_id}: {exc}") from None
+            labelled = None
+            if made.relabelled:
+                state = world.capture_state()
+                state["generation"] = {**scene.state.get("generation", {}),
+                                       "derived_from": scene_id}  # fmt: skip
+                labelled = {"name": f"{scene.name}, labelled A B C", "benchmark": scene.benchmark,
+                            "seed": scene.seed, "generator": scene.generator,
+                            "camera": scene.camera, "state": state,
+                            "bodies": world.body_records()}  # fmt: skip
+        finally:
+            world.close()
+        record = made.record
+        record["criteria"]["tags"] = list(dict.fromkeys(["authored", *tags]))
+        record["criteria"]["authored_on"] = scene_id
+        with project.write():
+            record["scene_id"] = project.scenes.add(labelled) if labelled else scene_id
+            return project.questions.add(record).id

@@ -77,7 +77,7 @@ def create_scene(
 ) -> int:
     """Build the scene a reasonscope-scene-spec/1 file describes, settle it and store it;
     return its id. A bad file or an unusable scene raises ProjectError naming the file."""
-    from sim.tabletop.authoring import (
+    from sim.tabletop.authoring.scenes import (
         SceneSpecError,
         authored_record,
         build_scene,

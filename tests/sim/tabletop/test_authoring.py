@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from sim.tabletop.authoring import SceneSpecError, build_scene, read_scene_spec
+from sim.tabletop.authoring.scenes import SceneSpecError, build_scene, read_scene_spec
 from sim.tabletop.scenes import world_from_records
 from sim.tabletop.world import TABLE_TOP_Z, WORKSPACE_CENTRE
 from store import open_project
