@@ -28,6 +28,8 @@ def add_parser(commands: CommandTree) -> None:
         default="approved",
         help="approved (and corrected) questions only, or any (default approved)",
     )
+    p.add_argument("--tag", metavar="TAG", help="only questions with this tag (e.g. hard, "
+                   "authored: docs/scene-authoring.md)")  # fmt: skip
     p.add_argument(
         "--format",
         default="reasonscope-benchmark/1",
@@ -90,8 +92,9 @@ def cmd_export_benchmark(args: argparse.Namespace) -> int:
         reason = _nothing_approved(default_db(args))
         if reason:
             return fail(reason)
-    count = export_benchmark(default_db(args), args.out, status=args.status)
-    print(f"Wrote {count} questions to {args.out}")
+    count = export_benchmark(default_db(args), args.out, status=args.status, tag=args.tag)
+    tagged = f" tagged {args.tag}" if args.tag else ""
+    print(f"Wrote {count} questions{tagged} to {args.out}")
     return 0
 
 

@@ -23,9 +23,14 @@ def _scene_object(scene) -> dict:
 
 
 def export_benchmark(
-    db: str | os.PathLike[str], out: str | os.PathLike[str], *, status: str = "approved"
+    db: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    status: str = "approved",
+    tag: str | None = None,
 ) -> int:
-    """Write current question versions (all, or only approved/corrected ones) with their scenes."""
+    """Write current question versions (all, or only approved/corrected ones) with their
+    scenes; with `tag`, only questions carrying it (`criteria.tags`, e.g. "hard")."""
     with open_for_reading(db) as project:
         wanted = None if status == "any" else {"approved", "corrected"}
         lines, after = [], None
@@ -35,16 +40,22 @@ def export_benchmark(
             for q in page.rows:
                 if wanted is not None and q.status not in wanted:
                     continue
+                if tag is not None and tag not in question_tags(q):
+                    continue
                 scene = _scene_object(project.scenes.get(q.scene_id)) if q.scene_id else None
                 sequence = sequences.get(q.sequence_id)
-                lines.append(
-                    json.dumps(question_record(q, scene, {"status": q.status}, sequence))
-                )
+                lines.append(json.dumps(question_record(q, scene, {"status": q.status}, sequence)))
             if page.next_cursor is None:
                 break
             after = page.next_cursor
     write_lines(out, lines)
     return len(lines)
+
+
+def question_tags(question) -> list[str]:
+    """A question's tags: "authored" and the author's (`questions add --tag`)."""
+    tags = (question.criteria or {}).get("tags") if isinstance(question.criteria, dict) else None
+    return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
 
 
 def _sequence_id(project, name) -> int | None:

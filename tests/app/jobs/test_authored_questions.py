@@ -96,3 +96,25 @@ def test_compare_letters_the_boxes_on_a_derived_scene(hard, capsys):
     code, err = _add(capsys, hard, "--task", "compare", "--target", "red cube",
                      "--target", "navy book", "--target", "white tissue box")  # fmt: skip
     assert code == 2 and "compare question fails label_occluded: every letter is readable" in err
+
+
+def test_export_benchmark_by_tag_and_import_elsewhere(hard, capsys, tmp_path):
+    code, out = _add(capsys, hard, "--task", "find", "--target", "red matchbox", "--tag", "hard")
+    assert code == 0
+    tagged, everything = tmp_path / "hard.jsonl", tmp_path / "all.jsonl"
+    assert main(["export", "benchmark", "--db", hard, "--status", "any", "--tag", "hard",
+                 "--out", str(tagged)]) == 0  # fmt: skip
+    assert main(["export", "benchmark", "--db", hard, "--status", "any",
+                 "--out", str(everything)]) == 0  # fmt: skip
+    capsys.readouterr()
+    lines = [json.loads(line) for line in tagged.read_text().splitlines()]
+    assert lines and all("hard" in r["criteria"]["tags"] for r in lines)
+    assert len(lines) < len(everything.read_text().splitlines())
+    # rebuilt independently: another project imports the tagged questions with their scenes
+    other = tmp_path / "other.reasonscope"
+    open_project(other, create=True).close()
+    assert main(["import", "benchmark", str(tagged), "--db", str(other)]) == 0
+    with open_project(other) as project:
+        rows = project.questions.page(limit=100).rows
+    assert len(rows) == len(lines) and all(q.scene_id for q in rows)
+    assert {q.criteria["tags"][0] for q in rows} == {"authored"}
