@@ -94,9 +94,14 @@ WHERE {{where}}
 GROUP BY e.id
 """
 
+# With a tag (`:tag`), only the episodes on questions carrying it (criteria.tags).
+_TAGGED = (
+    "(:tag IS NULL OR e.question_id IN (SELECT q.id FROM questions q, "
+    "json_each(q.criteria, '$.tags') t WHERE t.value = :tag))"
+)
 _FIND_OR_COUNT = "p.task IN ('find', 'count')"
 _EPISODE_GROUPS = f"""
-WITH per AS ({_PER_EPISODE.format(where=f"e.benchmark != '{BIMANUAL}'")})
+WITH per AS ({_PER_EPISODE.format(where=f"e.benchmark != '{BIMANUAL}' AND {_TAGGED}")})
 SELECT p.model, p.agent, p.mode, p.task, p.own,
        {_json_field("a.result", "$.replay.correct", "p.own IS NULL")},
        {_raw("a.result", "p.own IS NULL")},
@@ -128,7 +133,8 @@ GROUP BY 1, 2, 3, 4, 5, 6, 7
 _RECOVERY_CALLS = f"""
 SELECT s.episode_id, e.model, e.agent, e.mode, s.name, s.ok
 FROM steps s JOIN episodes e ON e.id = s.episode_id
-WHERE e.benchmark != '{BIMANUAL}' AND s.kind = 'tool' AND s.name IN {_in(RECOVERY_TOOLS)}
+WHERE e.benchmark != '{BIMANUAL}' AND {_TAGGED}
+  AND s.kind = 'tool' AND s.name IN {_in(RECOVERY_TOOLS)}
   AND s.episode_id IN (SELECT episode_id FROM steps
                        WHERE kind = 'tool' AND name = 'grasp' AND ok = 0)
 ORDER BY s.episode_id, s.step_index
@@ -214,9 +220,10 @@ class EpisodePage:
 
 class EpisodeQueryRepository(Repository):
     # -- metrics ----------------------------------------------------------------------------
-    def episode_groups(self) -> Iterator[EpisodeGroup]:
-        """The MG-VQA (every benchmark but the dual-arm one) episodes, grouped."""
-        for r in self.db.execute(_EPISODE_GROUPS):
+    def episode_groups(self, tag: str | None = None) -> Iterator[EpisodeGroup]:
+        """The MG-VQA (every benchmark but the dual-arm one) episodes, grouped; with `tag`,
+        only those on questions carrying it."""
+        for r in self.db.execute(_EPISODE_GROUPS, {"tag": tag}):
             yield EpisodeGroup(
                 model=r[0], agent=r[1], mode=r[2], task=r[3], own_success=_truthy(r[4]),
                 answer_correct=_bool(_read(r[5], r[6], r[7], ("replay", "correct"))),
@@ -228,12 +235,22 @@ class EpisodeQueryRepository(Repository):
                 requests=r[21], latency_s=r[22], tokens_in=r[23], tokens_out=r[24],
             )  # fmt: skip
 
-    def recovery_calls(self) -> Iterator[tuple[int, str, str, str, str, bool | None]]:
+    def recovery_calls(
+        self, tag: str | None = None
+    ) -> Iterator[tuple[int, str, str, str, str, bool | None]]:
         """(episode id, model, agent, mode, tool name, ok) of the grasp, push, find_object
         and perceive_scene calls of the MG-VQA episodes with a failed grasp, in order,
         streamed."""
-        for r in self.db.execute(_RECOVERY_CALLS):
+        for r in self.db.execute(_RECOVERY_CALLS, {"tag": tag}):
             yield r[0], r[1], r[2], r[3], r[4], _truthy(r[5])
+
+    def episode_tags(self) -> list[str]:
+        """The tags of the questions that have episodes (e.g. authored, hard), sorted."""
+        rows = self.db.execute(
+            "SELECT DISTINCT t.value FROM episodes e JOIN questions q ON q.id = e.question_id, "
+            "json_each(q.criteria, '$.tags') t WHERE t.type = 'text' ORDER BY 1"
+        )
+        return [r[0] for r in rows]
 
     def bimanual_groups(self) -> Iterator[BimanualGroup]:
         """The dual-arm episodes but replays in sim, grouped."""

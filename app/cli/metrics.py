@@ -42,13 +42,15 @@ def add_parser(commands: CommandTree) -> None:
         help="the --table's format: CSV (notes as trailing '# ' lines) or a LaTeX table",
     )
     p.add_argument("--out", type=Path, help="write the --table to this file (default: stdout)")
+    p.add_argument("--tag", metavar="TAG", help="episode results only on questions with this "
+                   "tag (e.g. hard: a Hard table, docs/scene-authoring.md)")  # fmt: skip
     p.set_defaults(func=cmd_metrics)
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     from app.jobs.metrics import project_metrics
 
-    metrics = project_metrics(default_db(args))
+    metrics = project_metrics(default_db(args), tag=args.tag)
     if args.table:
         return _write_table(metrics, args)
     if args.json:

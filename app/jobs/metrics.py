@@ -49,35 +49,37 @@ def verification_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
         return {"verification": project_verification_metrics(project)}
 
 
-def project_metrics(db_path: str | os.PathLike[str]) -> dict[str, Any]:
+def project_metrics(db_path: str | os.PathLike[str], tag: str | None = None) -> dict[str, Any]:
     """Everything `reasonscope metrics` reports: {"verification": {...}, "episodes": {...},
     "hoi": {...}, "reasoning": {...}, "bimanual": {...}}.
 
     Read-only where needed, and one-line `ProjectError`s, as `verification_metrics`.
     The `episodes` shape is documented in `annotation.tabletop.episode_metrics.episode_metrics`,
-    the `bimanual` one in `annotation.tabletop.episode_metrics.bimanual_metrics`.
+    the `bimanual` one in `annotation.tabletop.episode_metrics.bimanual_metrics`. With
+    `tag`, the `episodes` figures count only the episodes on questions carrying it.
     """
     with open_for_reading(db_path) as project:
         return {
             "verification": project_verification_metrics(project),
-            "episodes": project_episode_metrics(project),
+            "episodes": project_episode_metrics(project, tag),
             "hoi": project_hoi_metrics(project),
             "reasoning": project_reasoning_metrics(project),
             "bimanual": project_bimanual_metrics(project),
         }
 
 
-def project_episode_metrics(project) -> dict[str, Any]:
+def project_episode_metrics(project, tag: str | None = None) -> dict[str, Any]:
     """The `episodes` metrics of an open project: success, manipulation, recovery, errors,
     and `per_model` (episodes, success, model requests, latency, tokens).
 
     Dual-arm episodes have their own key (`project_bimanual_metrics`) and are left out.
+    With `tag`, only the episodes on questions carrying it (a Hard table: tag "hard").
     Added up in SQL (`project.episode_queries`): the figures of `episode_metrics`, computed
     from groups of alike episodes and the calls of those with a failed grasp.
     """
     queries = project.episode_queries
     facts, usage = [], {}
-    for g in queries.episode_groups():
+    for g in queries.episode_groups(tag):
         success = g.own_success if g.own_success is not None else bool(g.answer_correct)
         truth = unwrap_answer(g.truth)
         facts.append(EpisodeFacts(
@@ -90,7 +92,7 @@ def project_episode_metrics(project) -> dict[str, Any]:
         usage.setdefault(model_name(g.model, g.agent), ModelUsage()).add(
             g.n, g.n if success else 0, g.requests, g.latency_s, g.tokens_in, g.tokens_out
         )
-    out = summarize_episodes(facts, _recoveries(queries.recovery_calls()))
+    out = summarize_episodes(facts, _recoveries(queries.recovery_calls(tag)))
     out["per_model"] = per_model_rows(usage)
     out["per_model_settings"] = PER_MODEL_SETTINGS
     return out

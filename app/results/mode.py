@@ -78,6 +78,7 @@ class ResultsMode(QObject):
         self.tabs.currentChanged.connect(self._tab_changed)
         session.project_changed.connect(self._project_opened)
         session.data_changed.connect(self.refresh)
+        self.episode_results.tag_changed.connect(lambda _tag: self.refresh())
 
     def _project_opened(self) -> None:
         self.chosen = False
@@ -110,7 +111,11 @@ class ResultsMode(QObject):
             self.pages.setCurrentIndex(0)
             return
         metrics = project_verification_metrics(project)
-        episodes = project_episode_metrics(project)
+        tags = project.episode_queries.episode_tags()
+        tag = self.episode_results.selected_tag
+        tag = tag if tag in tags else None
+        self.episode_results.set_tags(tags, tag)
+        episodes = project_episode_metrics(project, tag)
         self.agreement.set_metrics(metrics)
         self.episode_results.set_metrics(episodes)
         hoi = project_hoi_metrics(project)

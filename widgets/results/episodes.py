@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
+    QComboBox,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QVBoxLayout,
@@ -87,7 +89,11 @@ def mode_colour(mode: str, modes: list[str]) -> QColor:
 
 
 class EpisodeResultsView(QWidget):
-    """Tables and plots for the `episodes` metrics dict; `set_metrics(None)` clears them."""
+    """Tables and plots for the `episodes` metrics dict; `set_metrics(None)` clears them.
+    Above them, a choice of questions (all, or those with a tag such as hard) emits
+    `tag_changed(tag or None)`; whoever fills the page computes the metrics for it."""
+
+    tag_changed = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,7 +129,37 @@ class EpisodeResultsView(QWidget):
         self.models = ModelsTable()
         sections = (success_box, self.models, plots, recovery_box)
         self.content = scrolling_page(self, self.summary, sections)
+        self.tag_box = QComboBox()
+        self.tag_box.setObjectName("episodes_tag")
+        self.tag_box.setToolTip("Results on every question, or only on those with a tag "
+                                "(questions add --tag): a Hard table is one choice away")  # fmt: skip
+        self.tag_box.currentIndexChanged.connect(
+            lambda _i: self.tag_changed.emit(self.tag_box.currentData())
+        )
+        self.tag_row = QWidget()
+        row = QHBoxLayout(self.tag_row)
+        row.setContentsMargins(24, 0, 24, 6)
+        row.addWidget(QLabel("Questions"))
+        row.addWidget(self.tag_box)
+        row.addStretch(1)
+        self.layout().insertWidget(0, self.tag_row)
+        self.set_tags([], None)
         self.set_metrics(None)
+
+    def set_tags(self, tags: list[str], current: str | None) -> None:
+        """The tags to offer (the row hides when there are none), `current` chosen."""
+        self.tag_box.blockSignals(True)
+        self.tag_box.clear()
+        self.tag_box.addItem("All questions", None)
+        for tag in tags:
+            self.tag_box.addItem(f"Tagged {tag}", tag)
+        self.tag_box.setCurrentIndex(max(0, self.tag_box.findData(current)))
+        self.tag_box.blockSignals(False)
+        self.tag_row.setVisible(bool(tags))
+
+    @property
+    def selected_tag(self) -> str | None:
+        return self.tag_box.currentData()
 
     # -- filling ---------------------------------------------------------------------------
     def set_metrics(self, m: dict[str, Any] | None) -> None:
@@ -176,8 +212,12 @@ class EpisodeResultsView(QWidget):
                     )
                 )
             cells += [
-                average_cell(percent(row["average_pct"]), row.get("missing_tasks") or [],
-                             "mean over all the tasks", "episodes of {}"),  # fmt: skip
+                average_cell(
+                    percent(row["average_pct"]),
+                    row.get("missing_tasks") or [],
+                    "mean over all the tasks",
+                    "episodes of {}",
+                ),  # fmt: skip
                 table_cell(
                     "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
                     tip="" if median is None else f"median {median:g}",

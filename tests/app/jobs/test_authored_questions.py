@@ -118,3 +118,34 @@ def test_export_benchmark_by_tag_and_import_elsewhere(hard, capsys, tmp_path):
         rows = project.questions.page(limit=100).rows
     assert len(rows) == len(lines) and all(q.scene_id for q in rows)
     assert {q.criteria["tags"][0] for q in rows} == {"authored"}
+
+
+def test_results_and_metrics_filtered_by_tag(hard, capsys, qtbot):
+    from gestures import open_as_ada
+
+    assert _add(capsys, hard, "--task", "find", "--target", "red matchbox", "--tag", "hard")[0] == 0
+    assert main(["run-agent", "--agent", "chance", "--mode", "direct", "--questions", "any",
+                 "--image-size", "64", "--db", hard]) == 0  # fmt: skip
+    capsys.readouterr()
+    with open_project(hard) as project:
+        episodes = project.episodes.list()
+        hard_ids = {q.id for q in project.questions.page(limit=100).rows
+                    if "hard" in q.criteria.get("tags", [])}  # fmt: skip
+    on_hard = sum(e.question_id in hard_ids for e in episodes)
+    assert 0 < on_hard < len(episodes)
+    assert main(["metrics", "--json", "--tag", "hard", "--db", hard]) == 0
+    assert json.loads(capsys.readouterr().out)["episodes"]["n"] == on_hard
+    assert main(["metrics", "--json", "--db", hard]) == 0
+    assert json.loads(capsys.readouterr().out)["episodes"]["n"] == len(episodes)
+    window = open_as_ada(qtbot, hard, "results")
+    try:
+        view = window.results.episode_results
+        assert view.tag_row.isVisibleTo(view)
+        assert [view.tag_box.itemData(i) for i in range(view.tag_box.count())] == [
+            None, "authored", "hard"]  # fmt: skip
+        assert window.results.metrics["episodes"]["n"] == len(episodes)
+        view.tag_box.setCurrentIndex(view.tag_box.findData("hard"))
+        assert window.results.metrics["episodes"]["n"] == on_hard
+        assert view.summary.text().startswith(f"{on_hard} episode")
+    finally:
+        window.close()
