@@ -23,6 +23,7 @@ RUN_ORDER = [
     "settle_early_stop",
     "visibility_windowed",
     "generation_overhead",
+    "editor_visibility_update",
     "viewport_frame_time",
     "episode_import_memory",
     "episode_bytes_shared",
