@@ -40,6 +40,8 @@ class Repository:
         detail: dict[str, Any] | None = None,
     ) -> None:
         """Record who changed what, in the caller's transaction."""
+        if self.project.audit_muted:
+            return
         self.db.execute(
             "INSERT INTO audit_log(at, annotator_id, action, table_name, row_id, detail) "
             "VALUES (?, ?, ?, ?, ?, ?)",

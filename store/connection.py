@@ -25,6 +25,9 @@ class ProjectFile:
         self.path = path
         self.readonly = readonly
         self.db = Database(conn, execute_plugins=False)
+        # While set, repositories write no audit entries: a package merge replays work
+        # through them and copies the package's own entries (who did it, and when).
+        self.audit_muted = False
 
     # -- transactions -------------------------------------------------------
     @contextmanager
@@ -48,6 +51,18 @@ class ProjectFile:
             raise
         else:
             conn.execute("COMMIT")
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Inside a write: a part that is undone alone when it raises (the write goes on)."""
+        self.db.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK TO part")
+            self.db.execute("RELEASE part")
+            raise
+        self.db.execute("RELEASE part")
 
     @property
     def data_version(self) -> int:

@@ -494,6 +494,7 @@ class HoiRepository(Repository):
         difficulty: int | None = None,
         comment: str = "",
         kind: str = REVIEW,
+        created_at: str | None = None,
     ) -> HoiReview:
         """A review of the label's current round (kind 'review') or a quality check ('qc').
 
@@ -512,7 +513,7 @@ class HoiRepository(Repository):
             refusal = review_refusal(record, reviewer.id, kind)
             if refusal:
                 raise ProjectError(f"{self.project.path}: {refusal}")
-            now = utc_now()
+            now = created_at or utc_now()
             cur = self.db.execute(
                 "INSERT INTO hoi_reviews(label_id, reviewer_id, round, kind, verdict, difficulty, "
                 "label_difficulty, comment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "

@@ -95,6 +95,16 @@ class SequenceRepository(Repository):
         ).fetchall()
         return [Frame(r[0], r[1], r[2], r[3], tuple(loads(r[4], []))) for r in rows]
 
+    def frame(self, frame_id: int) -> Frame:
+        row = self.db.execute(
+            "SELECT id, sequence_id, frame_index, image_path, pointcloud_paths FROM frames "
+            "WHERE id = ?",
+            [frame_id],
+        ).fetchone()
+        if row is None:
+            raise ProjectError(f"{self.project.path}: no frame with id {frame_id}")
+        return Frame(row[0], row[1], row[2], row[3], tuple(loads(row[4], [])))
+
     def entity_ids(self, sequence_id: int) -> dict[str, int]:
         """Entity key (e.g. "pedestrian:3") -> row id, for one sequence."""
         rows = self.db.execute(

@@ -15,6 +15,7 @@ from store.episode_queries import EpisodeQueryRepository
 from store.episodes import EpisodeRepository, ImageRepository
 from store.hoi import HoiRepository
 from store.jrdb import SequenceRepository
+from store.packages import PackageRepository
 from store.questions import QuestionRepository
 from store.reasoning import ReasoningRepository
 from store.scenes import SceneRepository
@@ -33,6 +34,7 @@ class Project(ProjectFile):
     episodes: EpisodeRepository
     sequences: SequenceRepository
     hoi: HoiRepository
+    packages: PackageRepository
     questions: QuestionRepository
     reasoning: ReasoningRepository
     scenes: SceneRepository
@@ -51,6 +53,7 @@ class Project(ProjectFile):
         self.episode_queries = EpisodeQueryRepository(self)
         self.sequences = SequenceRepository(self)
         self.hoi = HoiRepository(self)
+        self.packages = PackageRepository(self)
         self.questions = QuestionRepository(self)
         self.reasoning = ReasoningRepository(self, questions=self.questions)
         self.scenes = SceneRepository(self)

@@ -92,7 +92,8 @@ class QuestionRepository(Repository):
         """Store one new question (version 1). Generators pass no annotator."""
         with self.project.write():
             cur = self.db.execute(
-                INSERT_QUESTION, question_row(question, created_by=annotator.id if annotator else None)
+                INSERT_QUESTION,
+                question_row(question, created_by=annotator.id if annotator else None),
             )
             self._audit(annotator, "create", "questions", cur.lastrowid)
         return self.get(cur.lastrowid)

@@ -379,4 +379,87 @@ def m0009_shared_states_and_usage(db: Database) -> None:
     move_inline_states(db)
 
 
+_V10_PACKAGES = """
+-- Work packages: one person's assignment sent out as a package file and merged back.
+CREATE TABLE packages (
+    id TEXT PRIMARY KEY,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    role TEXT NOT NULL CHECK (role IN ('verifier', 'reviewer', 'adjudicator', 'annotator')),
+    file TEXT NOT NULL DEFAULT '',
+    manifest TEXT NOT NULL,
+    content_sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    merged_at TEXT,
+    recalled_at TEXT
+);
+
+-- An item out in a package (a question version, a label's review round, a frame), to
+-- whom and since when; done_at once merged work covers it, recalled_at when taken back.
+CREATE TABLE assignments (
+    id INTEGER PRIMARY KEY,
+    package_id TEXT NOT NULL REFERENCES packages(id),
+    kind TEXT NOT NULL CHECK (kind IN ('question', 'label', 'frame')),
+    item_id INTEGER NOT NULL,
+    version TEXT NOT NULL DEFAULT '',
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    role TEXT NOT NULL,
+    assigned_at TEXT NOT NULL,
+    done_at TEXT,
+    recalled_at TEXT
+);
+-- Nothing is handed to the same person twice (a recalled assignment may go out again).
+CREATE UNIQUE INDEX assignments_once ON assignments(kind, item_id, version, annotator_id)
+    WHERE recalled_at IS NULL;
+CREATE INDEX assignments_item ON assignments(kind, item_id);
+CREATE INDEX assignments_package ON assignments(package_id);
+
+-- Every row of a package's work taken in (target_id: the row it became here; NULL when
+-- it was kept aside as a conflict), so merging the same package again changes nothing.
+CREATE TABLE package_work (
+    package_id TEXT NOT NULL REFERENCES packages(id),
+    kind TEXT NOT NULL,
+    source_id INTEGER NOT NULL,
+    target_id INTEGER,
+    merged_at TEXT NOT NULL,
+    PRIMARY KEY (package_id, kind, source_id)
+);
+
+-- Work on an item that changed here after its package went out, kept for a decision.
+CREATE TABLE package_conflicts (
+    id INTEGER PRIMARY KEY,
+    package_id TEXT NOT NULL REFERENCES packages(id),
+    kind TEXT NOT NULL,
+    item_id INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    work TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    resolved_at TEXT,
+    resolution TEXT
+);
+
+-- Files a package file carries for offline work (frames' panoramas and point clouds),
+-- by their path under the sequence's root.
+CREATE TABLE package_files (
+    sequence_id INTEGER NOT NULL REFERENCES sequences(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (sequence_id, path)
+)
+"""
+
+
+@migrations(name="0010_work_packages")
+def m0010_work_packages(db: Database) -> None:
+    """Work packages, assignments, merged work and conflicts; every project gets an id."""
+    import uuid
+
+    for statement in _split(_V10_PACKAGES):
+        db.execute(statement)
+    db.execute(
+        "INSERT OR IGNORE INTO project_meta(key, value) VALUES ('project_id', ?)",
+        [str(uuid.uuid4())],
+    )
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -113,6 +113,8 @@ class VerificationRepository(Repository):
         annotator: Annotator,
         verdict: Verdict,
         seconds_on_task: float,
+        *,
+        created_at: str | None = None,
     ) -> VerdictRecord:
         """Save one verdict now (one audited transaction) and re-derive the question's status.
 
@@ -164,7 +166,7 @@ class VerificationRepository(Repository):
                     dumps(corrections),
                     proposed_id,
                     seconds,
-                    utc_now(),
+                    created_at or utc_now(),
                 ],
             )
             # What was decided stays out of the audit log, which everyone can read.
@@ -246,6 +248,20 @@ class VerificationRepository(Repository):
         if sum(1 for r in live if r.round == "first") >= 2:
             return live
         return [r for r in live if r.annotator_id == annotator.id]
+
+    def first_round_people(self, question_id: int) -> list[int]:
+        """Who has given a live first-round verdict on a question (not what they decided)."""
+        return [r.annotator_id for r in self._live(question_id) if r.round == "first"]
+
+    def first_round_verdicts(self) -> list[tuple[int, int, str, Verdict]]:
+        """(question id, annotator id, name, verdict) of every live first-round verdict whose
+        question has its pair complete (the blind rule's end), for agreement per person."""
+        rows = self.db.execute(
+            f"{_SELECT} WHERE v.round = 'first' AND v.retracted_at IS NULL AND (SELECT count(*) "
+            "FROM verifications w WHERE w.question_id = v.question_id AND w.round = 'first' "
+            "AND w.retracted_at IS NULL) >= 2 ORDER BY v.question_id, v.id"
+        ).fetchall()
+        return [(r[1], r[2], r[3], _record(r).verdict) for r in rows]
 
     def outcome(self, question_id: int) -> Outcome:
         """What the live verdicts make of a question (reveals nothing before the pair is full)."""

@@ -1,0 +1,275 @@
+"""Creating a work package: one person's assignment, chosen under the project's rules,
+written to a package file and noted as out (docs/work-packages.md#create)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation.jrdb.hoi_review import needs_review_by
+from annotation.models import Annotator, Question
+from store import Project, ProjectError, open_project
+from store.errors import utc_now
+from store.package_io import content_hash, set_manifest, write_package
+from store.packages import ROLE_KIND, ROLES
+
+FORMAT = "reasonscope-package/1"
+SUFFIX = ".rspack"
+_MANY = 1_000_000
+
+
+@dataclass
+class PackageRequest:
+    """What to hand out: `questions` is "pending" or question ids (verifier,
+    adjudicator); `labels` is True (every label the person may review) or label ids;
+    `sequence` and `frames` (first, last frame index) choose frames to label."""
+
+    person: str
+    role: str
+    questions: str | list[int] | None = None
+    benchmark: str | None = None
+    task: str | None = None
+    labels: bool | list[int] = False
+    sequence: str | None = None
+    frames: tuple[int, int] | None = None
+    limit: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def create_package(db: str | os.PathLike[str], request: PackageRequest, out: Path) -> dict:
+    """Write the package file `out` and note its items as out with the person; returns
+    the manifest. Raises `ProjectError` (one line, nothing written) when the request
+    breaks a rule or finds nothing to hand out."""
+    if request.role not in ROLES:
+        raise ProjectError(f"role must be one of {', '.join(ROLES)}, not {request.role!r}")
+    out = Path(out).absolute()
+    if out.exists():
+        raise ProjectError(f"{out}: already exists; choose another package file")
+    with open_project(db) as project:
+        person = project.annotators.sign_in(request.person)
+        items, picks, files = _choose(project, person, request)
+        if not items:
+            raise ProjectError(
+                f"{project.path}: nothing to hand to {person.name} as {request.role} "
+                "(every candidate is done, theirs, or out with enough people)"
+            )
+        part = out.with_name(out.name + ".part")
+        for stale in (part, Path(f"{part}-wal"), Path(f"{part}-shm")):
+            stale.unlink(missing_ok=True)
+        copied = write_package(project.path, part, picks, files)
+        hashed = {t: ids for t, ids in copied.items() if not _worked_on(t, request.role)}
+        manifest: dict[str, Any] = {
+            "format": FORMAT,
+            "project_id": project.packages.project_id(),
+            "package_id": str(uuid.uuid4()),
+            "person": person.name,
+            "person_id": person.id,
+            "role": request.role,
+            "items": items,
+            "created": utc_now(),
+            "copied": copied,
+            "hashed": sorted(hashed),
+            "content_sha256": content_hash(part, hashed),
+            "notes": request.notes,
+        }
+        try:
+            set_manifest(part, manifest)
+            project.packages.record(manifest, person.id, str(out))
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        part.replace(out)
+    return manifest
+
+
+def _worked_on(table: str, role: str) -> bool:
+    """Copied tables the package's own work may change (left out of its hash)."""
+    return role == "annotator" and table == "hoi_labels"
+
+
+def _choose(project: Project, person: Annotator, request: PackageRequest):
+    items: list[dict[str, Any]] = []
+    picks: dict[str, set[int]] = {"annotators": {person.id}}
+    limit = request.limit or _MANY
+    kind = ROLE_KIND[request.role]
+    if kind == "question":
+        if request.questions is None:
+            raise ProjectError(f"a {request.role} package needs --questions pending|ID,...")
+        for question in _questions(project, person, request)[:limit]:
+            items.append({"kind": "question", "id": question.id, "version": str(question.version)})
+            _add_question(project, question, picks, request.role == "adjudicator")
+    elif kind == "label":
+        if not request.labels:
+            raise ProjectError("a reviewer package needs --labels (all I may review, or IDs)")
+        for record in _labels(project, person, request)[:limit]:
+            label = record.label
+            items.append({"kind": "label", "id": label.id, "version": f"r{record.round}"})
+            picks.setdefault("hoi_labels", set()).add(label.id)
+            picks.setdefault("annotators", set()).add(label.annotator_id)
+            picks.setdefault("frames", set()).add(label.frame_id)
+    else:
+        for frame in _frames(project, request)[:limit]:
+            items.append({"kind": "frame", "id": frame.id, "version": ""})
+            picks.setdefault("frames", set()).add(frame.id)
+            for label in project.hoi.labels_for_frame(frame.id):
+                picks.setdefault("hoi_labels", set()).add(label.id)
+                picks.setdefault("annotators", set()).add(label.annotator_id)
+    frames = picks.get("frames", set())
+    files = _frame_files(project, frames, picks, request)
+    return items, picks, files
+
+
+def _questions(project: Project, person: Annotator, request: PackageRequest) -> list[Question]:
+    adjudicate = request.role == "adjudicator"
+    if request.questions == "pending":
+        pool = (
+            project.verifications.adjudication_queue(person, limit=_MANY)
+            if adjudicate
+            else project.verifications.queue(person, limit=_MANY)
+        )
+        return [
+            q
+            for q in pool
+            if (request.benchmark is None or q.benchmark == request.benchmark)
+            and (request.task is None or q.task == request.task)
+            and _question_refusal(project, person, q, adjudicate) is None
+        ]
+    chosen = []
+    for qid in request.questions or []:
+        question = project.questions.get(qid)
+        refusal = _question_refusal(project, person, question, adjudicate)
+        if refusal:
+            raise ProjectError(f"{project.path}: question {qid}: {refusal}")
+        chosen.append(question)
+    return chosen
+
+
+def _question_refusal(
+    project: Project, person: Annotator, question: Question, adjudicate: bool
+) -> str | None:
+    """Why this question cannot go to this person in this role, or None."""
+    version = str(question.version)
+    if not question.is_current or question.status != "pending":
+        return f"is {question.status if question.is_current else 'not current'}; nothing to verify"
+    first = project.verifications.first_round_people(question.id)
+    out = project.packages.out_with_others("question", question.id, version, person.id)
+    if person.id in first:
+        return f"{person.name} verified it already; an adjudicator is a third person"
+    if project.packages.handed_to("question", question.id, version, person.id):
+        return f"already handed to {person.name}"
+    if adjudicate:
+        if question.id not in {q.id for q in project.verifications.adjudication_queue(person)}:
+            return "does not await adjudication (its two verdicts are not in, or agree)"
+        if out:
+            return f"is out for adjudication with {', '.join(out)}"
+        return None
+    if len(first) + len(out) >= 2:
+        return f"has its two verifiers already ({len(first)} verdicts in, out with {out or 'none'})"
+    return None
+
+
+def _labels(project: Project, person: Annotator, request: PackageRequest) -> list:
+    records = [r for r in project.hoi.records() if r.label is not None]
+    wanted = None if request.labels is True else set(request.labels)
+    if wanted is not None:
+        known = {r.label.id for r in records}
+        missing = sorted(wanted - known)
+        if missing:
+            raise ProjectError(f"{project.path}: no HOI label {missing[0]}")
+    chosen = []
+    for record in records:
+        label = record.label
+        if wanted is not None and label.id not in wanted:
+            continue
+        version = f"r{record.round}"
+        refusal = None
+        if label.annotator_id == person.id:
+            refusal = "no one reviews their own label"
+        elif project.packages.handed_to("label", label.id, version, person.id):
+            refusal = f"already handed to {person.name}"
+        elif not needs_review_by(record, person.id):
+            refusal = f"needs no review from {person.name} (reviewed, or two reviews in)"
+        else:
+            given = [r for r in record.current("review") if r.reviewer_id != person.id]
+            out = project.packages.out_with_others("label", label.id, version, person.id)
+            if len(given) + len(out) >= 2:
+                refusal = f"round {record.round} has its two reviewers (out with {out})"
+        if refusal and wanted is not None:
+            raise ProjectError(f"{project.path}: label {label.id}: {refusal}")
+        if refusal is None:
+            chosen.append(record)
+    return chosen
+
+
+def _frames(project: Project, request: PackageRequest) -> list:
+    if request.sequence is None:
+        raise ProjectError("an annotator package needs --sequence NAME [--frames A-B]")
+    sequence = project.sequences.find(request.sequence)
+    if sequence is None:
+        raise ProjectError(f"{project.path}: no sequence {request.sequence!r}")
+    first, last = request.frames or (-1, 1 << 62)
+    chosen = []
+    for frame in project.sequences.frames(sequence.id):
+        if not first <= frame.index <= last:
+            continue
+        holder = project.packages.frame_out(frame.id)
+        if holder is not None:
+            if request.frames is not None:
+                raise ProjectError(
+                    f"{project.path}: frame {frame.index} of {sequence.name} is out with {holder}"
+                )
+            continue
+        chosen.append(frame)
+    return chosen
+
+
+def _add_question(
+    project: Project, question: Question, picks: dict[str, set[int]], adjudicate: bool
+) -> None:
+    picks.setdefault("questions", set()).add(question.id)
+    if question.scene_id is not None:
+        picks.setdefault("scenes", set()).add(question.scene_id)
+    if question.sequence_id is not None:
+        from widgets.study.state import slot_frame
+
+        frames = project.sequences.frames(question.sequence_id)
+        criteria = question.criteria or {}
+        slots = max(len(criteria.get("frame_ids") or []), len(criteria.get("image_ids") or []), 1)
+        for slot in range(slots):
+            frame = slot_frame(question, slot, frames)
+            if frame is not None:
+                picks.setdefault("frames", set()).add(frame.id)
+    if adjudicate:
+        # The two first-round verdicts: an adjudicator sees both (the blind rule's end).
+        ids = project.verifications.first_round_people(question.id)
+        picks.setdefault("annotators", set()).update(ids)
+        for record in project.verifications.visible_verdicts(
+            question.id, project.annotators.get(ids[0])
+        ):
+            if record.round == "first":
+                picks.setdefault("verifications", set()).add(record.id)
+
+
+def _frame_files(project: Project, frames: set[int], picks, request) -> list:
+    """The frames' sequences, and the panorama and point-cloud files under their root."""
+    files: list[tuple[int, str, bytes]] = []
+    by_sequence: dict[int, list] = {}
+    for frame_id in sorted(frames):
+        frame = project.sequences.frame(frame_id)
+        by_sequence.setdefault(frame.sequence_id, []).append(frame)
+    for sequence_id, seq_frames in by_sequence.items():
+        picks.setdefault("sequences", set()).add(sequence_id)
+        root = Path(project.sequences.get(sequence_id).root)
+        for frame in seq_frames:
+            for rel in [frame.image_path, *frame.pointcloud_paths]:
+                if not rel:
+                    continue
+                path = root / rel
+                if path.is_file():
+                    files.append((sequence_id, rel, path.read_bytes()))
+                else:
+                    request.notes.append(f"missing file {path}")
+    return files

@@ -1,0 +1,257 @@
+"""Merging a work package back: all or nothing, idempotent, refusing foreign and tampered
+packages and work signed by anyone else; work on items that changed here since the
+package went out is kept aside as a conflict (docs/work-packages.md#merge)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation.models import Annotator
+from annotation.verification import Verdict
+from store import Project, ProjectError, open_project
+from store.base import dumps
+from store.errors import utc_now
+from store.package_io import content_hash, read_manifest, read_work
+
+
+@dataclass
+class MergeReport:
+    package_id: str
+    person: str
+    role: str
+    merged: dict[str, int] = field(default_factory=dict)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    already: int = 0
+    dry_run: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(sum(self.merged.values()) or self.conflicts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "person": self.person,
+            "role": self.role,
+            "merged": self.merged,
+            "conflicts": self.conflicts,
+            "already_merged": self.already,
+            "dry_run": self.dry_run,
+        }
+
+    def lines(self) -> list[str]:
+        what = ", ".join(f"{n} {k}" for k, n in self.merged.items() if n) or "nothing new"
+        head = "Would merge" if self.dry_run else "Merged"
+        out = [f"{head} {self.person}'s {self.role} package {self.package_id[:8]}: {what}"]
+        if self.already:
+            out.append(f"{self.already} rows were merged before (unchanged)")
+        for c in self.conflicts:
+            out.append(f"conflict: {c['kind']} {c['item_id']}: {c['reason']} (kept aside)")
+        return out
+
+
+class _DryRun(Exception):
+    pass
+
+
+def merge_package(db: str | os.PathLike[str], pack: Path, *, dry_run: bool = False) -> MergeReport:
+    """Bring a package's work into the project in one transaction. Raises `ProjectError`
+    with one line naming the package file (nothing changed) when it is refused."""
+    pack = Path(pack).absolute()
+    manifest = read_manifest(pack)
+    with open_project(db) as project:
+        sent = _check(project, pack, manifest)
+        work = read_work(pack, manifest["copied"], 0)
+        _check_signatures(pack, manifest, work)
+        report = MergeReport(manifest["package_id"], manifest["person"], manifest["role"])
+        report.dry_run = dry_run
+        person = project.annotators.get(sent["annotator_id"])
+        try:
+            with project.write():
+                _apply(project, manifest, work, person, report)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        return report
+
+
+def _check(project: Project, pack: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    if manifest.get("format") != "reasonscope-package/1":
+        raise ProjectError(
+            f"{pack}: not a ReasonScope work package (format {manifest.get('format')!r})"
+        )
+    own = project.packages.project_id()
+    if manifest.get("project_id") != own:
+        raise ProjectError(
+            f"{pack}: a package of another project ({manifest.get('project_id')}), "
+            f"not of {project.path.name} ({own})"
+        )
+    sent = project.packages.get(str(manifest.get("package_id")))
+    if sent is None:
+        raise ProjectError(
+            f"{pack}: package {manifest.get('package_id')} was never sent from {project.path.name}"
+        )
+    if dumps(sent["manifest"]) != dumps(manifest):
+        raise ProjectError(f"{pack}: tampered: its manifest differs from the one sent")
+    hashed = {t: ids for t, ids in manifest["copied"].items() if t in manifest["hashed"]}
+    found = content_hash(pack, hashed)
+    if found != sent["content_sha256"]:
+        raise ProjectError(
+            f"{pack}: tampered: its content hash is {found[:16]}, "
+            f"the package was sent with {sent['content_sha256'][:16]}"
+        )
+    return sent
+
+
+def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]) -> None:
+    """Everything done in a package is the package person's, or it is refused whole."""
+    person_id = manifest["person_id"]
+    names = {a["id"]: a["name"] for a in work["annotators"]}
+    signed = (
+        [(v["annotator_id"], "verdict", v["id"]) for v in work["verdicts"]]
+        + [(r["reviewer_id"], "review", r["id"]) for r in work["reviews"]]
+        + [(lab["annotator_id"], "label", lab["id"]) for lab in work["labels"] if not lab["copied"]]
+        + [(e["annotator_id"], "audit entry", e["id"]) for e in work["audit"] if e["annotator_id"]]
+    )
+    for who, what, row in signed:
+        if who != person_id:
+            raise ProjectError(
+                f"{pack}: {what} {row} is signed by {names.get(who, f'annotator {who}')}, "
+                f"not by {manifest['person']} whose package it is"
+            )
+
+
+def _apply(
+    project: Project, manifest: dict, work: dict, person: Annotator, report: MergeReport
+) -> None:
+    package_id = manifest["package_id"]
+    done_before = project.packages.merged_sources(package_id)
+    versions = {(i["kind"], i["id"]): i["version"] for i in manifest["items"]}
+    copied_labels = {lab["id"]: lab for lab in work["labels"] if lab["copied"]}
+    done: list[tuple[str, int]] = []
+    counts = {"verdicts": 0, "reviews": 0, "labels": 0, "audit entries": 0}
+    project.audit_muted = True
+    try:
+        for kind, rows, apply in (
+            ("verdict", work["verdicts"], _verdict),
+            ("review", work["reviews"], _review),
+            ("label", [lab for lab in work["labels"] if not lab["copied"]], _new_label),
+        ):
+            for row in rows:
+                if (kind, row["id"]) in done_before:
+                    report.already += 1
+                    continue
+                item = (
+                    ("question", row["question_id"])
+                    if kind == "verdict"
+                    else ("label", row["label_id"])
+                    if kind == "review"
+                    else ("frame", row["frame_id"])
+                )
+                try:
+                    with project.savepoint():
+                        target = apply(project, person, row, versions.get(item), copied_labels)
+                except (ProjectError, ValueError) as exc:
+                    reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
+                    project.packages.keep_aside(package_id, item[0], item[1], reason, row)
+                    report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
+                    target = None
+                else:
+                    counts[kind + "s"] += 1
+                    done.append(item)
+                project.packages.mark_merged(package_id, kind, row["id"], target)
+    finally:
+        project.audit_muted = False
+    for entry in work["audit"]:
+        if ("audit", entry["id"]) in done_before:
+            report.already += 1
+            continue
+        entry = dict(entry, detail={**entry["detail"], "package": package_id})
+        project.packages.add_audit(entry)
+        project.packages.mark_merged(package_id, "audit", entry["id"], None)
+        counts["audit entries"] += 1
+    report.merged = counts
+    if report.changed:
+        now = utc_now()
+        if manifest["role"] == "annotator" and counts["labels"]:
+            done = [(i["kind"], i["id"]) for i in manifest["items"]]
+        project.packages.finish_merge(package_id, done, now)
+        project.packages.add_audit(
+            {
+                "at": now,
+                "annotator_id": None,
+                "action": "package_merge",
+                "table_name": "packages",
+                "row_id": package_id,
+                "detail": {"person": person.name, **counts, "conflicts": len(report.conflicts)},
+            }
+        )
+
+
+def _verdict(project: Project, person: Annotator, row: dict, version, _labels) -> int:
+    question = project.questions.get(row["question_id"])
+    if version is None:
+        raise ProjectError(f"question {question.id} was not in this package")
+    if str(question.version) != version or not question.is_current:
+        raise ProjectError(
+            f"question {question.id} has been corrected here since (no longer current)"
+        )
+    first = project.verifications.first_round_people(question.id)
+    if row["round"] == "first" and len([p for p in first if p != person.id]) >= 2:
+        raise ProjectError(
+            f"question {question.id} got its two first-round verdicts here meanwhile"
+        )
+    verdict = Verdict.from_storage(
+        unambiguous=row["unambiguous"],
+        evidence_withheld=row["evidence_withheld"],
+        evidence_recoverable=row["evidence_recoverable"],
+        decision=row["decision"],
+        reason=row["reason"],
+        corrections=row["corrections"],
+    )
+    record = project.verifications.submit(
+        question.id, person, verdict, row["seconds_on_task"] or 0.0, created_at=row["created_at"]
+    )
+    if record.round != row["round"]:
+        raise ProjectError(f"question {question.id}: its {row['round']} slot is gone here")
+    return record.id
+
+
+def _review(project: Project, person: Annotator, row: dict, version, copied: dict) -> int:
+    record = project.hoi.record(row["label_id"])
+    if record is None or record.label is None:
+        raise ProjectError(f"label {row['label_id']} has been deleted here since")
+    sent = copied.get(row["label_id"])
+    if version != f"r{record.round}" or (sent and sent["updated_at"] != record.label.updated_at):
+        raise ProjectError(
+            f"label {row['label_id']} has been edited here since (round {record.round})"
+        )
+    review = project.hoi.review(
+        row["label_id"],
+        reviewer=person,
+        verdict=row["verdict"],
+        difficulty=row["difficulty"],
+        comment=row["comment"],
+        kind=row["kind"],
+        created_at=row["created_at"],
+    )
+    return review.id
+
+
+def _new_label(project: Project, person: Annotator, row: dict, version, _copied) -> int:
+    if version is None:
+        raise ProjectError(f"frame {row['frame_id']} was not in this package")
+    label = project.hoi.add_label(
+        frame_id=row["frame_id"],
+        subject_entity_id=row["subject_entity_id"],
+        object_entity_id=row["object_entity_id"],
+        category=row["category"],
+        predicate=row["predicate"],
+        difficulty=row["difficulty"],
+        annotator=person,
+    )
+    return label.id

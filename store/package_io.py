@@ -1,0 +1,275 @@
+"""Package files: writing one person's assignment out of a project, hashing what it was
+given, and reading back the work done in it.
+
+A package file is an ordinary project file (same schema, opened by the same code) that
+holds copies of the rows the work needs, under their ids in the sending project, and
+a manifest in `project_meta` key `package`. The content hash covers exactly those
+copied rows (less the columns the work itself may change), so it can be recomputed
+from the returned file however much work was added to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from store.base import dumps, loads
+from store.db import open_project
+from store.errors import ProjectError
+
+# Copied tables in dependency order; each row is chosen by its id, or by its parent.
+_BY_PARENT = {
+    "scene_bodies": ("scene_id", "scenes"),
+    "boxes_2d": ("frame_id", "frames"),
+    "boxes_3d": ("frame_id", "frames"),
+    "person_labels": ("frame_id", "frames"),
+    "person_label_entries": ("frame_id", "frames"),
+    "geometric_relations": ("frame_id", "frames"),
+}
+COPY_ORDER = (
+    "annotators",
+    "scenes",
+    "scene_bodies",
+    "sequences",
+    "frames",
+    "entities",
+    "boxes_2d",
+    "boxes_3d",
+    "person_labels",
+    "person_label_entries",
+    "geometric_relations",
+    "hoi_labels",
+    "questions",
+    "verifications",
+)
+# Columns the work in a package may change, left out of the content hash.
+MUTABLE = {
+    "questions": {"status", "is_current", "proposal_state"},
+    "sequences": {"root"},
+}
+# project_meta keys that belong to the file, never copied into a package.
+OWN_META = {"application", "created_at", "project_id", "package_secret", "package", "demo_parts"}
+
+
+def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA {schema}.table_info({table})")]
+
+
+def _key(table: str) -> str:
+    return "rowid" if table == "person_label_entries" else "id"
+
+
+def write_package(
+    source: Path,
+    target: Path,
+    picks: Mapping[str, Iterable[int]],
+    files: Iterable[tuple[int, str, bytes]] = (),
+) -> dict[str, list[int]]:
+    """Write a new package file at `target` with the chosen rows of the project at
+    `source` (table -> ids; child tables follow their parents), its settings and
+    `files` (sequence id, path under the root, bytes). Returns table -> the ids copied,
+    which `content_hash` covers. The file has no manifest yet (`seal_package`)."""
+    if target.exists():
+        raise ProjectError(f"{target}: already exists; choose another package file")
+    open_project(target, create=True).close()
+    conn = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("ATTACH DATABASE ? AS src", [str(source)])
+        conn.execute("BEGIN IMMEDIATE")
+        copied: dict[str, list[int]] = {}
+        for table in COPY_ORDER:
+            columns = ", ".join(_columns(conn, "main", table))
+            key = _key(table)
+            if table in _BY_PARENT:
+                parent_col, parent = _BY_PARENT[table]
+                ids = copied.get(parent, [])
+                where = f"{parent_col} IN (SELECT value FROM json_each(?))"
+            else:
+                ids = sorted(set(picks.get(table, ())))
+                where = f"{key} IN (SELECT value FROM json_each(?))"
+            if table == "entities":
+                # Every entity of a copied sequence: boxes and labels refer to them.
+                where = "sequence_id IN (SELECT value FROM json_each(?))"
+                ids = copied.get("sequences", [])
+            if not ids:
+                copied[table] = []
+                continue
+            conn.execute(
+                f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM src.{table} "
+                f"WHERE {where}",
+                [dumps(ids)],
+            )
+            copied[table] = [r[0] for r in conn.execute(f"SELECT {key} FROM main.{table}")]
+        conn.execute(
+            "INSERT OR REPLACE INTO main.project_meta(key, value) SELECT key, value "
+            f"FROM src.project_meta WHERE key NOT IN ({', '.join('?' * len(OWN_META))})",
+            sorted(OWN_META),
+        )
+        for sequence_id, path, data in files:
+            conn.execute(
+                "INSERT OR REPLACE INTO package_files(sequence_id, path, sha256, data) "
+                "VALUES (?, ?, ?, ?)",
+                [sequence_id, path, hashlib.sha256(data).hexdigest(), data],
+            )
+        conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE src")
+    except BaseException:
+        conn.close()
+        target.unlink(missing_ok=True)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        raise
+    conn.close()
+    return copied
+
+
+def content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
+    """SHA-256 over the copied rows (canonical JSON, less `MUTABLE` columns), the
+    settings and the carried files of the package file at `path`."""
+    conn = _open_ro(path)
+    try:
+        digest = hashlib.sha256()
+        for table in COPY_ORDER:
+            ids = sorted(set(copied.get(table, ())))
+            columns = [c for c in _columns(conn, "main", table) if c not in MUTABLE.get(table, ())]
+            key = _key(table)
+            rows = conn.execute(
+                f"SELECT {key}, {', '.join(columns)} FROM {table} "
+                f"WHERE {key} IN (SELECT value FROM json_each(?)) ORDER BY {key}",
+                [dumps(ids)],
+            ).fetchall()
+            if len(rows) != len(ids):
+                return f"missing rows of {table}"
+            digest.update(dumps([table, columns, [list(r) for r in rows]]).encode())
+        meta = conn.execute(
+            "SELECT key, value FROM project_meta WHERE key NOT IN "
+            f"({', '.join('?' * len(OWN_META))}) ORDER BY key",
+            sorted(OWN_META),
+        ).fetchall()
+        digest.update(dumps([list(r) for r in meta]).encode())
+        for row in conn.execute(
+            "SELECT sequence_id, path, sha256, data FROM package_files ORDER BY sequence_id, path"
+        ):
+            if hashlib.sha256(row[3]).hexdigest() != row[2]:
+                return f"file {row[1]} does not match its hash"
+            digest.update(dumps(list(row[:3])).encode())
+        return digest.hexdigest()
+    finally:
+        conn.close()
+
+
+def set_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
+    """Write the manifest into the package and make it one self-contained file."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO project_meta(key, value) VALUES ('package', ?)",
+            [dumps(dict(manifest))],
+        )
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode = DELETE")
+    finally:
+        conn.close()
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest of a package file; `ProjectError` naming the file when it is none."""
+    try:
+        conn = _open_ro(path)
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"{path}: not a package file ({exc})") from None
+    try:
+        row = conn.execute("SELECT value FROM project_meta WHERE key = 'package'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"{path}: not a package file ({exc})") from None
+    finally:
+        conn.close()
+    if row is None:
+        raise ProjectError(f"{path}: a project file, not a work package (no manifest)")
+    try:
+        manifest = loads(row[0])
+    except ValueError:
+        raise ProjectError(f"{path}: its package manifest is not valid JSON") from None
+    if not isinstance(manifest, dict):
+        raise ProjectError(f"{path}: its package manifest is not a JSON object")
+    return manifest
+
+
+_VERDICT = (
+    "id, question_id, annotator_id, round, unambiguous, evidence_withheld, "
+    "evidence_recoverable, decision, reason, corrections, seconds_on_task, created_at"
+)
+_REVIEW = "id, label_id, reviewer_id, round, kind, verdict, difficulty, comment, created_at"
+_LABEL = (
+    "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
+    "annotator_id, created_at, updated_at"
+)
+
+
+def read_work(path: Path, copied: Mapping[str, Iterable[int]], audit_after: int) -> dict:
+    """The work done in a package: its live verdicts, reviews, labels (new ones, and
+    copied ones changed since), and audit entries after `audit_after`, as plain dicts."""
+    conn = _open_ro(path)
+    try:
+
+        def rows(sql: str, names: str, params: list) -> list[dict[str, Any]]:
+            keys = [n.strip() for n in names.split(",")]
+            return [dict(zip(keys, r, strict=True)) for r in conn.execute(sql, params)]
+
+        old_verdicts = dumps(sorted(set(copied.get("verifications", ()))))
+        old_labels = sorted(set(copied.get("hoi_labels", ())))
+        work = {
+            "verdicts": rows(
+                f"SELECT {_VERDICT} FROM verifications WHERE retracted_at IS NULL "
+                "AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY id",
+                _VERDICT,
+                [old_verdicts],
+            ),
+            "reviews": rows(f"SELECT {_REVIEW} FROM hoi_reviews ORDER BY id", _REVIEW, []),
+            "labels": rows(f"SELECT {_LABEL} FROM hoi_labels ORDER BY id", _LABEL, []),
+            "audit": rows(
+                "SELECT id, at, annotator_id, action, table_name, row_id, detail "
+                "FROM audit_log WHERE id > ? ORDER BY id",
+                "id, at, annotator_id, action, table_name, row_id, detail",
+                [audit_after],
+            ),
+            "annotators": rows("SELECT id, name FROM annotators", "id, name", []),
+        }
+        for verdict in work["verdicts"]:
+            verdict["corrections"] = loads(verdict["corrections"], {})
+        for entry in work["audit"]:
+            entry["detail"] = loads(entry["detail"], {})
+        for label in work["labels"]:
+            label["copied"] = label["id"] in old_labels
+        return work
+    finally:
+        conn.close()
+
+
+def audit_watermark(path: Path) -> int:
+    conn = _open_ro(path)
+    try:
+        return conn.execute("SELECT coalesce(max(id), 0) FROM audit_log").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def package_files(path: Path) -> list[tuple[int, str, bytes]]:
+    """The files a package carries: (sequence id, path under the root, bytes)."""
+    conn = _open_ro(path)
+    try:
+        return [tuple(r) for r in conn.execute("SELECT sequence_id, path, data FROM package_files")]
+    finally:
+        conn.close()
+
+
+def _open_ro(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise ProjectError(f"{path}: no such package file")
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    conn.execute("PRAGMA query_only = ON")
+    return conn

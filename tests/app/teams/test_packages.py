@@ -1,0 +1,160 @@
+"""Work packages end to end on real project files: created under the project's rules,
+worked in as projects, merged back all or nothing and idempotently."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from annotation.verification import Verdict
+from app.teams.create import PackageRequest, create_package
+from app.teams.merge import merge_package
+from store import ProjectError, open_project
+
+APPROVE = Verdict(True, True, True, "approve")
+REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
+BODY = {"id": "mug_1", "name": "red mug", "asset": "mug.urdf", "position": [0, 0, 0.8],
+        "orientation": [0, 0, 0, 1]}  # fmt: skip
+
+
+@pytest.fixture
+def main(tmp_path):
+    path = tmp_path / "project.rsproj"
+    with open_project(path, create=True) as p:
+        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
+        for i in range(4):
+            p.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"How many mugs? {i}",
+                             "answer": 1, "evidence_ids": ["mug_1"], "scene_id": scene})  # fmt: skip
+    return path
+
+
+def _pack(main, tmp_path, person, role="verifier", **kw):
+    out = tmp_path / f"{person}-{role}.rspack"
+    kw.setdefault("questions", "pending")
+    return out, create_package(main, PackageRequest(person, role, **kw), out)
+
+
+def _state(path):
+    with open_project(path) as p:
+        rows = lambda sql: p.db.execute(sql).fetchall()  # noqa: E731
+        return (
+            rows(
+                "SELECT question_id, annotator_id, round, decision FROM verifications ORDER BY id"
+            ),
+            rows("SELECT id, status, is_current FROM questions ORDER BY id"),
+            rows("SELECT count(*) FROM audit_log"),
+            rows("SELECT * FROM package_work ORDER BY package_id, kind, source_id"),
+        )
+
+
+def test_two_verifiers_packages_merge_into_agreement_and_adjudication(main, tmp_path):
+    pack_a, manifest = _pack(main, tmp_path, "ana")
+    assert [i["id"] for i in manifest["items"]] == [1, 2, 3, 4]
+    pack_b, _ = _pack(main, tmp_path, "ben")
+    with pytest.raises(ProjectError, match="nothing to hand to cy"):
+        _pack(main, tmp_path, "cy")  # every question has its two verifiers out
+    for pack, verdicts in ((pack_a, [APPROVE] * 4), (pack_b, [APPROVE, REJECT, APPROVE, APPROVE])):
+        with open_project(pack) as p:
+            person = p.annotators.sign_in(p.packages.manifest()["person"])
+            assert [q.id for q in p.verifications.queue(person)] == [1, 2, 3, 4]
+            assert p.db.execute("SELECT count(*) FROM verifications").fetchone()[0] == 0
+            for qid, verdict in zip([1, 2, 3, 4], verdicts, strict=True):
+                p.verifications.submit(qid, person, verdict, 3.0)
+    report = merge_package(main, pack_b)
+    assert report.merged["verdicts"] == 4 and not report.conflicts
+    report = merge_package(main, pack_a)
+    assert report.merged["verdicts"] == 4
+    with open_project(main) as p:
+        statuses = {q: s for q, s, cur in _state(main)[1] if cur}
+        assert statuses == {1: "approved", 2: "pending", 3: "approved", 4: "approved"}
+        cy = p.annotators.sign_in("cy")
+        assert [q.id for q in p.verifications.adjudication_queue(cy)] == [2]
+        agreement = p.verifications.agreement()
+        assert agreement["n"] == 4 and agreement["decision"]["kappa"] is not None
+    before = _state(main)
+    again = merge_package(main, pack_a)
+    assert not again.changed and again.already > 0
+    assert _state(main) == before
+    # the adjudication goes out to a third person, with both verdicts, and comes back
+    pack_c, manifest = _pack(main, tmp_path, "cy", role="adjudicator")
+    assert [i["id"] for i in manifest["items"]] == [2]
+    with pytest.raises(ProjectError, match="ana verified it already"):
+        _pack(main, tmp_path, "ana", role="adjudicator", questions=[2])
+    with open_project(pack_c) as p:
+        cy = p.annotators.sign_in("cy")
+        assert [q.id for q in p.verifications.adjudication_queue(cy)] == [2]
+        assert len(p.verifications.visible_verdicts(2, cy)) == 2
+        p.verifications.submit(2, cy, APPROVE, 5.0)
+    merge_package(main, pack_c)
+    with open_project(main) as p:
+        assert p.questions.get(2).status == "approved"
+
+
+def test_refusals_change_nothing(main, tmp_path):
+    pack, _ = _pack(main, tmp_path, "ana", limit=2)
+    with open_project(pack) as p:
+        ana = p.annotators.sign_in("ana")
+        p.verifications.submit(1, ana, APPROVE, 1.0)
+    before = _state(main)
+    # work signed by someone else
+    signed = tmp_path / "signed.rspack"
+    signed.write_bytes(pack.read_bytes())
+    with open_project(signed) as p:
+        p.verifications.submit(2, p.annotators.sign_in("mallory"), APPROVE, 1.0)
+    with pytest.raises(ProjectError, match="signed by mallory, not by ana"):
+        merge_package(main, signed)
+    # tampered content
+    tampered = tmp_path / "tampered.rspack"
+    tampered.write_bytes(pack.read_bytes())
+    with open_project(tampered) as p, p.write():
+        p.db.execute("UPDATE questions SET answer = '7' WHERE id = 2")
+    with pytest.raises(ProjectError, match="tampered: its content hash"):
+        merge_package(main, tampered)
+    # a package of another project
+    other = tmp_path / "other.rsproj"
+    open_project(other, create=True).close()
+    with pytest.raises(ProjectError, match="a package of another project"):
+        merge_package(other, pack)
+    # not a package
+    with pytest.raises(ProjectError, match="not a work package"):
+        merge_package(main, other)
+    assert _state(main) == before
+    assert merge_package(main, pack, dry_run=True).merged["verdicts"] == 1
+    assert _state(main) == before
+
+
+def test_work_on_a_question_corrected_meanwhile_is_kept_aside(main, tmp_path):
+    pack, _ = _pack(main, tmp_path, "ana", limit=2)
+    with open_project(pack) as p:
+        ana = p.annotators.sign_in("ana")
+        p.verifications.submit(1, ana, APPROVE, 1.0)
+        p.verifications.submit(2, ana, APPROVE, 1.0)
+    with open_project(main) as p:
+        owner = p.annotators.sign_in("olga")
+        p.questions.correct(2, {"text": "How many red mugs?"}, owner)
+    report = merge_package(main, pack)
+    assert report.merged["verdicts"] == 1
+    assert [(c["kind"], c["item_id"]) for c in report.conflicts] == [("question", 2)]
+    with open_project(main) as p:
+        kept = p.packages.conflicts()
+        assert kept[0]["work"]["decision"] == "approve" and "corrected" in kept[0]["reason"]
+    assert not merge_package(main, pack).changed
+
+
+def test_the_package_file_is_a_project_with_only_the_assignment(main, tmp_path):
+    with open_project(main) as p:
+        p.verifications.submit(3, p.annotators.sign_in("zoe"), APPROVE, 1.0)
+    pack, manifest = _pack(main, tmp_path, "ana", questions=[3])
+    conn = sqlite3.connect(pack)
+    assert conn.execute("SELECT count(*) FROM verifications").fetchone()[0] == 0  # blind
+    assert conn.execute("SELECT id FROM questions").fetchall() == [(3,)]
+    assert conn.execute("SELECT count(*) FROM scene_bodies").fetchone()[0] == 1
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # one file to send
+    conn.close()
+    assert manifest["person"] == "ana" and manifest["items"][0]["version"] == "1"
+    with pytest.raises(ProjectError, match="already handed to ana"):
+        create_package(
+            main, PackageRequest("ana", "verifier", questions=[3]), tmp_path / "b.rspack"
+        )
+    assert not (tmp_path / "b.rspack").exists()
