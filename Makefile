@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: run test screenshots bench lint format system-deps clean
+.PHONY: run test screenshots bench lint format system-deps desktop-install clean
 
 system-deps:
 	@PYTHON=$(PYTHON) sh scripts/system-deps.sh
@@ -38,6 +38,14 @@ screenshots: system-deps $(VENV)/.installed-app
 
 bench: system-deps $(VENV)/.installed-app
 	$(BIN)/reasonscope bench $(ARGS)
+
+# Double-click opens .rspack packages and .reasonscope projects in the app (this user).
+desktop-install: $(VENV)/.installed-app
+	mkdir -p $(HOME)/.local/share/applications $(HOME)/.local/bin
+	ln -sf $(abspath $(BIN)/reasonscope) $(HOME)/.local/bin/reasonscope
+	cp resources/desktop/reasonscope.desktop $(HOME)/.local/share/applications/
+	xdg-mime install --novendor resources/desktop/reasonscope-mime.xml
+	xdg-mime default reasonscope.desktop application/x-reasonscope-package application/x-reasonscope-project
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

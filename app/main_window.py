@@ -21,6 +21,7 @@ from app import settings as app_settings
 from app.modes import MODES, ModeController, ModeSpec
 from app.paths import demo_project_path
 from app.session import ProjectSession
+from app.teams.menu import WorkPackagesMenu
 from store import ProjectError
 from widgets.activity import ActivityPanel
 from widgets.empty_state import EmptyState
@@ -31,7 +32,9 @@ from widgets.signin import SignInDialog
 from widgets.summary import SummaryView
 from widgets.tasks import TaskRunner
 
-PROJECT_FILTER = "ReasonScope projects (*.reasonscope *.db *.sqlite);;All files (*)"
+PROJECT_FILTER = (
+    "ReasonScope projects and work packages (*.reasonscope *.rspack *.db *.sqlite);;All files (*)"
+)
 
 
 class MainWindow(QMainWindow):
@@ -92,13 +95,13 @@ class MainWindow(QMainWindow):
             "&Switch annotator…", self.request_sign_in, "Ctrl+Shift+U", "user"
         )
         self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.shortcuts_action = self._action(
-            "&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard"
-        )
+        self.shortcuts_action = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard")  # fmt: skip
         self.about_action = self._action("&About ReasonScope", self.show_about)
         self.reset_layout_action = self._action("&Reset panel layout", self.reset_layout)
         self.reload_action = self._action("Re&load project", self.session.reload, "F5")
-        self.reload_action.setToolTip("Read the project again (other programs' changes show anyway)")
+        self.reload_action.setToolTip(
+            "Read the project again (other programs' changes show anyway)"
+        )
         self.mode_group = QActionGroup(self)
         self.mode_actions: dict[str, QAction] = {}
         for i, spec in enumerate(MODES, start=1):
@@ -118,6 +121,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction(self.demo_action)
+        self.work_packages = WorkPackagesMenu(self, file_menu.addMenu("&Work packages"))
         file_menu.addSeparator()
         file_menu.addAction(self.sign_in_action)
         file_menu.addSeparator()
@@ -362,9 +366,7 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         """Re-read what the project holds into every visible panel."""
         summary = self.session.summary()
-        self.project_label.setText(
-            str(self.session.path) if self.session.path else "No project open"
-        )
+        self.project_label.setText(self.session.describe())
         for spec in MODES:
             if summary is None:
                 text = "No project open: File ▸ Open project, or File ▸ Open demo project."

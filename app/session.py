@@ -7,7 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from annotation.models import Annotator, ProjectSummary
-from store import Project, open_project
+from app.teams.files import unpack_files
+from store import Project, ProjectError, open_project
 
 
 class ProjectSession(QObject):
@@ -24,6 +25,7 @@ class ProjectSession(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.project: Project | None = None
+        self.package: dict | None = None  # the manifest, when the open file is a work package
         self.annotator: Annotator | None = None
         self._seen_version: int | None = None
         self.watch = QTimer(self)
@@ -37,12 +39,22 @@ class ProjectSession(QObject):
     def open(self, path: Path | str, *, create: bool = False) -> Project:
         """Open `path`; on error (ProjectError) the current project stays open."""
         project = open_project(path, create=create)
+        package = project.packages.manifest()
+        if package is not None:
+            try:
+                unpack_files(project)
+            except (ProjectError, OSError) as exc:
+                project.close()
+                raise ProjectError(f"{project.path}: cannot unpack its files ({exc})") from None
         if self.project is not None:
             self.project.close()
         self.project = project
+        self.package = package
         self._seen_version = project.data_version
         self.watch.start()
         previous = self.annotator.name if self.annotator else None
+        if package is not None:  # a package is one person's: they are the one working
+            previous = package["person"]
         self.annotator = None
         self.project_changed.emit()
         if previous:
@@ -52,6 +64,14 @@ class ProjectSession(QObject):
     def sign_in(self, name: str) -> Annotator:
         if self.project is None:
             raise RuntimeError("no project open")
+        if (
+            self.package is not None
+            and name.strip().casefold() != self.package["person"].casefold()
+        ):
+            raise ProjectError(
+                f"{self.project.path}: this work package is {self.package['person']}'s; "
+                f"{name.strip()} cannot work in it"
+            )
         self.annotator = self.project.annotators.sign_in(name)
         self.annotator_changed.emit()
         self.data_changed.emit()
@@ -76,6 +96,16 @@ class ProjectSession(QObject):
             self._seen_version = self.project.data_version
             self.data_changed.emit()
 
+    def describe(self) -> str:
+        """What is open, for the status bar: a path, or whose work package it is."""
+        if self.project is None:
+            return "No project open"
+        if self.package is not None:
+            p = self.package
+            n, kind = len(p["items"]), p["items"][0]["kind"] if p["items"] else "item"
+            return f"Work package: {p['person']}, {p['role']}, {n} {kind}s — {self.project.path}"
+        return str(self.project.path)
+
     def summary(self) -> ProjectSummary | None:
         return self.project.summary.summary() if self.project else None
 
@@ -83,6 +113,8 @@ class ProjectSession(QObject):
         return self.project.audit.recent(limit) if self.project else []
 
     def known_annotators(self) -> list[str]:
+        if self.package is not None:
+            return [self.package["person"]]
         return [a.name for a in self.project.annotators.list()] if self.project else []
 
     def close(self) -> None:
@@ -90,3 +122,4 @@ class ProjectSession(QObject):
         if self.project is not None:
             self.project.close()
             self.project = None
+            self.package = None

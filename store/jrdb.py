@@ -95,6 +95,11 @@ class SequenceRepository(Repository):
         ).fetchall()
         return [Frame(r[0], r[1], r[2], r[3], tuple(loads(r[4], []))) for r in rows]
 
+    def set_root(self, sequence_id: int, root: str) -> None:
+        """Where the sequence's files are now (a work package unpacks them beside itself)."""
+        with self.project.write():
+            self.db.execute("UPDATE sequences SET root = ? WHERE id = ?", [root, sequence_id])
+
     def frame(self, frame_id: int) -> Frame:
         row = self.db.execute(
             "SELECT id, sequence_id, frame_index, image_path, pointcloud_paths FROM frames "

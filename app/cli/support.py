@@ -157,6 +157,13 @@ GROUPS: dict[str, Group] = {
         "Read interchange files into a project, in one transaction.",
         "WHAT",
     ),
+    "pack": Group(
+        "work packages: one person's assignment out to their machine and merged back",
+        "Work packages for teams on many machines (docs/work-packages.md): create one "
+        "person's assignment as a package file, merge the returned file back, list, recall, "
+        "and decide on conflicts.",
+        "SUBCOMMAND",
+    ),
     "spatial": Group(
         "ST-BiBench spatial grounding items: which arm grasps which block",
         "Foundational spatial grounding (ST-BiBench, paper 003): items that ask "

@@ -39,6 +39,55 @@ class PackageRequest:
     notes: list[str] = field(default_factory=list)
 
 
+def package_request(
+    person: str,
+    role: str,
+    *,
+    questions: str | None = None,
+    labels: str | None = None,
+    sequence: str | None = None,
+    frames: str | None = None,
+    limit: int | None = None,
+    benchmark: str | None = None,
+    task: str | None = None,
+) -> PackageRequest:
+    """A request from the options as typed (`pack create`, File > Work packages > Create):
+    questions 'pending' or ids, labels 'all' or ids, frames 'A-B'."""
+    chosen: str | list[int] | None = questions
+    if questions is not None and questions != "pending":
+        chosen = parse_ids(questions, "--questions")
+    wanted: bool | list[int] = False
+    if labels is not None:
+        wanted = True if labels == "all" else parse_ids(labels, "--labels")
+    return PackageRequest(
+        person, role, questions=chosen, benchmark=benchmark, task=task, labels=wanted,
+        sequence=sequence, frames=parse_frames(frames), limit=limit,
+    )  # fmt: skip
+
+
+def parse_ids(text: str, flag: str) -> list[int]:
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ProjectError(f"{flag} {text}: give 'pending' or comma-separated ids") from None
+    if not ids:
+        raise ProjectError(f"{flag}: no ids given")
+    return ids
+
+
+def parse_frames(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    first, _, last = text.partition("-")
+    try:
+        span = (int(first), int(last or first))
+    except ValueError:
+        raise ProjectError(f"--frames {text}: give A-B, frame indices") from None
+    if span[0] > span[1]:
+        raise ProjectError(f"--frames {text}: the first index is after the last")
+    return span
+
+
 def create_package(db: str | os.PathLike[str], request: PackageRequest, out: Path) -> dict:
     """Write the package file `out` and note its items as out with the person; returns
     the manifest. Raises `ProjectError` (one line, nothing written) when the request

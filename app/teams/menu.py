@@ -1,0 +1,152 @@
+"""File > Work packages: create a package for a person, merge a returned one with a
+report, recall one (docs/work-packages.md#in-the-app)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
+
+from app.teams.create import create_package, package_request
+from app.teams.merge import MergeReport, merge_package
+from store import ProjectError
+from widgets.teams.create_dialog import CreatePackageDialog
+
+PACKAGE_FILTER = "Work packages (*.rspack);;All files (*)"
+
+
+class WorkPackagesMenu(QObject):
+    """The submenu and its dialogs; `window` is the main window (session, show_message)."""
+
+    def __init__(self, window: QWidget, menu: QMenu) -> None:
+        super().__init__(window)
+        self.window = window
+        self.menu = menu
+        self.create_action = menu.addAction("&Create package…", self.create_dialog)
+        self.merge_action = menu.addAction("&Merge returned package…", self.merge_dialog)
+        self.recall_action = menu.addAction("&Recall package…", self.recall_dialog)
+        menu.addSeparator()
+        self.team_action = menu.addAction("Show &team (Results)", self.show_team)
+        menu.aboutToShow.connect(self.update)
+        self.dialog: CreatePackageDialog | None = None
+        self.last_report: MergeReport | None = None
+
+    @property
+    def session(self):
+        return self.window.session
+
+    def update(self) -> None:
+        """Packages are sent from and merged into a project, not from inside a package."""
+        project = self.session.project is not None and self.session.package is None
+        for action in (self.create_action, self.merge_action, self.recall_action):
+            action.setEnabled(project)
+            action.setToolTip("" if project else "Open the project the packages belong to")
+
+    def create_dialog(self) -> CreatePackageDialog | None:
+        if not self._project_open():
+            return None
+        project = self.session.project
+        people = [a.name for a in project.annotators.list()]
+        sequences = [s.name for s in project.sequences.list()]
+        self.dialog = CreatePackageDialog(people, sequences, project.path.parent, self.window)
+        self.dialog.accepted.connect(self._create)
+        self.dialog.open()
+        return self.dialog
+
+    def _create(self) -> None:
+        order = self.dialog.order()
+        try:
+            request = package_request(
+                order.person, order.role, questions=order.questions, labels=order.labels,
+                sequence=order.sequence, frames=order.frames, limit=order.limit,
+            )  # fmt: skip
+            with _busy():
+                manifest = create_package(self.session.path, request, order.out)
+        except ProjectError as exc:
+            self.window.show_message("Package not created", str(exc), QMessageBox.Icon.Warning)
+            return
+        self.session.reload()
+        n, kind = len(manifest["items"]), manifest["items"][0]["kind"]
+        notes = "".join(f"\nNote: {note}" for note in manifest["notes"][:5])
+        self.window.show_message(
+            "Package created",
+            f"Wrote {order.out}: {n} {kind}{'s' if n != 1 else ''} for {manifest['person']} "
+            f"as {manifest['role']}. Send the file; they open it in ReasonScope, work, and "
+            f"send it back for File ▸ Work packages ▸ Merge.{notes}",
+            QMessageBox.Icon.Information,
+        )
+
+    def merge_dialog(self, path: str | Path | None = None) -> MergeReport | None:
+        if not self._project_open():
+            return None
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(
+                self.window, "Merge a returned package", str(self.session.path.parent),
+                PACKAGE_FILTER,
+            )  # fmt: skip
+            if not path:
+                return None
+        try:
+            with _busy():
+                report = merge_package(self.session.path, Path(path))
+        except ProjectError as exc:
+            self.window.show_message("Package not merged", str(exc), QMessageBox.Icon.Warning)
+            return None
+        self.last_report = report
+        self.session.reload()
+        icon = QMessageBox.Icon.Warning if report.conflicts else QMessageBox.Icon.Information
+        title = "Package merged with conflicts" if report.conflicts else "Package merged"
+        text = "\n".join(report.lines())
+        if report.conflicts:
+            text += "\n\nConflicting work is kept aside: reasonscope pack conflicts --db PROJECT."
+        self.window.show_message(title, text, icon)
+        return report
+
+    def recall_dialog(self) -> None:
+        if not self._project_open():
+            return
+        out = [p for p in self.session.project.packages.list() if not p["recalled_at"]]
+        labels = [f"{p['person']} · {p['role']} · {p['created'][:10]} · {p['package_id'][:8]}"
+                  for p in out]  # fmt: skip
+        if not labels:
+            self.window.show_message(
+                "Nothing to recall", "No package is out.", QMessageBox.Icon.Information
+            )
+            return
+        choice, ok = QInputDialog.getItem(
+            self.window, "Recall a package", "Package", labels, 0, False
+        )
+        if ok:
+            package = out[labels.index(choice)]
+            count = self.session.project.packages.recall(package["package_id"])
+            self.session.reload()
+            self.window.statusBar().showMessage(
+                f"Recalled {count} items of {package['person']}'s package", 6000
+            )
+
+    def show_team(self) -> None:
+        self.window.set_mode("results")
+        results = self.window.controllers["results"]
+        if hasattr(results, "show_tab"):
+            results.show_tab("team")
+
+    def _project_open(self) -> bool:
+        if self.session.project is None or self.session.package is not None:
+            self.window.show_message(
+                "Open the project",
+                "Work packages are created and merged in the project they belong to; "
+                "open it first (File ▸ Open project).",
+                QMessageBox.Icon.Information,
+            )
+            return False
+        return True
+
+
+class _busy:
+    def __enter__(self) -> None:
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+
+    def __exit__(self, *exc: object) -> None:
+        QGuiApplication.restoreOverrideCursor()

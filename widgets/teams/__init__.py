@@ -1,0 +1,1 @@
+"""Work packages in the desktop app: the dialogs of File > Work packages."""
