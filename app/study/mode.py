@@ -19,13 +19,14 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence
 from PySide6.QtWidgets import QComboBox, QSplitter, QStackedWidget
 
+from annotation.jrdb.question_frames import slot_frame
 from annotation.models import Question, Scene
 from app.session import ProjectSession
 from widgets.image_view import to_qimage
 from widgets.mode import ModeWindow, mode_toolbar
 from widgets.study.canvas import StudyImage
 from widgets.study.panel import StudyPanel
-from widgets.study.state import ANSWER, RATE, RATING_WORDS, StudyState, question_slots, slot_frame
+from widgets.study.state import ANSWER, RATE, RATING_WORDS, StudyState, question_slots
 from widgets.tasks import TaskRunner
 
 TOP_DOWN_PX = 512  # the tabletop image a person rates from (the model's is 1024)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation.jrdb.hoi_review import needs_review_by
+from annotation.jrdb.question_frames import question_frames
 from annotation.models import Annotator, Question
 from store import Project, ProjectError, open_project
 from store.errors import utc_now
@@ -282,15 +283,8 @@ def _add_question(
     if question.scene_id is not None:
         picks.setdefault("scenes", set()).add(question.scene_id)
     if question.sequence_id is not None:
-        from widgets.study.state import slot_frame
-
         frames = project.sequences.frames(question.sequence_id)
-        criteria = question.criteria or {}
-        slots = max(len(criteria.get("frame_ids") or []), len(criteria.get("image_ids") or []), 1)
-        for slot in range(slots):
-            frame = slot_frame(question, slot, frames)
-            if frame is not None:
-                picks.setdefault("frames", set()).add(frame.id)
+        picks.setdefault("frames", set()).update(f.id for f in question_frames(question, frames))
     if adjudicate:
         # The two first-round verdicts: an adjudicator sees both (the blind rule's end).
         ids = project.verifications.first_round_people(question.id)

@@ -22,13 +22,13 @@ from PySide6.QtCore import QEvent, QObject, Signal, Slot
 from PySide6.QtGui import QImage
 
 from annotation.jrdb.dataset import frame_name
+from annotation.jrdb.question_frames import slot_frame
 from annotation.models import Question
 from app.session import ProjectSession
 from store import ProjectError
 from widgets.image_view import TopDownImagePanel
 from widgets.jrdb.state import entity_label
 from widgets.mode import ModeWindow
-from widgets.study.state import slot_frame
 from widgets.tasks import TaskRunner
 from widgets.verify.jrdb_evidence import JrdbEvidenceView
 from widgets.verify.jrdb_evidence_rows import EvidenceFrame, JrdbEvidence, answer_slot, entity_words

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from annotation.models import Annotator, Frame, Question
+from annotation.models import Annotator, Question
 
 RATE, ANSWER = "rate", "answer"
 TASKS = (RATE, ANSWER)
@@ -105,25 +105,6 @@ def question_slots(question: Question | None) -> list[str]:
     if images:
         return images
     return [f"frame {f}" for f in criteria.get("frame_ids") or []]
-
-
-def slot_frame(question: Question, slot: int, frames: Seq[Frame]) -> Frame | None:
-    """The frame of a time slot: by image file name, else by `criteria.frame_ids`
-    (a frame's row id, else its index)."""
-    criteria = question.criteria or {}
-    images = criteria.get("image_ids") or []
-    if 0 <= slot < len(images):
-        name = str(images[slot])
-        for frame in frames:
-            if frame.image_path and frame.image_path.replace("\\", "/").split("/")[-1] == name:
-                return frame
-    ids = criteria.get("frame_ids") or []
-    if 0 <= slot < len(ids):
-        wanted = ids[slot]
-        by_id = [f for f in frames if f.id == wanted]
-        by_index = [f for f in frames if f.index == wanted]
-        return (by_id or by_index or [None])[0]
-    return None
 
 
 def describe_score(score: Any) -> str:

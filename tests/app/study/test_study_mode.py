@@ -16,10 +16,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from annotation.jrdb.dataset import PANORAMA_WIDTH
+from annotation.jrdb.question_frames import slot_frame
 from app.demo.jrdb_synth import SynthConfig
 from store import open_project
 from widgets.study.boxes import drag_box
-from widgets.study.state import ANSWER, RATE, StudyState, answer_kind, slot_frame
+from widgets.study.state import ANSWER, RATE, StudyState, answer_kind
 
 CONFIG = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=2_000)
 LEFT = Qt.MouseButton.LeftButton
