@@ -5,6 +5,7 @@ package went out is kept aside as a conflict (docs/work-packages.md#merge)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,16 @@ class _DryRun(Exception):
     pass
 
 
-def merge_package(db: str | os.PathLike[str], pack: Path, *, dry_run: bool = False) -> MergeReport:
+def merge_package(
+    db: str | os.PathLike[str],
+    pack: Path,
+    *,
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> MergeReport:
     """Bring a package's work into the project in one transaction. Raises `ProjectError`
-    with one line naming the package file (nothing changed) when it is refused."""
+    with one line naming the package file (nothing changed) when it is refused.
+    `progress(done, total)` is called after each row of work is taken in."""
     pack = Path(pack).absolute()
     manifest = read_manifest(pack)
     with open_project(db) as project:
@@ -71,7 +79,7 @@ def merge_package(db: str | os.PathLike[str], pack: Path, *, dry_run: bool = Fal
         person = project.annotators.get(sent["annotator_id"])
         try:
             with project.write():
-                _apply(project, manifest, work, person, report)
+                _apply(project, manifest, work, person, report, progress)
                 if dry_run:
                     raise _DryRun
         except _DryRun:
@@ -126,7 +134,12 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
 
 
 def _apply(
-    project: Project, manifest: dict, work: dict, person: Annotator, report: MergeReport
+    project: Project,
+    manifest: dict,
+    work: dict,
+    person: Annotator,
+    report: MergeReport,
+    progress: Callable[[int, int], None] | None,
 ) -> None:
     package_id = manifest["package_id"]
     done_before = project.packages.merged_sources(package_id)
@@ -134,12 +147,14 @@ def _apply(
     copied_labels = {lab["id"]: lab for lab in work["labels"] if lab["copied"]}
     done: list[tuple[str, int]] = []
     counts = {"verdicts": 0, "reviews": 0, "labels": 0, "audit entries": 0}
+    new_labels = [lab for lab in work["labels"] if not lab["copied"]]
+    total, seen = len(work["verdicts"]) + len(work["reviews"]) + len(new_labels), 0
     project.audit_muted = True
     try:
         for kind, rows, apply in (
             ("verdict", work["verdicts"], _verdict),
             ("review", work["reviews"], _review),
-            ("label", [lab for lab in work["labels"] if not lab["copied"]], _new_label),
+            ("label", new_labels, _new_label),
         ):
             for row in rows:
                 if (kind, row["id"]) in done_before:
@@ -164,6 +179,9 @@ def _apply(
                     counts[kind + "s"] += 1
                     done.append(item)
                 project.packages.mark_merged(package_id, kind, row["id"], target)
+                seen += 1
+                if progress is not None:
+                    progress(seen, total)
     finally:
         project.audit_muted = False
     for entry in work["audit"]:

@@ -158,3 +158,35 @@ def test_the_package_file_is_a_project_with_only_the_assignment(main, tmp_path):
             main, PackageRequest("ana", "verifier", questions=[3]), tmp_path / "b.rspack"
         )
     assert not (tmp_path / "b.rspack").exists()
+
+
+def test_kill_9_during_a_merge_leaves_nothing_partial(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "big.rsproj"
+    with open_project(path, create=True) as p:
+        for i in range(60):
+            p.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"How many? {i}",
+                             "answer": 1, "evidence_ids": []})  # fmt: skip
+    pack, _ = _pack(path, tmp_path, "ana")
+    with open_project(pack) as p:
+        ana = p.annotators.sign_in("ana")
+        for q in p.verifications.queue(ana, limit=100):
+            p.verifications.submit(q.id, ana, APPROVE, 1.0)
+    before = _state(path)
+    script = Path(__file__).with_name("merge_process.py")
+    proc = subprocess.Popen([sys.executable, str(script), str(path), str(pack), "40"],
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout.readline().strip() == "paused"  # 40 of 60 verdicts in, uncommitted
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    with open_project(path) as p:
+        assert p.integrity_ok()
+    assert _state(path) == before  # nothing of the merge
+    assert merge_package(path, pack).merged["verdicts"] == 60  # and it merges whole after
