@@ -1,5 +1,6 @@
 """Results: what the project's question verification, recorded episodes, HOI labels,
-JRDB-Reasoning evaluation and dual-arm episodes add up to."""
+JRDB-Reasoning evaluation and dual-arm episodes add up to, and who in the team has done
+what."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from app.jobs.metrics import (
     project_verification_metrics,
 )
 from app.jobs.tables import metric_table, to_csv, to_latex
+from app.results.team import team_rows
 from app.session import ProjectSession
 from widgets.mode import ModeWindow
 from widgets.results.agreement import AgreementView
@@ -32,6 +34,7 @@ from widgets.results.episodes import EpisodeResultsView
 from widgets.results.hoi import HoiResultsView
 from widgets.results.reasoning import ReasoningResultsView
 from widgets.results.spatial import SpatialResultsTable
+from widgets.results.team import TeamResultsView
 
 EXPORTS = (
     ("verification", "Verification agreement"),
@@ -46,8 +49,8 @@ EXPORTS = (
 
 
 class ResultsMode(QObject):
-    """Tabs Verification, Episodes, HOI labels, Reasoning and Bimanual, refreshed whenever
-    the project's data changes."""
+    """Tabs Verification, Episodes, HOI labels, Reasoning, Bimanual and Team, refreshed
+    whenever the project's data changes."""
 
     def __init__(self, mode: ModeWindow, pages: QStackedWidget, session: ProjectSession) -> None:
         super().__init__(mode)
@@ -58,6 +61,7 @@ class ResultsMode(QObject):
         self.reasoning_results = ReasoningResultsView()
         self.bimanual_results = BimanualResultsView()
         self.spatial_results = SpatialResultsTable()
+        self.team_results = TeamResultsView()
         spatial_box = QGroupBox("Foundational spatial grounding: Gaussian-weighted spatial score")
         QVBoxLayout(spatial_box).addWidget(self.spatial_results)
         self.bimanual_results.set_spatial_widget(spatial_box)
@@ -69,6 +73,7 @@ class ResultsMode(QObject):
         self.tabs.addTab(self.hoi_results, "HOI labels")
         self.tabs.addTab(self.reasoning_results, "Reasoning")
         self.tabs.addTab(self.bimanual_results, "Bimanual")
+        self.tabs.addTab(self.team_results, "Team")
         self.metrics: dict | None = None  # what the tables show, as `reasonscope metrics`
         self.export_button = self._export_button()
         self.tabs.setCornerWidget(self.export_button)
@@ -107,6 +112,7 @@ class ResultsMode(QObject):
             self.reasoning_results.set_metrics(None)
             self.bimanual_results.set_metrics(None)
             self.spatial_results.set_summary(None)
+            self.team_results.set_rows(None)
             self.metrics = None
             self.pages.setCurrentIndex(0)
             return
@@ -125,6 +131,8 @@ class ResultsMode(QObject):
         bimanual = project_bimanual_metrics(project)
         self.bimanual_results.set_metrics(bimanual)
         self.spatial_results.set_summary(bimanual["spatial"])
+        team = team_rows(project)
+        self.team_results.set_rows(team)
         self.metrics = {"verification": metrics, "episodes": episodes, "hoi": hoi,
                         "reasoning": reasoning, "bimanual": bimanual}  # fmt: skip
         has_questions = sum(metrics["status_counts"].values()) > 0
@@ -134,6 +142,7 @@ class ResultsMode(QObject):
             hoi["labels"] > 0,
             any(reasoning["counts"].values()),
             bimanual["episodes"] > 0 or bool(bimanual["spatial"]["by_model"]),
+            bool(team["people"]),
         ]
         if opened or not (self.chosen or has_data[self.tabs.currentIndex()]):
             self._show_tab(has_data.index(True) if any(has_data) else 0)

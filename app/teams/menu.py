@@ -129,8 +129,7 @@ class WorkPackagesMenu(QObject):
     def show_team(self) -> None:
         self.window.set_mode("results")
         results = self.window.controllers["results"]
-        if hasattr(results, "show_tab"):
-            results.show_tab("team")
+        results.tabs.setCurrentWidget(results.team_results)
 
     def _project_open(self) -> bool:
         if self.session.project is None or self.session.package is not None:

@@ -132,3 +132,15 @@ def test_two_verifiers_on_two_machines_then_merge(qtbot, team_project, tmp_path,
     assert repo.agreement()["n"] == 2
     assert window.session.project.integrity_ok()
     window.close()
+
+
+def test_show_team_opens_results_on_the_team_tab(qtbot, team_project, tmp_path):
+    project = tmp_path / "team.reasonscope"
+    shutil.copy(team_project, project)
+    create_package(project, PackageRequest("Ada", "verifier", "pending"), tmp_path / "a.rspack")
+    window = _window(qtbot, project)
+    window.work_packages.team_action.trigger()
+    results = window.controllers["results"]
+    assert window.current_mode == "results"
+    assert results.tabs.currentWidget() is results.team_results
+    window.close()

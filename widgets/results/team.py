@@ -1,0 +1,201 @@
+"""Results > Team: per person, their packages' items with dates, what is still out, and
+their agreement with the others so far; then the packages not yet returned.
+
+Shows the rows of `app.results.team.team_rows` (plain dicts); it never reads the project.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHeaderView,
+    QLabel,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from annotation.metric_text import settings_text
+from widgets.empty_state import EmptyState
+from widgets.icons import icon
+from widgets.results.agreement import kappa_cell
+from widgets.results.table import (
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    settings_label,
+    table_cell,
+)
+
+PEOPLE_COLUMNS = (
+    "Person",
+    "Packages",
+    "Assigned",
+    "Done",
+    "Outstanding",
+    "First assigned",
+    "Last merged",
+    "Not returned",
+    "Verification kappa",
+    "HOI review kappa",
+)
+OUT_COLUMNS = ("Person", "Role", "Created", "Items", "File")
+NONE = "-"  # a package figure of someone who has no packages, or a kappa without pairs
+HOW_TO = (
+    "Send each person their work as a package: <code>reasonscope pack create --for NAME "
+    "--role verifier --questions pending --out NAME.rspack --db PROJECT</code> (or "
+    "File &gt; Work packages), and bring it back with <code>reasonscope pack merge "
+    "NAME.rspack --db PROJECT</code>. People who verify or review in this project itself "
+    "appear here too."
+)
+
+
+def when(iso: str | None) -> str:
+    """An ISO time of the store as a local date and minute; "-" for none."""
+    if not iso:
+        return NONE
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def figure(value: int | None) -> str:
+    return NONE if value is None else str(value)
+
+
+def agreement_cell(a: dict[str, Any], what: str) -> tuple[str, str]:
+    """The text of a person's kappa cell and its tooltip: the kappa and its reading with
+    the pairs ("0.50 (moderate), n = 4"), "undefined (one category), n = 1", or "-"
+    without pairs."""
+    n = a["n"]
+    if not n:
+        return NONE, f"No {what} by this person and another yet."
+    text = f"{kappa_cell(a['kappa'], a['kappa_reason'])}, n = {n}"
+    pct = a["percent_agreement"]
+    return text, f"{n} {what} by this person and another; they agree on {pct:.0f} %."
+
+
+def out_list(packages: list[dict[str, Any]], has_packages: bool) -> str:
+    if not has_packages:
+        return NONE
+    return ", ".join(f"{p['role']} {when(p['created'])[:10]}" for p in packages) or "none"
+
+
+class TeamResultsView(QStackedWidget):
+    """Page 0: how to send packages (nothing to show yet); page 1: the people table and
+    the packages out, with the footnote saying how the kappas were computed."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.empty = EmptyState(
+            title="Team",
+            purpose="Who has which work out in packages, what has come back, and how each "
+            "person's verdicts and reviews agree with the others'.",
+            how_to=HOW_TO,
+            icon=icon("user"),
+        )
+        self.addWidget(self.empty)
+        page = QWidget()
+        self.summary = QLabel(wordWrap=True)
+        self.summary.setObjectName("team_summary")
+        self.people = results_table(PEOPLE_COLUMNS, alternating=True)
+        self.people.setObjectName("team_people")
+        self.settings = settings_label()
+        people_box = QGroupBox("Per person: items in packages and agreement with the others")
+        inner = QVBoxLayout(people_box)
+        inner.addWidget(self.people)
+        inner.addWidget(self.settings)
+        self.out = results_table(OUT_COLUMNS, alternating=True)
+        self.out.setObjectName("team_packages_out")
+        header = self.out.horizontalHeader()  # the file name takes the room, not the person
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(OUT_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.out_note = QLabel(wordWrap=True)
+        out_box = QGroupBox("Packages not yet returned")
+        inner = QVBoxLayout(out_box)
+        inner.addWidget(self.out)
+        inner.addWidget(self.out_note)
+        scrolling_page(page, self.summary, (people_box, out_box))
+        self.addWidget(page)
+        self.set_rows(None)
+
+    def set_rows(self, team: dict[str, Any] | None) -> None:
+        """Show `team_rows`' dict; None (no project) or no people shows the empty state."""
+        people = team["people"] if team else []
+        if not people:
+            self.empty.set_status("No project open." if team is None else "No team work yet.")
+            self.people.setRowCount(0)
+            self.out.setRowCount(0)
+            self.setCurrentIndex(0)
+            return
+        out = team["packages_out"]
+        with_packages = sum(1 for p in people if p["packages"] is not None)
+        assigned = sum(p["assigned"] or 0 for p in people)
+        done = sum(p["done"] or 0 for p in people)
+        self.summary.setText(
+            f"{len(people)} {'person' if len(people) == 1 else 'people'}, {with_packages} "
+            f"with packages: {team['packages']} package{'s' if team['packages'] != 1 else ''} "
+            f"sent, {len(out)} not yet returned. {done} of the {assigned} items assigned "
+            "are done."
+        )
+        self._fill_people(people)
+        self.settings.setText(settings_text(team.get("settings")))
+        self._fill_out(out)
+        self.setCurrentIndex(1)
+
+    def _fill_people(self, people: list[dict[str, Any]]) -> None:
+        table = self.people
+        table.setRowCount(len(people))
+        for r, p in enumerate(people):
+            has_packages = p["packages"] is not None
+            verification = agreement_cell(p["verification"], "questions verified")
+            review = agreement_cell(p["review"], "label rounds reviewed")
+            recalled = p["recalled"] or 0
+            cells = (
+                table_cell(p["person"], right=False),
+                table_cell(figure(p["packages"])),
+                table_cell(
+                    figure(p["assigned"]),
+                    tip=f"{recalled} of them recalled" if recalled else "",
+                ),
+                table_cell(figure(p["done"]), tip="items whose work was merged back"),
+                table_cell(figure(p["outstanding"]), tip="out, neither done nor recalled"),
+                table_cell(when(p["first_assigned"]) if has_packages else NONE),
+                table_cell(when(p["last_merged"]) if has_packages else NONE),
+                table_cell(out_list(p["not_returned"], has_packages), right=False),
+                table_cell(verification[0], tip=verification[1]),
+                table_cell(review[0], tip=review[1]),
+            )
+            for c, item in enumerate(cells):
+                table.setItem(r, c, item)
+        fit_table_height(table)
+
+    def _fill_out(self, out: list[dict[str, Any]]) -> None:
+        table = self.out
+        table.setRowCount(len(out))
+        for r, p in enumerate(out):
+            cells = (
+                table_cell(p["person"], right=False),
+                table_cell(p["role"], right=False),
+                table_cell(when(p["created"])),
+                table_cell(str(p["items"])),
+                table_cell(Path(p["file"]).name, right=False, tip=p["file"]),
+            )
+            for c, item in enumerate(cells):
+                table.setItem(r, c, item)
+        table.setVisible(bool(out))
+        self.out_note.setText(
+            "Merge a returned package with reasonscope pack merge FILE (or File > Work "
+            "packages > Merge); recall one with reasonscope pack recall PACKAGE_ID."
+            if out
+            else "Every package has come back (or was recalled)."
+        )
+        fit_table_height(table)
