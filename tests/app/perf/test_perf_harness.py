@@ -31,6 +31,8 @@ RUN_ORDER = [
     "replay_list_open",
     "launch_splash",
     "verify_next_question",
+    "package_create",
+    "package_merge",
     "questions_count",
     "questions_find",
     "questions_beneath",
