@@ -28,7 +28,10 @@ _BY_PARENT = {
     "person_labels": ("frame_id", "frames"),
     "person_label_entries": ("frame_id", "frames"),
     "geometric_relations": ("frame_id", "frames"),
+    "steps": ("episode_id", "episodes"),
 }
+# Content-addressed tables: the rows the copied steps refer to.
+_BY_STEPS = {"states": "state_sha256", "images": "image_sha256"}
 COPY_ORDER = (
     "annotators",
     "scenes",
@@ -44,6 +47,10 @@ COPY_ORDER = (
     "hoi_labels",
     "questions",
     "verifications",
+    "episodes",
+    "steps",
+    "states",
+    "images",
 )
 # Columns the work in a package may change, left out of the content hash.
 MUTABLE = {
@@ -59,6 +66,8 @@ def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
 
 
 def _key(table: str) -> str:
+    if table in _BY_STEPS:
+        return "sha256"
     return "rowid" if table == "person_label_entries" else "id"
 
 
@@ -91,6 +100,10 @@ def write_package(
             else:
                 ids = sorted(set(picks.get(table, ())))
                 where = f"{key} IN (SELECT value FROM json_each(?))"
+            if table in _BY_STEPS:
+                column = _BY_STEPS[table]
+                where = f"sha256 IN (SELECT {column} FROM main.steps WHERE {column} IS NOT NULL)"
+                ids = [1] if copied.get("steps") else []
             if table == "entities":
                 # Every entity of a copied sequence: boxes and labels refer to them.
                 where = "sequence_id IN (SELECT value FROM json_each(?))"
@@ -101,7 +114,7 @@ def write_package(
             conn.execute(
                 f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM src.{table} "
                 f"WHERE {where}",
-                [dumps(ids)],
+                [dumps(ids)] if "?" in where else [],
             )
             copied[table] = [r[0] for r in conn.execute(f"SELECT {key} FROM main.{table}")]
         conn.execute(
@@ -144,7 +157,7 @@ def content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
             ).fetchall()
             if len(rows) != len(ids):
                 return f"missing rows of {table}"
-            digest.update(dumps([table, columns, [list(r) for r in rows]]).encode())
+            digest.update(dumps([table, columns, [_plain(r) for r in rows]]).encode())
         meta = conn.execute(
             "SELECT key, value FROM project_meta WHERE key NOT IN "
             f"({', '.join('?' * len(OWN_META))}) ORDER BY key",
@@ -160,6 +173,11 @@ def content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
         return digest.hexdigest()
     finally:
         conn.close()
+
+
+def _plain(row: tuple) -> list:
+    """A row as JSON can hold it: BLOBs stand in by their SHA-256."""
+    return [hashlib.sha256(v).hexdigest() if isinstance(v, bytes) else v for v in row]
 
 
 def set_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
@@ -204,6 +222,7 @@ _VERDICT = (
     "evidence_recoverable, decision, reason, corrections, seconds_on_task, created_at"
 )
 _REVIEW = "id, label_id, reviewer_id, round, kind, verdict, difficulty, comment, created_at"
+_ERROR = "id, episode_id, step_index, category, subcategory, note, annotator_id, created_at"
 _LABEL = (
     "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
     "annotator_id, created_at, updated_at"
@@ -230,6 +249,7 @@ def read_work(path: Path, copied: Mapping[str, Iterable[int]], audit_after: int)
                 [old_verdicts],
             ),
             "reviews": rows(f"SELECT {_REVIEW} FROM hoi_reviews ORDER BY id", _REVIEW, []),
+            "errors": rows(f"SELECT {_ERROR} FROM error_labels ORDER BY id", _ERROR, []),
             "labels": rows(f"SELECT {_LABEL} FROM hoi_labels ORDER BY id", _LABEL, []),
             "audit": rows(
                 "SELECT id, at, annotator_id, action, table_name, row_id, detail "

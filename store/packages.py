@@ -62,12 +62,12 @@ class PackageRepository(Repository):
             is not None
         )
 
-    def frame_out(self, frame_id: int) -> str | None:
-        """Who has this frame out in an annotator package, if anyone."""
+    def item_out(self, kind: str, item_id: int) -> str | None:
+        """Who has this frame or episode out in an annotator package, if anyone."""
         row = self.db.execute(
             "SELECT n.name FROM assignments a JOIN annotators n ON n.id = a.annotator_id "
-            f"WHERE a.kind = 'frame' AND a.item_id = ? AND {_OUT}",
-            [frame_id],
+            f"WHERE a.kind = ? AND a.item_id = ? AND {_OUT}",
+            [kind, item_id],
         ).fetchone()
         return row[0] if row else None
 

@@ -393,12 +393,13 @@ CREATE TABLE packages (
     recalled_at TEXT
 );
 
--- An item out in a package (a question version, a label's review round, a frame), to
--- whom and since when; done_at once merged work covers it, recalled_at when taken back.
+-- An item out in a package (a question version, a label's review round, a frame, an
+-- episode), to whom and since when; done_at once merged work covers it, recalled_at
+-- when taken back.
 CREATE TABLE assignments (
     id INTEGER PRIMARY KEY,
     package_id TEXT NOT NULL REFERENCES packages(id),
-    kind TEXT NOT NULL CHECK (kind IN ('question', 'label', 'frame')),
+    kind TEXT NOT NULL CHECK (kind IN ('question', 'label', 'frame', 'episode')),
     item_id INTEGER NOT NULL,
     version TEXT NOT NULL DEFAULT '',
     annotator_id INTEGER NOT NULL REFERENCES annotators(id),

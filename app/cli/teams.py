@@ -35,6 +35,8 @@ def add_parser(commands: CommandTree) -> None:
     p.add_argument("--labels", nargs="?", const="all", metavar="ID,...",
                    help="reviewer: HOI labels to review (all the person may review, or ids)")  # fmt: skip
     p.add_argument("--sequence", metavar="NAME", help="annotator: the sequence to label")
+    p.add_argument("--episodes", metavar="all|failed|ID,...",
+                   help="annotator: recorded episodes to label errors in")  # fmt: skip
     p.add_argument("--frames", metavar="A-B", help="annotator: frame indices A to B")
     p.add_argument("--limit", type=int, metavar="N", help="at most N items")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.rspack")
@@ -80,7 +82,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         return fail(f"--limit {args.limit}: need at least one item")
     request = package_request(
         args.person, args.role, questions=args.questions, labels=args.labels,
-        sequence=args.sequence, frames=args.frames, limit=args.limit,
+        sequence=args.sequence, frames=args.frames, limit=args.limit, episodes=args.episodes,
         benchmark=args.benchmark, task=args.task,
     )  # fmt: skip
     manifest = create_package(default_db(args), request, args.out)

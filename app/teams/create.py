@@ -26,7 +26,8 @@ _MANY = 1_000_000
 class PackageRequest:
     """What to hand out: `questions` is "pending" or question ids (verifier,
     adjudicator); `labels` is True (every label the person may review) or label ids;
-    `sequence` and `frames` (first, last frame index) choose frames to label."""
+    `sequence` and `frames` (first, last frame index) choose frames to label, `episodes`
+    ("all", "failed" or ids) episodes to label errors in."""
 
     person: str
     role: str
@@ -34,6 +35,7 @@ class PackageRequest:
     benchmark: str | None = None
     task: str | None = None
     labels: bool | list[int] = False
+    episodes: str | list[int] | None = None
     sequence: str | None = None
     frames: tuple[int, int] | None = None
     limit: int | None = None
@@ -46,6 +48,7 @@ def package_request(
     *,
     questions: str | None = None,
     labels: str | None = None,
+    episodes: str | None = None,
     sequence: str | None = None,
     frames: str | None = None,
     limit: int | None = None,
@@ -57,11 +60,15 @@ def package_request(
     chosen: str | list[int] | None = questions
     if questions is not None and questions != "pending":
         chosen = parse_ids(questions, "--questions")
+    chosen_episodes: str | list[int] | None = episodes
+    if episodes is not None and episodes not in ("all", "failed"):
+        chosen_episodes = parse_ids(episodes, "--episodes")
     wanted: bool | list[int] = False
     if labels is not None:
         wanted = True if labels == "all" else parse_ids(labels, "--labels")
     return PackageRequest(
         person, role, questions=chosen, benchmark=benchmark, task=task, labels=wanted,
+        episodes=chosen_episodes,
         sequence=sequence, frames=parse_frames(frames), limit=limit,
     )  # fmt: skip
 
@@ -161,6 +168,15 @@ def _choose(project: Project, person: Annotator, request: PackageRequest):
             picks.setdefault("annotators", set()).add(label.annotator_id)
             picks.setdefault("frames", set()).add(label.frame_id)
     else:
+        if request.sequence is None and request.episodes is None:
+            raise ProjectError(
+                "an annotator package needs --sequence NAME [--frames A-B] or --episodes"
+            )
+        for episode in _episodes(project, request)[:limit]:
+            items.append({"kind": "episode", "id": episode.id, "version": ""})
+            picks.setdefault("episodes", set()).add(episode.id)
+            if episode.scene_id is not None:
+                picks.setdefault("scenes", set()).add(episode.scene_id)
         for frame in _frames(project, request)[:limit]:
             items.append({"kind": "frame", "id": frame.id, "version": ""})
             picks.setdefault("frames", set()).add(frame.id)
@@ -254,9 +270,32 @@ def _labels(project: Project, person: Annotator, request: PackageRequest) -> lis
     return chosen
 
 
+def _episodes(project: Project, request: PackageRequest) -> list:
+    if request.episodes is None:
+        return []
+    if isinstance(request.episodes, list):
+        chosen = []
+        for episode_id in request.episodes:
+            episode = project.episodes.get(episode_id)
+            holder = project.packages.item_out("episode", episode_id)
+            if holder is not None:
+                raise ProjectError(f"{project.path}: episode {episode_id} is out with {holder}")
+            chosen.append(episode)
+        return chosen
+    if request.episodes not in ("all", "failed"):
+        raise ProjectError(f"--episodes {request.episodes}: give all, failed or ids")
+    episodes = [project.episodes.get(i) for i in project.episodes.ids()]
+    return [
+        e
+        for e in episodes
+        if (request.episodes == "all" or e.success is False)
+        and project.packages.item_out("episode", e.id) is None
+    ]
+
+
 def _frames(project: Project, request: PackageRequest) -> list:
     if request.sequence is None:
-        raise ProjectError("an annotator package needs --sequence NAME [--frames A-B]")
+        return []
     sequence = project.sequences.find(request.sequence)
     if sequence is None:
         raise ProjectError(f"{project.path}: no sequence {request.sequence!r}")
@@ -265,7 +304,7 @@ def _frames(project: Project, request: PackageRequest) -> list:
     for frame in project.sequences.frames(sequence.id):
         if not first <= frame.index <= last:
             continue
-        holder = project.packages.frame_out(frame.id)
+        holder = project.packages.item_out("frame", frame.id)
         if holder is not None:
             if request.frames is not None:
                 raise ProjectError(

@@ -122,6 +122,7 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
     signed = (
         [(v["annotator_id"], "verdict", v["id"]) for v in work["verdicts"]]
         + [(r["reviewer_id"], "review", r["id"]) for r in work["reviews"]]
+        + [(e["annotator_id"], "error label", e["id"]) for e in work["errors"]]
         + [(lab["annotator_id"], "label", lab["id"]) for lab in work["labels"] if not lab["copied"]]
         + [(e["annotator_id"], "audit entry", e["id"]) for e in work["audit"] if e["annotator_id"]]
     )
@@ -146,27 +147,23 @@ def _apply(
     versions = {(i["kind"], i["id"]): i["version"] for i in manifest["items"]}
     copied_labels = {lab["id"]: lab for lab in work["labels"] if lab["copied"]}
     done: list[tuple[str, int]] = []
-    counts = {"verdicts": 0, "reviews": 0, "labels": 0, "audit entries": 0}
+    counts = {"verdicts": 0, "reviews": 0, "labels": 0, "error labels": 0, "audit entries": 0}
     new_labels = [lab for lab in work["labels"] if not lab["copied"]]
-    total, seen = len(work["verdicts"]) + len(work["reviews"]) + len(new_labels), 0
+    rows_of_work = len(work["verdicts"]) + len(work["reviews"]) + len(work["errors"])
+    total, seen = rows_of_work + len(new_labels), 0
     project.audit_muted = True
     try:
         for kind, rows, apply in (
             ("verdict", work["verdicts"], _verdict),
             ("review", work["reviews"], _review),
             ("label", new_labels, _new_label),
+            ("error label", work["errors"], _error_label),
         ):
             for row in rows:
                 if (kind, row["id"]) in done_before:
                     report.already += 1
                     continue
-                item = (
-                    ("question", row["question_id"])
-                    if kind == "verdict"
-                    else ("label", row["label_id"])
-                    if kind == "review"
-                    else ("frame", row["frame_id"])
-                )
+                item = _item(kind, row)
                 try:
                     with project.savepoint():
                         target = apply(project, person, row, versions.get(item), copied_labels)
@@ -177,7 +174,8 @@ def _apply(
                     target = None
                 else:
                     counts[kind + "s"] += 1
-                    done.append(item)
+                    if kind != "label":  # a frame is done when the package is
+                        done.append(item)
                 project.packages.mark_merged(package_id, kind, row["id"], target)
                 seen += 1
                 if progress is not None:
@@ -195,8 +193,8 @@ def _apply(
     report.merged = counts
     if report.changed:
         now = utc_now()
-        if manifest["role"] == "annotator" and counts["labels"]:
-            done = [(i["kind"], i["id"]) for i in manifest["items"]]
+        if counts["labels"]:
+            done += [(i["kind"], i["id"]) for i in manifest["items"] if i["kind"] == "frame"]
         project.packages.finish_merge(package_id, done, now)
         project.packages.add_audit(
             {
@@ -208,6 +206,17 @@ def _apply(
                 "detail": {"person": person.name, **counts, "conflicts": len(report.conflicts)},
             }
         )
+
+
+def _item(kind: str, row: dict) -> tuple[str, int]:
+    """The assigned item a row of work is about."""
+    if kind == "verdict":
+        return ("question", row["question_id"])
+    if kind == "review":
+        return ("label", row["label_id"])
+    if kind == "error label":
+        return ("episode", row["episode_id"])
+    return ("frame", row["frame_id"])
 
 
 def _verdict(project: Project, person: Annotator, row: dict, version, _labels) -> int:
@@ -272,4 +281,14 @@ def _new_label(project: Project, person: Annotator, row: dict, version, _copied)
         difficulty=row["difficulty"],
         annotator=person,
     )
+    return label.id
+
+
+def _error_label(project: Project, person: Annotator, row: dict, version, _copied) -> int:
+    if version is None:
+        raise ProjectError(f"episode {row['episode_id']} was not in this package")
+    label = project.episodes.add_label(
+        row["episode_id"], row["step_index"], row["category"], row["subcategory"],
+        row["note"], annotator=person,
+    )  # fmt: skip
     return label.id

@@ -190,3 +190,38 @@ def test_kill_9_during_a_merge_leaves_nothing_partial(tmp_path):
         assert p.integrity_ok()
     assert _state(path) == before  # nothing of the merge
     assert merge_package(path, pack).merged["verdicts"] == 60  # and it merges whole after
+
+
+def _steps(*calls):
+    steps = [{"kind": "observation", "name": "observe", "ok": True, "state": {"t": 0}}]
+    for name, ok in calls:
+        steps.append({"kind": "tool", "name": name, "arguments": {}, "ok": ok, "feedback": "",
+                      "state": {"t": len(steps)}})  # fmt: skip
+    return steps
+
+
+def test_error_labels_come_back_from_an_episode_package(main, tmp_path):
+    with open_project(main) as p:
+        ok = p.episodes.add({"model": "m1", "task": "count", "success": True, "scene_id": 1},
+                            _steps(("grasp", True)))  # fmt: skip
+        bad = p.episodes.add({"model": "m1", "task": "find", "success": False, "scene_id": 1},
+                             _steps(("grasp", False), ("grasp", False)))  # fmt: skip
+    out = tmp_path / "eve.rspack"
+    manifest = create_package(main, PackageRequest("eve", "annotator", episodes="failed"), out)
+    assert [(i["kind"], i["id"]) for i in manifest["items"]] == [("episode", bad.id)]
+    with pytest.raises(ProjectError, match=f"episode {bad.id} is out with eve"):
+        create_package(main, PackageRequest("fox", "annotator", episodes=[bad.id]),
+                       tmp_path / "fox.rspack")  # fmt: skip
+    with open_project(out) as p:
+        assert p.episodes.ids() == [bad.id] and len(p.episodes.steps(bad.id)) == 3
+        assert p.episodes.steps(bad.id)[2].state == {"t": 2}  # the states came along
+        eve = p.annotators.sign_in("eve")
+        p.episodes.add_label(bad.id, 2, "evidence_gathering", "failed_grasp_recovery",
+                             "grasped the same mug again", eve)  # fmt: skip
+    report = merge_package(main, out)
+    assert report.merged["error labels"] == 1
+    with open_project(main) as p:
+        [label] = p.episodes.labels(bad.id)
+        assert (label.step_index, label.category) == (2, "evidence_gathering")
+        assert p.episodes.label_authors(bad.id) == {label.annotator_id: "eve"}
+        assert p.episodes.labels(ok.id) == []
