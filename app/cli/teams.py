@@ -70,7 +70,13 @@ def add_parser(commands: CommandTree) -> None:
 
     p = group.add_parser("conflicts", help="merged work kept aside, and deciding on it")
     db_arg(p, help_text="project file (default: the demo project)")
-    p.add_argument("--discard", type=int, metavar="ID", help="decide: drop this conflict's work")
+    decide = p.add_mutually_exclusive_group()
+    decide.add_argument(
+        "--discard", type=int, metavar="ID", help="decide: drop this conflict's work"
+    )
+    decide.add_argument("--apply", type=int, metavar="ID",
+                        help="decide: apply its work to the item as it is now (a verdict to the "
+                        "question's current version, a review to the label's current round)")  # fmt: skip
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_conflicts)
 
@@ -154,6 +160,12 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_conflicts(args: argparse.Namespace) -> int:
+    if args.apply is not None:
+        from app.teams.merge import apply_conflict
+
+        target = apply_conflict(default_db(args), args.apply)
+        print(f"Conflict #{args.apply}: its work is applied (row {target})")
+        return 0
     with open_project(default_db(args)) as project:
         if args.discard is not None:
             project.packages.resolve(args.discard, "discarded")

@@ -292,3 +292,48 @@ def _error_label(project: Project, person: Annotator, row: dict, version, _copie
         row["note"], annotator=person,
     )  # fmt: skip
     return label.id
+
+
+_APPLY = {"question": _verdict, "label": _review, "frame": _new_label, "episode": _error_label}
+
+
+def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
+    """Decide a conflict by applying its work to the item as it is now (a verdict to the
+    question's current version, a review to the label's current round); returns the
+    row it became. Raises `ProjectError` (nothing changed) when the rules still refuse."""
+    with open_project(db) as project:
+        found = [c for c in project.packages.conflicts() if c["id"] == conflict_id]
+        if not found:
+            raise ProjectError(f"{project.path}: no open conflict #{conflict_id}")
+        conflict = found[0]
+        sent = project.packages.get(conflict["package_id"])
+        person = project.annotators.get(sent["annotator_id"])
+        work = dict(conflict["work"])
+        version: str | None = ""
+        copied = {}
+        if conflict["kind"] == "question":
+            uid = project.questions.get(work["question_id"]).uid
+            current = [q for q in project.questions.versions(uid) if q.is_current]
+            if not current:
+                raise ProjectError(
+                    f"{project.path}: question {work['question_id']} has no current version"
+                )
+            work["question_id"], version = current[0].id, str(current[0].version)
+        elif conflict["kind"] == "label":
+            record = project.hoi.record(work["label_id"])
+            if record is None:
+                raise ProjectError(f"{project.path}: label {work['label_id']} is deleted")
+            work["round"], version = record.round, f"r{record.round}"
+        with project.write():
+            project.audit_muted = True
+            try:
+                target = _APPLY[conflict["kind"]](project, person, work, version, copied)
+            finally:
+                project.audit_muted = False
+            project.packages.resolve(conflict_id, "applied")
+            project.packages.add_audit(
+                {"at": utc_now(), "annotator_id": person.id, "action": "conflict_applied",
+                 "table_name": conflict["kind"] + "s", "row_id": target,
+                 "detail": {"package": conflict["package_id"], "conflict": conflict_id}}
+            )  # fmt: skip
+        return target

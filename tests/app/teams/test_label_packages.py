@@ -10,7 +10,7 @@ from hoi_fixtures import build_hoi_project
 
 from app.teams.create import PackageRequest, create_package
 from app.teams.files import unpack_files
-from app.teams.merge import merge_package
+from app.teams.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
 
 
@@ -66,6 +66,12 @@ def test_two_reviewers_packages_and_the_rules_across_packages(hoi, tmp_path):
         team = {row["person"]: row for row in p.packages.team()}
         assert (team["ben"]["assigned"], team["ben"]["merged"]) == (2, 2)
         assert (team["cy"]["merged"], team["cy"]["outstanding"]) == (1, 1)
+        conflict = p.packages.conflicts()[0]["id"]
+    # the owner decides cy's reject still holds for the edited label: it joins round 2
+    apply_conflict(hoi.db, conflict)
+    with open_project(hoi.db) as p:
+        [review] = p.hoi.record(2).current("review")
+        assert (review.verdict, review.round, p.packages.conflicts()) == ("reject", 2, [])
 
 
 def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, tmp_path):

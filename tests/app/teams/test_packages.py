@@ -9,7 +9,7 @@ import pytest
 
 from annotation.verification import Verdict
 from app.teams.create import PackageRequest, create_package
-from app.teams.merge import merge_package
+from app.teams.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
 
 APPROVE = Verdict(True, True, True, "approve")
@@ -140,6 +140,15 @@ def test_work_on_a_question_corrected_meanwhile_is_kept_aside(main, tmp_path):
         kept = p.packages.conflicts()
         assert kept[0]["work"]["decision"] == "approve" and "corrected" in kept[0]["reason"]
     assert not merge_package(main, pack).changed
+    # the corrected version is final (the owner's correction): applying is refused
+    with pytest.raises(ProjectError, match="is corrected already; nothing to verify"):
+        apply_conflict(main, kept[0]["id"])
+    with open_project(main) as p:
+        assert len(p.packages.conflicts()) == 1
+        p.packages.resolve(kept[0]["id"], "discarded")
+        assert p.packages.conflicts() == []
+    with pytest.raises(ProjectError, match="no open conflict"):
+        apply_conflict(main, kept[0]["id"])
 
 
 def test_the_package_file_is_a_project_with_only_the_assignment(main, tmp_path):
