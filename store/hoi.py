@@ -35,6 +35,7 @@ from annotation.jrdb.hoi_review import (
 from annotation.models import HOI_DIFFICULTIES, REVIEW_VERDICTS, Annotator, HoiLabel, HoiReview
 from store.base import Repository, dumps
 from store.errors import ProjectError, utc_now
+from store.packages import review_slot_free, reviews_held
 
 _LABEL_COLUMNS = (
     "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
@@ -580,18 +581,21 @@ class HoiRepository(Repository):
         """The three lists of `review_queue`, `returned_queue` and `qc_queue` from one read,
         keyed "review", "returned" and "qc"."""
         seed, rate = self.qc_settings()
-        records = self.records(sequence_id=sequence_id)
+        records, held = self.records(sequence_id=sequence_id), reviews_held(self.db)
         return {
-            "review": [r for r in records if needs_review_by(r, annotator.id)],
+            "review": [
+                r
+                for r in records
+                if needs_review_by(r, annotator.id) and review_slot_free(r, annotator.id, held)
+            ],
             "returned": [r for r in records if returned_to(r, annotator.id)],
             "qc": [r for r in records if needs_qc_by(r, annotator.id, seed, rate)],
         }
 
     def review_queue(self, annotator: Annotator, sequence_id: int | None = None) -> list:
-        """Labels whose current round still needs a review this annotator may give."""
-        return [
-            r for r in self.records(sequence_id=sequence_id) if needs_review_by(r, annotator.id)
-        ]
+        """Labels whose current round still needs a review this annotator may give (and
+        whose review slots are not out in packages)."""
+        return self.queues(annotator, sequence_id)["review"]
 
     def returned_queue(self, annotator: Annotator, sequence_id: int | None = None) -> list:
         """This annotator's labels that a reviewer (or a QC check) rejected."""

@@ -258,6 +258,25 @@ class PackageRepository(Repository):
         return out
 
 
+def reviews_held(db) -> dict[int, list[tuple[int, str]]]:
+    """Label id -> (reviewer, round "rN") of reviews out in packages and not back yet."""
+    held: dict[int, list[tuple[int, str]]] = {}
+    for label_id, person, version in db.execute(
+        f"SELECT a.item_id, a.annotator_id, a.version FROM assignments a WHERE a.kind = 'label' "
+        f"AND {_OUT}"
+    ):
+        held.setdefault(label_id, []).append((person, version))
+    return held
+
+
+def review_slot_free(record: Any, annotator_id: int, held: dict) -> bool:
+    """Whether the label round has a review slot no package holds, and the annotator
+    does not hold one of its slots in a package (they review it there)."""
+    holders = [p for p, v in held.get(record.id, ()) if v == f"r{record.round}"]
+    given = [r for r in record.current("review") if r.reviewer_id not in holders]
+    return annotator_id not in holders and len(given) + len(holders) < 2
+
+
 def _package(r: tuple) -> dict[str, Any]:
     return {
         "package_id": r[0],

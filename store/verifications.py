@@ -48,6 +48,11 @@ _LIVE_FIRST = (
     "(SELECT count(*) FROM verifications v WHERE v.question_id = q.id "
     "AND v.round = 'first' AND v.retracted_at IS NULL)"
 )
+# Work packages still out with a question (store.packages): they hold its slots.
+_OUT = (
+    "FROM assignments a WHERE a.kind = 'question' AND a.item_id = q.id "
+    "AND a.recalled_at IS NULL AND a.done_at IS NULL"
+)
 
 
 def _record(r: tuple) -> VerdictRecord:
@@ -80,15 +85,17 @@ class VerificationRepository(Repository):
 
     # -- work lists ------------------------------------------------------------
     def queue(self, annotator: Annotator, limit: int = 50) -> list[Question]:
-        """Current pending questions with a free first-round slot this annotator has not used."""
+        """Current pending questions with a free first-round slot this annotator has not used
+        (a slot out in a work package is not free; one's own is done in the package)."""
         self._require(annotator)
         rows = self.db.execute(
             f"SELECT {QUESTION_COLUMNS} FROM questions q WHERE q.is_current = 1 "
-            f"AND q.status = 'pending' AND {_LIVE_FIRST} < 2 AND NOT EXISTS ("
+            f"AND q.status = 'pending' AND {_LIVE_FIRST} + (SELECT count(*) {_OUT} "
+            "AND a.role = 'verifier') < 2 AND NOT EXISTS ("
             "SELECT 1 FROM verifications v WHERE v.question_id = q.id "
-            "AND v.annotator_id = ? AND v.retracted_at IS NULL) "
-            "ORDER BY q.created_at, q.id LIMIT ?",
-            [annotator.id, limit],
+            f"AND v.annotator_id = ? AND v.retracted_at IS NULL) AND NOT EXISTS (SELECT 1 {_OUT} "
+            "AND a.annotator_id = ?) ORDER BY q.created_at, q.id LIMIT ?",
+            [annotator.id, annotator.id, limit],
         ).fetchall()
         return [question_from_row(r) for r in rows]
 
@@ -99,6 +106,7 @@ class VerificationRepository(Repository):
             qid
             for qid in self._awaiting_adjudication()
             if all(r.annotator_id != annotator.id for r in self._live(qid))
+            and qid not in self._out_for_adjudication()
         ][:limit]
         return [self.questions.get(qid) for qid in ids]
 
@@ -330,6 +338,12 @@ class VerificationRepository(Repository):
         if adjudication is None or not pair.needs_adjudication:
             return pair
         return derive_outcome(verdicts[0], verdicts[1], adjudication.verdict)
+
+    def _out_for_adjudication(self) -> set[int]:
+        rows = self.db.execute(
+            f"SELECT q.id FROM questions q WHERE EXISTS (SELECT 1 {_OUT} AND a.role = 'adjudicator')"
+        ).fetchall()
+        return {r[0] for r in rows}
 
     def _awaiting_adjudication(self) -> list[int]:
         candidates = self.db.execute(

@@ -31,15 +31,22 @@ from app.cli import (
     resim,
     scenes,
     spatial,
+    teams,
+    work,
 )
 from app.cli.support import CommandTree, OneLineParser, db_arg, fail
 from store import ProjectError
+
+# Files the desktop opens with `reasonscope FILE` (resources/desktop/reasonscope.desktop).
+OPENS = (".rspack", ".reasonscope")
 
 COMMAND_MODULES = (
     demo,  # demo, new, info
     scenes,  # scenes generate, scenes export
     questions,  # questions generate
     authoring,  # questions add
+    work,  # verify, review, queue
+    teams,  # pack create, merge, list, recall, conflicts
     export,  # export benchmark, export episodes
     labels,  # export labels
     imports,  # import benchmark, import episodes
@@ -71,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) == 1 and argv[0].endswith(OPENS) and not argv[0].startswith("-"):
+        argv = ["--db", argv[0]]  # `reasonscope FILE`: what a double-click on a file runs
     args = parser.parse_args(argv)
     if args.command is None:
         from app.gui import run_gui

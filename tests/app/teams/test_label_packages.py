@@ -117,3 +117,13 @@ def test_a_carried_file_changed_is_tampering(hoi, tmp_path):
     conn.close()
     with pytest.raises(ProjectError, match="tampered"):
         merge_package(hoi.db, out)
+
+
+def test_review_slots_out_in_packages_are_not_offered_in_the_project(hoi, tmp_path):
+    create_package(hoi.db, PackageRequest("ben", "reviewer", labels=[1]), tmp_path / "b.rspack")
+    create_package(hoi.db, PackageRequest("cy", "reviewer", labels=[1]), tmp_path / "c.rspack")
+    with open_project(hoi.db) as p:
+        ben, dan = p.annotators.sign_in("ben"), p.annotators.sign_in("dan")
+        assert [r.id for r in p.hoi.review_queue(dan)] == [2]
+        assert [r.id for r in p.hoi.review_queue(ben)] == [2]
+        assert [r.id for r in p.hoi.queues(dan)["review"]] == [2]

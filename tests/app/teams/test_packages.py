@@ -234,3 +234,16 @@ def test_error_labels_come_back_from_an_episode_package(main, tmp_path):
         assert (label.step_index, label.category) == (2, "evidence_gathering")
         assert p.episodes.label_authors(bad.id) == {label.annotator_id: "eve"}
         assert p.episodes.labels(ok.id) == []
+
+
+def test_slots_out_in_packages_are_not_offered_in_the_project(main, tmp_path):
+    _pack(main, tmp_path, "ana", questions=[1, 2])
+    _pack(main, tmp_path, "ben", questions=[1])
+    with open_project(main) as p:
+        ana, ben, cy = (p.annotators.sign_in(n) for n in ("ana", "ben", "cy"))
+        assert [q.id for q in p.verifications.queue(cy)] == [2, 3, 4]  # 1 is out with two
+        assert [q.id for q in p.verifications.queue(ana)] == [3, 4]  # hers are in her package
+        assert [q.id for q in p.verifications.queue(ben)] == [2, 3, 4]
+        sent = p.packages.list()[1]["package_id"]
+        assert p.packages.recall(sent) == 1  # ben's comes back: the slot is free again
+        assert [q.id for q in p.verifications.queue(cy)] == [1, 2, 3, 4]
