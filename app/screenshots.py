@@ -104,6 +104,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.shortcut_sheet.grab().save(str(path))
     written.append(path)
     window.shortcut_sheet.close()
+    written += _packages(app, window, out)
     window.request_sign_in()
     _settle(app)
     path = out / "07-sign-in.png"
@@ -111,6 +112,51 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     written.append(path)
     window.sign_in_dialog.reject()
     window.close()
+    return written
+
+
+def _packages(app, window, out: Path) -> list[Path]:
+    """File > Work packages: the create dialog; Eve's package (from the demo) opened as
+    she sees it; her verdict merged back, with the report."""
+    import shutil
+
+    from annotation.verification import Verdict
+
+    written = [out / "08-package-create.png", out / "08-package-verify.png"]
+    dialog = window.work_packages.create_dialog()
+    dialog.person.setCurrentText("Fay (verifier)")
+    dialog.limit.setValue(2)
+    _settle(app)
+    dialog.grab().save(str(written[0]))
+    dialog.reject()
+    demo = window.session.path
+    sent = [p for p in window.session.project.packages.list() if not p["merged_at"]]
+    if not sent:
+        return written[:1]
+    package = out / "eve-verifier.rspack"
+    shutil.copy(sent[0]["file"], package)
+    window.open_path(package)
+    window.set_mode("verify")
+    _open_question(app, window.verify)
+    window.grab().save(str(written[1]))
+    eve = window.session.annotator
+    question = window.verify.state.current
+    window.session.project.verifications.submit(
+        question.id, eve, Verdict(True, False, True, "reject", reason="the mug shows"), 30.0
+    )
+    window.open_path(demo)
+    window.session.sign_in("Ada (annotator)")
+    window.work_packages.merge_dialog(package)
+    _settle(app)
+    written.append(out / "08-package-merge.png")
+    window.message_box.grab().save(str(written[-1]))
+    window.message_box.close()
+    package.unlink()
+    window.set_mode("results")
+    window.results.tabs.setCurrentWidget(window.results.team_results)
+    _settle(app)
+    written.append(out / "08-results-team-after-merge.png")
+    window.grab().save(str(written[-1]))
     return written
 
 

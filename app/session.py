@@ -103,7 +103,8 @@ class ProjectSession(QObject):
         if self.package is not None:
             p = self.package
             n, kind = len(p["items"]), p["items"][0]["kind"] if p["items"] else "item"
-            return f"Work package: {p['person']}, {p['role']}, {n} {kind}s — {self.project.path}"
+            what = f"{n} {kind}{'' if n == 1 else 's'}"
+            return f"Work package: {p['person']}, {p['role']}, {what} — {self.project.path}"
         return str(self.project.path)
 
     def summary(self) -> ProjectSummary | None:

@@ -282,6 +282,14 @@ def _part_spatial(project: Project, progress: Progress) -> None:
     add_spatial_demo(project, progress, n=DEMO_SPATIAL_ITEMS)
 
 
+def _part_team(project: Project, progress: Progress) -> None:
+    """Work packages: one merged back, one still out (app/demo/team.py)."""
+    from app.demo.team import add_team_demo
+
+    progress.report(0, 1, "Sending and merging demo work packages")
+    add_team_demo(project)
+
+
 DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("annotators", _part_annotators),
     ("scenes", _part_scenes),
@@ -294,6 +302,7 @@ DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
     ("reasoning_results", _part_reasoning_results),
     ("bimanual", _part_bimanual),
     ("spatial", _part_spatial),
+    ("team", _part_team),
 ]
 
 
@@ -302,7 +311,7 @@ DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
 DEMO_PART_SECONDS = {
     "annotators": 0.1, "scenes": 2.5, "questions": 13.7, "pending_questions": 4.2,
     "episodes": 59.4, "jrdb": 1.3, "hoi": 0.1, "reasoning": 0.3, "reasoning_results": 0.1,
-    "bimanual": 9.4, "spatial": 1.5,
+    "bimanual": 9.4, "spatial": 1.5, "team": 0.5,
 }  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,7 @@ class CreatePackageDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("create_package_dialog")
         self.setWindowTitle("Create a work package")
+        self.setMinimumWidth(520)
         self.folder = folder
         self.person = QComboBox(editable=True)
         self.person.addItems(people)
@@ -120,7 +122,8 @@ class CreatePackageDialog(QDialog):
             self.out.setText(path if path.endswith(".rspack") else path + ".rspack")
 
     def _default_out(self) -> Path:
-        person = "-".join(self.person.currentText().split()) or "person"
+        person = re.sub(r"[^a-z0-9]+", "-", self.person.currentText().lower()).strip("-")
+        person = person or "person"
         return self.folder / f"{person}-{self.role.currentText()}.rspack"
 
     def _update(self) -> None:
