@@ -95,6 +95,12 @@ class World:
             self.allow_sleep(info.uid)
         return info
 
+    def remove(self, key: str) -> None:
+        """Take a body out of the world (the scene editor's delete)."""
+        info = self.bodies.pop(key)
+        self._by_uid.pop(info.uid, None)
+        self.client.removeBody(info.uid)
+
     def _add_floor(self) -> None:
         """pybullet_data's ground plane, registered as the fixture "floor"."""
         with quiet_c_output():

@@ -26,7 +26,7 @@ from sim.tabletop.world import (
     WORKSPACE_HALF,
     TabletopWorld,
 )
-from sim.world import ROLLING_FRICTION, SPINNING_FRICTION, TIMESTEP
+from sim.world import ROLLING_FRICTION, SPINNING_FRICTION, TIMESTEP, World
 
 MAX_SETTLE_S = 30.0
 REST_LINEAR = 0.002  # m/s
@@ -353,43 +353,8 @@ def world_from_records(
     with_robot = any(b.get("role") == "robot" for b in bodies)
     world = TabletopWorld(with_robot=with_robot, gripper=gripper or recorded_gripper(bodies))
     for b in bodies:
-        if b.get("role", "object") != "object":
-            continue
-        entry = catalog.get(b["name"])
-        scale = float(b.get("scale", 1.0))
-        mass = entry.mass(scale) if entry else 0.1
-        if b["asset"].startswith("primitive:"):
-            world.add_primitive(
-                b["id"],
-                b["asset"].split(":", 1)[1],
-                b["size"],
-                b["position"],
-                b["orientation"],
-                rgba=tuple(b["rgba"] or (0.7, 0.7, 0.7, 1)),
-                mass=mass,
-                name=b["name"],
-                category=b.get("category", ""),
-                scale=scale,
-            )
-        else:
-            world.add_urdf(
-                b["id"],
-                b["asset"],
-                b["position"],
-                b["orientation"],
-                scale=scale,
-                rgba=tuple(b["rgba"]) if b.get("rgba") else None,
-                name=b["name"],
-                category=b.get("category", ""),
-            )
-            world.client.changeDynamics(
-                world.bodies[b["id"]].uid,
-                -1,
-                mass=mass,
-                lateralFriction=0.8,
-                rollingFriction=ROLLING_FRICTION,
-                spinningFriction=SPINNING_FRICTION,
-            )
+        if b.get("role", "object") == "object":
+            add_object_record(world, b, catalog)
     for b in bodies:
         if b.get("role", "object") == "object" and b.get("texture"):
             world.set_body_texture(b["id"], b["texture"])  # e.g. A/B/C labels
@@ -399,3 +364,47 @@ def world_from_records(
         texture = next((b.get("texture") for b in bodies if b["id"] == "table"), None)
         world.set_table_texture(texture)
     return world
+
+
+def add_object_record(world: World, b: dict[str, Any], catalog: dict | None = None) -> None:
+    """Add one stored object (a `body_records` entry) to a world, with its catalog mass and
+    friction (its texture is the caller's: `set_body_texture`)."""
+    if catalog is None:
+        from sim.tabletop.catalog import catalog_by_name
+
+        catalog = catalog_by_name()
+    entry = catalog.get(b["name"])
+    scale = float(b.get("scale", 1.0))
+    mass = entry.mass(scale) if entry else 0.1
+    if b["asset"].startswith("primitive:"):
+        world.add_primitive(
+            b["id"],
+            b["asset"].split(":", 1)[1],
+            b["size"],
+            b["position"],
+            b["orientation"],
+            rgba=tuple(b["rgba"] or (0.7, 0.7, 0.7, 1)),
+            mass=mass,
+            name=b["name"],
+            category=b.get("category", ""),
+            scale=scale,
+        )
+    else:
+        world.add_urdf(
+            b["id"],
+            b["asset"],
+            b["position"],
+            b["orientation"],
+            scale=scale,
+            rgba=tuple(b["rgba"]) if b.get("rgba") else None,
+            name=b["name"],
+            category=b.get("category", ""),
+        )
+        world.client.changeDynamics(
+            world.bodies[b["id"]].uid,
+            -1,
+            mass=mass,
+            lateralFriction=0.8,
+            rollingFriction=ROLLING_FRICTION,
+            spinningFriction=SPINNING_FRICTION,
+        )

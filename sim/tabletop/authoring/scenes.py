@@ -103,18 +103,24 @@ def read_scene_spec(data: Any) -> SceneSpec:
     return SceneSpec(tuple(placements), texture, str(name), data)
 
 
-def _support_height(world: TabletopWorld, placement: Placement) -> float:
-    """The highest surface under the object's footprint (centre and corners)."""
-    half = max(placement.entry.extent(placement.scale)[:2]) / 2 * 0.7
-    cx, cy = (
-        WORKSPACE_CENTRE[0] + placement.position[0],
-        WORKSPACE_CENTRE[1] + placement.position[1],
-    )
-    points = [(cx, cy)] + [(cx + dx * half, cy + dy * half) for dx in (-1, 1) for dy in (-1, 1)]
-    hits = world.client.rayTestBatch([(x, y, TABLE_TOP_Z + 1.0) for x, y in points],
-                                     [(x, y, TABLE_TOP_Z - 0.05) for x, y in points])  # fmt: skip
+def support_height(world: TabletopWorld, x: float, y: float, half: float) -> float:
+    """The highest surface under a footprint of half-size `half` at world (x, y): its
+    centre and corners, the table top where nothing else is."""
+    points = [(x, y)] + [(x + dx * half, y + dy * half) for dx in (-1, 1) for dy in (-1, 1)]
+    hits = world.client.rayTestBatch([(px, py, TABLE_TOP_Z + 1.0) for px, py in points],
+                                     [(px, py, TABLE_TOP_Z - 0.05) for px, py in points])  # fmt: skip
     tops = [hit[3][2] for hit in hits if hit[0] >= 0]
     return max(tops, default=TABLE_TOP_Z)
+
+
+def _support_height(world: TabletopWorld, placement: Placement) -> float:
+    half = max(placement.entry.extent(placement.scale)[:2]) / 2 * 0.7
+    return support_height(
+        world,
+        WORKSPACE_CENTRE[0] + placement.position[0],
+        WORKSPACE_CENTRE[1] + placement.position[1],
+        half,
+    )
 
 
 def place(world: TabletopWorld, placement: Placement) -> None:
