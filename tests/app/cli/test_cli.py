@@ -50,7 +50,7 @@ def test_demo_then_info_json(tmp_path):
     assert info.returncode == 0, info.stderr
     data = json.loads(info.stdout)
     assert INFO_KEYS <= set(data)
-    assert data["annotators"] == 3
+    assert data["annotators"] == 5  # three of the demo, two verifiers with work packages
     assert data["schema_version"] >= 1
     assert set(data["questions"]) == {"pending", "approved", "corrected", "excluded"}
     again = run_cli("demo", "--db", str(db), "--json")
