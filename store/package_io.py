@@ -58,7 +58,7 @@ MUTABLE = {
     "sequences": {"root"},
 }
 # project_meta keys that belong to the file, never copied into a package.
-OWN_META = {"application", "created_at", "project_id", "package_secret", "package", "demo_parts"}
+OWN_META = {"application", "created_at", "project_id", "package", "demo_parts", "scene_draft"}
 
 
 def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:

@@ -137,3 +137,22 @@ class SceneRepository(Repository):
 
     def ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM scenes ORDER BY id")]
+
+    # -- the scene editor's unsaved work ----------------------------------------------------
+    def save_draft(self, draft: dict[str, Any]) -> None:
+        """Keep the scene editor's unsaved state (after every edit), so a crash or a switch
+        to another scene loses nothing; one draft per project."""
+        with self.project.write():
+            self.db.execute(
+                "INSERT INTO project_meta(key, value) VALUES ('scene_draft', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [dumps(draft)],
+            )
+
+    def draft(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT value FROM project_meta WHERE key = 'scene_draft'").fetchone()
+        return loads(row[0]) if row else None
+
+    def clear_draft(self) -> None:
+        with self.project.write():
+            self.db.execute("DELETE FROM project_meta WHERE key = 'scene_draft'")

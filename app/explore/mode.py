@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QStackedWidget, QToolBar
 
 from app.explore.batch import SceneBatchRunner
+from app.explore.editor import SceneEditing
 from app.explore.generator import ExploreGenerator
 from app.graph.docks import ExploreGraph
 from app.session import ProjectSession
@@ -62,6 +63,8 @@ class ExploreMode(QObject):
         self.graph = ExploreGraph(mode, self.state, self.viewport)
         # engine questions on the scene
         self.generator = ExploreGenerator(mode, self.state, self.viewport, self.graph.view)
+        # editing scenes by hand, and authoring questions on them
+        self.editing = SceneEditing(self)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("View")
@@ -147,6 +150,7 @@ class ExploreMode(QObject):
     def shutdown(self) -> None:
         self.graph.shutdown()
         self.generator.shutdown()
+        self.editing.shutdown()
         self.batch.shutdown()
         if self.task is not None:
             self.task.shutdown()

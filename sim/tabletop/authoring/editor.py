@@ -169,6 +169,21 @@ class SceneEditor:
         with self.edit(f"move {key}"):
             self._seat(key, x, y)
 
+    def drag_to(self, key: str, origin, direction) -> bool:
+        """Move an object to where the ray from the cursor meets the table or another object
+        (itself out of the ray's way); whether the ray met anything."""
+        self._require(key)
+        c, uid = self.world.client, self.world.bodies[key].uid
+        position, orientation = c.getBasePositionAndOrientation(uid)
+        c.resetBasePositionAndOrientation(uid, (position[0], position[1], -10.0), orientation)
+        end = [o + 100.0 * d for o, d in zip(origin, direction, strict=True)]
+        hit = c.rayTest(list(origin), end)[0]
+        c.resetBasePositionAndOrientation(uid, position, orientation)
+        if hit[0] < 0 or self.world.info(hit[0]) is None or self.world.info(hit[0]).key == "floor":
+            return False
+        self.move(key, hit[3][0], hit[3][1])
+        return True
+
     def rotate(self, key: str, degrees: float = ROTATE_STEP_DEG) -> None:
         """Turn an object about the vertical by `degrees` where it stands."""
         self._require(key)
