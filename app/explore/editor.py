@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox
 
+from app.explore.authoring import QuestionAuthoring
 from sim.render import render
 from sim.tabletop.authoring.editor import SceneEditor, Snapshot
 from sim.tabletop.authoring.live import LiveVisibility
@@ -56,6 +57,7 @@ class SceneEditing(QObject):
         )
         self.catalog_dock.hide()  # shown while editing
         self.thumbnails: TaskRunner | None = None
+        self.authoring = QuestionAuthoring(explore, self)
         self._thumbnails_done = False
         self.state.scene_opened.connect(self._scene_changed)
         self._enable(False)
@@ -98,6 +100,7 @@ class SceneEditing(QObject):
         self.texture.setEnabled(editing)
         self.drag.set_enabled(editing)
         self.catalog.set_editing(editing)
+        self.authoring.set_editing(editing)
         if editing:
             self.catalog_dock.show()
             self.catalog_dock.raise_()
@@ -138,6 +141,7 @@ class SceneEditing(QObject):
         self.thumbnails = None
 
     def shutdown(self) -> None:
+        self.authoring.shutdown()
         if self.thumbnails is not None:
             self.thumbnails.shutdown()
 
@@ -195,13 +199,15 @@ class SceneEditing(QObject):
             self.stop()
 
     # -- edits ---------------------------------------------------------------------------------
-    def add(self, name: str) -> str | None:
+    def add(self, name: str, xy: tuple[float, float] | None = None) -> str | None:
+        """Add a catalog object at world (x, y) (the workspace centre by default)."""
         if self.editor is None:
             return None
-        key = self.editor.add(name)
+        key = self.editor.add(name, xy)
         self._bodies_changed()
         self.state.select(key)
-        self._edited(f"Added {name} at the centre: drag it where it belongs.")
+        where = "" if xy is not None else " at the centre: drag it where it belongs"
+        self._edited(f"Added {name}{where}.")
         return key
 
     def _selected(self) -> str:

@@ -109,3 +109,46 @@ def test_unsaved_edits_come_back_after_the_editor_closes(qtbot, explore):
     assert editing.start()
     assert duck in editing.editor.world.bodies  # the draft, brought back
     assert editing.editor.log == ["resume unsaved edits"]
+
+
+def test_authoring_find_questions_by_clicking_objects(qtbot, explore):
+    editing, window = explore.editing, explore.mode.window()
+    assert editing.start()
+    for body in list(editing.editor.world.objects()):  # a clean table, as an author starts
+        explore.state.select(body.key)
+        press_shortcut(qtbot, window, Qt.Key.Key_Delete)
+    assert editing.editor.world.objects() == []
+    box = editing.add("red matchbox", (0.05, 0.10))
+    duck = editing.add("rubber duck", (-0.15, 0.0))
+    editing.add("wooden cutting board", (0.05, 0.10))  # laid over the matchbox
+    editing.settle()
+    shown = {r.key: r.visibility for r in explore.objects.model.rows}
+    assert shown[box] <= 0.10 and shown[duck] > 0.9
+    panel = editing.authoring.panel
+    assert editing.authoring.dock.isVisible()
+    panel.task.setCurrentIndex(1)  # Find
+    explore.state.select(box)
+    press_shortcut(qtbot, window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    assert panel.target_keys() == ["red matchbox"]
+    qtbot.keyClicks(panel.tags, "hard")
+    qtbot.mouseClick(panel.submit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: editing.authoring.task is None, timeout=60000)
+    report = editing.authoring.last
+    assert report["ok"] and "Stored question" in panel.result.text()
+    project = explore.session.project
+    question = project.questions.get(report["question_id"])
+    assert question.status == "pending" and question.answer["answer"] == "yes"
+    assert "Answer: yes" in panel.result.text()
+    assert question.criteria["tags"] == ["authored", "hard"]
+    assert project.scenes.get(question.scene_id).state["generation"]["derived_from"] == 1
+    # the duck stands in plain view: the question is refused, saying by how much
+    explore.state.select(duck)
+    press_shortcut(qtbot, window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    assert panel.target_keys() == ["rubber duck"]
+    qtbot.mouseClick(panel.submit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: editing.authoring.task is None, timeout=60000)
+    assert not editing.authoring.last["ok"]
+    assert (
+        "shows 100.0% of itself" in panel.result.text() and "at most 10.0%" in panel.result.text()
+    )
+    assert len(project.questions.page(limit=50).rows) == 1
