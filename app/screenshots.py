@@ -12,14 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-
-def _settle(app, ms: int = 200) -> None:
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
-    app.processEvents()
+from app.screenshot_tools import open_question, settle
 
 
 def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[Path]:
@@ -28,6 +21,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     from app.main_window import MainWindow
     from app.modes import MODES
     from app.paths import demo_project_path
+    from app.screenshots_authoring import editor_shots, package_shots
 
     out.mkdir(parents=True, exist_ok=True)
     build_demo(demo_project_path())
@@ -43,7 +37,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         explore.scene_list.select_row(0)
         deadline = 0
         while explore.state.loaded is None and deadline < 200:
-            _settle(app, 100)
+            settle(app, 100)
             deadline += 1
         objects = explore.state.loaded.world.objects() if explore.state.loaded else []
         if objects:
@@ -51,11 +45,11 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         explore.image.overlay_box.setChecked(True)
     for i, spec in enumerate(MODES, start=1):
         window.set_mode(spec.key)
-        _settle(app)
+        settle(app)
         if spec.key == "annotate":
             _select_person(app, window.annotate)
         elif spec.key == "verify":
-            _open_question(app, window.verify)
+            open_question(app, window.verify)
         elif spec.key == "replay":
             _open_grasp_step(app, window.replay)
         elif spec.key == "study":
@@ -81,7 +75,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     tabs = window.results.tabs
     for index in range(1, tabs.count()):
         tabs.setCurrentIndex(index)
-        _settle(app)
+        settle(app)
         name = tabs.tabText(index).lower().replace(" ", "-")
         path = out / f"05-results-{name}.png"
         window.grab().save(str(path))
@@ -91,72 +85,28 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
 
     scroll = window.results.bimanual_results.findChild(QScrollArea)
     scroll.verticalScrollBar().setValue(scroll.verticalScrollBar().maximum())
-    _settle(app)
+    settle(app)
     path = out / "05-results-spatial.png"
     window.grab().save(str(path))
     written.append(path)
     tabs.setCurrentIndex(0)
     window.set_mode("annotate")  # the F1 sheet of a mode with many keys of its own
-    _settle(app)
+    settle(app)
     window.show_shortcuts()
-    _settle(app)
+    settle(app)
     path = out / "06-shortcuts.png"
     window.shortcut_sheet.grab().save(str(path))
     written.append(path)
     window.shortcut_sheet.close()
-    written += _packages(app, window, out)
+    written += package_shots(app, window, out)
+    written += editor_shots(app, window, out)
     window.request_sign_in()
-    _settle(app)
+    settle(app)
     path = out / "07-sign-in.png"
     window.sign_in_dialog.grab().save(str(path))
     written.append(path)
     window.sign_in_dialog.reject()
     window.close()
-    return written
-
-
-def _packages(app, window, out: Path) -> list[Path]:
-    """File > Work packages: the create dialog; Eve's package (from the demo) opened as
-    she sees it; her verdict merged back, with the report."""
-    import shutil
-
-    from annotation.verification import Verdict
-
-    written = [out / "08-package-create.png", out / "08-package-verify.png"]
-    dialog = window.work_packages.create_dialog()
-    dialog.person.setCurrentText("Fay (verifier)")
-    dialog.limit.setValue(2)
-    _settle(app)
-    dialog.grab().save(str(written[0]))
-    dialog.reject()
-    demo = window.session.path
-    sent = [p for p in window.session.project.packages.list() if not p["merged_at"]]
-    if not sent:
-        return written[:1]
-    package = out / "eve-verifier.rspack"
-    shutil.copy(sent[0]["file"], package)
-    window.open_path(package)
-    window.set_mode("verify")
-    _open_question(app, window.verify)
-    window.grab().save(str(written[1]))
-    eve = window.session.annotator
-    question = window.verify.state.current
-    window.session.project.verifications.submit(
-        question.id, eve, Verdict(True, False, True, "reject", reason="the mug shows"), 30.0
-    )
-    window.open_path(demo)
-    window.session.sign_in("Ada (annotator)")
-    window.work_packages.merge_dialog(package)
-    _settle(app)
-    written.append(out / "08-package-merge.png")
-    window.message_box.grab().save(str(written[-1]))
-    window.message_box.close()
-    package.unlink()
-    window.set_mode("results")
-    window.results.tabs.setCurrentWidget(window.results.team_results)
-    _settle(app)
-    written.append(out / "08-results-team-after-merge.png")
-    window.grab().save(str(written[-1]))
     return written
 
 
@@ -179,9 +129,9 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
     for _ in range(100):  # the panorama is read off the GUI thread
         if view.detail.has_image:
             break
-        _settle(app, 100)
+        settle(app, 100)
     state.toggle(1)
-    _settle(app, 400)
+    settle(app, 400)
     paths = [
         out / "03-verify-jrdb.png",
         out / "03-verify-jrdb-step.png",
@@ -190,7 +140,7 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
     window.grab().save(str(paths[0]))
     few = [i for i, r in enumerate(view.rows) if not r.answer and 1 < len(r.keys) < 5]
     view.select_row(few[0] if few else 1)
-    _settle(app, 400)
+    settle(app, 400)
     window.grab().save(str(paths[1]))
     view.select_row(0)
     mode = window.modes["verify"]
@@ -198,28 +148,14 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
     graph.raise_()
     mode.resizeDocks([graph], [max(graph.height(), 460)], Qt.Orientation.Vertical)
     for _ in range(150):  # the JRDB graph is read off the GUI thread
-        _settle(app, 100)
+        settle(app, 100)
         if graph.widget().graph.entities:
             break
-    _settle(app, 300)
+    settle(app, 300)
     window.grab().save(str(paths[2]))
     mode.docks["question"].raise_()
     state.toggle(1)
     return paths
-
-
-def _open_question(app, verify) -> None:
-    """Leave Verify questions as a verifier would mid-task: a question open, two criteria ticked."""
-    state = verify.state
-    if state.current is None:
-        return  # a demo without questions shows the mode's empty queue
-    for _ in range(300):  # the scene restores off the GUI thread
-        if verify.loaded is not None or state.scene is None:
-            break
-        _settle(app, 100)
-    state.toggle(1)
-    state.toggle(2)
-    _settle(app)
 
 
 def _study_image(app, study) -> None:
@@ -227,8 +163,8 @@ def _study_image(app, study) -> None:
     for _ in range(300):
         if study.task is None and study.wanted is None:
             break
-        _settle(app, 100)
-    _settle(app, 300)
+        settle(app, 100)
+    settle(app, 300)
 
 
 def _study_seam(app, window, path: Path) -> Path:
@@ -240,7 +176,7 @@ def _study_seam(app, window, path: Path) -> Path:
     image.panorama.zoom_by(3.0)
     image.panorama.view.centerOn(PANORAMA_WIDTH, 240)
     image.show_boxes([[PANORAMA_WIDTH - 70.0, 150.0, 120.0, 240.0]])
-    _settle(app)
+    settle(app)
     window.grab().save(str(path))
     image.show_boxes([])
     image.panorama.fit()
@@ -256,7 +192,7 @@ def _select_person(app, annotate) -> None:
     for _ in range(300):  # the cloud is read, and the relations computed, off the GUI thread
         if annotate.shown == state.frame.id:
             break
-        _settle(app, 100)
+        settle(app, 100)
     relations = annotate.session.project.sequences.relations(state.frame.id)
     objects = set(state.objects_in_frame())
 
@@ -272,7 +208,7 @@ def _select_person(app, annotate) -> None:
         state.select(max(people, key=near_objects))
     annotate.cloud.set_colour_mode("entity")
     annotate.actions["colour"].setText("Colour: entity")
-    _settle(app, 600)
+    settle(app, 600)
 
 
 def _generator_step(app, window, path: Path) -> Path:
@@ -289,11 +225,11 @@ def _generator_step(app, window, path: Path) -> Path:
     for _ in range(300):  # the graph is read (relations computed) off the GUI thread
         if gen.task is None:
             break
-        _settle(app, 100)
+        settle(app, 100)
     steps = gen.question.steps if gen.question is not None else ()
     few = [i for i, s in enumerate(steps) if 1 < len(s.entity_ids) < 5]
     gen.panel.select_step(few[0] if few else len(steps) - 1)
-    _settle(app, 800)
+    settle(app, 800)
     window.grab().save(str(path))
     return path
 
@@ -318,10 +254,10 @@ def _graph_tab(app, window, key: str, path: Path) -> Path:
     graph.raise_()
     mode.resizeDocks([graph], [max(graph.height(), 460)], Qt.Orientation.Vertical)
     for _ in range(150):  # simulator graphs are computed off the GUI thread
-        _settle(app, 100)
+        settle(app, 100)
         if graph.widget().graph.entities:
             break
-    _settle(app, 300)
+    settle(app, 300)
     window.grab().save(str(path))
     for dock in front:
         dock.raise_()
@@ -351,9 +287,9 @@ def _replay_bimanual(app, window, path: Path) -> list[Path]:
         for _ in range(600):  # the dual-arm world is built off the GUI thread
             if replay.view.loaded is not None and not replay.view.loading:
                 break
-            _settle(app, 100)
+            settle(app, 100)
         state.seek(state.bookmarks[0] if state.bookmarks else 0)
-        _settle(app, 600)
+        settle(app, 600)
         window.grab().save(str(target))
         written.append(target)
     return written
@@ -390,13 +326,13 @@ def _open_grasp_step(app, replay) -> None:
     for _ in range(300):  # the scene restores off the GUI thread
         if replay.view.loaded is not None:
             break
-        _settle(app, 100)
+        settle(app, 100)
     state.seek(index)
     for _ in range(300):  # the image and the points render off the GUI thread
         if replay.cloud.point_count or not with_grasp:
             break
-        _settle(app, 100)
-    _settle(app, 400)
+        settle(app, 100)
+    settle(app, 400)
 
 
 def main(argv: list[str] | None = None) -> int:
