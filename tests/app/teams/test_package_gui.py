@@ -9,34 +9,18 @@ import pytest
 from gestures import press_shortcut
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
+from question_fixtures import write_question_project
 
 from app import settings
 from app.cli import main as cli
 from app.main_window import MainWindow
 from app.teams.create import PackageRequest, create_package
-from store import ProjectError, open_project
+from store import ProjectError
 
 
 @pytest.fixture(scope="module")
 def team_project(tmp_path_factory):
-    from sim.tabletop.questions import Candidate, generate
-    from sim.tabletop.scenes import scene_record
-
-    path = tmp_path_factory.mktemp("team") / "team.reasonscope"
-    with open_project(path, create=True) as project:
-        for seed in range(1, 40):
-            candidate = generate("beneath", seed, image_size=256)
-            if isinstance(candidate, Candidate):
-                break
-        sid = project.scenes.add(scene_record(candidate.scene))
-        project.questions.add(candidate.question_record(sid))
-        objects = [b.key for b in candidate.scene.world.objects()]
-        candidate.scene.world.close()
-        project.questions.add(
-            {"benchmark": "mgvqa", "task": "count", "text": "How many objects are there?",
-             "answer": len(objects), "evidence_ids": objects[:2], "scene_id": sid}
-        )  # fmt: skip
-    return path
+    return write_question_project(tmp_path_factory.mktemp("team") / "team.reasonscope")
 
 
 def _window(qtbot, path=None):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from gestures import open_as_ada, press_shortcut
 from PySide6.QtCore import Qt
+from question_fixtures import write_question_project
 
 from annotation.verification import Verdict
 from store import open_project
@@ -184,26 +185,7 @@ def test_pure_helpers():
 # -- the mode, with a generated question and its scene ---------------------------------------
 @pytest.fixture(scope="module")
 def question_project(tmp_path_factory):
-    from sim.tabletop.questions import Candidate, generate
-    from sim.tabletop.scenes import scene_record
-
-    path = tmp_path_factory.mktemp("verify") / "questions.reasonscope"
-    with open_project(path, create=True) as project:
-        for seed in range(1, 40):
-            candidate = generate("beneath", seed, image_size=256)
-            if isinstance(candidate, Candidate):
-                break
-        with project.write():
-            sid = project.scenes.add(scene_record(candidate.scene))
-            project.questions.add(candidate.question_record(sid))
-        objects = [b.key for b in candidate.scene.world.objects()]
-        candidate.scene.world.close()
-        # A second question on the same scene, added by hand.
-        project.questions.add(
-            {"benchmark": "mgvqa", "task": "count", "text": "How many objects are there?",
-             "answer": len(objects), "evidence_ids": objects[:2], "scene_id": sid}
-        )  # fmt: skip
-    return path
+    return write_question_project(tmp_path_factory.mktemp("verify") / "questions.reasonscope")
 
 
 @pytest.fixture
