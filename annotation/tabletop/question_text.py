@@ -72,3 +72,14 @@ def fill(template: str, **values: str) -> str:
 def phrase(task: str, rng: random.Random, **values: str) -> str:
     """One of the task's paraphrases, chosen by `rng`, filled with `values`."""
     return fill(rng.choice(TEMPLATES[task]), **values)
+
+
+def beneath_steps(cover: str, cover_name: str, hidden: str, hidden_name: str) -> list[dict]:
+    """A Beneath question's step-by-step annotation: find the cover, move it aside, see
+    what it covered, match it against the options (entity ids are body keys)."""
+    return [
+        {"description": f"find the {cover_name}", "entity_ids": [cover]},
+        {"description": f"move the {cover_name} aside", "entity_ids": [cover]},
+        {"description": f"see what it covered: a {hidden_name}", "entity_ids": [hidden]},
+        {"description": "match it against the options", "entity_ids": [hidden]},
+    ]

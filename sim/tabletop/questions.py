@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.tabletop.question_text import NONE_OF_THE_ABOVE, phrase, plural, with_article
+from annotation.tabletop.question_text import (
+    NONE_OF_THE_ABOVE,
+    beneath_steps,
+    phrase,
+    plural,
+    with_article,
+)
 from sim.camera import CameraSpec, project_points
 from sim.render import counterfactual_visibility, label_visibility, render, visibility
 from sim.robotiq import DEFAULT_GRIPPER
@@ -299,12 +305,7 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
         answer = hidden_name
     rng.shuffle(options)
     options.append(NONE_OF_THE_ABOVE)
-    steps = [
-        {"description": f"find the {cover_name}", "entity_ids": [cover]},
-        {"description": f"move the {cover_name} aside", "entity_ids": [cover]},
-        {"description": f"see what it covered: a {hidden_name}", "entity_ids": [hidden]},
-        {"description": "match it against the options", "entity_ids": [hidden]},
-    ]
+    steps = beneath_steps(cover, cover_name, hidden, hidden_name)
     criteria = _criteria(
         threshold,
         {hidden: vis[hidden], cover: vis[cover]},

@@ -19,7 +19,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.tabletop.question_text import NONE_OF_THE_ABOVE, phrase, plural, with_article
+from annotation.tabletop.question_text import (
+    NONE_OF_THE_ABOVE,
+    beneath_steps,
+    phrase,
+    plural,
+    with_article,
+)
 from sim.camera import project_points
 from sim.render import counterfactual_visibility, label_visibility, render, visibility
 from sim.tabletop.catalog import catalog_by_name, load_catalog
@@ -186,12 +192,7 @@ def _beneath(world, targets, camera, threshold, rng) -> AuthoredQuestion:
     options = [hidden_name, *distractors[:2]]
     rng.shuffle(options)
     options.append(NONE_OF_THE_ABOVE)
-    steps = [
-        {"description": f"find the {cover_name}", "entity_ids": [cover]},
-        {"description": f"move the {cover_name} aside", "entity_ids": [cover]},
-        {"description": f"see what it covered: a {hidden_name}", "entity_ids": [hidden]},
-        {"description": "match it against the options", "entity_ids": [hidden]},
-    ]
+    steps = beneath_steps(cover, cover_name, hidden, hidden_name)
     criteria = _criteria(threshold, pair, reveal=round(gain, 4), cover=cover_name,
                          none_of_the_above=False)  # fmt: skip
     text = phrase("beneath", rng, cover=cover_name)
