@@ -118,6 +118,16 @@ class PackageRepository(Repository):
         ).fetchall()
         return [_package(r) for r in rows]
 
+    def assignments(self, package_id: str) -> list[dict[str, Any]]:
+        """A package's items: kind, id, version, and since when out, done or recalled."""
+        rows = self.db.execute(
+            "SELECT kind, item_id, version, assigned_at, done_at, recalled_at FROM assignments "
+            "WHERE package_id = ? ORDER BY id",
+            [package_id],
+        ).fetchall()
+        keys = ("kind", "item_id", "version", "assigned_at", "done_at", "recalled_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
     def recall(self, package_id: str) -> int:
         """Take back what a package still has out (merged work stays); how many items."""
         with self.project.write():

@@ -60,6 +60,8 @@ def add_parser(commands: CommandTree) -> None:
 
     p = group.add_parser("list", help="packages sent from the project and their state")
     db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument("--items", action="store_true",
+                   help="each package's items: out (since when), done or recalled")  # fmt: skip
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_list)
 
@@ -119,6 +121,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with open_project(default_db(args)) as project:
         packages = project.packages.list()
+        project_items = {p["package_id"]: project.packages.assignments(p["package_id"])
+                         for p in packages}  # fmt: skip
     rows = [
         {
             "package_id": p["package_id"],
@@ -129,6 +133,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "merged_at": p["merged_at"],
             "recalled_at": p["recalled_at"],
             "file": p["file"],
+            **({"assignments": project_items[p["package_id"]]} if args.items else {}),
         }
         for p in packages
     ]
@@ -141,6 +146,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         state = "recalled" if r["recalled_at"] else "merged" if r["merged_at"] else "out"
         print(f"{r['package_id'][:8]}  {r['person']:<16} {r['role']:<11} {r['items']:>5} items  "
               f"{r['created'][:10]}  {state:<8} {r['file']}")  # fmt: skip
+        for a in r.get("assignments", []):
+            now = (f"done {a['done_at'][:16]}" if a["done_at"] else
+                   f"recalled {a['recalled_at'][:16]}" if a["recalled_at"] else
+                   f"out since {a['assigned_at'][:16]}")  # fmt: skip
+            print(f"    {a['kind']} {a['item_id']} {a['version']}: {now}")
     return 0
 
 

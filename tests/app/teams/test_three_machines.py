@@ -72,6 +72,10 @@ def test_a_three_person_round(tmp_path):
                       "--reason", "the second mug shows", "--db", "cy.rspack", cwd=cy_pc)  # fmt: skip
     assert code == 0, err
     assert rs("pack", "merge", cy_pc / "cy.rspack", "--db", db, cwd=owner)[0] == 0
+    code, out, _ = rs("pack", "list", "--items", "--json", "--db", db, cwd=owner)
+    listed = {p["person"]: p for p in json.loads(out)}
+    assert [a["done_at"] is not None for a in listed["ana"]["assignments"]] == [True] * 3
+    assert [a["item_id"] for a in listed["cy"]["assignments"]] == [2]
     # the project afterwards: statuses, agreement, audit
     code, out, _ = rs("metrics", "--json", "--db", db, cwd=owner)
     verification = json.loads(out)["verification"]
