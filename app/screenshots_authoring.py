@@ -45,6 +45,7 @@ def package_shots(app, window, out: Path) -> list[Path]:
     window.message_box.grab().save(str(written[-1]))
     window.message_box.close()
     package.unlink()
+    shutil.rmtree(package.with_name(package.name + ".files"), ignore_errors=True)
     window.set_mode("results")
     window.results.tabs.setCurrentWidget(window.results.team_results)
     settle(app)

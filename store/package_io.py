@@ -11,6 +11,7 @@ from the returned file however much work was added to it.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -288,8 +289,14 @@ def package_files(path: Path) -> list[tuple[int, str, bytes]]:
 
 
 def _open_ro(path: Path) -> sqlite3.Connection:
+    """A connection that only reads. Where the folder may be written it is an ordinary one,
+    so that closing it removes the -wal and -shm files a package worked in (WAL) gets
+    beside it; a read-only SQLite connection would leave them behind."""
     if not path.is_file():
         raise ProjectError(f"{path}: no such package file")
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    if os.access(path, os.W_OK) and os.access(path.absolute().parent, os.W_OK):
+        conn = sqlite3.connect(str(path))
+    else:
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     conn.execute("PRAGMA query_only = ON")
     return conn

@@ -247,3 +247,13 @@ def test_slots_out_in_packages_are_not_offered_in_the_project(main, tmp_path):
         sent = p.packages.list()[1]["package_id"]
         assert p.packages.recall(sent) == 1  # ben's comes back: the slot is free again
         assert [q.id for q in p.verifications.queue(cy)] == [1, 2, 3, 4]
+
+
+def test_merging_leaves_nothing_beside_the_returned_package(main, tmp_path):
+    pack, _ = _pack(main, tmp_path, "ana", limit=1)
+    with open_project(pack) as p:  # worked in: the package is in WAL mode now
+        p.verifications.submit(1, p.annotators.sign_in("ana"), APPROVE, 1.0)
+    merge_package(main, pack)
+    assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith("ana")) == [
+        "ana-verifier.rspack"
+    ]
