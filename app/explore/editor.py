@@ -81,6 +81,7 @@ class SceneEditing(QObject):
         self.bar, self.actions = mode_toolbar(
             self.mode, "Edit", specs, checkable=checkable.__contains__
         )
+        self.mode.insertToolBarBreak(self.bar)  # a row of its own: every tool in sight
         self.texture = QComboBox()
         self.texture.setObjectName("table_texture")
         self.texture.setToolTip("The table's texture")

@@ -44,7 +44,8 @@ class MergeReport:
         }
 
     def lines(self) -> list[str]:
-        what = ", ".join(f"{n} {k}" for k, n in self.merged.items() if n) or "nothing new"
+        what = ", ".join(f"{n} {k if n != 1 else _ONE[k]}" for k, n in self.merged.items() if n)
+        what = what or "nothing new"
         head = "Would merge" if self.dry_run else "Merged"
         out = [f"{head} {self.person}'s {self.role} package {self.package_id[:8]}: {what}"]
         if self.already:
@@ -52,6 +53,10 @@ class MergeReport:
         for c in self.conflicts:
             out.append(f"conflict: {c['kind']} {c['item_id']}: {c['reason']} (kept aside)")
         return out
+
+
+_ONE = {"verdicts": "verdict", "reviews": "review", "labels": "label",
+        "error labels": "error label", "audit entries": "audit entry"}  # fmt: skip
 
 
 class _DryRun(Exception):
