@@ -100,6 +100,7 @@ class SceneEditing(QObject):
         self.actions["edit"].setChecked(editing)
         self.texture.setEnabled(editing)
         self.drag.set_enabled(editing)
+        self.explore.live_action.setEnabled(not editing)  # edits and free physics do not mix
         self.catalog.set_editing(editing)
         self.authoring.set_editing(editing)
         if editing:
