@@ -57,6 +57,7 @@ def test_add_drag_onto_another_rotate_undo_settle_and_save(qtbot, explore):
     press_shortcut(qtbot, window, Qt.Key.Key_T)  # top-down camera
     press_shortcut(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
     assert editing.editing and editing.actions["edit"].isChecked()
+    assert not explore.live_action.isEnabled()  # no free-running physics under the editor
     world = editing.editor.world
     target = next(b.key for b in world.objects() if b.name == "wooden cutting board")
     before = {r.key: r.visibility for r in explore.objects.model.rows}[target]
