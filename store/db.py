@@ -87,6 +87,14 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[set[str], list[str]]
     return tables, applied
 
 
+def _is_package(conn: sqlite3.Connection) -> bool:
+    try:
+        row = conn.execute("SELECT 1 FROM project_meta WHERE key = 'package'").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return row is not None
+
+
 def _set_wal(conn: sqlite3.Connection) -> str:
     """Switch to WAL. SQLite does not apply the busy timeout to this pragma, so
     two processes creating the same new project at once retry here instead."""
@@ -143,9 +151,14 @@ def open_project(
                 )
             conn.execute("PRAGMA foreign_keys = ON")
             return Project(path, conn, readonly=True)
-        mode = _set_wal(conn)
-        if mode.lower() != "wal":
-            raise ProjectError(f"{path}: cannot switch to WAL journal mode (got {mode})")
+        if existed and _is_package(conn):
+            # A work package is one file that travels: every commit goes into it at once
+            # (no -wal beside it to forget when it is sent back).
+            conn.execute("PRAGMA journal_mode = DELETE")
+        else:
+            mode = _set_wal(conn)
+            if mode.lower() != "wal":
+                raise ProjectError(f"{path}: cannot switch to WAL journal mode (got {mode})")
         # NORMAL in WAL mode: a commit survives the process being killed; only an
         # OS crash or power loss may lose the last transactions.
         conn.execute("PRAGMA synchronous = NORMAL")

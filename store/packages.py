@@ -147,9 +147,18 @@ class PackageRepository(Repository):
             return cur.rowcount
 
     # -- merging ---------------------------------------------------------------------------------
-    def merged_sources(self, package_id: str) -> set[tuple[str, int]]:
+    def merged_sources(self, package_id: str) -> dict[tuple[str, int], str]:
+        """(kind, row id in the package) -> the digest of the row as it was merged."""
         rows = self.db.execute(
-            "SELECT kind, source_id FROM package_work WHERE package_id = ?", [package_id]
+            "SELECT kind, source_id, digest FROM package_work WHERE package_id = ?", [package_id]
+        ).fetchall()
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    def live_items(self, package_id: str) -> set[tuple[str, int]]:
+        """The package's items not recalled."""
+        rows = self.db.execute(
+            "SELECT kind, item_id FROM assignments WHERE package_id = ? AND recalled_at IS NULL",
+            [package_id],
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
 
@@ -162,13 +171,14 @@ class PackageRepository(Repository):
         return row[0] if row else None
 
     def mark_merged(
-        self, package_id: str, kind: str, source_id: int, target_id: int | None
+        self, package_id: str, kind: str, source_id: int, target_id: int | None, digest: str = ""
     ) -> None:
-        """In the caller's transaction: one row of the package's work has been taken in."""
+        """In the caller's transaction: one row of the package's work has been taken in (or
+        kept aside), as it was then (`digest`)."""
         self.db.execute(
-            "INSERT INTO package_work(package_id, kind, source_id, target_id, merged_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [package_id, kind, source_id, target_id, utc_now()],
+            "INSERT OR REPLACE INTO package_work(package_id, kind, source_id, target_id, "
+            "digest, merged_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [package_id, kind, source_id, target_id, digest, utc_now()],
         )
 
     def keep_aside(

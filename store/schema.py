@@ -421,6 +421,7 @@ CREATE TABLE package_work (
     kind TEXT NOT NULL,
     source_id INTEGER NOT NULL,
     target_id INTEGER,
+    digest TEXT NOT NULL DEFAULT '',
     merged_at TEXT NOT NULL,
     PRIMARY KEY (package_id, kind, source_id)
 );

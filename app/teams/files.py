@@ -21,7 +21,13 @@ def unpack_files(project: Project) -> Path | None:
     roots: dict[int, Path] = {}
     for sequence_id, rel, data in files:
         if sequence_id not in roots:
-            roots[sequence_id] = folder / project.sequences.get(sequence_id).name
+            name = project.sequences.get(sequence_id).name
+            root = folder / name
+            if any(c in name for c in "/\\") or name in ("", ".", "..") or (
+                not root.resolve().is_relative_to(folder.resolve())
+            ):
+                raise ProjectError(f"{project.path}: sequence name {name!r} is not a folder name")
+            roots[sequence_id] = root
         target = (roots[sequence_id] / rel).resolve()
         if not target.is_relative_to(roots[sequence_id].resolve()):
             raise ProjectError(f"{project.path}: carried file {rel!r} points outside its folder")

@@ -4,6 +4,7 @@ package went out is kept aside as a conflict (docs/work-packages.md#merge)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,6 +58,10 @@ class MergeReport:
 
 _ONE = {"verdicts": "verdict", "reviews": "review", "labels": "label",
         "error labels": "error label", "audit entries": "audit entry"}  # fmt: skip
+
+
+# Audit tables whose row ids are rows of work: the merged entry names the row it became.
+_AUDITED = {"verifications": "verdict", "error_labels": "error label"}
 
 
 class _DryRun(Exception):
@@ -150,7 +155,12 @@ def _apply(
     package_id = manifest["package_id"]
     done_before = project.packages.merged_sources(package_id)
     versions = {(i["kind"], i["id"]): i["version"] for i in manifest["items"]}
-    copied_labels = {lab["id"]: lab for lab in work["labels"] if lab["copied"]}
+    live = project.packages.live_items(package_id)
+    context = {
+        "labels": {lab["id"]: lab for lab in work["labels"] if lab["copied"]},
+        "entities": set(manifest["copied"].get("entities", [])),
+    }
+    targets: dict[tuple[str, int], int | None] = {}
     done: list[tuple[str, int]] = []
     counts = {"verdicts": 0, "reviews": 0, "labels": 0, "error labels": 0, "audit entries": 0}
     new_labels = [lab for lab in work["labels"] if not lab["copied"]]
@@ -165,23 +175,30 @@ def _apply(
             ("error label", work["errors"], _error_label),
         ):
             for row in rows:
-                if (kind, row["id"]) in done_before:
+                digest = hashlib.sha256(dumps(row).encode()).hexdigest()
+                before = done_before.get((kind, row["id"]))
+                if before == digest:
                     report.already += 1
                     continue
                 item = _item(kind, row)
                 try:
+                    if before is not None:
+                        raise ProjectError(f"its {kind} was changed in the package after a merge")
+                    if item in versions and item not in live:
+                        raise ProjectError(f"{item[0]} {item[1]} was recalled from this package")
                     with project.savepoint():
-                        target = apply(project, person, row, versions.get(item), copied_labels)
-                except (ProjectError, ValueError) as exc:
+                        target = apply(project, person, row, versions.get(item), context)
+                except (ProjectError, ValueError, project.db.conn.DatabaseError) as exc:
                     reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
                     project.packages.keep_aside(package_id, item[0], item[1], reason, row)
                     report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
                     target = None
                 else:
                     counts[kind + "s"] += 1
-                    if kind != "label":  # a frame is done when the package is
-                        done.append(item)
-                project.packages.mark_merged(package_id, kind, row["id"], target)
+                if kind != "label":  # returned, applied or kept aside: not out any more
+                    done.append(item)  # (a frame is done when the package is)
+                targets[(kind, row["id"])] = target
+                project.packages.mark_merged(package_id, kind, row["id"], target, digest)
                 seen += 1
                 if progress is not None:
                     progress(seen, total)
@@ -192,6 +209,10 @@ def _apply(
             report.already += 1
             continue
         entry = dict(entry, detail={**entry["detail"], "package": package_id})
+        source = _AUDITED.get(entry["table_name"])
+        if source is not None and str(entry["row_id"]).isdigit():  # the row it became here
+            mapped = targets.get((source, int(entry["row_id"])))
+            entry["row_id"] = mapped if mapped is not None else entry["row_id"]
         project.packages.add_audit(entry)
         project.packages.mark_merged(package_id, "audit", entry["id"], None)
         counts["audit entries"] += 1
@@ -253,11 +274,13 @@ def _verdict(project: Project, person: Annotator, row: dict, version, _labels) -
     return record.id
 
 
-def _review(project: Project, person: Annotator, row: dict, version, copied: dict) -> int:
+def _review(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
+    if version is None:
+        raise ProjectError(f"label {row['label_id']} was not in this package for review")
     record = project.hoi.record(row["label_id"])
     if record is None or record.label is None:
         raise ProjectError(f"label {row['label_id']} has been deleted here since")
-    sent = copied.get(row["label_id"])
+    sent = context.get("labels", {}).get(row["label_id"])
     if version != f"r{record.round}" or (sent and sent["updated_at"] != record.label.updated_at):
         raise ProjectError(
             f"label {row['label_id']} has been edited here since (round {record.round})"
@@ -274,9 +297,13 @@ def _review(project: Project, person: Annotator, row: dict, version, copied: dic
     return review.id
 
 
-def _new_label(project: Project, person: Annotator, row: dict, version, _copied) -> int:
+def _new_label(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     if version is None:
         raise ProjectError(f"frame {row['frame_id']} was not in this package")
+    known = context.get("entities", set())
+    for entity in (row["subject_entity_id"], row["object_entity_id"]):
+        if entity is not None and entity not in known:
+            raise ProjectError(f"entity {entity} was drawn in the package (not merged)")
     label = project.hoi.add_label(
         frame_id=row["frame_id"],
         subject_entity_id=row["subject_entity_id"],
@@ -312,10 +339,16 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
             raise ProjectError(f"{project.path}: no open conflict #{conflict_id}")
         conflict = found[0]
         sent = project.packages.get(conflict["package_id"])
+        item = (conflict["kind"], conflict["item_id"])
+        if item not in project.packages.live_items(conflict["package_id"]):
+            raise ProjectError(
+                f"{project.path}: conflict #{conflict_id}: {item[0]} {item[1]} was not (or is no "
+                "longer) in the package; its work cannot be applied"
+            )
         person = project.annotators.get(sent["annotator_id"])
         work = dict(conflict["work"])
         version: str | None = ""
-        copied = {}
+        copied = {"entities": set(sent["manifest"]["copied"].get("entities", []))}
         if conflict["kind"] == "question":
             uid = project.questions.get(work["question_id"]).uid
             current = [q for q in project.questions.versions(uid) if q.is_current]

@@ -65,7 +65,8 @@ def test_two_reviewers_packages_and_the_rules_across_packages(hoi, tmp_path):
         assert p.packages.conflicts()[0]["work"]["verdict"] == "reject"
         team = {row["person"]: row for row in p.packages.team()}
         assert (team["ben"]["assigned"], team["ben"]["merged"]) == (2, 2)
-        assert (team["cy"]["merged"], team["cy"]["outstanding"]) == (1, 1)
+        # returned: its kept-aside review no longer holds the label's slot
+        assert (team["cy"]["merged"], team["cy"]["outstanding"]) == (2, 0)
         conflict = p.packages.conflicts()[0]["id"]
     # the owner decides cy's reject still holds for the edited label: it joins round 2
     apply_conflict(hoi.db, conflict)
@@ -99,8 +100,15 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
         p.hoi.add_label(frame_id=frames[2].id, subject_entity_id=persons[1],
                                 object_entity_id=None, category="human-human",
                                 predicate="talking", difficulty=1, annotator=fay)  # fmt: skip
+        drawn = p.sequences.add_entity(sequence.id, "cup:99", "object", "cup", source="annotator")
+        p.hoi.add_label(frame_id=frames[2].id, subject_entity_id=persons[1],
+                        object_entity_id=drawn, category="human-object",
+                        predicate="holding", difficulty=2, annotator=fay)  # fmt: skip
     report = merge_package(hoi.db, moved)
-    assert report.merged["labels"] == 1 and not report.conflicts
+    assert report.merged["labels"] == 1
+    assert [c["reason"] for c in report.conflicts] == [
+        f"entity {drawn} was drawn in the package (not merged)"
+    ]
     with open_project(hoi.db) as p:
         merged = [r for r in p.hoi.records() if r.label.predicate == "talking"]
         assert [(r.label.frame_id, r.author_name) for r in merged] == [(frames[2].id, "fay")]

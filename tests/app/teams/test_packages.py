@@ -257,3 +257,44 @@ def test_merging_leaves_nothing_beside_the_returned_package(main, tmp_path):
     assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith("ana")) == [
         "ana-verifier.rspack"
     ]
+
+
+def test_work_on_a_recalled_package_and_work_changed_after_a_merge_are_kept_aside(main, tmp_path):
+    pack, manifest = _pack(main, tmp_path, "ana", limit=2)
+    with open_project(pack) as p:
+        assert p.db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # one file
+        ana = p.annotators.sign_in("ana")
+        p.verifications.submit(1, ana, APPROVE, 1.0)
+    assert merge_package(main, pack).merged["verdicts"] == 1
+    with open_project(main) as p:
+        p.packages.recall(manifest["package_id"])  # question 2 goes back
+    with open_project(pack) as p:
+        ana = p.annotators.sign_in("ana")
+        p.verifications.undo_last(ana)  # she changes her mind on 1 after it was merged
+        p.verifications.submit(1, ana, REJECT, 2.0)
+        p.verifications.submit(2, ana, APPROVE, 1.0)
+    report = merge_package(main, pack)
+    reasons = sorted(c["reason"] for c in report.conflicts)
+    assert report.merged["verdicts"] == 0
+    assert reasons == [
+        "question 1: ana has already given a verdict on it; one person cannot fill two slots",
+        "question 2 was recalled from this package",
+    ]
+    with open_project(main) as p:  # her first verdict on 1 stands as merged
+        assert [
+            r.decision for r in p.verifications.visible_verdicts(1, p.annotators.find("ana"))
+        ] == ["approve"]
+
+
+def test_a_package_cannot_unpack_outside_its_folder(main, tmp_path):
+    from app.teams.files import unpack_files
+
+    pack, _ = _pack(main, tmp_path, "ana", limit=1)
+    with open_project(pack) as p, p.write():
+        sid = p.db.execute(
+            "INSERT INTO sequences(name, root, imported_at) VALUES ('../../escape', '', 'x')"
+        ).lastrowid
+        p.db.execute("INSERT INTO package_files VALUES (?, 'evil.txt', 'x', x'00')", [sid])
+    with open_project(pack) as p, pytest.raises(ProjectError, match="is not a folder name"):
+        unpack_files(p)
+    assert not (tmp_path.parent / "escape").exists()
