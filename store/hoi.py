@@ -35,7 +35,7 @@ from annotation.jrdb.hoi_review import (
 from annotation.models import HOI_DIFFICULTIES, REVIEW_VERDICTS, Annotator, HoiLabel, HoiReview
 from store.base import Repository, dumps
 from store.errors import ProjectError, utc_now
-from store.packages import review_slot_free, reviews_held
+from store.packages import held_review_refusal, review_slot_free, reviews_held
 
 _LABEL_COLUMNS = (
     "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
@@ -496,12 +496,11 @@ class HoiRepository(Repository):
         comment: str = "",
         kind: str = REVIEW,
         created_at: str | None = None,
+        package: str | None = None,
     ) -> HoiReview:
         """A review of the label's current round (kind 'review') or a quality check ('qc').
-
-        A reject (or fix) needs a comment. Giving it again replaces one's own review
-        of the round.
-        """
+        A reject (or fix) needs a comment; giving it again replaces one's own review of the
+        round. Slots out in work packages are not free here (`package`: merging that one's)."""
         self._require(reviewer)
         if verdict not in REVIEW_VERDICTS:
             raise ValueError(f"verdict must be one of {REVIEW_VERDICTS}, not {verdict!r}")
@@ -512,6 +511,8 @@ class HoiRepository(Repository):
         with self.project.write():
             record = self._existing(label_id)
             refusal = review_refusal(record, reviewer.id, kind)
+            if not refusal and kind == REVIEW:
+                refusal = held_review_refusal(self.db, record, reviewer, package)
             if refusal:
                 raise ProjectError(f"{self.project.path}: {refusal}")
             now = created_at or utc_now()

@@ -297,6 +297,19 @@ def review_slot_free(record: Any, annotator_id: int, held: dict) -> bool:
     return annotator_id not in holders and len(given) + len(holders) < 2
 
 
+def held_review_refusal(db, record: Any, reviewer: Any, package: str | None) -> str | None:
+    """Why a review given in the project would take a slot a work package holds (None:
+    it does not). Merging a package passes its id: its person's own slot is theirs."""
+    holders = [p for p, v in reviews_held(db).get(record.id, ()) if v == f"r{record.round}"]
+    if reviewer.id in holders and package is None:
+        return f"label #{record.id} is out with {reviewer.name} in a work package; review it there"
+    given = [r for r in record.current("review") if r.reviewer_id != reviewer.id]
+    others = [p for p in holders if p != reviewer.id]
+    if others and len(given) + len(others) >= 2:
+        return f"label #{record.id}'s review slots are out in work packages"
+    return None
+
+
 def _package(r: tuple) -> dict[str, Any]:
     return {
         "package_id": r[0],

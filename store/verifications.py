@@ -123,6 +123,7 @@ class VerificationRepository(Repository):
         seconds_on_task: float,
         *,
         created_at: str | None = None,
+        package: str | None = None,
     ) -> VerdictRecord:
         """Save one verdict now (one audited transaction) and re-derive the question's status.
 
@@ -149,6 +150,8 @@ class VerificationRepository(Repository):
                     "one person cannot fill two slots"
                 )
             round_ = self._free_round(question, live, where)
+            if round_ == "first":
+                self._check_held(question_id, annotator, live, where, package)
             corrections: dict[str, Any] = {}
             proposed_id = None
             if verdict.decision == "correct":
@@ -187,6 +190,23 @@ class VerificationRepository(Repository):
             )
             self._settle(question_id, annotator)
             return self._get(cur.lastrowid)
+
+    def _check_held(self, question_id, annotator, live, where, package) -> None:
+        """First-round slots out in work packages are not free in the project; the one a
+        person holds is theirs to fill from their package (`package`: merging it)."""
+        held = self.db.execute(
+            "SELECT a.annotator_id, n.name FROM assignments a JOIN annotators n "
+            "ON n.id = a.annotator_id WHERE a.kind = 'question' AND a.item_id = ? "
+            "AND a.role = 'verifier' AND a.recalled_at IS NULL AND a.done_at IS NULL",
+            [question_id],
+        ).fetchall()
+        if package is None and any(a == annotator.id for a, _ in held):
+            raise ProjectError(f"{where}: is out with {annotator.name} in a work package; "
+                               "give the verdict there (it merges back)")  # fmt: skip
+        others = [name for a, name in held if a != annotator.id]
+        if others and sum(r.round == "first" for r in live) + len(others) >= 2:
+            raise ProjectError(f"{where}: its first-round slots are out in work packages "
+                               f"(with {', '.join(others)})")  # fmt: skip
 
     def _free_round(self, question: Question, live: list[VerdictRecord], where: str) -> str:
         first = [r for r in live if r.round == "first"]

@@ -159,6 +159,7 @@ def _apply(
     context = {
         "labels": {lab["id"]: lab for lab in work["labels"] if lab["copied"]},
         "entities": set(manifest["copied"].get("entities", [])),
+        "package": package_id,
     }
     targets: dict[tuple[str, int], int | None] = {}
     done: list[tuple[str, int]] = []
@@ -245,7 +246,7 @@ def _item(kind: str, row: dict) -> tuple[str, int]:
     return ("frame", row["frame_id"])
 
 
-def _verdict(project: Project, person: Annotator, row: dict, version, _labels) -> int:
+def _verdict(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     question = project.questions.get(row["question_id"])
     if version is None:
         raise ProjectError(f"question {question.id} was not in this package")
@@ -267,8 +268,9 @@ def _verdict(project: Project, person: Annotator, row: dict, version, _labels) -
         corrections=row["corrections"],
     )
     record = project.verifications.submit(
-        question.id, person, verdict, row["seconds_on_task"] or 0.0, created_at=row["created_at"]
-    )
+        question.id, person, verdict, row["seconds_on_task"] or 0.0,
+        created_at=row["created_at"], package=context.get("package"),
+    )  # fmt: skip
     if record.round != row["round"]:
         raise ProjectError(f"question {question.id}: its {row['round']} slot is gone here")
     return record.id
@@ -293,6 +295,7 @@ def _review(project: Project, person: Annotator, row: dict, version, context: di
         comment=row["comment"],
         kind=row["kind"],
         created_at=row["created_at"],
+        package=context.get("package"),
     )
     return review.id
 
@@ -348,7 +351,8 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
         person = project.annotators.get(sent["annotator_id"])
         work = dict(conflict["work"])
         version: str | None = ""
-        copied = {"entities": set(sent["manifest"]["copied"].get("entities", []))}
+        copied = {"entities": set(sent["manifest"]["copied"].get("entities", [])),
+                  "package": conflict["package_id"]}  # fmt: skip
         if conflict["kind"] == "question":
             uid = project.questions.get(work["question_id"]).uid
             current = [q for q in project.questions.versions(uid) if q.is_current]

@@ -135,3 +135,15 @@ def test_review_slots_out_in_packages_are_not_offered_in_the_project(hoi, tmp_pa
         assert [r.id for r in p.hoi.review_queue(dan)] == [2]
         assert [r.id for r in p.hoi.review_queue(ben)] == [2]
         assert [r.id for r in p.hoi.queues(dan)["review"]] == [2]
+
+
+def test_a_review_given_in_the_project_cannot_take_a_slot_out_in_a_package(hoi, tmp_path):
+    create_package(hoi.db, PackageRequest("ben", "reviewer", labels=[1]), tmp_path / "b.rspack")
+    create_package(hoi.db, PackageRequest("cy", "reviewer", labels=[1]), tmp_path / "c.rspack")
+    with open_project(hoi.db) as p:
+        dan, ben = p.annotators.sign_in("dan"), p.annotators.find("ben")
+        with pytest.raises(ProjectError, match="review slots are out in work packages"):
+            p.hoi.review(1, reviewer=dan, verdict="accept")
+        with pytest.raises(ProjectError, match="is out with ben in a work package"):
+            p.hoi.review(1, reviewer=ben, verdict="accept")
+        p.hoi.review(2, reviewer=dan, verdict="accept")

@@ -298,3 +298,15 @@ def test_a_package_cannot_unpack_outside_its_folder(main, tmp_path):
     with open_project(pack) as p, pytest.raises(ProjectError, match="is not a folder name"):
         unpack_files(p)
     assert not (tmp_path.parent / "escape").exists()
+
+
+def test_a_verdict_given_in_the_project_cannot_take_a_slot_out_in_a_package(main, tmp_path):
+    _pack(main, tmp_path, "ana", questions=[1])
+    _pack(main, tmp_path, "ben", questions=[1])
+    with open_project(main) as p:
+        cy, ana = p.annotators.sign_in("cy"), p.annotators.find("ana")
+        with pytest.raises(ProjectError, match="first-round slots are out in work packages"):
+            p.verifications.submit(1, cy, APPROVE, 1.0)
+        with pytest.raises(ProjectError, match="is out with ana in a work package"):
+            p.verifications.submit(1, ana, APPROVE, 1.0)
+        p.verifications.submit(2, cy, APPROVE, 1.0)  # not out: as ever
