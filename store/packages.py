@@ -75,6 +75,15 @@ class PackageRepository(Repository):
     def record(self, manifest: dict[str, Any], person_id: int, file: str) -> None:
         """Note a package as out: the package and one assignment per item, one transaction."""
         now = manifest["created"]
+        try:
+            self._record(manifest, person_id, file, now)
+        except self.db.conn.IntegrityError:
+            raise ProjectError(
+                f"{self.project.path}: an item of this package is already out with "
+                f"{manifest['person']} (nothing goes to a person twice)"
+            ) from None
+
+    def _record(self, manifest: dict[str, Any], person_id: int, file: str, now: str) -> None:
         with self.project.write():
             self.db.execute(
                 "INSERT INTO packages(id, annotator_id, role, file, manifest, content_sha256, "

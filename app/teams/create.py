@@ -75,7 +75,7 @@ def package_request(
 
 def parse_ids(text: str, flag: str) -> list[int]:
     try:
-        ids = [int(part) for part in text.split(",") if part.strip()]
+        ids = list(dict.fromkeys(int(part) for part in text.split(",") if part.strip()))
     except ValueError:
         raise ProjectError(f"{flag} {text}: give 'pending' or comma-separated ids") from None
     if not ids:
@@ -106,13 +106,20 @@ def create_package(db: str | os.PathLike[str], request: PackageRequest, out: Pat
     if out.exists():
         raise ProjectError(f"{out}: already exists; choose another package file")
     with open_project(db) as project:
-        person = project.annotators.sign_in(request.person)
+        name = " ".join(request.person.split())
+        if not name:
+            raise ProjectError(f"{project.path}: a package needs a person's name (--for NAME)")
+        # someone new has done nothing yet (id 0 is never a row); created once it goes out
+        person = project.annotators.find(name) or Annotator(0, name, "")
         items, picks, files = _choose(project, person, request)
         if not items:
             raise ProjectError(
                 f"{project.path}: nothing to hand to {person.name} as {request.role} "
                 "(every candidate is done, theirs, or out with enough people)"
             )
+        if person.id == 0:
+            person = project.annotators.sign_in(name)
+            picks["annotators"] = (picks["annotators"] - {0}) | {person.id}
         part = out.with_name(out.name + ".part")
         for stale in (part, Path(f"{part}-wal"), Path(f"{part}-shm")):
             stale.unlink(missing_ok=True)
@@ -172,12 +179,12 @@ def _choose(project: Project, person: Annotator, request: PackageRequest):
             raise ProjectError(
                 "an annotator package needs --sequence NAME [--frames A-B] or --episodes"
             )
-        for episode in _episodes(project, request)[:limit]:
+        for episode in _episodes(project, person, request)[:limit]:
             items.append({"kind": "episode", "id": episode.id, "version": ""})
             picks.setdefault("episodes", set()).add(episode.id)
             if episode.scene_id is not None:
                 picks.setdefault("scenes", set()).add(episode.scene_id)
-        for frame in _frames(project, request)[:limit]:
+        for frame in _frames(project, person, request)[:limit]:
             items.append({"kind": "frame", "id": frame.id, "version": ""})
             picks.setdefault("frames", set()).add(frame.id)
             for label in project.hoi.labels_for_frame(frame.id):
@@ -189,24 +196,23 @@ def _choose(project: Project, person: Annotator, request: PackageRequest):
 
 
 def _questions(project: Project, person: Annotator, request: PackageRequest) -> list[Question]:
-    adjudicate = request.role == "adjudicator"
+    awaiting = None
+    if request.role == "adjudicator":
+        waiting = project.verifications.adjudication_queue(person, limit=_MANY)
+        awaiting = {q.id for q in waiting}
     if request.questions == "pending":
-        pool = (
-            project.verifications.adjudication_queue(person, limit=_MANY)
-            if adjudicate
-            else project.verifications.queue(person, limit=_MANY)
-        )
+        pool = waiting if awaiting is not None else project.verifications.queue(person, limit=_MANY)
         return [
             q
             for q in pool
             if (request.benchmark is None or q.benchmark == request.benchmark)
             and (request.task is None or q.task == request.task)
-            and _question_refusal(project, person, q, adjudicate) is None
+            and _question_refusal(project, person, q, awaiting) is None
         ]
     chosen = []
     for qid in request.questions or []:
         question = project.questions.get(qid)
-        refusal = _question_refusal(project, person, question, adjudicate)
+        refusal = _question_refusal(project, person, question, awaiting)
         if refusal:
             raise ProjectError(f"{project.path}: question {qid}: {refusal}")
         chosen.append(question)
@@ -214,7 +220,7 @@ def _questions(project: Project, person: Annotator, request: PackageRequest) -> 
 
 
 def _question_refusal(
-    project: Project, person: Annotator, question: Question, adjudicate: bool
+    project: Project, person: Annotator, question: Question, awaiting: set[int] | None
 ) -> str | None:
     """Why this question cannot go to this person in this role, or None."""
     version = str(question.version)
@@ -226,8 +232,8 @@ def _question_refusal(
         return f"{person.name} verified it already; an adjudicator is a third person"
     if project.packages.handed_to("question", question.id, version, person.id):
         return f"already handed to {person.name}"
-    if adjudicate:
-        if question.id not in {q.id for q in project.verifications.adjudication_queue(person)}:
+    if awaiting is not None:  # an adjudicator: `awaiting` are the questions that wait
+        if question.id not in awaiting:
             return "does not await adjudication (its two verdicts are not in, or agree)"
         if out:
             return f"is out for adjudication with {', '.join(out)}"
@@ -270,7 +276,7 @@ def _labels(project: Project, person: Annotator, request: PackageRequest) -> lis
     return chosen
 
 
-def _episodes(project: Project, request: PackageRequest) -> list:
+def _episodes(project: Project, person: Annotator, request: PackageRequest) -> list:
     if request.episodes is None:
         return []
     if isinstance(request.episodes, list):
@@ -278,6 +284,8 @@ def _episodes(project: Project, request: PackageRequest) -> list:
         for episode_id in request.episodes:
             episode = project.episodes.get(episode_id)
             holder = project.packages.item_out("episode", episode_id)
+            if project.packages.handed_to("episode", episode_id, "", person.id):
+                holder = f"{person.name} already (nothing goes to a person twice)"
             if holder is not None:
                 raise ProjectError(f"{project.path}: episode {episode_id} is out with {holder}")
             chosen.append(episode)
@@ -290,10 +298,11 @@ def _episodes(project: Project, request: PackageRequest) -> list:
         for e in episodes
         if (request.episodes == "all" or e.success is False)
         and project.packages.item_out("episode", e.id) is None
+        and not project.packages.handed_to("episode", e.id, "", person.id)
     ]
 
 
-def _frames(project: Project, request: PackageRequest) -> list:
+def _frames(project: Project, person: Annotator, request: PackageRequest) -> list:
     if request.sequence is None:
         return []
     sequence = project.sequences.find(request.sequence)
@@ -305,6 +314,8 @@ def _frames(project: Project, request: PackageRequest) -> list:
         if not first <= frame.index <= last:
             continue
         holder = project.packages.item_out("frame", frame.id)
+        if holder is None and project.packages.handed_to("frame", frame.id, "", person.id):
+            holder = f"{person.name} already (nothing goes to a person twice)"
         if holder is not None:
             if request.frames is not None:
                 raise ProjectError(
@@ -319,6 +330,8 @@ def _add_question(
     project: Project, question: Question, picks: dict[str, set[int]], adjudicate: bool
 ) -> None:
     picks.setdefault("questions", set()).add(question.id)
+    if question.sequence_id is not None:  # the question refers to it, frames found or not
+        picks.setdefault("sequences", set()).add(question.sequence_id)
     if question.scene_id is not None:
         picks.setdefault("scenes", set()).add(question.scene_id)
     if question.sequence_id is not None:

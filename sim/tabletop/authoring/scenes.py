@@ -109,8 +109,14 @@ def support_height(world: TabletopWorld, x: float, y: float, half: float) -> flo
     points = [(x, y)] + [(x + dx * half, y + dy * half) for dx in (-1, 1) for dy in (-1, 1)]
     hits = world.client.rayTestBatch([(px, py, TABLE_TOP_Z + 1.0) for px, py in points],
                                      [(px, py, TABLE_TOP_Z - 0.05) for px, py in points])  # fmt: skip
-    tops = [hit[3][2] for hit in hits if hit[0] >= 0]
+    tops = [hit[3][2] for hit in hits if hit[0] >= 0 and _supports(world, hit[0])]
     return max(tops, default=TABLE_TOP_Z)
+
+
+def _supports(world: TabletopWorld, uid: int) -> bool:
+    """Objects and the table carry what is put down; the robot's arm above them does not."""
+    info = world.info(uid)
+    return info is not None and info.role != "robot"
 
 
 def _support_height(world: TabletopWorld, placement: Placement) -> float:

@@ -147,3 +147,20 @@ def test_a_review_given_in_the_project_cannot_take_a_slot_out_in_a_package(hoi, 
         with pytest.raises(ProjectError, match="is out with ben in a work package"):
             p.hoi.review(1, reviewer=ben, verdict="accept")
         p.hoi.review(2, reviewer=dan, verdict="accept")
+
+
+def test_a_frame_goes_to_an_annotator_once(hoi, tmp_path):
+    out = tmp_path / "fay.rspack"
+    request = PackageRequest("fay", "annotator", sequence="synthetic-cafe_0", frames=(0, 0))
+    create_package(hoi.db, request, out)
+    with open_project(out) as p:
+        fay = p.annotators.sign_in("fay")
+        person = p.sequences.entities(p.sequences.list()[0].id, "human")[0].id
+        p.hoi.add_label(frame_id=p.sequences.frames(p.sequences.list()[0].id)[0].id,
+                        subject_entity_id=person, object_entity_id=None, category="human-human",
+                        predicate="talking", difficulty=1, annotator=fay)  # fmt: skip
+    merge_package(hoi.db, out)
+    with pytest.raises(ProjectError, match="frame 0 of synthetic-cafe_0 is out with fay already"):
+        create_package(hoi.db, request, tmp_path / "again.rspack")
+    other = PackageRequest("gil", "annotator", sequence="synthetic-cafe_0", frames=(0, 0))
+    assert len(create_package(hoi.db, other, tmp_path / "gil.rspack")["items"]) == 1

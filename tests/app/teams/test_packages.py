@@ -310,3 +310,19 @@ def test_a_verdict_given_in_the_project_cannot_take_a_slot_out_in_a_package(main
         with pytest.raises(ProjectError, match="is out with ana in a work package"):
             p.verifications.submit(1, ana, APPROVE, 1.0)
         p.verifications.submit(2, cy, APPROVE, 1.0)  # not out: as ever
+
+
+def test_a_refused_request_creates_nobody_and_an_id_given_twice_goes_once(main, tmp_path):
+    from app.teams.create import package_request
+
+    with open_project(main) as p:
+        p.verifications.submit(1, p.annotators.sign_in("x1"), APPROVE, 1.0)
+        p.verifications.submit(1, p.annotators.sign_in("x2"), APPROVE, 1.0)
+    with pytest.raises(ProjectError, match="question 1: is approved"):
+        create_package(main, package_request("zed", "verifier", questions="1"),
+                       tmp_path / "z.rspack")  # fmt: skip
+    with open_project(main) as p:
+        assert p.annotators.find("zed") is None
+    request = package_request("zed", "verifier", questions="2,2")
+    manifest = create_package(main, request, tmp_path / "z.rspack")
+    assert [i["id"] for i in manifest["items"]] == [2]
