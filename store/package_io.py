@@ -59,7 +59,8 @@ MUTABLE = {
     "sequences": {"root"},
 }
 # project_meta keys that belong to the file, never copied into a package.
-OWN_META = {"application", "created_at", "project_id", "package", "demo_parts", "scene_draft"}
+OWN_META = {"application", "created_at", "project_id", "package", "demo_parts"}
+_NOT_OWN = f"key NOT IN ({', '.join('?' * len(OWN_META))}) AND key NOT LIKE 'scene_draft:%'"
 
 
 def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
@@ -120,7 +121,7 @@ def write_package(
             copied[table] = [r[0] for r in conn.execute(f"SELECT {key} FROM main.{table}")]
         conn.execute(
             "INSERT OR REPLACE INTO main.project_meta(key, value) SELECT key, value "
-            f"FROM src.project_meta WHERE key NOT IN ({', '.join('?' * len(OWN_META))})",
+            f"FROM src.project_meta WHERE {_NOT_OWN}",
             sorted(OWN_META),
         )
         for sequence_id, path, data in files:
@@ -160,8 +161,7 @@ def content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
                 return f"missing rows of {table}"
             digest.update(dumps([table, columns, [_plain(r) for r in rows]]).encode())
         meta = conn.execute(
-            "SELECT key, value FROM project_meta WHERE key NOT IN "
-            f"({', '.join('?' * len(OWN_META))}) ORDER BY key",
+            f"SELECT key, value FROM project_meta WHERE {_NOT_OWN} ORDER BY key",
             sorted(OWN_META),
         ).fetchall()
         digest.update(dumps([list(r) for r in meta]).encode())

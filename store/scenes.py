@@ -139,20 +139,22 @@ class SceneRepository(Repository):
         return [r[0] for r in self.db.execute("SELECT id FROM scenes ORDER BY id")]
 
     # -- the scene editor's unsaved work ----------------------------------------------------
-    def save_draft(self, draft: dict[str, Any]) -> None:
-        """Keep the scene editor's unsaved state (after every edit), so a crash or a switch
-        to another scene loses nothing; one draft per project."""
+    def save_draft(self, scene_id: int | None, draft: dict[str, Any]) -> None:
+        """Keep the scene editor's unsaved state (after every edit), one draft per scene
+        opened for editing, so a crash or a switch to another scene loses nothing."""
         with self.project.write():
             self.db.execute(
-                "INSERT INTO project_meta(key, value) VALUES ('scene_draft', ?) "
+                "INSERT INTO project_meta(key, value) VALUES (?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [dumps(draft)],
+                [f"scene_draft:{scene_id}", dumps(draft)],
             )
 
-    def draft(self) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT value FROM project_meta WHERE key = 'scene_draft'").fetchone()
+    def draft(self, scene_id: int | None) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT value FROM project_meta WHERE key = ?", [f"scene_draft:{scene_id}"]
+        ).fetchone()
         return loads(row[0]) if row else None
 
-    def clear_draft(self) -> None:
+    def clear_draft(self, scene_id: int | None) -> None:
         with self.project.write():
-            self.db.execute("DELETE FROM project_meta WHERE key = 'scene_draft'")
+            self.db.execute("DELETE FROM project_meta WHERE key = ?", [f"scene_draft:{scene_id}"])

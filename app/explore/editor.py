@@ -42,6 +42,8 @@ class SceneEditing(QObject):
         self.explore = explore
         self.mode, self.state, self.viewport = explore.mode, explore.state, explore.viewport
         self.editor: SceneEditor | None = None
+        self._editors: dict[int, SceneEditor] = {}  # by the world it edits
+        self.source_id: int | None = None  # the stored scene opened for editing
         self.live: LiveVisibility | None = None
         self._rgb = None
         self.camera = TOP_DOWN.with_size(IMAGE_SIZE, IMAGE_SIZE)
@@ -78,6 +80,9 @@ class SceneEditing(QObject):
             ("save", "Save as new scene", ["Ctrl+S"], self.save, "Store it, derived from this one"),
         ]  # fmt: skip
         checkable = {"edit", "park"}
+        # while the mouse holds an object, no other edit (it would fold into the drag)
+        specs = [(k, t, keys, self._not_dragging(f) if f else f, tip)
+                 for k, t, keys, f, tip in specs]  # fmt: skip
         self.bar, self.actions = mode_toolbar(
             self.mode, "Edit", specs, checkable=checkable.__contains__
         )
@@ -92,6 +97,13 @@ class SceneEditing(QObject):
         self.bar.addWidget(self.texture)
         self.status = QLabel()
         self.bar.addWidget(self.status)
+
+    def _not_dragging(self, slot):
+        def guarded() -> None:
+            if not self.drag.key:
+                slot()
+
+        return guarded
 
     def _enable(self, editing: bool) -> None:
         for key, action in self.actions.items():
@@ -165,18 +177,33 @@ class SceneEditing(QObject):
             self._enable(False)
             return False
         self.explore.live_action.setChecked(False)  # no free-running physics while editing
-        self.editor = SceneEditor(loaded.world, derived_from=loaded.scene.id)
+        editor = self._editors.get(id(loaded.world))
+        resume = False
+        if editor is None:  # the scene as stored: a draft of it may wait
+            draft = self._project().scenes.draft(loaded.scene.id) if self._project() else None
+            resume = bool(draft) and self._resume(draft)  # asked before anything changes
+            if draft and not resume:
+                self._project().scenes.clear_draft(loaded.scene.id)  # "No": let them go
+            if self.state.loaded is not loaded:  # another scene opened meanwhile
+                return False
+            editor = SceneEditor(loaded.world, derived_from=loaded.scene.id)
+            self._editors = {id(loaded.world): editor}  # one world open at a time
+        self.editor, self.source_id = editor, loaded.scene.id
         self.live = LiveVisibility(loaded.world, self.camera)
-        draft = self._project().scenes.draft() if self._project() else None
-        if draft and draft.get("derived_from") == loaded.scene.id and self._resume(draft):
-            with self.editor.edit("resume unsaved edits"):
-                self.editor.restore(Snapshot(tuple(draft["objects"]), draft["state"]))
+        if resume:
+            with editor.edit("resume unsaved edits"):
+                editor.restore(Snapshot(tuple(draft["objects"]), draft["state"]))
+            editor.derived_from = draft.get("derived_from", loaded.scene.id)
             self._bodies_changed()
         self._enable(True)
         self._show()
         return True
 
     def stop(self) -> None:
+        """Leave editing; the world stays as edited (and its editor, undo and all, for when
+        editing starts again on it)."""
+        if self.drag.key:
+            self.drag.set_enabled(False)  # ends the drag as one edit
         self.editor = self.live = None
         self._enable(False)
         self.status.setText("")
@@ -195,6 +222,9 @@ class SceneEditing(QObject):
         return box.exec()
 
     def _scene_changed(self) -> None:
+        loaded = self.state.loaded
+        if loaded is None or id(loaded.world) not in self._editors:
+            self._editors = {}  # its world is closed
         if self.editor is not None and (
             self.state.loaded is None or self.state.loaded.world is not self.editor.world
         ):
@@ -334,10 +364,10 @@ class SceneEditing(QObject):
         if project is None or editor is None:
             return
         if not editor.dirty:
-            project.scenes.clear_draft()
+            project.scenes.clear_draft(self.source_id)
             return
         snap = editor.snapshot()
-        project.scenes.save_draft({"derived_from": editor.derived_from,
+        project.scenes.save_draft(self.source_id, {"derived_from": editor.derived_from,
                                    "at": datetime.now(timezone.utc).isoformat(),
                                    "objects": list(snap.records), "state": snap.state})  # fmt: skip
 
@@ -356,7 +386,7 @@ class SceneEditing(QObject):
         source = editor.derived_from
         name = f"edited from scene #{source}" if source is not None else "authored scene"
         scene_id = project.scenes.add(editor.record(name))
-        project.scenes.clear_draft()
+        project.scenes.clear_draft(self.source_id)
         editor.saved()
         editor.derived_from = scene_id
         self.state.refresh()

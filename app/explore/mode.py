@@ -194,4 +194,6 @@ class ExploreMode(QObject):
         loaded = self.state.loaded
         if loaded is None:
             return
-        self.state.select(self.state.key_of_uid(int(loaded.view.segmentation[y, x])))
+        live = self.editing.live  # while editing, the image as it is now
+        segmentation = live.segmentation if live is not None else loaded.view.segmentation
+        self.state.select(self.state.key_of_uid(int(segmentation[y, x])))

@@ -60,7 +60,9 @@ class SceneEditor:
         self._redo: list[tuple[str, Snapshot]] = []
         self._open: tuple[str, Snapshot] | None = None
         self.log: list[str] = []  # the edits made, for the saved scene's provenance
-        self._undo_at_save = 0
+        self._version = self._saved_version = 0  # every change counts; saving remembers one
+        taken = [int(k[4:]) for k in world.bodies if k.startswith("obj_") and k[4:].isdigit()]
+        self._next_key = max(taken, default=-1) + 1  # keys are never given out twice
 
     # -- undo and redo -------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -73,6 +75,15 @@ class SceneEditor:
         world = self.world
         wanted = {r["id"]: r for r in snap.records}
         present = {b.key for b in world.objects()}
+        for key in present & set(wanted):  # the same key, another object: made anew
+            body = world.bodies[key]
+            if (body.name, body.asset, body.scale) != (
+                wanted[key]["name"],
+                wanted[key]["asset"],
+                wanted[key]["scale"],
+            ):
+                world.remove(key)
+                present.discard(key)
         for key in present - set(wanted):
             world.remove(key)
         for key in sorted(set(wanted) - present):
@@ -80,6 +91,9 @@ class SceneEditor:
             if wanted[key].get("texture"):
                 world.set_body_texture(key, wanted[key]["texture"])
         world.restore_state(snap.state)
+        for key in wanted:
+            if key.startswith("obj_") and key[4:].isdigit():
+                self._next_key = max(self._next_key, int(key[4:]) + 1)
 
     def begin(self, label: str) -> None:
         """Start an edit that may take many steps (a drag); `commit` ends it."""
@@ -97,6 +111,7 @@ class SceneEditor:
         self._undo.append((label, before))
         self._redo.clear()
         self.log.append(label)
+        self._version += 1
         return True
 
     @contextmanager
@@ -117,6 +132,7 @@ class SceneEditor:
         self._redo.append((label, self.snapshot()))
         self.restore(snap)
         self.log.append(f"undo {label}")
+        self._version += 1
         return label
 
     def redo(self) -> str | None:
@@ -126,6 +142,7 @@ class SceneEditor:
         self._undo.append((label, self.snapshot()))
         self.restore(snap)
         self.log.append(f"redo {label}")
+        self._version += 1
         return label
 
     @property
@@ -138,12 +155,12 @@ class SceneEditor:
 
     @property
     def dirty(self) -> bool:
-        """Whether the scene differs from when it was opened (or last saved)."""
-        return len(self._undo) != self._undo_at_save
+        """Whether anything changed since the scene was opened (or last saved)."""
+        return self._version != self._saved_version
 
     def saved(self) -> None:
         """The scene as it is has been stored: nothing is unsaved (undo stays)."""
-        self._undo_at_save = len(self._undo)
+        self._saved_version = self._version
 
     # -- edits -----------------------------------------------------------------------------
     def add(self, name: str, xy: tuple[float, float] | None = None, yaw_deg: float = 0.0) -> str:
@@ -277,10 +294,10 @@ class SceneEditor:
             raise KeyError(f"no object {key!r} in this scene")
 
     def _new_key(self) -> str:
-        n = 0
-        while f"obj_{n:02d}" in self.world.bodies:
-            n += 1
-        return f"obj_{n:02d}"
+        while f"obj_{self._next_key:02d}" in self.world.bodies:
+            self._next_key += 1
+        self._next_key += 1
+        return f"obj_{self._next_key - 1:02d}"
 
     def _seat(self, key: str, x: float, y: float) -> None:
         """Stand the object at (x, y) on the highest surface under its footprint."""

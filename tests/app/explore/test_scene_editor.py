@@ -86,7 +86,7 @@ def test_add_drag_onto_another_rotate_undo_settle_and_save(qtbot, explore):
     press_shortcut(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert editing.editor.log[-1] == "undo rotate " + book
     # unsaved work is in the project already
-    draft = explore.session.project.scenes.draft()
+    draft = explore.session.project.scenes.draft(1)
     assert draft["derived_from"] == 1 and book in [r["id"] for r in draft["objects"]]
     editing.settle()
     assert editing.editor.log[-1] == "settle"
@@ -96,7 +96,12 @@ def test_add_drag_onto_another_rotate_undo_settle_and_save(qtbot, explore):
     saved = project.scenes.get(2)
     assert saved.state["generation"]["derived_from"] == 1
     assert book in {b.key for b in saved.bodies}
-    assert project.scenes.draft() is None and not editing.editor.dirty
+    assert project.scenes.draft(1) is None and not editing.editor.dirty
+    # leaving and entering Edit again: the same editor, derived from what was saved
+    press_shortcut(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert not editing.editing and explore.live_action.isEnabled()
+    press_shortcut(qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert editing.editor.derived_from == 2 and editing.editor.can_undo
 
 
 def test_unsaved_edits_come_back_after_the_editor_closes(qtbot, explore):

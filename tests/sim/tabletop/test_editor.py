@@ -66,10 +66,13 @@ def test_a_drag_is_one_edit_and_every_edit_undoes_exactly(editor):
     assert mug in world.bodies and _yaw(world, mug) == pytest.approx(30, abs=0.01)
     while editor.undo():
         pass
-    assert [b.key for b in world.objects()] == [] and not editor.dirty
+    assert [b.key for b in world.objects()] == [] and editor.dirty  # changed, though back
+    editor.saved()
+    assert not editor.dirty
     while editor.redo():
         pass  # the last edit redone is the delete
-    assert [b.key for b in world.objects()] == [copy]
+    assert [b.key for b in world.objects()] == [copy] and editor.dirty
+    assert editor.add("red cube") != mug  # a deleted object's key is never given again
 
 
 def test_the_robot_parks_upright_and_the_record_says_where_the_scene_came_from(editor):
