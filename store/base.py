@@ -9,6 +9,10 @@ from annotation.models import Annotator
 from store.connection import ProjectFile
 from store.errors import ProjectError, utc_now
 
+# What the store itself derives from a person's work: audited even while a package merge
+# replays work with its own entries (`ProjectFile.audit_muted`).
+CONSEQUENCES = frozenset({"derive_status"})
+
 
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -40,7 +44,7 @@ class Repository:
         detail: dict[str, Any] | None = None,
     ) -> None:
         """Record who changed what, in the caller's transaction."""
-        if self.project.audit_muted:
+        if self.project.audit_muted and action not in CONSEQUENCES:
             return
         self.db.execute(
             "INSERT INTO audit_log(at, annotator_id, action, table_name, row_id, detail) "

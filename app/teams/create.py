@@ -151,7 +151,7 @@ def create_package(db: str | os.PathLike[str], request: PackageRequest, out: Pat
 
 def _worked_on(table: str, role: str) -> bool:
     """Copied tables the package's own work may change (left out of its hash)."""
-    return role == "annotator" and table == "hoi_labels"
+    return role == "annotator" and table in ("hoi_labels", "entities", "boxes_2d", "boxes_3d")
 
 
 def _choose(project: Project, person: Annotator, request: PackageRequest):

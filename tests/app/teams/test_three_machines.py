@@ -88,5 +88,7 @@ def test_a_three_person_round(tmp_path):
         verdicts = sorted(e.annotator for e in entries if e.action == "verdict")
         assert verdicts == ["ana"] * 3 + ["ben"] * 3 + ["cy"]
         assert sum(e.action == "package_merge" for e in entries) == 3
+        derived = [e for e in entries if e.action == "derive_status"]  # what the merges decided
+        assert {e.row_id for e in derived} >= {"1", "3"}
         assert sum(e.action == "package_out" for e in entries) == 3
         assert p.integrity_ok()
