@@ -48,20 +48,29 @@ def _fresh_ray(cpus: int) -> float:
     return time.perf_counter() - t0
 
 
+def _in_process_and_on_ray(
+    name: str, quick: bool, cpus: int, **run
+) -> tuple[int, float, float, float]:
+    """The same scenes generated in this process, then on a fresh local Ray of `cpus` CPUs
+    (`run`: how `scenes generate` is called there): n, both times and Ray's start-up."""
+    n = SCENES[quick]
+    with scratch_folder() as folder:
+        report(f"{name}: {n} scenes in this process")
+        alone = _timed_run(folder, "alone", n)
+        report(f"{name}: starting a local Ray with {cpus} CPU(s)")
+        startup = _fresh_ray(cpus)
+        try:
+            report(f"{name}: {n} scenes on Ray, {cpus} worker(s)")
+            on_ray = _timed_run(folder, "ray", n, ray_address="auto", **run)
+        finally:
+            ray_module().shutdown()
+    return n, alone, on_ray, startup
+
+
 @perf_case("batch_scenes_speedup", goal=f">= {SPEEDUP_GOAL}x")
 def batch_scenes_speedup(quick: bool) -> PerfResult:
     """`scenes generate` on a local Ray with 2 workers vs in-process, on this 2-core machine."""
-    n = SCENES[quick]
-    with scratch_folder() as folder:
-        report(f"batch_scenes_speedup: {n} scenes in this process")
-        alone = _timed_run(folder, "alone", n)
-        report("batch_scenes_speedup: starting a local Ray with 2 CPUs")
-        startup = _fresh_ray(2)
-        try:
-            report(f"batch_scenes_speedup: {n} scenes on 2 workers")
-            two = _timed_run(folder, "two", n, workers=2, ray_address="auto")
-        finally:
-            ray_module().shutdown()
+    n, alone, two, startup = _in_process_and_on_ray("batch_scenes_speedup", quick, 2, workers=2)
     speedup = alone / two
     return PerfResult(
         "batch_scenes_speedup", speedup, "x", f">= {SPEEDUP_GOAL}x", speedup >= SPEEDUP_GOAL,
@@ -74,17 +83,7 @@ def batch_scenes_speedup(quick: bool) -> PerfResult:
 @perf_case("batch_ray_overhead", goal=f"<= {OVERHEAD_GOAL}x")
 def batch_ray_overhead(quick: bool) -> PerfResult:
     """`scenes generate` through a 1-CPU Ray vs in-process: what the Ray path itself costs."""
-    n = SCENES[quick]
-    with scratch_folder() as folder:
-        report(f"batch_ray_overhead: {n} scenes in this process")
-        alone = _timed_run(folder, "alone", n)
-        report("batch_ray_overhead: starting a local Ray with 1 CPU")
-        startup = _fresh_ray(1)
-        try:
-            report(f"batch_ray_overhead: {n} scenes through Ray, 1 worker")
-            one = _timed_run(folder, "ray", n, ray_address="auto")
-        finally:
-            ray_module().shutdown()
+    n, alone, one, startup = _in_process_and_on_ray("batch_ray_overhead", quick, 1)
     ratio = one / alone
     return PerfResult(
         "batch_ray_overhead", ratio, "x", f"<= {OVERHEAD_GOAL}x", ratio <= OVERHEAD_GOAL,

@@ -100,6 +100,22 @@ def _projects(folder: Path, sizes: tuple[int, int]) -> tuple[Path, Path]:
             fill_episodes(folder / "large.reasonscope", large))  # fmt: skip
 
 
+def _alternating(
+    small: Path, large: Path, repeats: int, timer
+) -> tuple[list[float], list[float], object]:
+    """`timer(path)` on the small and the large project after a warm-up run of each (the
+    file cache), then `repeats` times in turn: the seconds of each, and the last result
+    of the large one (a timer returns seconds, or a tuple that starts with them)."""
+    timer(small), timer(large)
+    times: dict[Path, list[float]] = {small: [], large: []}
+    last = None
+    for _ in range(repeats):
+        for path in (small, large):
+            last = timer(path)
+            times[path].append(last[0] if isinstance(last, tuple) else last)
+    return times[small], times[large], last
+
+
 def time_metrics(path: Path) -> float:
     """Seconds for the `episodes` and `bimanual` metrics of a project."""
     from app.jobs.metrics import project_bimanual_metrics, project_episode_metrics
@@ -130,14 +146,10 @@ def metrics_scaling(quick: bool) -> PerfResult:
     sizes = METRICS_SIZES[quick]
     with scratch_folder() as folder:
         small, large = _projects(folder, sizes)
-        time_metrics(small), time_metrics(large)  # warm the file cache
-        times: dict[Path, list[float]] = {small: [], large: []}
-        for _ in range(METRICS_REPEATS):
-            for path in (small, large):
-                times[path].append(time_metrics(path))
+        times_small, times_large, _ = _alternating(small, large, METRICS_REPEATS, time_metrics)
         old = time_python_metrics(small)
     # the best of the repeats: other work on the machine only ever adds time
-    t_small, t_large = (min(times[p]) for p in (small, large))
+    t_small, t_large = min(times_small), min(times_large)
     ratio = t_large / t_small
     return PerfResult(
         name="metrics_scaling", value=ratio, unit="x", goal="<= 10x for 10x the episodes",
@@ -173,13 +185,9 @@ def replay_list_open(quick: bool) -> PerfResult:
     sizes = LIST_SIZES[quick]
     with scratch_folder() as folder:
         small, large = _projects(folder, sizes)
-        time_list_open(small), time_list_open(large)  # warm the file cache
-        times: dict[Path, list[float]] = {small: [], large: []}
-        for _ in range(LIST_REPEATS):
-            for path in (small, large):
-                seconds, rows, total = time_list_open(path)
-                times[path].append(seconds)
-    t_small, t_large = (statistics.median(times[p]) for p in (small, large))
+        times_small, times_large, last = _alternating(small, large, LIST_REPEATS, time_list_open)
+        _seconds, rows, total = last
+    t_small, t_large = statistics.median(times_small), statistics.median(times_large)
     return PerfResult(
         name="replay_list_open", value=t_large * 1000, unit="ms",
         goal="median < 1 s at the large size", passed=t_large < 1.0,
