@@ -64,7 +64,7 @@ class WorkPackagesMenu(QObject):
             )  # fmt: skip
             with _busy():
                 manifest = create_package(self.session.path, request, order.out)
-        except ProjectError as exc:
+        except (ProjectError, OSError) as exc:  # a bad file or folder: said, nothing changed
             self.window.show_message("Package not created", str(exc), QMessageBox.Icon.Warning)
             return
         self.session.reload()
@@ -91,7 +91,7 @@ class WorkPackagesMenu(QObject):
         try:
             with _busy():
                 report = merge_package(self.session.path, Path(path))
-        except ProjectError as exc:
+        except (ProjectError, OSError) as exc:  # a bad file or folder: said, nothing changed
             self.window.show_message("Package not merged", str(exc), QMessageBox.Icon.Warning)
             return None
         self.last_report = report
