@@ -128,3 +128,23 @@ def test_show_team_opens_results_on_the_team_tab(qtbot, team_project, tmp_path):
     assert window.current_mode == "results"
     assert results.tabs.currentWidget() is results.team_results
     window.close()
+
+
+def test_a_refused_package_is_said_in_one_line_and_changes_nothing(qtbot, team_project, tmp_path):
+    import sqlite3
+
+    project = tmp_path / "team.reasonscope"
+    shutil.copy(team_project, project)
+    pack = tmp_path / "ada.rspack"
+    create_package(project, PackageRequest("Ada", "verifier", "pending"), pack)
+    with sqlite3.connect(pack) as conn:
+        conn.execute("UPDATE questions SET text = 'edited' WHERE id = 1")
+    window = _window(qtbot, project)
+    audit = window.session.project.audit.count()
+    assert window.work_packages.merge_dialog(pack) is None
+    box = window.message_box
+    assert box.windowTitle() == "Package not merged"
+    assert "tampered: its content hash" in box.text() and "\n" not in box.text()
+    assert window.session.project.audit.count() == audit
+    box.close()
+    window.close()
