@@ -230,9 +230,10 @@ _LABEL = (
 )
 
 
-def read_work(path: Path, copied: Mapping[str, Iterable[int]], audit_after: int) -> dict:
-    """The work done in a package: its live verdicts, reviews, labels (new ones, and
-    copied ones changed since), and audit entries after `audit_after`, as plain dicts."""
+def read_work(path: Path, copied: Mapping[str, Iterable[int]]) -> dict:
+    """The work done in a package: its live verdicts, reviews, error labels, labels (new
+    ones flagged apart from the copied ones) and audit entries (a package starts with an
+    empty audit log: every entry is its person's work), as plain dicts."""
     conn = _open_ro(path)
     try:
 
@@ -254,9 +255,9 @@ def read_work(path: Path, copied: Mapping[str, Iterable[int]], audit_after: int)
             "labels": rows(f"SELECT {_LABEL} FROM hoi_labels ORDER BY id", _LABEL, []),
             "audit": rows(
                 "SELECT id, at, annotator_id, action, table_name, row_id, detail "
-                "FROM audit_log WHERE id > ? ORDER BY id",
+                "FROM audit_log ORDER BY id",
                 "id, at, annotator_id, action, table_name, row_id, detail",
-                [audit_after],
+                [],
             ),
             "annotators": rows("SELECT id, name FROM annotators", "id, name", []),
         }
@@ -267,14 +268,6 @@ def read_work(path: Path, copied: Mapping[str, Iterable[int]], audit_after: int)
         for label in work["labels"]:
             label["copied"] = label["id"] in old_labels
         return work
-    finally:
-        conn.close()
-
-
-def audit_watermark(path: Path) -> int:
-    conn = _open_ro(path)
-    try:
-        return conn.execute("SELECT coalesce(max(id), 0) FROM audit_log").fetchone()[0]
     finally:
         conn.close()
 

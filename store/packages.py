@@ -24,7 +24,8 @@ ROLE_KIND = {
     "reviewer": "label",
     "annotator": "frame",
 }
-_OUT = "a.recalled_at IS NULL AND a.done_at IS NULL"
+# An assignment still out: neither merged back (done) nor recalled.
+OUTSTANDING = "a.recalled_at IS NULL AND a.done_at IS NULL"
 
 
 class PackageRepository(Repository):
@@ -45,7 +46,7 @@ class PackageRepository(Repository):
         """Names of the people this item (at this version) is out with, besides the person."""
         rows = self.db.execute(
             "SELECT n.name FROM assignments a JOIN annotators n ON n.id = a.annotator_id "
-            f"WHERE a.kind = ? AND a.item_id = ? AND a.version = ? AND {_OUT} "
+            f"WHERE a.kind = ? AND a.item_id = ? AND a.version = ? AND {OUTSTANDING} "
             "AND a.annotator_id != ? ORDER BY a.id",
             [kind, item_id, version, person_id],
         ).fetchall()
@@ -66,7 +67,7 @@ class PackageRepository(Repository):
         """Who has this frame or episode out in an annotator package, if anyone."""
         row = self.db.execute(
             "SELECT n.name FROM assignments a JOIN annotators n ON n.id = a.annotator_id "
-            f"WHERE a.kind = ? AND a.item_id = ? AND {_OUT}",
+            f"WHERE a.kind = ? AND a.item_id = ? AND {OUTSTANDING}",
             [kind, item_id],
         ).fetchone()
         return row[0] if row else None
@@ -170,14 +171,6 @@ class PackageRepository(Repository):
             [package_id],
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
-
-    def target_of(self, package_id: str, kind: str, source_id: int) -> int | None:
-        row = self.db.execute(
-            "SELECT target_id FROM package_work WHERE package_id = ? AND kind = ? "
-            "AND source_id = ?",
-            [package_id, kind, source_id],
-        ).fetchone()
-        return row[0] if row else None
 
     def mark_merged(
         self, package_id: str, kind: str, source_id: int, target_id: int | None, digest: str = ""
@@ -292,7 +285,7 @@ def reviews_held(db) -> dict[int, list[tuple[int, str]]]:
     held: dict[int, list[tuple[int, str]]] = {}
     for label_id, person, version in db.execute(
         f"SELECT a.item_id, a.annotator_id, a.version FROM assignments a WHERE a.kind = 'label' "
-        f"AND {_OUT}"
+        f"AND {OUTSTANDING}"
     ):
         held.setdefault(label_id, []).append((person, version))
     return held

@@ -25,6 +25,7 @@ from annotation.verification import (
 from store.base import Repository, dumps, loads
 from store.connection import ProjectFile
 from store.errors import ProjectError, utc_now
+from store.packages import OUTSTANDING
 from store.questions import (
     INSERT_QUESTION,
     QUESTION_COLUMNS,
@@ -49,10 +50,7 @@ _LIVE_FIRST = (
     "AND v.round = 'first' AND v.retracted_at IS NULL)"
 )
 # Work packages still out with a question (store.packages): they hold its slots.
-_OUT = (
-    "FROM assignments a WHERE a.kind = 'question' AND a.item_id = q.id "
-    "AND a.recalled_at IS NULL AND a.done_at IS NULL"
-)
+_OUT = f"FROM assignments a WHERE a.kind = 'question' AND a.item_id = q.id AND {OUTSTANDING}"
 
 
 def _record(r: tuple) -> VerdictRecord:
@@ -197,7 +195,7 @@ class VerificationRepository(Repository):
         held = self.db.execute(
             "SELECT a.annotator_id, n.name FROM assignments a JOIN annotators n "
             "ON n.id = a.annotator_id WHERE a.kind = 'question' AND a.item_id = ? "
-            "AND a.role = 'verifier' AND a.recalled_at IS NULL AND a.done_at IS NULL",
+            f"AND a.role = 'verifier' AND {OUTSTANDING}",
             [question_id],
         ).fetchall()
         if package is None and any(a == annotator.id for a, _ in held):

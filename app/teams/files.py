@@ -3,7 +3,6 @@ package works offline with nothing else (docs/work-packages.md#work)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from store import Project, ProjectError
@@ -23,18 +22,17 @@ def unpack_files(project: Project) -> Path | None:
         if sequence_id not in roots:
             name = project.sequences.get(sequence_id).name
             root = folder / name
-            if any(c in name for c in "/\\") or name in ("", ".", "..") or (
-                not root.resolve().is_relative_to(folder.resolve())
+            if (
+                any(c in name for c in "/\\")
+                or name in ("", ".", "..")
+                or (not root.resolve().is_relative_to(folder.resolve()))
             ):
                 raise ProjectError(f"{project.path}: sequence name {name!r} is not a folder name")
             roots[sequence_id] = root
         target = (roots[sequence_id] / rel).resolve()
         if not target.is_relative_to(roots[sequence_id].resolve()):
             raise ProjectError(f"{project.path}: carried file {rel!r} points outside its folder")
-        if (
-            target.is_file()
-            and hashlib.sha256(target.read_bytes()).digest() == hashlib.sha256(data).digest()
-        ):
+        if target.is_file() and target.read_bytes() == data:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         part = target.with_name(target.name + ".part")

@@ -82,7 +82,7 @@ def merge_package(
     manifest = read_manifest(pack)
     with open_project(db) as project:
         sent = _check(project, pack, manifest)
-        work = read_work(pack, manifest["copied"], 0)
+        work = read_work(pack, manifest["copied"])
         _check_signatures(pack, manifest, work)
         report = MergeReport(manifest["package_id"], manifest["person"], manifest["role"])
         report.dry_run = dry_run
