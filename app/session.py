@@ -64,14 +64,7 @@ class ProjectSession(QObject):
     def sign_in(self, name: str) -> Annotator:
         if self.project is None:
             raise RuntimeError("no project open")
-        if (
-            self.package is not None
-            and name.strip().casefold() != self.package["person"].casefold()
-        ):
-            raise ProjectError(
-                f"{self.project.path}: this work package is {self.package['person']}'s; "
-                f"{name.strip()} cannot work in it"
-            )
+        self.project.packages.check_person(name)  # a package is one person's
         self.annotator = self.project.annotators.sign_in(name)
         self.annotator_changed.emit()
         self.data_changed.emit()

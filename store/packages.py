@@ -41,6 +41,24 @@ class PackageRepository(Repository):
         text = self.project.meta_get("package")
         return loads(text) if text else None
 
+    def check_person(self, name: str) -> None:
+        """In a work package only its person works: `ProjectError` naming the file for
+        anyone else (and for a package whose manifest names nobody)."""
+        try:
+            manifest = self.manifest()
+        except ValueError:
+            manifest = {}
+        if manifest is None:
+            return
+        owner = manifest.get("person") if isinstance(manifest, dict) else None
+        if not isinstance(owner, str) or not owner.strip():
+            raise ProjectError(f"{self.project.path}: its work package names no person")
+        who = " ".join(name.split())
+        if who.casefold() != " ".join(owner.split()).casefold():
+            raise ProjectError(
+                f"{self.project.path}: this work package is {owner}'s; {who} cannot work in it"
+            )
+
     # -- what may go out -------------------------------------------------------------------
     def out_with_others(self, kind: str, item_id: int, version: str, person_id: int) -> list[str]:
         """Names of the people this item (at this version) is out with, besides the person."""

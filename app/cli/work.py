@@ -107,19 +107,7 @@ def check_package(project: Project, name: str) -> None:
     package: a package holds one person's assignment, and only that person works in it."""
     if not _clean(name):
         raise ProjectError(f"{project.path}: --as needs a person's name")
-    manifest = project.meta_get("package")
-    if manifest is None:
-        return
-    try:
-        owner = json.loads(manifest)["person"]
-    except (ValueError, TypeError, KeyError):
-        owner = None
-    if not isinstance(owner, str) or not _clean(owner):
-        raise ProjectError(f"{project.path}: its work package names no person")
-    if _clean(owner).casefold() != _clean(name).casefold():
-        raise ProjectError(
-            f"{project.path}: this work package is {owner}'s; {name} cannot work in it"
-        )
+    project.packages.check_person(name)
 
 
 def person_in(project: Project, name: str, *, create: bool) -> Annotator | None:
