@@ -49,6 +49,7 @@ desktop-install: $(VENV)/.installed-app
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 format: $(VENV)/.installed-test

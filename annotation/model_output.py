@@ -87,8 +87,16 @@ REPAIRS = {
 _FENCE_OPEN = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|\Z)", re.S)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true",
-             "False": "false", "None": "null", "NaN": "NaN", "Infinity": "Infinity"}  # fmt: skip
+_LITERALS = {
+    "true": "true",
+    "false": "false",
+    "null": "null",
+    "True": "true",
+    "False": "false",
+    "None": "null",
+    "NaN": "NaN",
+    "Infinity": "Infinity",
+}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "/": "/"}
 
 

@@ -95,7 +95,9 @@ class MainWindow(QMainWindow):
             "&Switch annotator…", self.request_sign_in, "Ctrl+Shift+U", "user"
         )
         self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.shortcuts_action = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard")  # fmt: skip
+        self.shortcuts_action = self._action(
+            "&Keyboard shortcuts", self.show_shortcuts, "F1", "keyboard"
+        )
         self.about_action = self._action("&About ReasonScope", self.show_about)
         self.reset_layout_action = self._action("&Reset panel layout", self.reset_layout)
         self.reload_action = self._action("Re&load project", self.session.reload, "F5")

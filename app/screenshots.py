@@ -198,10 +198,11 @@ def _select_person(app, annotate) -> None:
 
     def near_objects(person: int) -> int:
         return sum(
-            r.reference_entity_id == person and r.subject_entity_id in objects
+            r.reference_entity_id == person
+            and r.subject_entity_id in objects
             and r.distance_bin in ("very-close", "close")
             for r in relations
-        )  # fmt: skip
+        )
 
     people = state.people_in_frame()
     if people:
@@ -303,11 +304,13 @@ def _grasp_step(project, episode_id: int) -> tuple[int, int] | None:
     def closed(s) -> bool:
         return bool(((s.result or {}).get("replay") or {}).get("tool_at_close"))
 
-    for rank, chosen in enumerate((
-        [s for s in grasps if closed(s) and s.ok is False],
-        [s for s in grasps if closed(s)],
-        grasps,
-    )):  # fmt: skip
+    for rank, chosen in enumerate(
+        (
+            [s for s in grasps if closed(s) and s.ok is False],
+            [s for s in grasps if closed(s)],
+            grasps,
+        )
+    ):
         if chosen:
             return rank, chosen[0].index
     return None

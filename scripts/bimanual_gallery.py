@@ -57,8 +57,11 @@ def main() -> None:
         shots, caption = task_row(name, args.seed)
         top = row * (H + CAPTION)
         draw.text((6, top + 4), caption[:150], fill="black")
-        draw.text((6, top + 18), "start (head) | after the reference plan (head) | after (third)",
-                  fill="grey")  # fmt: skip
+        draw.text(
+            (6, top + 18),
+            "start (head) | after the reference plan (head) | after (third)",
+            fill="grey",
+        )
         for col, shot in enumerate(shots):
             sheet.paste(shot, (col * W, top + CAPTION))
         print(caption, flush=True)

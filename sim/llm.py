@@ -177,8 +177,15 @@ class EndpointStats:
     latency, and the tokens the endpoint reported. `as_dict` / `add` carry it as plain data
     (from a batch worker back to the run)."""
 
-    FIELDS = ("requests", "retries", "failed_requests", "answered", "latency_s",
-              "tokens_in", "tokens_out")  # fmt: skip
+    FIELDS = (
+        "requests",
+        "retries",
+        "failed_requests",
+        "answered",
+        "latency_s",
+        "tokens_in",
+        "tokens_out",
+    )
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -255,8 +262,11 @@ class Completion:
 
     def step_figures(self) -> dict[str, Any]:
         """The fields a recorded step carries for the request behind it."""
-        return {"latency_s": self.latency_s, "tokens_in": self.tokens_in,
-                "tokens_out": self.tokens_out}  # fmt: skip
+        return {
+            "latency_s": self.latency_s,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+        }
 
 
 def retryable(status: int) -> bool:

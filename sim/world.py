@@ -150,9 +150,15 @@ class World:
         face is at `top_z`."""
         hx, hy = half_xy
         return self.add_primitive(
-            TABLE_KEY, "box", (hx, hy, thickness / 2), (0, 0, top_z - thickness / 2),
-            rgba=rgba, category="surface", role="fixture", friction=0.9,
-        )  # fmt: skip
+            TABLE_KEY,
+            "box",
+            (hx, hy, thickness / 2),
+            (0, 0, top_z - thickness / 2),
+            rgba=rgba,
+            category="surface",
+            role="fixture",
+            friction=0.9,
+        )
 
     def add_primitive(
         self,

@@ -74,8 +74,10 @@ def _json_field(column: str, path: str, when: str = "1") -> str:
 def _raw(column: str, when: str = "1") -> str:
     """The JSON text of `column` when SQLite cannot read it (for Python to): text that is
     not JSON (a NaN written by Python), or long text stored compressed (a BLOB)."""
-    return f"CASE WHEN ({when}) AND {column} IS NOT NULL AND (typeof({column}) = 'blob' " \
-        f"OR NOT json_valid({column})) THEN {column} END"  # fmt: skip
+    return (
+        f"CASE WHEN ({when}) AND {column} IS NOT NULL AND (typeof({column}) = 'blob' "
+        f"OR NOT json_valid({column})) THEN {column} END"
+    )
 
 
 # One row per episode: step counts and usage, from the steps the episode owns.
@@ -204,10 +206,22 @@ def _read(kind: str | None, value: Any, raw: str | None, path: tuple[str, ...]) 
 
 def _episode(r: tuple) -> Episode:
     return Episode(
-        id=r[0], uid=r[1], benchmark=r[2], model=r[3], agent=r[4], mode=r[5], task=r[6],
-        question_id=r[7], scene_id=r[8], outcome=r[9], success=_truthy(r[10]), score=r[11],
-        header=loads(r[12], {}), created_at=r[13], step_count=r[14],
-    )  # fmt: skip
+        id=r[0],
+        uid=r[1],
+        benchmark=r[2],
+        model=r[3],
+        agent=r[4],
+        mode=r[5],
+        task=r[6],
+        question_id=r[7],
+        scene_id=r[8],
+        outcome=r[9],
+        success=_truthy(r[10]),
+        score=r[11],
+        header=loads(r[12], {}),
+        created_at=r[13],
+        step_count=r[14],
+    )
 
 
 @dataclass(frozen=True)
@@ -225,15 +239,26 @@ class EpisodeQueryRepository(Repository):
         only those on questions carrying it."""
         for r in self.db.execute(_EPISODE_GROUPS, {"tag": tag}):
             yield EpisodeGroup(
-                model=r[0], agent=r[1], mode=r[2], task=r[3], own_success=_truthy(r[4]),
+                model=r[0],
+                agent=r[1],
+                mode=r[2],
+                task=r[3],
+                own_success=_truthy(r[4]),
                 answer_correct=_bool(_read(r[5], r[6], r[7], ("replay", "correct"))),
-                calls=r[8], turns=r[9],
+                calls=r[8],
+                turns=r[9],
                 truth=_read(r[10], r[11], r[12], ("question", "answer")),
                 answered=bool(r[13]),
                 given=_read(r[14], r[15], r[16], ("answer",)),
-                n=r[17], steps=r[18], format_error_steps=r[19], with_format_errors=r[20],
-                requests=r[21], latency_s=r[22], tokens_in=r[23], tokens_out=r[24],
-            )  # fmt: skip
+                n=r[17],
+                steps=r[18],
+                format_error_steps=r[19],
+                with_format_errors=r[20],
+                requests=r[21],
+                latency_s=r[22],
+                tokens_in=r[23],
+                tokens_out=r[24],
+            )
 
     def recovery_calls(
         self, tag: str | None = None
@@ -256,10 +281,18 @@ class EpisodeQueryRepository(Repository):
         """The dual-arm episodes but replays in sim, grouped."""
         for r in self.db.execute(_BIMANUAL_GROUPS):
             yield BimanualGroup(
-                model=r[0], agent=r[1], task=r[2], success=_truthy(r[3]),
-                tier=_read(r[4], r[5], r[6], ("tier",)), n=r[7], format_error_steps=r[8],
-                requests=r[9], latency_s=r[10], tokens_in=r[11], tokens_out=r[12],
-            )  # fmt: skip
+                model=r[0],
+                agent=r[1],
+                task=r[2],
+                success=_truthy(r[3]),
+                tier=_read(r[4], r[5], r[6], ("tier",)),
+                n=r[7],
+                format_error_steps=r[8],
+                requests=r[9],
+                latency_s=r[10],
+                tokens_in=r[11],
+                tokens_out=r[12],
+            )
 
     def bimanual_replays(self) -> int:
         """Dual-arm replays in our simulator (agent "replay-in-sim")."""

@@ -282,18 +282,29 @@ class EpisodeRepository(Repository):
             cur = self.db.execute(
                 "INSERT INTO error_labels(episode_id, step_index, category, subcategory, note, "
                 "annotator_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [episode_id, step_index, category, subcategory, note.strip(), annotator.id,
-                 utc_now()],
-            )  # fmt: skip
+                [
+                    episode_id,
+                    step_index,
+                    category,
+                    subcategory,
+                    note.strip(),
+                    annotator.id,
+                    utc_now(),
+                ],
+            )
             label_id = cur.lastrowid
             self._audit(
                 annotator,
                 "create",
                 "error_labels",
                 label_id,
-                {"episode_id": episode_id, "step_index": step_index, "category": category,
-                 "subcategory": subcategory},
-            )  # fmt: skip
+                {
+                    "episode_id": episode_id,
+                    "step_index": step_index,
+                    "category": category,
+                    "subcategory": subcategory,
+                },
+            )
         return self.label(label_id)
 
     def label(self, label_id: int) -> ErrorLabel:
@@ -328,9 +339,13 @@ class EpisodeRepository(Repository):
                 "delete",
                 "error_labels",
                 label_id,
-                {"episode_id": label.episode_id, "step_index": label.step_index,
-                 "category": label.category, "subcategory": label.subcategory},
-            )  # fmt: skip
+                {
+                    "episode_id": label.episode_id,
+                    "step_index": label.step_index,
+                    "category": label.category,
+                    "subcategory": label.subcategory,
+                },
+            )
 
     def label_authors(self, episode_id: int) -> dict[int, str]:
         """Annotator id -> name, for everyone who labelled this episode."""

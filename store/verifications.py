@@ -199,12 +199,16 @@ class VerificationRepository(Repository):
             [question_id],
         ).fetchall()
         if package is None and any(a == annotator.id for a, _ in held):
-            raise ProjectError(f"{where}: is out with {annotator.name} in a work package; "
-                               "give the verdict there (it merges back)")  # fmt: skip
+            raise ProjectError(
+                f"{where}: is out with {annotator.name} in a work package; "
+                "give the verdict there (it merges back)"
+            )
         others = [name for a, name in held if a != annotator.id]
         if others and sum(r.round == "first" for r in live) + len(others) >= 2:
-            raise ProjectError(f"{where}: its first-round slots are out in work packages "
-                               f"(with {', '.join(others)})")  # fmt: skip
+            raise ProjectError(
+                f"{where}: its first-round slots are out in work packages "
+                f"(with {', '.join(others)})"
+            )
 
     def _free_round(self, question: Question, live: list[VerdictRecord], where: str) -> str:
         first = [r for r in live if r.round == "first"]

@@ -385,18 +385,32 @@ def write_alfred_run(root: Path, spec_file: Path = WRITERS / "embodiedbench.json
                 reasoning = reply["out"]
                 if action == -2:
                     episode_info["empty_plan"] = 1
-                    episode_log.append({"last_action_success": 0.0, "action_id": -2,
-                                        "action_description": "empty plan", "reasoning": reasoning})  # fmt: skip
-                    info = {"task_success": episode_info.get("task_success", 0),
-                            "task_progress": episode_info.get("task_progress", 0),
-                            "env_step": current_step}  # fmt: skip
+                    episode_log.append(
+                        {
+                            "last_action_success": 0.0,
+                            "action_id": -2,
+                            "action_description": "empty plan",
+                            "reasoning": reasoning,
+                        }
+                    )
+                    info = {
+                        "task_success": episode_info.get("task_success", 0),
+                        "task_progress": episode_info.get("task_progress", 0),
+                        "env_step": current_step,
+                    }
                     break
                 if action == -1:
                     cur_invalid += 1
                     episode_info["reward"].append(-1)
                     episode_info["num_invalid_actions"] += 1
-                    episode_log.append({"last_action_success": 0.0, "action_id": -1,
-                                        "action_description": "invalid action", "reasoning": reasoning})  # fmt: skip
+                    episode_log.append(
+                        {
+                            "last_action_success": 0.0,
+                            "action_id": -1,
+                            "action_description": "invalid action",
+                            "reasoning": reasoning,
+                        }
+                    )
                     info = {"task_success": 0, "task_progress": 0, "env_step": current_step}
                     if cur_invalid >= spec["max_invalid_actions"]:
                         break
@@ -408,15 +422,28 @@ def write_alfred_run(root: Path, spec_file: Path = WRITERS / "embodiedbench.json
                     current_step += 1  # EBAlfEnv.step
                     if not success:
                         cur_invalid += 1
-                    done = bool(current_step >= spec["max_episode_steps"] or goal
-                                or cur_invalid >= spec["max_invalid_actions"])  # fmt: skip
-                    feedback = ("Last action executed successfully." if success
-                                else f"Last action is invalid. {message}")  # fmt: skip
-                    info = {"task_success": float(goal), "task_progress": goal,
-                            "instruction": "put an apple in the fridge", "env_step": current_step,
-                            "env_feedback": feedback, "episode_elapsed_seconds": 1.0,
-                            "last_action_success": float(success), "action_id": action_single,
-                            "action_description": skills[action_single], "reasoning": reasoning}  # fmt: skip
+                    done = bool(
+                        current_step >= spec["max_episode_steps"]
+                        or goal
+                        or cur_invalid >= spec["max_invalid_actions"]
+                    )
+                    feedback = (
+                        "Last action executed successfully."
+                        if success
+                        else f"Last action is invalid. {message}"
+                    )
+                    info = {
+                        "task_success": float(goal),
+                        "task_progress": goal,
+                        "instruction": "put an apple in the fridge",
+                        "env_step": current_step,
+                        "env_feedback": feedback,
+                        "episode_elapsed_seconds": 1.0,
+                        "last_action_success": float(success),
+                        "action_id": action_single,
+                        "action_description": skills[action_single],
+                        "reasoning": reasoning,
+                    }
                     episode_log.append(info)
                     shade += 11
                     save_image(current_step, shade)
@@ -424,10 +451,14 @@ def write_alfred_run(root: Path, spec_file: Path = WRITERS / "embodiedbench.json
                     episode_info["num_invalid_actions"] += info["last_action_success"] == 0
                     if done or not info["last_action_success"]:
                         break
-            episode_info.update(instruction="put an apple in the fridge",
-                                task_success=info["task_success"],
-                                task_progress=info["task_progress"], num_steps=info["env_step"],
-                                planner_steps=planner_steps, planner_output_error=output_json_error)  # fmt: skip
+            episode_info.update(
+                instruction="put an apple in the fridge",
+                task_success=info["task_success"],
+                task_progress=info["task_progress"],
+                num_steps=info["env_step"],
+                planner_steps=planner_steps,
+                planner_output_error=output_json_error,
+            )
             episode_info["reward"] = sum(episode_info["reward"]) / max(
                 1, len(episode_info["reward"])
             )
@@ -481,18 +512,26 @@ def write_manipulation_run(root: Path, spec_file: Path = WRITERS / "embodiedbenc
                 ):
                     current_step += 1
                     done = bool(goal)
-                    info = {"task_success": float(goal), "action_success": float(success),
-                            "episode_elapsed_seconds": 1.0}  # fmt: skip
+                    info = {
+                        "task_success": float(goal),
+                        "action_success": float(success),
+                        "episode_elapsed_seconds": 1.0,
+                    }
                     shade += 13
                     _png(folder / f"episode_{number}_step_{current_step}_front_rgb.png", shade)
                     episode_info["reward"].append(0)
                     episode_info["action_success"].append(info["action_success"])
                     if done:
                         break
-            episode_info.update(instruction="stack the cubes", avg_reward=0.0,
-                                task_success=info["task_success"], num_steps=current_step,
-                                planner_steps=planner_steps, planner_output_error=output_json_error,
-                                episode_elapsed_seconds=info["episode_elapsed_seconds"])  # fmt: skip
+            episode_info.update(
+                instruction="stack the cubes",
+                avg_reward=0.0,
+                task_success=info["task_success"],
+                num_steps=current_step,
+                planner_steps=planner_steps,
+                planner_output_error=output_json_error,
+                episode_elapsed_seconds=info["episode_elapsed_seconds"],
+            )
             (log_path / "results").mkdir(parents=True, exist_ok=True)
             with open(
                 log_path / "results" / f"episode_{number}_res.json", "w", encoding="utf-8"

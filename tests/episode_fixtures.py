@@ -30,10 +30,17 @@ def record_episode(project, question, scene_id, model, calls, mode="manipulation
         env.call(name, arguments, model_text={"reasoning": f"I call {name}."})
     world.close()
     header = {
-        "benchmark": "mgvqa", "model": model, "agent": "test", "mode": mode, "task": question.task,
-        "question_id": question.id, "scene_id": scene_id, "outcome": env.outcome,
-        "success": env.correct, "camera": {"width": 256, "height": 256},
-    }  # fmt: skip
+        "benchmark": "mgvqa",
+        "model": model,
+        "agent": "test",
+        "mode": mode,
+        "task": question.task,
+        "question_id": question.id,
+        "scene_id": scene_id,
+        "outcome": env.outcome,
+        "success": env.correct,
+        "camera": {"width": 256, "height": 256},
+    }
     return project.episodes.add(header, env.steps).id
 
 
@@ -44,8 +51,11 @@ def small_scene():
     from sim.tabletop.world import TabletopWorld
 
     with TabletopWorld(gripper="2f85") as world:
-        for key, half, pos in (("red_box", 0.025, (-0.08, 0.05)), ("blue_box", 0.02, (0.08, 0.08)),
-                               ("wide_box", 0.06, (0.0, -0.10))):  # fmt: skip
+        for key, half, pos in (
+            ("red_box", 0.025, (-0.08, 0.05)),
+            ("blue_box", 0.02, (0.08, 0.08)),
+            ("wide_box", 0.06, (0.0, -0.10)),
+        ):
             world.add_primitive(key, "box", (half, half, 0.02), (*pos, 0.645), mass=0.1, name=key)
         settle(world)
         return world.body_records(), world.capture_state()
@@ -56,18 +66,42 @@ def episode_project(tmp_path_factory):
     path = tmp_path_factory.mktemp("replay") / "episodes.reasonscope"
     records, state = small_scene()
     with open_project(path, create=True) as project:
-        sid = project.scenes.add({"name": "three boxes", "camera": {}, "state": state,
-                                  "bodies": records})  # fmt: skip
-        count = project.questions.add({"benchmark": "mgvqa", "task": "count", "scene_id": sid,
-                                       "text": "How many boxes?", "answer": 3})  # fmt: skip
-        find = project.questions.add({"benchmark": "mgvqa", "task": "find", "scene_id": sid,
-                                      "text": "Is there a mug?", "answer": {"answer": "no"}})  # fmt: skip
-        record_episode(project, count, sid, "alpha", [
-            ("find_object", {"at": "red_box"}), ("push", {"mask_id": "mask_1", "direction": "left"}),
-            ("find_object", {"at": "blue_box"}), ("grasp", {"mask_id": "mask_2"}),
-            ("find_object", {"at": "wide_box"}), ("grasp", {"mask_id": "mask_3"}),
-            ("answer_question", {"answer": "3"}),
-        ])  # fmt: skip
+        sid = project.scenes.add(
+            {"name": "three boxes", "camera": {}, "state": state, "bodies": records}
+        )
+        count = project.questions.add(
+            {
+                "benchmark": "mgvqa",
+                "task": "count",
+                "scene_id": sid,
+                "text": "How many boxes?",
+                "answer": 3,
+            }
+        )
+        find = project.questions.add(
+            {
+                "benchmark": "mgvqa",
+                "task": "find",
+                "scene_id": sid,
+                "text": "Is there a mug?",
+                "answer": {"answer": "no"},
+            }
+        )
+        record_episode(
+            project,
+            count,
+            sid,
+            "alpha",
+            [
+                ("find_object", {"at": "red_box"}),
+                ("push", {"mask_id": "mask_1", "direction": "left"}),
+                ("find_object", {"at": "blue_box"}),
+                ("grasp", {"mask_id": "mask_2"}),
+                ("find_object", {"at": "wide_box"}),
+                ("grasp", {"mask_id": "mask_3"}),
+                ("answer_question", {"answer": "3"}),
+            ],
+        )
         record_episode(
             project,
             find,

@@ -40,7 +40,9 @@ def press_shortcut(qtbot, widget, key, modifiers=Qt.KeyboardModifier.NoModifier)
 
 def switch_mode(qtbot, window, index: int) -> None:
     """Ctrl+<index> switches to the index-th mode (1-based)."""
-    press_shortcut(qtbot, window, getattr(Qt.Key, f"Key_{index}"), Qt.KeyboardModifier.ControlModifier)
+    press_shortcut(
+        qtbot, window, getattr(Qt.Key, f"Key_{index}"), Qt.KeyboardModifier.ControlModifier
+    )
 
 
 def sign_in_with_dialog(qtbot, window, name: str) -> None:
@@ -57,7 +59,9 @@ def sign_in_with_dialog(qtbot, window, name: str) -> None:
 
 def open_demo_and_wait(qtbot, window, timeout: int = 30000) -> None:
     window.open_demo()
-    qtbot.waitUntil(lambda: window.task is None and window.session.project is not None, timeout=timeout)
+    qtbot.waitUntil(
+        lambda: window.task is None and window.session.project is not None, timeout=timeout
+    )
 
 
 def dismiss_message(qtbot, window) -> str:

@@ -24,7 +24,13 @@ def write_question_project(path: Path) -> Path:
         candidate.scene.world.close()
         # A second question on the same scene, added by hand.
         project.questions.add(
-            {"benchmark": "mgvqa", "task": "count", "text": "How many objects are there?",
-             "answer": len(objects), "evidence_ids": objects[:2], "scene_id": sid}
-        )  # fmt: skip
+            {
+                "benchmark": "mgvqa",
+                "task": "count",
+                "text": "How many objects are there?",
+                "answer": len(objects),
+                "evidence_ids": objects[:2],
+                "scene_id": sid,
+            }
+        )
     return path

@@ -1,5 +1,10 @@
-"""The shape of the code: layer rules (import-linter), lint (ruff), no import cycles,
-folders and modules that stay small, and no module borrowing another's private names."""
+"""The shape of the code: layer rules (import-linter), lint and format (ruff), no import
+cycles, folders that stay small, functions that stay readable, and no module borrowing
+another's private names.
+
+Size rules measure design, not formatting: `ruff format` alone decides how code is laid
+out, a cohesive module may grow to MAX_MODULE_LINES formatted lines, and a function is
+split where it passes MAX_FUNCTION_STATEMENTS statements."""
 
 from __future__ import annotations
 
@@ -15,7 +20,23 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 LAYERS = ("app", "widgets", "sim", "annotation", "store")
 MAX_MODULES_PER_FOLDER = 25
-MAX_LINES = {"app": 420, "widgets": 420, "sim": 420, "annotation": 760, "store": 620}
+# Set from the formatted tree (largest module 750 lines on 2026-12-04): a module this long
+# is read as one idea or split where its ideas part, never to meet a count.
+MAX_MODULE_LINES = 800
+MAX_FUNCTION_STATEMENTS = 60
+# Functions over the statement limit, each a known split to make (a Qt form built in one
+# `__init__`, one checked decision table). The figure is a ceiling: a function here may
+# shrink, never grow, and a new long function is not added to this list.
+LONG_FUNCTIONS: dict[str, int] = {
+    "widgets/verify/panel.py:__init__": 101,
+    "sim/tabletop/grasp_plan.py:_assess": 81,
+    "app/replay/mode.py:__init__": 73,
+    "widgets/hoi/panel.py:__init__": 65,
+    "annotation/model_output.py:_rebuild": 62,
+    "app/demo/jrdb_synth.py:write_sequence": 61,
+    "app/io/jrdb_reasoning.py:element": 61,
+    "app/screenshots.py:take_screenshots": 90,
+}
 
 
 def _tool(name: str) -> str:
@@ -108,15 +129,86 @@ def test_no_folder_holds_more_than_25_modules():
     assert not crowded, f"folders to split into feature packages: {crowded}"
 
 
-def test_modules_stay_small():
-    """Every module in every folder, recursively; a widget or app module under about 400
-    lines (labelme's 3,000-line main window is the warning)."""
+def test_ruff_format_is_clean():
+    """`ruff format` alone lays code out; `# fmt: skip` is for aligned data tables only."""
+    result = subprocess.run(
+        [_tool("ruff"), "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_fmt_skip_marks_tables_only():
+    """A marker on anything but a data literal (a call, a `def`, an expression) is formatting
+    bent by hand; a few dozen in the tree at most."""
+    marked = []
+    for layer in (*LAYERS, "tests"):
+        for path in (ROOT / layer).rglob("*.py"):
+            marked += [
+                f"{path.relative_to(ROOT)}:{n}"
+                for n, line in enumerate(path.read_text().splitlines(), 1)
+                if "fmt: skip" in line or "fmt: off" in line
+            ]
+    assert len(marked) <= 36, f"{len(marked)} markers: {marked}"
+
+
+def statement_count(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Statements in a function's body, nested blocks included; a nested `def` or `class`
+    counts as one (it is read, and limited, on its own)."""
+    count = 0
+    stack: list[ast.stmt] = list(function.body)
+    while stack:
+        statement = stack.pop()
+        count += 1
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            stack += getattr(statement, field, None) or []
+        for block in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+            stack += block.body
+    return count
+
+
+def long_functions(root: Path = ROOT) -> dict[str, int]:
+    """`path:name` -> statement count, for every function over MAX_FUNCTION_STATEMENTS."""
+    found = {}
+    for path in _modules(root).values():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                count = statement_count(node)
+                if count > MAX_FUNCTION_STATEMENTS:
+                    found[f"{path.relative_to(root)}:{node.name}"] = count
+    return found
+
+
+def test_functions_stay_readable():
+    grown = {
+        where: count
+        for where, count in long_functions().items()
+        if count > LONG_FUNCTIONS.get(where, MAX_FUNCTION_STATEMENTS)
+    }
+    assert not grown, f"split these where their steps part: {grown}"
+
+
+def test_the_statement_count_sees_nested_blocks(tmp_path):
+    (tmp_path / "sim").mkdir()
+    for layer in LAYERS:
+        (tmp_path / layer).mkdir(exist_ok=True)
+    body = "".join(f"        x{i} = {i}\n" for i in range(MAX_FUNCTION_STATEMENTS))
+    (tmp_path / "sim" / "long.py").write_text(
+        f"def f(a):\n    if a:\n{body}    else:\n        pass\n"
+        "    def inner():\n        return 1\n    return inner\n"
+    )
+    # the `if`, its body, the `else` body's `pass`, the nested def and the return
+    assert long_functions(tmp_path) == {"sim/long.py:f": MAX_FUNCTION_STATEMENTS + 4}
+
+
+def test_modules_stay_within_a_generous_formatted_size():
     big = {}
-    for name, path in _modules().items():
+    for path in _modules().values():
         lines = len(path.read_text().splitlines())
-        if lines > MAX_LINES[name.split(".")[0]]:
+        if lines > MAX_MODULE_LINES:
             big[str(path.relative_to(ROOT))] = lines
-    assert not big, f"split these: {big}"
+    assert not big, f"split these where their ideas part: {big}"
 
 
 def test_no_module_imports_another_modules_private_names():
@@ -147,6 +239,9 @@ def test_no_test_module_imports_another():
                 names = [node.module]
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
-            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names
-                          if n.rpartition(".")[2].startswith("test_")]  # fmt: skip
+            offenders += [
+                f"{path.relative_to(ROOT)}: {n}"
+                for n in names
+                if n.rpartition(".")[2].startswith("test_")
+            ]
     assert not offenders, offenders

@@ -62,53 +62,97 @@ class ActionSpec:
 
 _ARM = Param("arm_tag", "arm", description="Which arm: 'left' or 'right'.")
 ACTIONS: tuple[ActionSpec, ...] = (
-    ActionSpec("2.2", "grasp_actor", "Pick up a specified object using the selected arm.", (
-        Param("actor", "name", description="The object to grasp."),
-        _ARM,
-        Param("pre_grasp_dis", "number", 0.1, "Pre-grasp distance (m); the arm goes there first."),
-        Param("grasp_dis", "number", 0.0, "Grasping distance (m) before closing the gripper."),
-        Param("gripper_pos", "number", 0.0, "Gripper closing position (0 fully closed)."),
-        Param("contact_point_id", "ints", None, "Contact point ids; None picks the best one."),
-    )),
-    ActionSpec("2.3", "place_actor", "Place a currently held object at a target pose.", (
-        Param("actor", "name", description="The currently held object."),
-        _ARM,
-        Param("target_pose", "pose", description="xyz + optional quaternion (3 or 7 numbers)."),
-        Param("functional_point_id", "int", None, "Ignored by the benchmark; kept as data."),
-        Param("pre_dis", "number", 0.1, "Pre-place distance (m)."),
-        Param("dis", "number", 0.02, "Final placement distance (m)."),
-        Param("is_open", "bool", True, "Whether to open the gripper after placing."),
-    ), kwargs=(
-        Param("constrain", "choice", "auto", "Alignment strategy.", ("free", "align", "auto")),
-        Param("align_axis", "any", None, "Vectors in world coordinates to align with."),
-        Param("actor_axis", "any", (1, 0, 0), "Second object axis used for alignment."),
-        Param("actor_axis_type", "choice", "actor", "actor_axis relative to what.",
-              ("actor", "world")),
-        Param("pre_dis_axis", "any", "grasp", "'grasp', 'fp' or a vector.",
-              source="RoboTwin 2.0 place_actor default (003 names no default)"),
-    )),
-    ActionSpec("2.4", "move_by_displacement",
-               "Move an end-effector by a displacement and optionally set its orientation.", (
-        _ARM,
-        Param("x", "number", 0.0, "Displacement along x (m)."),
-        Param("y", "number", 0.0, "Displacement along y (m)."),
-        Param("z", "number", 0.0, "Displacement along z (m)."),
-        Param("quat", "quat", None, "Optional target orientation (wire order)."),
-        Param("move_axis", "choice", "world", "Coordinate system.", ("world", "arm")),
-    )),
-    ActionSpec("2.5", "move_to_pose", "Move an end-effector to an absolute pose.", (
-        _ARM,
-        Param("target_pose", "pose", description="xyz + optional quaternion (3 or 7 numbers)."),
-    )),
-    ActionSpec("2.6", "close_gripper", "Close the gripper of an arm.", (
-        _ARM, Param("pos", "number", 0.0, "Gripper position (0 fully closed)."),
-    )),
-    ActionSpec("2.7", "open_gripper", "Open the gripper of an arm.", (
-        _ARM, Param("pos", "number", 1.0, "Gripper position (1 fully open)."),
-    )),
+    ActionSpec(
+        "2.2",
+        "grasp_actor",
+        "Pick up a specified object using the selected arm.",
+        (
+            Param("actor", "name", description="The object to grasp."),
+            _ARM,
+            Param(
+                "pre_grasp_dis", "number", 0.1, "Pre-grasp distance (m); the arm goes there first."
+            ),
+            Param("grasp_dis", "number", 0.0, "Grasping distance (m) before closing the gripper."),
+            Param("gripper_pos", "number", 0.0, "Gripper closing position (0 fully closed)."),
+            Param("contact_point_id", "ints", None, "Contact point ids; None picks the best one."),
+        ),
+    ),
+    ActionSpec(
+        "2.3",
+        "place_actor",
+        "Place a currently held object at a target pose.",
+        (
+            Param("actor", "name", description="The currently held object."),
+            _ARM,
+            Param("target_pose", "pose", description="xyz + optional quaternion (3 or 7 numbers)."),
+            Param("functional_point_id", "int", None, "Ignored by the benchmark; kept as data."),
+            Param("pre_dis", "number", 0.1, "Pre-place distance (m)."),
+            Param("dis", "number", 0.02, "Final placement distance (m)."),
+            Param("is_open", "bool", True, "Whether to open the gripper after placing."),
+        ),
+        kwargs=(
+            Param("constrain", "choice", "auto", "Alignment strategy.", ("free", "align", "auto")),
+            Param("align_axis", "any", None, "Vectors in world coordinates to align with."),
+            Param("actor_axis", "any", (1, 0, 0), "Second object axis used for alignment."),
+            Param(
+                "actor_axis_type",
+                "choice",
+                "actor",
+                "actor_axis relative to what.",
+                ("actor", "world"),
+            ),
+            Param(
+                "pre_dis_axis",
+                "any",
+                "grasp",
+                "'grasp', 'fp' or a vector.",
+                source="RoboTwin 2.0 place_actor default (003 names no default)",
+            ),
+        ),
+    ),
+    ActionSpec(
+        "2.4",
+        "move_by_displacement",
+        "Move an end-effector by a displacement and optionally set its orientation.",
+        (
+            _ARM,
+            Param("x", "number", 0.0, "Displacement along x (m)."),
+            Param("y", "number", 0.0, "Displacement along y (m)."),
+            Param("z", "number", 0.0, "Displacement along z (m)."),
+            Param("quat", "quat", None, "Optional target orientation (wire order)."),
+            Param("move_axis", "choice", "world", "Coordinate system.", ("world", "arm")),
+        ),
+    ),
+    ActionSpec(
+        "2.5",
+        "move_to_pose",
+        "Move an end-effector to an absolute pose.",
+        (
+            _ARM,
+            Param("target_pose", "pose", description="xyz + optional quaternion (3 or 7 numbers)."),
+        ),
+    ),
+    ActionSpec(
+        "2.6",
+        "close_gripper",
+        "Close the gripper of an arm.",
+        (
+            _ARM,
+            Param("pos", "number", 0.0, "Gripper position (0 fully closed)."),
+        ),
+    ),
+    ActionSpec(
+        "2.7",
+        "open_gripper",
+        "Open the gripper of an arm.",
+        (
+            _ARM,
+            Param("pos", "number", 1.0, "Gripper position (1 fully open)."),
+        ),
+    ),
     ActionSpec("2.8", "back_to_origin", "Return an arm to its initial pose.", (_ARM,)),
     ActionSpec("2.9", "get_arm_pose", "Get the current end-effector pose of an arm.", (_ARM,)),
-)  # fmt: skip
+)
 BY_ID = {a.id: a for a in ACTIONS}
 BY_NAME = {a.name: a for a in ACTIONS}
 

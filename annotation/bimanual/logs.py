@@ -229,8 +229,11 @@ def outcome_fields(success: bool | None) -> dict[str, Any]:
     """The episode header's outcome, success and score for a known or unknown result."""
     if success is None:
         return {"outcome": "", "success": None, "score": None}
-    return {"outcome": "success" if success else "failure", "success": success,
-            "score": float(success)}  # fmt: skip
+    return {
+        "outcome": "success" if success else "failure",
+        "success": success,
+        "score": float(success),
+    }
 
 
 def harness_step(
@@ -267,14 +270,18 @@ def _ran_nothing(step: dict[str, Any], why: str, have_records: bool) -> dict[str
     a format error; our repaired reading, if any, kept as a suggestion."""
     out = step["result"]
     if step["kind"] == "action":
-        out["suggestion"] = {"note": SUGGESTION_NOTE, "arguments": step["arguments"],
-                             "parse": out["parse"]}  # fmt: skip
+        out["suggestion"] = {
+            "note": SUGGESTION_NOTE,
+            "arguments": step["arguments"],
+            "parse": out["parse"],
+        }
     out["parse"] = {"ok": False, "tier": "", "repairs": [], "problems": [], "error": why}
     out["format_error"] = why
     feedback = HARNESS_EMPTY if have_records else ""
     out["env_feedback"] = feedback
-    step.update(kind="format_error", arguments={}, ok=False,
-                feedback=feedback or f"Format error: {why}")  # fmt: skip
+    step.update(
+        kind="format_error", arguments={}, ok=False, feedback=feedback or f"Format error: {why}"
+    )
     return step
 
 
@@ -375,8 +382,10 @@ def vla_plan(raw: str) -> tuple[list[Any] | None, str]:
         return list(plan), ""
     if isinstance(plan, dict) and not plan:
         return None, ""
-    raise LogError(f"executable_plan is a JSON {type(plan).__name__}: the fine-control planner"
-                   " (vlmplanner_vla.py act) fails on it before logging the reply")  # fmt: skip
+    raise LogError(
+        f"executable_plan is a JSON {type(plan).__name__}: the fine-control planner"
+        " (vlmplanner_vla.py act) fails on it before logging the reply"
+    )
 
 
 def vla_taken(count: int, chunk: int, failure: int | None, ran: set[int] | None) -> int:
@@ -404,8 +413,9 @@ def vla_items(
             continue
         item_notes: list[str] = []
         out.extend(plan_to_internal([values], pose_order, notes=item_notes))
-        notes.extend(n.replace("executable_plan[0]", f"executable_plan[{i}]", 1)
-                     for n in item_notes)  # fmt: skip
+        notes.extend(
+            n.replace("executable_plan[0]", f"executable_plan[{i}]", 1) for n in item_notes
+        )
     return out, notes
 
 
@@ -440,8 +450,10 @@ def harness_vla_step(
         out["pose_notes"] = notes
     if items is not None and len(items) > taken:
         out["dropped"] = len(items) - taken
-    step.update(kind="action", arguments={"tier": "row16" if plan else "",
-                                          "pose_order": pose_order, "plan": plan})  # fmt: skip
+    step.update(
+        kind="action",
+        arguments={"tier": "row16" if plan else "", "pose_order": pose_order, "plan": plan},
+    )
     if items is None:
         lines, ok, executed = [HARNESS_EMPTY], None, []
     else:

@@ -28,25 +28,31 @@ TIER_TITLES = {
 }
 #: Table 1: (group, [(task id, task name), ...]) in the paper's column order.
 PLANNING_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
-    ("Independent Parallel", (
-        ("Place1", "place_cans_plasticbox"),
-        ("Place2", "blocks_cross_shape"),
-        ("Ranking1", "blocks_ranking_size"),
-        ("Ranking2", "blocks_ranking_rgb"),
-        ("Stack1", "stack_blocks_three"),
-        ("Stack2", "stack_bowls_three"),
-    )),
-    ("Sequential Collaborative", (
-        ("Handover1", "handover_mic"),
-        ("Handover2", "handover_block"),
-        ("Handover3", "hanging_mug"),
-        ("Place3", "place_burger_fries"),
-        ("Place4", "place_object_basket"),
-        ("Place5", "place_bread_skillet"),
-        ("Place6", "blocks_tower"),
-        ("Place7", "put_bottles_dustbin"),
-    )),
-)  # fmt: skip
+    (
+        "Independent Parallel",
+        (
+            ("Place1", "place_cans_plasticbox"),
+            ("Place2", "blocks_cross_shape"),
+            ("Ranking1", "blocks_ranking_size"),
+            ("Ranking2", "blocks_ranking_rgb"),
+            ("Stack1", "stack_blocks_three"),
+            ("Stack2", "stack_bowls_three"),
+        ),
+    ),
+    (
+        "Sequential Collaborative",
+        (
+            ("Handover1", "handover_mic"),
+            ("Handover2", "handover_block"),
+            ("Handover3", "hanging_mug"),
+            ("Place3", "place_burger_fries"),
+            ("Place4", "place_object_basket"),
+            ("Place5", "place_bread_skillet"),
+            ("Place6", "blocks_tower"),
+            ("Place7", "put_bottles_dustbin"),
+        ),
+    ),
+)
 #: Table 3: [(task id, task name), ...] in the paper's column order.
 FINE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Place8", "place_object_scale"),
@@ -107,9 +113,13 @@ def _cells(counts: Mapping[str, Mapping[str, Any]], columns) -> dict[str, dict |
         out[tid] = (
             None
             if not c or not c.get("episodes")
-            else {"task": task, "success": c["success"], "episodes": c["episodes"],
-                  "rate_pct": _pct(c)}
-        )  # fmt: skip
+            else {
+                "task": task,
+                "success": c["success"],
+                "episodes": c["episodes"],
+                "rate_pct": _pct(c),
+            }
+        )
     return out
 
 
@@ -144,8 +154,15 @@ def paper_tables(
             for name, cols in PLANNING_GROUPS:
                 groups[name] = _mean(cells, [tid for tid, _ in cols])[0]
             total, missing = _mean(cells, [tid for tid, _ in all_planning])
-            planning_rows.append({"model": model, "cells": cells, "group_avg": groups,
-                                  "total_avg": total, "missing": missing})  # fmt: skip
+            planning_rows.append(
+                {
+                    "model": model,
+                    "cells": cells,
+                    "group_avg": groups,
+                    "total_avg": total,
+                    "missing": missing,
+                }
+            )
         cells = _cells(counts.get(FINE, {}).get(model) or {}, FINE_COLUMNS)
         if any(cells.values()):
             avg, missing = _mean(cells, [tid for tid, _ in FINE_COLUMNS])
@@ -153,8 +170,10 @@ def paper_tables(
     return {
         PLANNING: {
             "title": TIER_TITLES[PLANNING],
-            "groups": [{"name": name, "columns": [{"id": t, "task": k} for t, k in cols]}
-                       for name, cols in PLANNING_GROUPS],  # fmt: skip
+            "groups": [
+                {"name": name, "columns": [{"id": t, "task": k} for t, k in cols]}
+                for name, cols in PLANNING_GROUPS
+            ],
             "rows": planning_rows,
         },
         FINE: {

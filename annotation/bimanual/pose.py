@@ -95,8 +95,9 @@ def pose_from_wire(
     xyz = (values[0], values[1], values[2])
     if len(values) == 3:
         return xyz, None
-    quat = quat_from_wire(values[3:], order, tolerance=tolerance, notes=notes,
-                          what=f"{what} quaternion")  # fmt: skip
+    quat = quat_from_wire(
+        values[3:], order, tolerance=tolerance, notes=notes, what=f"{what} quaternion"
+    )
     return xyz, quat
 
 
@@ -119,17 +120,21 @@ class DualArmCommand:
     def to_wire(self, order: str = DEFAULT_ORDER) -> list[float]:
         """The 16 numbers in the wire order."""
         return [
-            *pose_to_wire(self.left_xyz, self.left_quat_xyzw, order), float(self.left_grip),
-            *pose_to_wire(self.right_xyz, self.right_quat_xyzw, order), float(self.right_grip),
-        ]  # fmt: skip
+            *pose_to_wire(self.left_xyz, self.left_quat_xyzw, order),
+            float(self.left_grip),
+            *pose_to_wire(self.right_xyz, self.right_quat_xyzw, order),
+            float(self.right_grip),
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            arm: {"position": list(getattr(self, f"{arm}_xyz")),
-                  "orientation": list(getattr(self, f"{arm}_quat_xyzw")),
-                  "grip": getattr(self, f"{arm}_grip")}
+            arm: {
+                "position": list(getattr(self, f"{arm}_xyz")),
+                "orientation": list(getattr(self, f"{arm}_quat_xyzw")),
+                "grip": getattr(self, f"{arm}_grip"),
+            }
             for arm in ("left", "right")
-        }  # fmt: skip
+        }
 
 
 def row16_from_wire(

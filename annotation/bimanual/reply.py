@@ -82,9 +82,15 @@ def _note(repairs: list[str], code: str) -> None:
         repairs.append(code)
 
 
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-              ast.Div: operator.truediv, ast.Pow: operator.pow, ast.USub: operator.neg,
-              ast.UAdd: operator.pos}  # fmt: skip
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
 
 
 def arithmetic(text: str) -> float:

@@ -109,8 +109,9 @@ def _check_boxes(where: str, value: Any) -> None:
         return
     boxes = value["boxes"]
     if not isinstance(boxes, list | dict):
-        raise FormatError(f"{where}.boxes must be a list of [x, y, w, h] boxes, not "
-                          f"{type(boxes).__name__}")  # fmt: skip
+        raise FormatError(
+            f"{where}.boxes must be a list of [x, y, w, h] boxes, not {type(boxes).__name__}"
+        )
     if any(isinstance(b, str) for b in (boxes.values() if isinstance(boxes, dict) else boxes)):
         raise FormatError(f"{where}.boxes holds a string where a box [x, y, w, h] belongs")
     try:

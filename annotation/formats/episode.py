@@ -19,9 +19,20 @@ FORMAT = "reasonscope-episode/1"
 MODES = ("direct", "perception", "manipulation", "")
 # header keys that have a field of their own in a line (the uid is the line's "id")
 LINE_FIELDS = (
-    "benchmark", "model", "agent", "mode", "task", "outcome", "success", "score",
-    "prompt_variant", "question", "scene", "camera", "answer",
-)  # fmt: skip
+    "benchmark",
+    "model",
+    "agent",
+    "mode",
+    "task",
+    "outcome",
+    "success",
+    "score",
+    "prompt_variant",
+    "question",
+    "scene",
+    "camera",
+    "answer",
+)
 # those, and ids local to one project (question_id, scene_id), stay out of "extra"
 HEADER_FIELDS = ("uid", *LINE_FIELDS, "question_id", "scene_id")
 

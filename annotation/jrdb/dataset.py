@@ -508,7 +508,7 @@ def parse_activity(data: Any) -> list[PersonLabel]:
                 out.append(PersonLabel(index, person, "social_group", str(cluster), stat))
             infos = entry.get("group_info") or []
             for j, info in enumerate(infos if isinstance(infos, list) else [infos]):
-                for key, labels in (info.items() if isinstance(info, dict) else ()):
+                for key, labels in info.items() if isinstance(info, dict) else ():
                     _difficulties(labels, f"{where}.group_info[{j}].{key}")  # checked, kept raw
             if entry.get("demographics_info") is not None:
                 out += [

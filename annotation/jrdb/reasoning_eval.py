@@ -518,9 +518,16 @@ def rho_words(rho: float | None) -> str:
         return "undefined"
     a = abs(rho)
     strength = (
-        "very weak" if a < 0.2 else "weak" if a < 0.4 else "moderate" if a < 0.6 else
-        "strong" if a < 0.8 else "very strong"
-    )  # fmt: skip
+        "very weak"
+        if a < 0.2
+        else "weak"
+        if a < 0.4
+        else "moderate"
+        if a < 0.6
+        else "strong"
+        if a < 0.8
+        else "very strong"
+    )
     return strength if a < 0.2 else f"{strength} {'positive' if rho > 0 else 'negative'}"
 
 
@@ -548,9 +555,14 @@ def accuracy_by_level(outcomes: Iterable[Any]) -> list[dict[str, Any]]:
     for (model, benchmark, task), items in sorted(groups.items()):
         levels = {lv: _cell([o for o in items if o.level == lv]) for lv in LEVELS}
         rows.append(
-            {"model": model, "benchmark": benchmark, "task": task, "levels": levels,
-             "all": _cell(items)}
-        )  # fmt: skip
+            {
+                "model": model,
+                "benchmark": benchmark,
+                "task": task,
+                "levels": levels,
+                "all": _cell(items),
+            }
+        )
     return rows
 
 
@@ -586,9 +598,14 @@ def human_accuracy_by_level(answers: Iterable[Any]) -> list[dict[str, Any]]:
         }
         everything = _mean_cell([_cell(items) for items in people.values()])
         rows.append(
-            {"model": HUMAN, "benchmark": benchmark, "task": task, "levels": levels,
-             "all": everything}
-        )  # fmt: skip
+            {
+                "model": HUMAN,
+                "benchmark": benchmark,
+                "task": task,
+                "levels": levels,
+                "all": everything,
+            }
+        )
     return rows
 
 
@@ -604,16 +621,21 @@ def step_curves(predictions: Iterable[Any]) -> list[dict[str, Any]]:
             groups[(p.model, p.task, level)].append(p.step_correct)
     out = []
     order = {lv: i for i, lv in enumerate((*LEVELS, "all"))}
-    for (model, task, level), lists in sorted(groups.items(), key=lambda kv: (
-        kv[0][0], kv[0][1], order[kv[0][2]])):  # fmt: skip
+    for (model, task, level), lists in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][2]])
+    ):
         curve = []
         for k in range(max((len(s) for s in lists), default=0)):
             at_k = [s[k] for s in lists if k < len(s)]
             right = sum(at_k)
             curve.append(
-                {"step": k + 1, "n": len(at_k), "correct": right,
-                 "accuracy_pct": round(100.0 * right / len(at_k), 2)}
-            )  # fmt: skip
+                {
+                    "step": k + 1,
+                    "n": len(at_k),
+                    "correct": right,
+                    "accuracy_pct": round(100.0 * right / len(at_k), 2),
+                }
+            )
         out.append({"model": model, "task": task, "level": level, "curve": curve})
     return out
 
@@ -638,12 +660,18 @@ def spearman_table(points: Iterable[RatingPoint]) -> list[dict[str, Any]]:
         ds = [qs[0].D for qs in by_question.values()]
         means = [sum(p.rating for p in qs) / len(qs) for qs in by_question.values()]
         rho = spearman(means, ds)
-        rows.append({
-            "benchmark": benchmark, "task": task, "n": len(by_question), "ratings": len(items),
-            "annotators": len({p.annotator_id for p in items}),
-            "rho": None if rho is None else round(rho, 4),
-            "p": spearman_p(rho, len(by_question)), "words": rho_words(rho),
-        })  # fmt: skip
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "task": task,
+                "n": len(by_question),
+                "ratings": len(items),
+                "annotators": len({p.annotator_id for p in items}),
+                "rho": None if rho is None else round(rho, 4),
+                "p": spearman_p(rho, len(by_question)),
+                "words": rho_words(rho),
+            }
+        )
     return rows
 
 

@@ -242,14 +242,19 @@ def episode_facts(episode: Episode, steps: Sequence[Step]) -> EpisodeFacts:
     task = episode.task
     bad = sum(1 for s in steps if s.kind == "format_error")
     return EpisodeFacts(
-        episode.model, episode.agent, episode.mode, task,
+        episode.model,
+        episode.agent,
+        episode.mode,
+        task,
         success=episode_success(episode, steps),
         calls=manipulation_calls(steps),
         turns=model_turns(steps),
         presence=find_presence(episode) if task == "find" else None,
         count=count_outcome(episode, steps) if task == "count" else None,
-        steps=len(steps), format_error_steps=bad, with_format_errors=int(bad > 0),
-    )  # fmt: skip
+        steps=len(steps),
+        format_error_steps=bad,
+        with_format_errors=int(bad > 0),
+    )
 
 
 @dataclass
@@ -300,8 +305,9 @@ class _Row:
             k: sum(n for r, n in self.recovery.items() if r.next_manipulation == k)
             for k in NEXT_MANIPULATIONS
         }
-        reg = {k: sum(n for r, n in self.recovery.items() if r.regrounding == k)
-               for k in REGROUNDING}  # fmt: skip
+        reg = {
+            k: sum(n for r, n in self.recovery.items() if r.regrounding == k) for k in REGROUNDING
+        }
         return {
             "model": self.model,
             "agent": self.agent,
@@ -572,10 +578,15 @@ def bimanual_metrics(
         if episode.agent == REPLAY_IN_SIM_AGENT:
             replays += 1
             continue
-        facts.append(BimanualFacts(
-            model_name(episode.model, episode.agent), episode.task, episode.success,
-            episode.header.get("tier"), sum(1 for s in steps if s.kind == "format_error"),
-        ))  # fmt: skip
+        facts.append(
+            BimanualFacts(
+                model_name(episode.model, episode.agent),
+                episode.task,
+                episode.success,
+                episode.header.get("tier"),
+                sum(1 for s in steps if s.kind == "format_error"),
+            )
+        )
     kinds: Counter = Counter()
     seen: set[tuple] = set()
     for label in labels:
@@ -681,8 +692,15 @@ class ModelUsage:
     tokens_in: int | None = None  # None: no step reported any
     tokens_out: int | None = None
 
-    def add(self, episodes: int, succeeded: int, requests: int, latency_s: float | None,
-            tokens_in: int | None, tokens_out: int | None) -> None:  # fmt: skip
+    def add(
+        self,
+        episodes: int,
+        succeeded: int,
+        requests: int,
+        latency_s: float | None,
+        tokens_in: int | None,
+        tokens_out: int | None,
+    ) -> None:
         self.episodes += episodes
         self.succeeded += succeeded
         self.requests += requests
@@ -697,8 +715,14 @@ class ModelUsage:
         timed = [s.latency_s for s in steps if s.latency_s is not None]
         ins = [s.tokens_in for s in steps if s.tokens_in is not None]
         outs = [s.tokens_out for s in steps if s.tokens_out is not None]
-        self.add(1, int(bool(success)), len(timed), sum(timed),
-                 sum(ins) if ins else None, sum(outs) if outs else None)  # fmt: skip
+        self.add(
+            1,
+            int(bool(success)),
+            len(timed),
+            sum(timed),
+            sum(ins) if ins else None,
+            sum(outs) if outs else None,
+        )
 
     def as_dict(self, model: str) -> dict[str, Any]:
         def per_episode(total: int | None) -> float | None:

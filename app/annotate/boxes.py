@@ -63,12 +63,22 @@ class BoxEditing(QObject):
             mode,
             "Boxes",
             (
-                ("box_panel", "Box", ["Ctrl+B"], self.show_panel,
-                 "The selected entity's 3D box in this frame (Ctrl+drag in the image: new object)"),
-                ("calibration", "Calibration…", ["Ctrl+Shift+L"], self.show_calibration,
-                 "Adjust where the upper and lower lidars sit (the merged cloud is read again)"),
+                (
+                    "box_panel",
+                    "Box",
+                    ["Ctrl+B"],
+                    self.show_panel,
+                    "The selected entity's 3D box in this frame (Ctrl+drag in the image: new object)",
+                ),
+                (
+                    "calibration",
+                    "Calibration…",
+                    ["Ctrl+Shift+L"],
+                    self.show_calibration,
+                    "Adjust where the upper and lower lidars sit (the merged cloud is read again)",
+                ),
             ),
-        )  # fmt: skip
+        )
         panorama.box_drawn.connect(self.draw_object)
         panorama.box_edited.connect(self.move_box_2d)
         self.panel.box_edited.connect(self.save_box_3d)
@@ -213,9 +223,11 @@ class BoxEditing(QObject):
             calibration = stored_calibration(seq)
             for sensor, (translation, rotation) in poses.items():
                 calibration = calibration.with_pose(
-                    sensor, translation=translation, rotation=rotation,
+                    sensor,
+                    translation=translation,
+                    rotation=rotation,
                     source=f"adjusted by {annotator.name}",
-                )  # fmt: skip
+                )
             repo.set_calibration(seq.id, calibration.as_dict(), annotator)
         except (ProjectError, ValueError) as exc:
             self._message(f"Calibration not saved: {exc}")

@@ -83,11 +83,16 @@ class HoiPanels(QObject):
     def _label_toolbar(self) -> QToolBar:
         s, taxonomy = self.state, self.state.taxonomy
         specs = [
-            (f"label:{t.id}", f"{t.key}  {t.label}", [t.key], lambda i=t.id: s.press(i),
-             f"{taxonomy.category(t.category).label}: {t.label}"
-             + (" (then click the target)" if t.needs_target else ""))
+            (
+                f"label:{t.id}",
+                f"{t.key}  {t.label}",
+                [t.key],
+                lambda i=t.id: s.press(i),
+                f"{taxonomy.category(t.category).label}: {t.label}"
+                + (" (then click the target)" if t.needs_target else ""),
+            )
             for t in taxonomy.labels()
-        ]  # fmt: skip
+        ]
         bar, actions = mode_toolbar(self.mode, "HOI labels", specs, checkable=lambda _k: True)
         self.mode.addToolBar(Qt.ToolBarArea.LeftToolBarArea, bar)
         bar.setOrientation(Qt.Orientation.Vertical)
@@ -104,29 +109,107 @@ class HoiPanels(QObject):
             self.mode,
             "HOI",
             (
-                ("d1", "1 Easy", ["1"], lambda: s.set_difficulty(1), "Difficulty easy: the selected label and new ones"),
+                (
+                    "d1",
+                    "1 Easy",
+                    ["1"],
+                    lambda: s.set_difficulty(1),
+                    "Difficulty easy: the selected label and new ones",
+                ),
                 ("d2", "2 Medium", ["2"], lambda: s.set_difficulty(2), "Difficulty medium"),
                 ("d3", "3 Hard", ["3"], lambda: s.set_difficulty(3), "Difficulty hard"),
                 (None, None, None, None, None),
-                ("next_person", "Next person", ["Tab"], lambda: self._tab(1), "Next person in this frame (while choosing a target: the next object near the person)"),
-                ("previous_person", "Previous person", ["Shift+Tab"], lambda: self._tab(-1), "Previous person in this frame (while choosing a target: the previous object)"),
-                ("next_label", "Next label", ["]"], lambda: s.cycle_label(1), "Select the person's next label"),
-                ("previous_label", "Previous label", ["["], lambda: s.cycle_label(-1), "Select the previous label"),
+                (
+                    "next_person",
+                    "Next person",
+                    ["Tab"],
+                    lambda: self._tab(1),
+                    "Next person in this frame (while choosing a target: the next object near the person)",
+                ),
+                (
+                    "previous_person",
+                    "Previous person",
+                    ["Shift+Tab"],
+                    lambda: self._tab(-1),
+                    "Previous person in this frame (while choosing a target: the previous object)",
+                ),
+                (
+                    "next_label",
+                    "Next label",
+                    ["]"],
+                    lambda: s.cycle_label(1),
+                    "Select the person's next label",
+                ),
+                (
+                    "previous_label",
+                    "Previous label",
+                    ["["],
+                    lambda: s.cycle_label(-1),
+                    "Select the previous label",
+                ),
                 ("remove", "Remove", ["Delete"], s.delete_selected, "Remove the selected label"),
-                ("retarget", "Target…", ["Ctrl+T"], s.retarget, "Pick another target for the selected label"),
+                (
+                    "retarget",
+                    "Target…",
+                    ["Ctrl+T"],
+                    s.retarget,
+                    "Pick another target for the selected label",
+                ),
                 ("cancel_pick", "Cancel pick", ["Esc"], s.cancel_pick, "Stop waiting for a target"),
-                ("take_target", "Take target", ["Return", "Enter"], self._take_target, "While choosing a target: take the highlighted object"),
+                (
+                    "take_target",
+                    "Take target",
+                    ["Return", "Enter"],
+                    self._take_target,
+                    "While choosing a target: take the highlighted object",
+                ),
                 (None, None, None, None, None),
-                ("copy_back", "◀ Copy", ["Ctrl+Left"], lambda: s.propagate(-1), "Copy the selected label to the previous N frames of the track"),
-                ("copy_forward", "Copy ▶", ["Ctrl+Right"], lambda: s.propagate(1), "Copy the selected label to the next N frames of the track"),
-                ("copy_all_back", "◀◀ All", ["Ctrl+Shift+Left"], lambda: s.propagate(-1, True), "Copy all your labels of this person back"),
-                ("copy_all_forward", "All ▶▶", ["Ctrl+Shift+Right"], lambda: s.propagate(1, True), "Copy all your labels of this person forward"),
+                (
+                    "copy_back",
+                    "◀ Copy",
+                    ["Ctrl+Left"],
+                    lambda: s.propagate(-1),
+                    "Copy the selected label to the previous N frames of the track",
+                ),
+                (
+                    "copy_forward",
+                    "Copy ▶",
+                    ["Ctrl+Right"],
+                    lambda: s.propagate(1),
+                    "Copy the selected label to the next N frames of the track",
+                ),
+                (
+                    "copy_all_back",
+                    "◀◀ All",
+                    ["Ctrl+Shift+Left"],
+                    lambda: s.propagate(-1, True),
+                    "Copy all your labels of this person back",
+                ),
+                (
+                    "copy_all_forward",
+                    "All ▶▶",
+                    ["Ctrl+Shift+Right"],
+                    lambda: s.propagate(1, True),
+                    "Copy all your labels of this person forward",
+                ),
                 (None, None, None, None, None),
-                ("undo", "Undo", ["Ctrl+Z"], s.undo, "Undo your last label change or review (saved)"),
-                ("redo", "Redo", ["Ctrl+Shift+Z", "Ctrl+Y"], s.redo, "Redo what was undone (saved)"),
+                (
+                    "undo",
+                    "Undo",
+                    ["Ctrl+Z"],
+                    s.undo,
+                    "Undo your last label change or review (saved)",
+                ),
+                (
+                    "redo",
+                    "Redo",
+                    ["Ctrl+Shift+Z", "Ctrl+Y"],
+                    s.redo,
+                    "Redo what was undone (saved)",
+                ),
             ),
             checkable=lambda key: key in ("d1", "d2", "d3"),
-        )  # fmt: skip
+        )
         self.actions.update(actions)
         return bar
 
@@ -136,17 +219,35 @@ class HoiPanels(QObject):
             self.mode,
             "Review",
             (
-                ("accept", "Accept", ["A"], r.accept, "Accept the open label (give your difficulty first)"),
+                (
+                    "accept",
+                    "Accept",
+                    ["A"],
+                    r.accept,
+                    "Accept the open label (give your difficulty first)",
+                ),
                 ("reject", "Reject…", ["R"], r.reject, "Reject the open label, with a comment"),
                 ("r1", "Alt+1", ["Alt+1"], lambda: r.set_difficulty(1), "Your difficulty: easy"),
                 ("r2", "Alt+2", ["Alt+2"], lambda: r.set_difficulty(2), "Your difficulty: medium"),
                 ("r3", "Alt+3", ["Alt+3"], lambda: r.set_difficulty(3), "Your difficulty: hard"),
                 ("next_item", "Next", ["J"], lambda: r.step(1), "Next label in the list"),
-                ("previous_item", "Previous", ["K"], lambda: r.step(-1), "Previous label in the list"),
-                ("resubmit", "Resubmit", ["Ctrl+Shift+R"], r.resubmit, "Send your returned label for review unchanged"),
+                (
+                    "previous_item",
+                    "Previous",
+                    ["K"],
+                    lambda: r.step(-1),
+                    "Previous label in the list",
+                ),
+                (
+                    "resubmit",
+                    "Resubmit",
+                    ["Ctrl+Shift+R"],
+                    r.resubmit,
+                    "Send your returned label for review unchanged",
+                ),
             ),
             checkable=lambda key: key in ("r1", "r2", "r3"),
-        )  # fmt: skip
+        )
         self.actions.update(actions)
         return bar
 

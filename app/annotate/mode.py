@@ -139,18 +139,33 @@ class AnnotateMode(QObject):
                 ("zoom_in", "Zoom +", ["Ctrl+=", "Ctrl++"], lambda: p.zoom_by(1.25), "Zoom in"),
                 ("zoom_out", "Zoom −", ["Ctrl+-"], lambda: p.zoom_by(0.8), "Zoom out"),
                 (None, None, None, None, None),
-                ("colour", "Colour: height", ["Alt+C"], self._cycle_colour,
-                 "Colour the points by height, by entity (points in a box) or by lidar"),
+                (
+                    "colour",
+                    "Colour: height",
+                    ["Alt+C"],
+                    self._cycle_colour,
+                    "Colour the points by height, by entity (points in a box) or by lidar",
+                ),
                 ("smaller", "Points −", ["Alt+Down"], lambda: self._point_size(-1), "Smaller"),
                 ("larger", "Points +", ["Alt+Up"], lambda: self._point_size(1), "Larger"),
                 ("camera", "Reset view", ["Alt+R"], c.reset_camera, "Look from behind the robot"),
                 (None, None, None, None, None),
-                ("recompute", "Relations ↻", ["Ctrl+R"], self.recompute_relations,
-                 "Compute this frame's relations again (after boxes changed)"),
-                ("all_relations", "All frames", ["Ctrl+Alt+R"], self.compute_all_relations,
-                 "Compute the relations of every frame that has none yet"),
+                (
+                    "recompute",
+                    "Relations ↻",
+                    ["Ctrl+R"],
+                    self.recompute_relations,
+                    "Compute this frame's relations again (after boxes changed)",
+                ),
+                (
+                    "all_relations",
+                    "All frames",
+                    ["Ctrl+Alt+R"],
+                    self.compute_all_relations,
+                    "Compute the relations of every frame that has none yet",
+                ),
             ),
-        )  # fmt: skip
+        )
 
     # -- the project and its sequences ---------------------------------------------------------
     def reload(self) -> None:

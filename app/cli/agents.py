@@ -82,9 +82,12 @@ def add_parser(commands: CommandTree) -> None:
         help="observation width (mgvqa 1024 square; bimanual 640, 4:3)",
     )
     gripper_arg(p, recorded=True)
-    batch_args(p, resume="skip what is recorded already: mgvqa, questions this agent, model, "
-               "mode and prompt variant have an episode of; bimanual, seeds this agent, model "
-               "and tier have one of")  # fmt: skip
+    batch_args(
+        p,
+        resume="skip what is recorded already: mgvqa, questions this agent, model, "
+        "mode and prompt variant have an episode of; bimanual, seeds this agent, model "
+        "and tier have one of",
+    )
     add_endpoint_arguments(p)
     add_bimanual_run_arguments(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
@@ -94,24 +97,48 @@ def add_parser(commands: CommandTree) -> None:
 def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
     """The model endpoint options of run-agent (--agent openai; docs/model-endpoints.md)."""
     g = p.add_argument_group("model endpoints (--agent openai)")
-    g.add_argument("--config", metavar="FILE",
-                   help="JSON file with base_url, model, api_key, timeout, max_tokens, "
-                   "temperature (else the REASONSCOPE_OPENAI_* variables)")  # fmt: skip
-    g.add_argument("--model", action="append", metavar="NAME",
-                   help="a model at that endpoint; repeat for several models in one run, "
-                   "each recorded under its name")  # fmt: skip
-    g.add_argument("--endpoints", metavar="FILE",
-                   help="TOML (or .json) file of [[endpoint]] tables: name, base_url, model, "
-                   "api_key_env, timeout, max_tokens, temperature; one run over them all")  # fmt: skip
-    g.add_argument("--concurrency", type=int, default=None, metavar="K",
-                   help="episodes in flight at once (default 1 in this process; on Ray, one "
-                   "per CPU); with --workers/--ray-address, K in total")  # fmt: skip
-    g.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="seconds a request may take before it is retried (default: the "
-                   "endpoint's, else 120)")  # fmt: skip
-    g.add_argument("--retries", type=int, default=4, metavar="N",
-                   help="retries of a failed request, with backoff from 1 s doubling to "
-                   "30 s, Retry-After honoured up to 60 s (default 4)")  # fmt: skip
+    g.add_argument(
+        "--config",
+        metavar="FILE",
+        help="JSON file with base_url, model, api_key, timeout, max_tokens, "
+        "temperature (else the REASONSCOPE_OPENAI_* variables)",
+    )
+    g.add_argument(
+        "--model",
+        action="append",
+        metavar="NAME",
+        help="a model at that endpoint; repeat for several models in one run, "
+        "each recorded under its name",
+    )
+    g.add_argument(
+        "--endpoints",
+        metavar="FILE",
+        help="TOML (or .json) file of [[endpoint]] tables: name, base_url, model, "
+        "api_key_env, timeout, max_tokens, temperature; one run over them all",
+    )
+    g.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="K",
+        help="episodes in flight at once (default 1 in this process; on Ray, one "
+        "per CPU); with --workers/--ray-address, K in total",
+    )
+    g.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds a request may take before it is retried (default: the endpoint's, else 120)",
+    )
+    g.add_argument(
+        "--retries",
+        type=int,
+        default=4,
+        metavar="N",
+        help="retries of a failed request, with backoff from 1 s doubling to "
+        "30 s, Retry-After honoured up to 60 s (default 4)",
+    )
 
 
 def _common_problem(args: argparse.Namespace) -> str | None:
@@ -143,8 +170,12 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
         from sim.llm import RetryPolicy
 
         try:  # refuse a bad model config or endpoints file before any simulation
-            models = model_configs(config=args.config, models=args.model or (),
-                                   endpoints=args.endpoints, timeout=args.timeout)  # fmt: skip
+            models = model_configs(
+                config=args.config,
+                models=args.model or (),
+                endpoints=args.endpoints,
+                timeout=args.timeout,
+            )
         except ValueError as exc:
             return fail(str(exc))
         retry = RetryPolicy(retries=args.retries)
@@ -171,12 +202,25 @@ def _mgvqa_problem(args: argparse.Namespace) -> str | None:
 def _run_mgvqa(args, path, models, retry, progress):
     from app.jobs.agents import run_agent
 
-    return run_agent(path, args.agent, args.mode, questions=args.questions, limit=args.limit,
-                     prompt_variant=args.prompt_variant, seed=args.seed, config=args.config,
-                     models=models, retry=retry or _default_retry(),
-                     image_size=args.image_size or 1024, gripper=args.gripper,
-                     progress=progress, workers=args.workers, ray_address=args.ray_address,
-                     concurrency=args.concurrency, resume=args.resume)  # fmt: skip
+    return run_agent(
+        path,
+        args.agent,
+        args.mode,
+        questions=args.questions,
+        limit=args.limit,
+        prompt_variant=args.prompt_variant,
+        seed=args.seed,
+        config=args.config,
+        models=models,
+        retry=retry or _default_retry(),
+        image_size=args.image_size or 1024,
+        gripper=args.gripper,
+        progress=progress,
+        workers=args.workers,
+        ray_address=args.ray_address,
+        concurrency=args.concurrency,
+        resume=args.resume,
+    )
 
 
 def _default_retry():
@@ -195,8 +239,10 @@ def report_run(summary, as_json: bool, title: str) -> int:
         print(json.dumps(report, indent=2))
     else:
         skipped = f", {summary.skipped} already recorded" if summary.skipped else ""
-        print(f"{summary.episodes} episodes recorded, {summary.correct} succeeded {title}"
-              f"{skipped}; {summary.backend}")  # fmt: skip
+        print(
+            f"{summary.episodes} episodes recorded, {summary.correct} succeeded {title}"
+            f"{skipped}; {summary.backend}"
+        )
         for task, (correct, n) in sorted(summary.by_task.items()):
             print(f"  {task:<8} {correct}/{n}")
         for line in report_lines(report):
@@ -206,6 +252,8 @@ def report_run(summary, as_json: bool, title: str) -> int:
     for item in summary.failed:
         sys.stderr.write(f"reasonscope: failed: {item}\n")
     if summary.failed:
-        sys.stderr.write(f"reasonscope: {len(summary.failed)} failed; the rest is stored "
-                         "(run again with --resume to retry them)\n")  # fmt: skip
+        sys.stderr.write(
+            f"reasonscope: {len(summary.failed)} failed; the rest is stored "
+            "(run again with --resume to retry them)\n"
+        )
     return 1 if summary.failed else 0

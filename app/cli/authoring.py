@@ -25,14 +25,33 @@ def add_parser(commands: CommandTree) -> None:
     )
     p.add_argument("--scene", type=int, required=True, metavar="ID", help="the scene's id")
     p.add_argument("--task", required=True, choices=["count", "find", "beneath", "compare"])
-    p.add_argument("--target", action="append", required=True, metavar="NAME",
-                   help="an object the question is about (repeat for beneath and compare)")  # fmt: skip
-    p.add_argument("--tag", action="append", default=[], metavar="TAG",
-                   help="a tag besides 'authored' (e.g. hard); repeatable")  # fmt: skip
-    p.add_argument("--extreme", choices=["largest", "smallest"], default="largest",
-                   help="compare: which one the question asks for (largest)")  # fmt: skip
-    p.add_argument("--max-visibility", type=float, default=0.10, metavar="FRACTION",
-                   help="largest visible fraction of hidden evidence (default 0.10)")  # fmt: skip
+    p.add_argument(
+        "--target",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="an object the question is about (repeat for beneath and compare)",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="a tag besides 'authored' (e.g. hard); repeatable",
+    )
+    p.add_argument(
+        "--extreme",
+        choices=["largest", "smallest"],
+        default="largest",
+        help="compare: which one the question asks for (largest)",
+    )
+    p.add_argument(
+        "--max-visibility",
+        type=float,
+        default=0.10,
+        metavar="FRACTION",
+        help="largest visible fraction of hidden evidence (default 0.10)",
+    )
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--json", action="store_true", help='print {"question_id": ...}')
     p.set_defaults(func=cmd_questions_add)
@@ -47,8 +66,15 @@ def cmd_questions_add(args: argparse.Namespace) -> int:
     path = default_db(args)
     open_project(path).close()
     try:
-        question_id = add_question(path, args.scene, args.task, args.target, tags=args.tag,
-                                   threshold=args.max_visibility, extreme=args.extreme)  # fmt: skip
+        question_id = add_question(
+            path,
+            args.scene,
+            args.task,
+            args.target,
+            tags=args.tag,
+            threshold=args.max_visibility,
+            extreme=args.extreme,
+        )
     except CriterionFailed as exc:
         return fail(f"scene {args.scene}: {args.task} question fails {exc}")
     if args.json:

@@ -15,16 +15,22 @@ def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
     and the endpoint options are run-agent's own, shared with MG-VQA)."""
     g = p.add_argument_group("bimanual (--benchmark bimanual)")
     g.add_argument("--task", metavar="NAME", help="the ST-BiBench task, e.g. stack_blocks_two")
-    g.add_argument("--episodes", type=int, default=1, metavar="N",
-                   help="seeded episodes to run (default 1)")  # fmt: skip
+    g.add_argument(
+        "--episodes", type=int, default=1, metavar="N", help="seeded episodes to run (default 1)"
+    )
     g.add_argument(
         "--tier",
         choices=["primitive", "row16"],
         default="primitive",
         help="named actions 2.2-2.9 (default) or 16-number end-effector rows",
     )
-    g.add_argument("--max-steps", type=int, default=10, metavar="N",
-                   help="model replies per episode at most (default 10)")  # fmt: skip
+    g.add_argument(
+        "--max-steps",
+        type=int,
+        default=10,
+        metavar="N",
+        help="model replies per episode at most (default 10)",
+    )
     g.add_argument(
         "--truncate",
         type=int,
@@ -32,8 +38,12 @@ def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
         metavar="K",
         help="execute only the first K actions of each plan, then re-observe",
     )
-    g.add_argument("--camera", action="append", choices=["head", "front", "third"],
-                   help="cameras the model sees (repeatable; default head)")  # fmt: skip
+    g.add_argument(
+        "--camera",
+        action="append",
+        choices=["head", "front", "third"],
+        help="cameras the model sees (repeatable; default head)",
+    )
 
 
 def _image_size(width: int | None) -> tuple[int, int]:

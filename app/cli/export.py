@@ -28,8 +28,11 @@ def add_parser(commands: CommandTree) -> None:
         default="approved",
         help="approved (and corrected) questions only, or any (default approved)",
     )
-    p.add_argument("--tag", metavar="TAG", help="only questions with this tag (e.g. hard, "
-                   "authored: docs/scene-authoring.md)")  # fmt: skip
+    p.add_argument(
+        "--tag",
+        metavar="TAG",
+        help="only questions with this tag (e.g. hard, authored: docs/scene-authoring.md)",
+    )
     p.add_argument(
         "--format",
         default="reasonscope-benchmark/1",

@@ -42,11 +42,18 @@ def add_parser(commands: CommandTree) -> None:
         "(a BiManiBench / ST-BiBench evaluation folder) or embodiedbench (a folder of "
         "episode_*_step_*.json logs); docs/bimanual-logs.md",
     )
-    p.add_argument("--model", help="bimanibench/embodiedbench: the model's name (default: "
-                   "from the log's folder or model_name.txt)")  # fmt: skip
-    p.add_argument("--pose-order", default="xyz_wxyz", choices=["xyz_wxyz", "xyz_xyzw"],
-                   help="bimanibench/embodiedbench: how poses are written in the log (default "
-                   "xyz_wxyz, RoboTwin's [x, y, z, qw, qx, qy, qz])")  # fmt: skip
+    p.add_argument(
+        "--model",
+        help="bimanibench/embodiedbench: the model's name (default: "
+        "from the log's folder or model_name.txt)",
+    )
+    p.add_argument(
+        "--pose-order",
+        default="xyz_wxyz",
+        choices=["xyz_wxyz", "xyz_xyzw"],
+        help="bimanibench/embodiedbench: how poses are written in the log (default "
+        "xyz_wxyz, RoboTwin's [x, y, z, qw, qx, qy, qz])",
+    )
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_episodes)
 

@@ -42,8 +42,12 @@ def add_parser(commands: CommandTree) -> None:
         help="the --table's format: CSV (notes as trailing '# ' lines) or a LaTeX table",
     )
     p.add_argument("--out", type=Path, help="write the --table to this file (default: stdout)")
-    p.add_argument("--tag", metavar="TAG", help="episode results only on questions with this "
-                   "tag (e.g. hard: a Hard table, docs/scene-authoring.md)")  # fmt: skip
+    p.add_argument(
+        "--tag",
+        metavar="TAG",
+        help="episode results only on questions with this "
+        "tag (e.g. hard: a Hard table, docs/scene-authoring.md)",
+    )
     p.set_defaults(func=cmd_metrics)
 
 

@@ -54,8 +54,11 @@ def add_parser(commands: CommandTree) -> None:
     )
     add_jrdb_generate_options(p)
     gripper_arg(p)
-    batch_args(p, resume="mgvqa: count the questions already stored from these seeds and "
-               "do not try their seeds again")  # fmt: skip
+    batch_args(
+        p,
+        resume="mgvqa: count the questions already stored from these seeds and "
+        "do not try their seeds again",
+    )
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
 
@@ -93,8 +96,10 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
 
     if args.benchmark == "jrdb":
         if args.workers != 1 or args.ray_address or args.resume:
-            return fail("--workers, --ray-address and --resume are for --benchmark mgvqa; "
-                        "JRDB questions are generated in this process (docs/scale-out.md)")
+            return fail(
+                "--workers, --ray-address and --resume are for --benchmark mgvqa; "
+                "JRDB questions are generated in this process (docs/scale-out.md)"
+            )
         return cmd_generate_jrdb(args)
     if args.task in ("vg", "vqa-wh", "vqa-count"):
         return fail(
@@ -113,10 +118,17 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
     with TerminalProgress() as progress:
         try:
             summary = generate_questions(
-                path, tasks=tasks, n=args.n, seed=args.seed, threshold=args.max_visibility,
-                gripper=args.gripper, progress=progress, workers=args.workers,
-                ray_address=args.ray_address, resume=args.resume,
-            )  # fmt: skip
+                path,
+                tasks=tasks,
+                n=args.n,
+                seed=args.seed,
+                threshold=args.max_visibility,
+                gripper=args.gripper,
+                progress=progress,
+                workers=args.workers,
+                ray_address=args.ray_address,
+                resume=args.resume,
+            )
         except BatchSetupError as exc:
             return fail(str(exc))
     if args.json:

@@ -31,11 +31,19 @@ def add_parser(commands: CommandTree) -> None:
         "and whether the task succeeded; the replay is stored as a new episode (agent "
         "replay-in-sim) unless --no-save. See docs/bimanual-agents.md.",
     )
-    p.add_argument("episode_id", type=int, nargs="?", metavar="EPISODE_ID",
-                   help="the episode to replay (or --all)")  # fmt: skip
-    p.add_argument("--all", action="store_true",
-                   help="replay every recorded bimanual episode (not replays), or those of "
-                   "--task / --model; each replay is stored as it comes back")  # fmt: skip
+    p.add_argument(
+        "episode_id",
+        type=int,
+        nargs="?",
+        metavar="EPISODE_ID",
+        help="the episode to replay (or --all)",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="replay every recorded bimanual episode (not replays), or those of "
+        "--task / --model; each replay is stored as it comes back",
+    )
     p.add_argument("--task", metavar="NAME", help="with --all: only this task's episodes")
     p.add_argument("--model", metavar="NAME", help="with --all: only this model's episodes")
     batch_args(p, resume="with --all: skip episodes that already have a replay in sim")
@@ -63,22 +71,32 @@ def cmd_replay_in_sim(args: argparse.Namespace) -> int:
         return fail("--workers, --ray-address, --resume, --task and --model go with --all")
 
     with open_project(default_db(args)) as project, TerminalProgress() as progress:
-        report = replay_in_sim(project, args.episode_id, seed=args.seed,
-                               save=not args.no_save, progress=progress,
-                               try_suggestions=args.try_suggestions)  # fmt: skip
+        report = replay_in_sim(
+            project,
+            args.episode_id,
+            seed=args.seed,
+            save=not args.no_save,
+            progress=progress,
+            try_suggestions=args.try_suggestions,
+        )
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
         return 0
     outcome = "success" if report.success else "failure"
-    print(f"episode {args.episode_id} ({report.task}, seed {report.seed}, {report.tier}) "
-          f"replayed in sim: {outcome}")  # fmt: skip
+    print(
+        f"episode {args.episode_id} ({report.task}, seed {report.seed}, {report.tier}) "
+        f"replayed in sim: {outcome}"
+    )
     for s in report.steps:
         same = "same" if s.recorded_ok == s.our_ok else "DIFFERS"
-        print(f"  step {s.index} [{s.kind}] {same}\n    recorded: {s.recorded_feedback or '-'}"
-              f"\n    ours:     {s.our_feedback}")  # fmt: skip
+        print(
+            f"  step {s.index} [{s.kind}] {same}\n    recorded: {s.recorded_feedback or '-'}"
+            f"\n    ours:     {s.our_feedback}"
+        )
     if report.actor_aliases:
-        print("  actors read as " + ", ".join(f"{a} -> {b}" for a, b in
-                                             report.actor_aliases.items()))  # fmt: skip
+        print(
+            "  actors read as " + ", ".join(f"{a} -> {b}" for a, b in report.actor_aliases.items())
+        )
     if report.episode_id is not None:
         print(f"stored as episode {report.episode_id}")
     return 0
@@ -94,23 +112,35 @@ def _replay_all(args: argparse.Namespace) -> int:
     if args.no_save:
         return fail("--no-save goes with one EPISODE_ID; --all stores every replay")
     with open_project(default_db(args)) as project, TerminalProgress() as progress:
-        chosen = [e.id for e in project.episodes.list(task=args.task, model=args.model,
-                                                      limit=10**9)
-                  if e.benchmark == "bimanual" and e.agent != "replay-in-sim"]  # fmt: skip
+        chosen = [
+            e.id
+            for e in project.episodes.list(task=args.task, model=args.model, limit=10**9)
+            if e.benchmark == "bimanual" and e.agent != "replay-in-sim"
+        ]
         if args.resume:
             done = replayed_sources(project)
             chosen = [i for i in chosen if i not in done]
         try:
-            reports, batch = replay_many(project, chosen, workers=args.workers,
-                                         ray_address=args.ray_address,
-                                         try_suggestions=args.try_suggestions,
-                                         progress=progress)  # fmt: skip
+            reports, batch = replay_many(
+                project,
+                chosen,
+                workers=args.workers,
+                ray_address=args.ray_address,
+                try_suggestions=args.try_suggestions,
+                progress=progress,
+            )
         except BatchSetupError as exc:
             return fail(str(exc))
     wins = sum(r.success for r in reports)
     if args.json:
-        print(json.dumps({"replayed": [r.as_dict() for r in reports],
-                          "failed": [{"item": i, "error": e} for i, e in batch.failed]}))
+        print(
+            json.dumps(
+                {
+                    "replayed": [r.as_dict() for r in reports],
+                    "failed": [{"item": i, "error": e} for i, e in batch.failed],
+                }
+            )
+        )
     else:
         print(f"{len(reports)} episodes replayed in sim, {wins} succeeded ({batch.backend})")
     return report_failures(batch)

@@ -54,8 +54,9 @@ def add_parser(commands: CommandTree) -> None:
         "in list order onto whatever lies below its spot and left to come to rest; the scene "
         "is settled, checked as generated scenes are, and stored.",
     )
-    p.add_argument("--from", dest="spec", type=Path, required=True, metavar="SPEC.json",
-                   help="the scene spec")  # fmt: skip
+    p.add_argument(
+        "--from", dest="spec", type=Path, required=True, metavar="SPEC.json", help="the scene spec"
+    )
     db_arg(p, help_text="project file (default: the demo project)")
     gripper_arg(p)
     p.add_argument("--json", action="store_true", help='print {"scene_id": ...}')
@@ -92,17 +93,31 @@ def cmd_scenes_generate(args: argparse.Namespace) -> int:
     with TerminalProgress() as progress:
         try:
             ids = generate_and_store(
-                path, n=args.n, seed=args.seed, objects=objects, gripper=args.gripper,
-                progress=progress, workers=args.workers, ray_address=args.ray_address,
-                resume=args.resume, report=reports,
-            )  # fmt: skip
+                path,
+                n=args.n,
+                seed=args.seed,
+                objects=objects,
+                gripper=args.gripper,
+                progress=progress,
+                workers=args.workers,
+                ray_address=args.ray_address,
+                resume=args.resume,
+                report=reports,
+            )
         except BatchSetupError as exc:
             return fail(str(exc))
     (report,) = reports
     if args.json:
-        print(json.dumps({"path": str(path), "scene_ids": ids,
-                          "failed": [{"item": i, "error": e} for i, e in report.failed],
-                          "backend": report.backend}))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "path": str(path),
+                    "scene_ids": ids,
+                    "failed": [{"item": i, "error": e} for i, e in report.failed],
+                    "backend": report.backend,
+                }
+            )
+        )
     elif ids:
         print(f"Stored {len(ids)} scenes in {path} (ids {ids[0]}..{ids[-1]}; {report.backend})")
     else:

@@ -143,8 +143,12 @@ def cmd_import_spatial_predictions(args: argparse.Namespace) -> int:
         report = import_spatial_predictions(project, args.file, args.model, sigma=args.sigma)
         row = spatial_metrics(project, args.sigma)["by_model"].get(args.model.strip(), {})
     if args.json:
-        print(json.dumps({"path": str(path), "file": str(args.file), **report.as_dict(),
-                          "results": row}, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {"path": str(path), "file": str(args.file), **report.as_dict(), "results": row},
+                indent=2,
+            )
+        )
         return 0
     replaced = f", replacing {report.replaced} earlier" if report.replaced else ""
     unreadable = f" ({report.unreadable} unreadable, scored 0)" if report.unreadable else ""

@@ -59,12 +59,19 @@ class TerminalProgress(Progress):
 def batch_args(parser: argparse.ArgumentParser, *, resume: str = "") -> None:
     """`--workers N`, `--ray-address ADDRESS` and (with `resume`, saying what is skipped)
     `--resume`: batch work on Ray (docs/scale-out.md)."""
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help="run on a local Ray with N CPUs (default 1: in this process, "
-                        "without Ray)")  # fmt: skip
-    parser.add_argument("--ray-address", default=None, metavar="ADDRESS",
-                        help="run on an existing Ray cluster ('auto': the one `ray start` "
-                        "made on this machine)")  # fmt: skip
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run on a local Ray with N CPUs (default 1: in this process, without Ray)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="run on an existing Ray cluster ('auto': the one `ray start` made on this machine)",
+    )
     if resume:
         parser.add_argument("--resume", action="store_true", help=resume)
 
@@ -88,8 +95,10 @@ def report_failures(report) -> int:
     for item, why in report.failed:
         sys.stderr.write(f"reasonscope: failed: {item}: {why}\n")
     if report.failed:
-        sys.stderr.write(f"reasonscope: {len(report.failed)} failed; the rest is stored "
-                         "(run again with --resume to retry them)\n")  # fmt: skip
+        sys.stderr.write(
+            f"reasonscope: {len(report.failed)} failed; the rest is stored "
+            "(run again with --resume to retry them)\n"
+        )
     return 1 if report.failed else 0
 
 

@@ -26,17 +26,29 @@ def add_parser(commands: CommandTree) -> None:
         "file and note the items as out with that person.",
     )
     p.add_argument("--for", dest="person", required=True, metavar="NAME", help="who works on it")
-    p.add_argument("--role", required=True,
-                   choices=["verifier", "reviewer", "adjudicator", "annotator"])  # fmt: skip
-    p.add_argument("--questions", metavar="pending|ID,...",
-                   help="verifier/adjudicator: 'pending' (all the person may take) or ids")  # fmt: skip
+    p.add_argument(
+        "--role", required=True, choices=["verifier", "reviewer", "adjudicator", "annotator"]
+    )
+    p.add_argument(
+        "--questions",
+        metavar="pending|ID,...",
+        help="verifier/adjudicator: 'pending' (all the person may take) or ids",
+    )
     p.add_argument("--benchmark", help="only questions of this benchmark")
     p.add_argument("--task", help="only questions of this task")
-    p.add_argument("--labels", nargs="?", const="all", metavar="ID,...",
-                   help="reviewer: HOI labels to review (all the person may review, or ids)")  # fmt: skip
+    p.add_argument(
+        "--labels",
+        nargs="?",
+        const="all",
+        metavar="ID,...",
+        help="reviewer: HOI labels to review (all the person may review, or ids)",
+    )
     p.add_argument("--sequence", metavar="NAME", help="annotator: the sequence to label")
-    p.add_argument("--episodes", metavar="all|failed|ID,...",
-                   help="annotator: recorded episodes to label errors in")  # fmt: skip
+    p.add_argument(
+        "--episodes",
+        metavar="all|failed|ID,...",
+        help="annotator: recorded episodes to label errors in",
+    )
     p.add_argument("--frames", metavar="A-B", help="annotator: frame indices A to B")
     p.add_argument("--limit", type=int, metavar="N", help="at most N items")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.rspack")
@@ -60,8 +72,11 @@ def add_parser(commands: CommandTree) -> None:
 
     p = group.add_parser("list", help="packages sent from the project and their state")
     db_arg(p, help_text="project file (default: the demo project)")
-    p.add_argument("--items", action="store_true",
-                   help="each package's items: out (since when), done or recalled")  # fmt: skip
+    p.add_argument(
+        "--items",
+        action="store_true",
+        help="each package's items: out (since when), done or recalled",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_list)
 
@@ -76,9 +91,13 @@ def add_parser(commands: CommandTree) -> None:
     decide.add_argument(
         "--discard", type=int, metavar="ID", help="decide: drop this conflict's work"
     )
-    decide.add_argument("--apply", type=int, metavar="ID",
-                        help="decide: apply its work to the item as it is now (a verdict to the "
-                        "question's current version, a review to the label's current round)")  # fmt: skip
+    decide.add_argument(
+        "--apply",
+        type=int,
+        metavar="ID",
+        help="decide: apply its work to the item as it is now (a verdict to the "
+        "question's current version, a review to the label's current round)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_conflicts)
 
@@ -89,19 +108,28 @@ def cmd_create(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         return fail(f"--limit {args.limit}: need at least one item")
     request = package_request(
-        args.person, args.role, questions=args.questions, labels=args.labels,
-        sequence=args.sequence, frames=args.frames, limit=args.limit, episodes=args.episodes,
-        benchmark=args.benchmark, task=args.task,
-    )  # fmt: skip
+        args.person,
+        args.role,
+        questions=args.questions,
+        labels=args.labels,
+        sequence=args.sequence,
+        frames=args.frames,
+        limit=args.limit,
+        episodes=args.episodes,
+        benchmark=args.benchmark,
+        task=args.task,
+    )
     manifest = create_package(default_db(args), request, args.out)
     if args.json:
         shown = {k: v for k, v in manifest.items() if k != "copied"}
         print(json.dumps(shown, indent=2))
         return 0
     size = args.out.stat().st_size / 1e6
-    print(f"Wrote {args.out} ({size:.1f} MB): {len(manifest['items'])} "
-          f"{manifest['items'][0]['kind']}s for {manifest['person']} as {manifest['role']}, "
-          f"package {manifest['package_id']}")  # fmt: skip
+    print(
+        f"Wrote {args.out} ({size:.1f} MB): {len(manifest['items'])} "
+        f"{manifest['items'][0]['kind']}s for {manifest['person']} as {manifest['role']}, "
+        f"package {manifest['package_id']}"
+    )
     for note in manifest["notes"]:
         print(f"note: {note}")
     return 0
@@ -121,8 +149,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with open_project(default_db(args)) as project:
         packages = project.packages.list()
-        project_items = {p["package_id"]: project.packages.assignments(p["package_id"])
-                         for p in packages}  # fmt: skip
+        project_items = {
+            p["package_id"]: project.packages.assignments(p["package_id"]) for p in packages
+        }
     rows = [
         {
             "package_id": p["package_id"],
@@ -144,12 +173,18 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("No packages sent yet (reasonscope pack create --help)")
     for r in rows:
         state = "recalled" if r["recalled_at"] else "merged" if r["merged_at"] else "out"
-        print(f"{r['package_id'][:8]}  {r['person']:<16} {r['role']:<11} {r['items']:>5} items  "
-              f"{r['created'][:10]}  {state:<8} {r['file']}")  # fmt: skip
+        print(
+            f"{r['package_id'][:8]}  {r['person']:<16} {r['role']:<11} {r['items']:>5} items  "
+            f"{r['created'][:10]}  {state:<8} {r['file']}"
+        )
         for a in r.get("assignments", []):
-            now = (f"done {a['done_at'][:16]}" if a["done_at"] else
-                   f"recalled {a['recalled_at'][:16]}" if a["recalled_at"] else
-                   f"out since {a['assigned_at'][:16]}")  # fmt: skip
+            now = (
+                f"done {a['done_at'][:16]}"
+                if a["done_at"]
+                else f"recalled {a['recalled_at'][:16]}"
+                if a["recalled_at"]
+                else f"out since {a['assigned_at'][:16]}"
+            )
             print(f"    {a['kind']} {a['item_id']} {a['version']}: {now}")
     return 0
 

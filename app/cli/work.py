@@ -40,19 +40,40 @@ def add_parser(commands: CommandTree) -> None:
         "written. Prints the question's status as far as the person may see it.",
     )
     p.add_argument("question_id", type=int, metavar="QUESTION_ID", help="the question's id")
-    p.add_argument("--as", dest="person", required=True, metavar="NAME",
-                   help="who gives the verdict (signed in; created on first use)")  # fmt: skip
+    p.add_argument(
+        "--as",
+        dest="person",
+        required=True,
+        metavar="NAME",
+        help="who gives the verdict (signed in; created on first use)",
+    )
     p.add_argument("--decision", required=True, choices=("approve", "reject", "correct"))
-    p.add_argument("--criteria", required=True, metavar="1,2,3",
-                   help="the criteria that hold, by number (or name); 'none' if none does")  # fmt: skip
+    p.add_argument(
+        "--criteria",
+        required=True,
+        metavar="1,2,3",
+        help="the criteria that hold, by number (or name); 'none' if none does",
+    )
     p.add_argument("--reason", default="", metavar="TEXT", help="why (a reject needs one)")
     p.add_argument("--text", metavar="T", help="correct: the question's new wording")
-    p.add_argument("--options", metavar="JSON",
-                   help="correct: the new options as a JSON list (null: an open question)")  # fmt: skip
-    p.add_argument("--answer", metavar="A", help="correct: the new answer (JSON unless the "
-                   "question's answer is text, as in the Verify mode's editor)")  # fmt: skip
-    p.add_argument("--seconds", type=float, default=0.0, metavar="S",
-                   help="seconds spent on the question (default 0)")  # fmt: skip
+    p.add_argument(
+        "--options",
+        metavar="JSON",
+        help="correct: the new options as a JSON list (null: an open question)",
+    )
+    p.add_argument(
+        "--answer",
+        metavar="A",
+        help="correct: the new answer (JSON unless the "
+        "question's answer is text, as in the Verify mode's editor)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="seconds spent on the question (default 0)",
+    )
     db_arg(p, help_text="project or work package file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="print what was recorded as JSON")
     p.set_defaults(func=cmd_verify)
@@ -67,12 +88,21 @@ def add_parser(commands: CommandTree) -> None:
         "refused review exits 2 naming the rule; nothing is written.",
     )
     p.add_argument("label_id", type=int, metavar="LABEL_ID", help="the HOI label's id")
-    p.add_argument("--as", dest="person", required=True, metavar="NAME",
-                   help="who reviews (signed in; created on first use)")  # fmt: skip
+    p.add_argument(
+        "--as",
+        dest="person",
+        required=True,
+        metavar="NAME",
+        help="who reviews (signed in; created on first use)",
+    )
     p.add_argument("--decision", required=True, choices=("accept", "reject"))
-    p.add_argument("--difficulty", type=int, choices=(1, 2, 3),
-                   help="your own difficulty: 1 easy, 2 medium, 3 hard (the app asks for it "
-                   "before an accept; reviewer agreement counts only reviews with one)")  # fmt: skip
+    p.add_argument(
+        "--difficulty",
+        type=int,
+        choices=(1, 2, 3),
+        help="your own difficulty: 1 easy, 2 medium, 3 hard (the app asks for it "
+        "before an accept; reviewer agreement counts only reviews with one)",
+    )
     p.add_argument(
         "--comment", default="", metavar="TEXT", help="what is wrong (a reject needs one)"
     )
@@ -90,8 +120,9 @@ def add_parser(commands: CommandTree) -> None:
         "does not know is not created; it gets the lists anyone new would get.",
     )
     p.add_argument("--as", dest="person", required=True, metavar="NAME", help="whose lists")
-    p.add_argument("--limit", type=int, default=50, metavar="N",
-                   help="at most N items per list (default 50)")  # fmt: skip
+    p.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="at most N items per list (default 50)"
+    )
     db_arg(p, help_text="project or work package file (default: the demo project)")
     p.add_argument("--json", action="store_true", help="print the lists as one JSON object")
     p.set_defaults(func=cmd_queue)
@@ -166,8 +197,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         question = project.questions.get(args.question_id)
         where = f"{project.path}: question {args.question_id}"
         try:
-            verdict = Verdict(decision=args.decision, reason=args.reason,
-                              corrections=_corrections(args, question), **criteria)  # fmt: skip
+            verdict = Verdict(
+                decision=args.decision,
+                reason=args.reason,
+                corrections=_corrections(args, question),
+                **criteria,
+            )
         except ValueError as exc:
             return fail(f"{where}: {exc}")
         try:
@@ -300,7 +335,7 @@ def _label_item(record: LabelRecord, *, own: bool) -> dict[str, Any]:
                 "decision": r.verdict,
                 "difficulty": r.difficulty,
                 "comment": r.comment,
-            }  # fmt: skip
+            }
             for r in record.current(REVIEW) + record.current(QC)
         ]
     return item

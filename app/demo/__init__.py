@@ -185,17 +185,25 @@ def _part_hoi(project: Project, progress: Progress) -> None:
                     labels.append(("physical", "holding", objects[p % len(objects)].id, 2))
                 for category, predicate, target, difficulty in labels:
                     label = project.hoi.add_label(
-                        frame_id=frame.id, subject_entity_id=person.id, object_entity_id=target,
-                        category=category, predicate=predicate, difficulty=difficulty,
-                        annotator=ada, unique=True,
-                    )  # fmt: skip
+                        frame_id=frame.id,
+                        subject_entity_id=person.id,
+                        object_entity_id=target,
+                        category=category,
+                        predicate=predicate,
+                        difficulty=difficulty,
+                        annotator=ada,
+                        unique=True,
+                    )
                     for reviewer in (ben, cleo):
                         odd = (person.id + frame.id + reviewer.id) % 5 == 0
                         if odd and reviewer is cleo and target is not None:
                             project.hoi.review(
-                                label.id, reviewer=cleo, verdict="reject", difficulty=3,
+                                label.id,
+                                reviewer=cleo,
+                                verdict="reject",
+                                difficulty=3,
                                 comment="the target is out of reach: looking at, not holding",
-                            )  # fmt: skip
+                            )
                             break
                         harder = min(3, difficulty + 1) if odd else difficulty
                         project.hoi.review(
@@ -223,9 +231,13 @@ def _part_reasoning(project: Project, progress: Progress) -> None:
         for i, (task, subject, spatial, n) in enumerate(DEMO_REASONING):
             progress.report(i, len(DEMO_REASONING), "Demo: JRDB-Reasoning questions")
             records, _ = generate_for_sequence(
-                project, sequence.id, Preferences(task, "image", subject, spatial), n, seed=i,
+                project,
+                sequence.id,
+                Preferences(task, "image", subject, spatial),
+                n,
+                seed=i,
                 frames=frames,
-            )  # fmt: skip
+            )
             project.questions.add_many(records)
 
 
@@ -266,9 +278,12 @@ def _part_bimanual(project: Project, progress: Progress) -> None:
     from app.demo.bimanual import add_bimanual_demo
 
     add_bimanual_demo(
-        project, progress, logs=DEMO_BIMANUAL_LOGS, references=DEMO_BIMANUAL_REFERENCES,
+        project,
+        progress,
+        logs=DEMO_BIMANUAL_LOGS,
+        references=DEMO_BIMANUAL_REFERENCES,
         replay=DEMO_BIMANUAL_REPLAY,
-    )  # fmt: skip
+    )
 
 
 DEMO_SPATIAL_ITEMS = 6  # per setting
@@ -309,10 +324,19 @@ DEMO_PARTS: list[tuple[str, Callable[[Project, Progress], None]]] = [
 #: Seconds each part took in a full build on a 2-core machine (2026-12-02): its share of
 #: the progress bar, so that the bar and the time left move evenly.
 DEMO_PART_SECONDS = {
-    "annotators": 0.1, "scenes": 2.5, "questions": 13.7, "pending_questions": 4.2,
-    "episodes": 59.4, "jrdb": 1.3, "hoi": 0.1, "reasoning": 0.3, "reasoning_results": 0.1,
-    "bimanual": 9.4, "spatial": 1.5, "team": 0.5,
-}  # fmt: skip
+    "annotators": 0.1,
+    "scenes": 2.5,
+    "questions": 13.7,
+    "pending_questions": 4.2,
+    "episodes": 59.4,
+    "jrdb": 1.3,
+    "hoi": 0.1,
+    "reasoning": 0.3,
+    "reasoning_results": 0.1,
+    "bimanual": 9.4,
+    "spatial": 1.5,
+    "team": 0.5,
+}
 
 
 def build_demo(path: str | os.PathLike[str], progress: Progress | None = None) -> list[str]:

@@ -57,8 +57,11 @@ def as_reply_action(item: dict) -> dict:
     if kwargs:
         params["kwargs"] = kwargs
     spec = BY_NAME.get(item["action_name"])
-    return {"action_id": spec.id if spec else "", "action_name": item["action_name"],
-            "parameters": params}  # fmt: skip
+    return {
+        "action_id": spec.id if spec else "",
+        "action_name": item["action_name"],
+        "parameters": params,
+    }
 
 
 def chunks(plan: list[dict]) -> list[list[dict]]:
@@ -72,10 +75,15 @@ def chunks(plan: list[dict]) -> list[list[dict]]:
 
 
 def reply(seen: str, thinking: str, plan_words: str, plan: list[dict]) -> str:
-    return json.dumps({
-        "visual_state_description": seen, "reasoning_and_reflection": thinking,
-        "language_plan": plan_words, "executable_plan": [as_reply_action(a) for a in plan],
-    }, indent=1)  # fmt: skip
+    return json.dumps(
+        {
+            "visual_state_description": seen,
+            "reasoning_and_reflection": thinking,
+            "language_plan": plan_words,
+            "executable_plan": [as_reply_action(a) for a in plan],
+        },
+        indent=1,
+    )
 
 
 def part(n: int, seen: str, thinking: str, words: str, wrap: Callable[[str], str] = str) -> Reply:
@@ -95,10 +103,15 @@ def cut(text: str) -> str:
     return text[: text.rindex("}", 0, len(text) - 10)]
 
 
-def edited(n: int, change: Callable[[list[dict]], list[dict]], seen: str, thinking: str,
-           words: str) -> Reply:  # fmt: skip
-    return lambda plan: reply(seen, thinking, words, change([dict(a, parameters=dict(
-        a["parameters"])) for a in chunks(plan)[n]]))  # fmt: skip
+def edited(
+    n: int, change: Callable[[list[dict]], list[dict]], seen: str, thinking: str, words: str
+) -> Reply:
+    return lambda plan: reply(
+        seen,
+        thinking,
+        words,
+        change([dict(a, parameters=dict(a["parameters"])) for a in chunks(plan)[n]]),
+    )
 
 
 def _other_arm(actions: list[dict]) -> list[dict]:
@@ -117,8 +130,10 @@ def _far(actions: list[dict]) -> list[dict]:
 
 
 def _home(actions: list[dict]) -> list[dict]:
-    return [{"action_name": "back_to_origin", "parameters": {"arm_tag": arm}}
-            for arm in ("left", "right")]  # fmt: skip
+    return [
+        {"action_name": "back_to_origin", "parameters": {"arm_tag": arm}}
+        for arm in ("left", "right")
+    ]
 
 
 @dataclass(frozen=True)
@@ -135,38 +150,105 @@ class DemoLog:
 
 UNSURE = "I am not sure which arm should act.\nUSE_ARM: (LEFT OR RIGHT)"
 DEMO_LOGS = (
-    DemoLog("vlm-large", "stack_blocks_two", 0, (
-        part(0, "A red block on the left, a green block on the right.",
-             "Nothing is done yet: the left arm is nearer the red block.",
-             "Grasp the red block with the left arm, lift it, place it at the centre, go home."),
-        part(1, "The red block is at the centre; the green block is on the right.",
-             "The red block is placed. The right arm stacks the green block on it.",
-             "Grasp the green block with the right arm and stack it on the red one.", fenced),
-    )),
-    DemoLog("vlm-large", "handover_block", 1, (
-        edited(0, _other_arm, "A tall red block on the left and a blue pad on the right.",
-               "The block has to end on the pad, which is on the right: the right arm grasps it.",
-               "Grasp the red block with the right arm and lift it."),
-        part(0, "The red block has not moved.", "The right arm could not reach it: the left "
-             "arm grasps it and holds it at the middle.", "Left arm: grasp, lift, hold."),
-    ), {0: ("perceptual_reasoning", "end_effector_allocation")}),
-    DemoLog("vlm-small", "stack_blocks_two", 1, (
-        lambda plan: UNSURE,
-        edited(0, _place_first, "Two blocks on the table.", "Place the red block at the centre.",
-               "Place the red block, then grasp it."),
-        part(0, "Two blocks on the table.", "Grasp first, then place.",
-             "Grasp, lift and place the red block.", no_commas),
-        edited(1, _far, "The red block is at the centre.", "Now the green block.",
-               "Grasp the green block from far away."),
-    ), {0: ("format", ""), 1: ("strategic_planning", "action_sequencing"),
-        3: ("strategic_planning", "action_parameters")}),
-    DemoLog("vlm-small", "blocks_ranking_rgb", 0, (
-        part(0, "Red, green and blue blocks.", "Start with the red block.",
-             "Put the red block at the left of the row.", cut),
-        edited(1, _home, "The red block is in the row.", "The row looks complete.",
-               "Send both arms home: the task is done."),
-    ), {1: ("perceptual_reasoning", "state_estimation")}),
-)  # fmt: skip
+    DemoLog(
+        "vlm-large",
+        "stack_blocks_two",
+        0,
+        (
+            part(
+                0,
+                "A red block on the left, a green block on the right.",
+                "Nothing is done yet: the left arm is nearer the red block.",
+                "Grasp the red block with the left arm, lift it, place it at the centre, go home.",
+            ),
+            part(
+                1,
+                "The red block is at the centre; the green block is on the right.",
+                "The red block is placed. The right arm stacks the green block on it.",
+                "Grasp the green block with the right arm and stack it on the red one.",
+                fenced,
+            ),
+        ),
+    ),
+    DemoLog(
+        "vlm-large",
+        "handover_block",
+        1,
+        (
+            edited(
+                0,
+                _other_arm,
+                "A tall red block on the left and a blue pad on the right.",
+                "The block has to end on the pad, which is on the right: the right arm grasps it.",
+                "Grasp the red block with the right arm and lift it.",
+            ),
+            part(
+                0,
+                "The red block has not moved.",
+                "The right arm could not reach it: the left "
+                "arm grasps it and holds it at the middle.",
+                "Left arm: grasp, lift, hold.",
+            ),
+        ),
+        {0: ("perceptual_reasoning", "end_effector_allocation")},
+    ),
+    DemoLog(
+        "vlm-small",
+        "stack_blocks_two",
+        1,
+        (
+            lambda plan: UNSURE,
+            edited(
+                0,
+                _place_first,
+                "Two blocks on the table.",
+                "Place the red block at the centre.",
+                "Place the red block, then grasp it.",
+            ),
+            part(
+                0,
+                "Two blocks on the table.",
+                "Grasp first, then place.",
+                "Grasp, lift and place the red block.",
+                no_commas,
+            ),
+            edited(
+                1,
+                _far,
+                "The red block is at the centre.",
+                "Now the green block.",
+                "Grasp the green block from far away.",
+            ),
+        ),
+        {
+            0: ("format", ""),
+            1: ("strategic_planning", "action_sequencing"),
+            3: ("strategic_planning", "action_parameters"),
+        },
+    ),
+    DemoLog(
+        "vlm-small",
+        "blocks_ranking_rgb",
+        0,
+        (
+            part(
+                0,
+                "Red, green and blue blocks.",
+                "Start with the red block.",
+                "Put the red block at the left of the row.",
+                cut,
+            ),
+            edited(
+                1,
+                _home,
+                "The red block is in the row.",
+                "The row looks complete.",
+                "Send both arms home: the task is done.",
+            ),
+        ),
+        {1: ("perceptual_reasoning", "state_estimation")},
+    ),
+)
 
 
 # -- writing the log -------------------------------------------------------------------------
@@ -185,26 +267,36 @@ def write_demo_log(root: Path, logs=DEMO_LOGS, progress: Progress | None = None)
     runs: dict[tuple[str, str], Path] = {}
     for n, log in enumerate(logs):
         progress.report(n, len(logs), f"Demo: {log.model} on {log.task} (a logged run)")
-        run = runs.setdefault((log.model, log.task), root / "eval_result" / "high_level" /
-                              log.task / "vlmpolicy" / log.model / RUN_TIME)  # fmt: skip
+        run = runs.setdefault(
+            (log.model, log.task),
+            root / "eval_result" / "high_level" / log.task / "vlmpolicy" / log.model / RUN_TIME,
+        )
         folder = run / "obsimg" / "round0" / f"episode{log.seed}"
         folder.mkdir(parents=True, exist_ok=True)
         (run / "model_name.txt").write_text(f"Model used: {log.model}\n")
-        with BimanualEnv(log.task, log.seed, cameras=LOG_CAMERAS, image_size=LOG_IMAGE_SIZE,
-                         max_steps=len(log.replies)) as env:  # fmt: skip
+        with BimanualEnv(
+            log.task,
+            log.seed,
+            cameras=LOG_CAMERAS,
+            image_size=LOG_IMAGE_SIZE,
+            max_steps=len(log.replies),
+        ) as env:
             plan = env.task.reference_plan(env.world)
             text, failed, success = [], [], None
             for i, make in enumerate(log.replies):
                 raw = make(plan)
                 # the harness logs a reply after its fix_json: what can be read, as plain JSON
                 value, _repairs, unreadable = repair_json(raw)
-                text.append(f"step {i}: ***************\n"
-                            f"{raw if unreadable else json.dumps(value)}\n")  # fmt: skip
+                text.append(
+                    f"step {i}: ***************\n{raw if unreadable else json.dumps(value)}\n"
+                )
                 feedback = env.step(raw)
                 step = env.steps[-1]
                 if step["kind"] == "action" and step["ok"] is False:
-                    failed.append(f"Task {log.task} failed at round 0, episode {log.seed}, "
-                                  f"action count {i}, action it:0: {feedback}\n")  # fmt: skip
+                    failed.append(
+                        f"Task {log.task} failed at round 0, episode {log.seed}, "
+                        f"action count {i}, action it:0: {feedback}\n"
+                    )
                 if env.success:
                     success = i
                     break
@@ -217,8 +309,10 @@ def write_demo_log(root: Path, logs=DEMO_LOGS, progress: Progress | None = None)
             f.writelines(failed)
         with open(run / "success_record.txt", "a") as f:
             if success is not None:
-                f.write(f"Task {log.task} success at round 0, episode {log.seed}, "
-                        f"action count {success}\n")  # fmt: skip
+                f.write(
+                    f"Task {log.task} success at round 0, episode {log.seed}, "
+                    f"action count {success}\n"
+                )
     return list(runs.values())
 
 

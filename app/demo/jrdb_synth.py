@@ -141,7 +141,7 @@ def make_actors(config: SynthConfig) -> list[Actor]:
             yaw=0.0,
             lift=0.45 if carrier else 0.0,
             follows=(carrier, 0.0, 0.42) if carrier else None,
-        ),  # fmt: skip
+        ),
         Actor("chair:2", "chair", _SIZES["chair"], (-2.6, 4.2), yaw=-0.4),
         Actor("bag:2", "bag", _SIZES["bag"], (3.2, -1.9), yaw=0.5),
     ][: config.objects]
@@ -336,18 +336,25 @@ def write_sequence(
                 if box2[0] + box2[2] > L.PANORAMA_WIDTH:
                     seam.add(key)
                 frame_2d.append(
-                    {"label_id": key, "file_id": image_name, "box": list(box2),
-                     "attributes": attrs_2d}
-                )  # fmt: skip
-                frame_3d.append({"label_id": key, "box": box_3d, "attributes": attrs_3d})
-                frame_act.append(
-                    _activity(actor, config, frame_2d[-1], boxes_2d)
+                    {
+                        "label_id": key,
+                        "file_id": image_name,
+                        "box": list(box2),
+                        "attributes": attrs_2d,
+                    }
                 )
+                frame_3d.append({"label_id": key, "box": box_3d, "attributes": attrs_3d})
+                frame_act.append(_activity(actor, config, frame_2d[-1], boxes_2d))
             else:
                 frame_obj.append(
-                    {"label_id": key, "category": actor.category, "box": list(box2),
-                     "box_3d": box_3d, "attributes": {**attrs_2d, **attrs_3d}}
-                )  # fmt: skip
+                    {
+                        "label_id": key,
+                        "category": actor.category,
+                        "box": list(box2),
+                        "box_3d": box_3d,
+                        "attributes": {**attrs_2d, **attrs_3d},
+                    }
+                )
         image.save(root / L.IMAGES / name / image_name, quality=85)
         key_order = lambda e: int(e["label_id"].split(":")[1])  # noqa: E731
         labels_2d[image_name] = sorted(frame_2d, key=key_order)
@@ -361,9 +368,13 @@ def write_sequence(
     progress.report(config.frames, config.frames, "Synthetic sequence written")
     persons = [a.label_id for a in actors if a.is_person]
     return SynthSummary(
-        root, name, config.frames, persons, [a.label_id for a in actors if not a.is_person],
+        root,
+        name,
+        config.frames,
+        persons,
+        [a.label_id for a in actors if not a.is_person],
         sorted(seam),
-    )  # fmt: skip
+    )
 
 
 def _clip(box: tuple[float, ...]) -> tuple[float, ...]:
@@ -399,14 +410,22 @@ def _activity(actor: Actor, config: SynthConfig, entry_2d: dict, boxes_2d: dict)
     if together:
         other = f"pedestrian:{3 - number}"
         entry["H-interaction"] = [
-            {"pair": other, "box_pair": list(boxes_2d[other]),
-             "inter_labels": {"walking together": 1}}
-        ]  # fmt: skip
+            {
+                "pair": other,
+                "box_pair": list(boxes_2d[other]),
+                "inter_labels": {"walking together": 1},
+            }
+        ]
         entry["group_info"] = [
-            {"venue": {"indoor_cafeteria/dining_hall/food_court": "1"},
-             "aim": {"socializing": "1"}, "inter": {"walking": "1"},
-             "BPC": {"floor": "1"}, "SSC": {"table": "1"}, "location_pre": {"near": "1"}}
-        ]  # fmt: skip
+            {
+                "venue": {"indoor_cafeteria/dining_hall/food_court": "1"},
+                "aim": {"socializing": "1"},
+                "inter": {"walking": "1"},
+                "BPC": {"floor": "1"},
+                "SSC": {"table": "1"},
+                "location_pre": {"near": "1"},
+            }
+        ]
     return entry
 
 

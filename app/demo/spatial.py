@@ -35,8 +35,9 @@ def add_spatial_demo(project: Project, progress: Progress, *, n: int, seed: int 
     if n < 1:
         return
     with tempfile.TemporaryDirectory(prefix="reasonscope-spatial-") as scratch:
-        generate_spatial_items(project, SETTINGS, n, seed, scratch, image_width=320,
-                               progress=progress)  # fmt: skip
+        generate_spatial_items(
+            project, SETTINGS, n, seed, scratch, image_width=320, progress=progress
+        )
     items = [i for s in SETTINGS for i in project.spatial.items(s)]
     rng = random.Random(seed)
     noisy, left = [], []

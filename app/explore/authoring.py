@@ -13,8 +13,15 @@ from widgets.explore.author_panel import AuthorPanel
 from widgets.tasks import TaskRunner
 
 
-def check_and_add(db: Path, scene_id: int, task: str, targets: list[str], tags: list[str],
-                  threshold: float, extreme: str) -> dict:  # fmt: skip
+def check_and_add(
+    db: Path,
+    scene_id: int,
+    task: str,
+    targets: list[str],
+    tags: list[str],
+    threshold: float,
+    extreme: str,
+) -> dict:
     """Run the generators' checks on the stored scene and store a passing question; a plain
     report either way (a failing criterion is an answer, not an error)."""
     from app.jobs.questions import add_question
@@ -22,14 +29,21 @@ def check_and_add(db: Path, scene_id: int, task: str, targets: list[str], tags: 
     from store import open_project
 
     try:
-        question_id = add_question(db, scene_id, task, targets, tags=tags, threshold=threshold,
-                                   extreme=extreme)  # fmt: skip
+        question_id = add_question(
+            db, scene_id, task, targets, tags=tags, threshold=threshold, extreme=extreme
+        )
     except CriterionFailed as exc:
         return {"ok": False, "criterion": exc.criterion, "message": str(exc)}
     with open_project(db) as project:
         q = project.questions.get(question_id)
-    return {"ok": True, "question_id": q.id, "text": q.text, "answer": q.answer,
-            "measured": (q.criteria or {}).get("measured", {}), "scene_id": q.scene_id}  # fmt: skip
+    return {
+        "ok": True,
+        "question_id": q.id,
+        "text": q.text,
+        "answer": q.answer,
+        "measured": (q.criteria or {}).get("measured", {}),
+        "scene_id": q.scene_id,
+    }
 
 
 class QuestionAuthoring(QObject):
@@ -80,12 +94,23 @@ class QuestionAuthoring(QObject):
             self.panel.show_result(False, "The scene cannot be saved as it is; see the status bar.")
             return
         p = self.panel
-        args = (self.explore.session.path, scene_id, p.current_task(), p.target_keys(),
-                p.tag_list(), p.fraction(), p.extreme.currentText())  # fmt: skip
+        args = (
+            self.explore.session.path,
+            scene_id,
+            p.current_task(),
+            p.target_keys(),
+            p.tag_list(),
+            p.fraction(),
+            p.extreme.currentText(),
+        )
         self.panel.show_result(True, "Checking in the simulator…")
         self.panel.submit.setEnabled(False)
-        self.task = TaskRunner("Checking the question", lambda _p: check_and_add(*args),
-                               self.explore.mode, show_dialog=False)  # fmt: skip
+        self.task = TaskRunner(
+            "Checking the question",
+            lambda _p: check_and_add(*args),
+            self.explore.mode,
+            show_dialog=False,
+        )
         self.task.succeeded.connect(self._done)
         self.task.failed.connect(lambda summary, _d: self.panel.show_result(False, summary))
         self.task.finished.connect(self._finished)

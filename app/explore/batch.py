@@ -29,8 +29,10 @@ class SceneBatchRunner(QObject):
         self.mode, self.session = mode, session
         self.action = QAction("Generate scenes…", bar)
         self.action.setObjectName("generate_scenes_action")
-        self.action.setToolTip("Generate seeded scenes into this project, on this machine's "
-                               "cores or a Ray cluster (docs/scale-out.md)")  # fmt: skip
+        self.action.setToolTip(
+            "Generate seeded scenes into this project, on this machine's "
+            "cores or a Ray cluster (docs/scale-out.md)"
+        )
         self.action.triggered.connect(self.ask)
         bar.addAction(self.action)
         self.dialog: GenerateScenesDialog | None = None
@@ -71,17 +73,25 @@ class SceneBatchRunner(QObject):
                 progress.report(done, total, head if tail.endswith(" left") else message)
 
             return generate_and_store(
-                path, n=batch.n, seed=batch.seed, objects=batch.objects, gripper=batch.gripper,
-                progress=Progress(forward), workers=batch.workers, ray_address=batch.ray_address,
-                resume=batch.resume, report=reports,
-            )  # fmt: skip
+                path,
+                n=batch.n,
+                seed=batch.seed,
+                objects=batch.objects,
+                gripper=batch.gripper,
+                progress=Progress(forward),
+                workers=batch.workers,
+                ray_address=batch.ray_address,
+                resume=batch.resume,
+                report=reports,
+            )
 
         self.task = TaskRunner(f"Generating {batch.n} scenes", work, self.mode)
         self.task.setObjectName("scene_batch_task")
         self.task.succeeded.connect(lambda ids: self._done(reports, len(ids)))
         self.task.failed.connect(lambda summary, _details: self._say(f"Scenes: {summary}"))
-        self.task.cancelled.connect(lambda: self._say("Scene generation cancelled; the scenes "
-                                                      "made so far are stored"))  # fmt: skip
+        self.task.cancelled.connect(
+            lambda: self._say("Scene generation cancelled; the scenes made so far are stored")
+        )
         self.task.finished.connect(self._finished)
         self._enable()
         self.task.start()

@@ -78,11 +78,12 @@ class SceneEditing(QObject):
             ("settle", "Settle", ["Ctrl+L"], self.settle, "Physics until everything rests"),
             ("park", "Park robot", ["Ctrl+R"], self._park, "Fold the arm up, out of the way"),
             ("save", "Save as new scene", ["Ctrl+S"], self.save, "Store it, derived from this one"),
-        ]  # fmt: skip
+        ]
         checkable = {"edit", "park"}
         # while the mouse holds an object, no other edit (it would fold into the drag)
-        specs = [(k, t, keys, self._not_dragging(f) if f else f, tip)
-                 for k, t, keys, f, tip in specs]  # fmt: skip
+        specs = [
+            (k, t, keys, self._not_dragging(f) if f else f, tip) for k, t, keys, f, tip in specs
+        ]
         self.bar, self.actions = mode_toolbar(
             self.mode, "Edit", specs, checkable=checkable.__contains__
         )
@@ -140,8 +141,9 @@ class SceneEditing(QObject):
         from sim.tabletop.authoring.thumbnails import render_thumbnails
 
         entries = load_catalog()
-        self.thumbnails = TaskRunner("Catalog pictures", lambda _p: render_thumbnails(entries),
-                                     self.mode, show_dialog=False)  # fmt: skip
+        self.thumbnails = TaskRunner(
+            "Catalog pictures", lambda _p: render_thumbnails(entries), self.mode, show_dialog=False
+        )
         self.thumbnails.succeeded.connect(self._thumbnails_ready)
         self.thumbnails.finished.connect(self._thumbnails_finished)
         self.thumbnails.start()
@@ -209,11 +211,14 @@ class SceneEditing(QObject):
         self.status.setText("")
 
     def _resume(self, draft: dict) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved edits",
-                          f"Scene #{draft['derived_from']} has unsaved edits from "
-                          f"{draft.get('at', 'earlier')[:16]}. Bring them back?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                          self.mode)  # fmt: skip
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Unsaved edits",
+            f"Scene #{draft['derived_from']} has unsaved edits from "
+            f"{draft.get('at', 'earlier')[:16]}. Bring them back?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.mode,
+        )
         box.setObjectName("resume_draft")
         return self.resume_answer(box) == QMessageBox.StandardButton.Yes
 
@@ -367,9 +372,15 @@ class SceneEditing(QObject):
             project.scenes.clear_draft(self.source_id)
             return
         snap = editor.snapshot()
-        project.scenes.save_draft(self.source_id, {"derived_from": editor.derived_from,
-                                   "at": datetime.now(timezone.utc).isoformat(),
-                                   "objects": list(snap.records), "state": snap.state})  # fmt: skip
+        project.scenes.save_draft(
+            self.source_id,
+            {
+                "derived_from": editor.derived_from,
+                "at": datetime.now(timezone.utc).isoformat(),
+                "objects": list(snap.records),
+                "state": snap.state,
+            },
+        )
 
     # -- saving -----------------------------------------------------------------------------------
     def save(self) -> int | None:

@@ -113,8 +113,10 @@ class ExploreMode(QObject):
 
     def open_scene(self, scene_id: int) -> None:
         """Restore a stored scene off the GUI thread; the newest request wins."""
-        self.busy.setText(f"Restoring scene #{scene_id}: its physics, the model's view and "
-                          "what that view shows of each object…")  # fmt: skip
+        self.busy.setText(
+            f"Restoring scene #{scene_id}: its physics, the model's view and "
+            "what that view shows of each object…"
+        )
         self.central.setCurrentWidget(self.busy)
         self.image.set_image(None, None)  # no stale model view of the scene before
         if self.task is not None:
@@ -122,9 +124,11 @@ class ExploreMode(QObject):
             return
         scene = self.session.project.scenes.get(scene_id)  # the GUI thread's connection
         self.task = TaskRunner(
-            f"Restoring scene #{scene_id}", lambda _p: load_scene(scene), self.mode,
+            f"Restoring scene #{scene_id}",
+            lambda _p: load_scene(scene),
+            self.mode,
             show_dialog=False,  # the view itself says it is busy
-        )  # fmt: skip
+        )
         self.task.succeeded.connect(self._loaded)
         self.task.failed.connect(self._failed)
         self.task.finished.connect(self._task_done)

@@ -258,9 +258,18 @@ def read_sequence(root: Path, name: str, calibration: L.Calibration) -> Sequence
 
     clouds = _read_pointclouds(root, name, sorted(frames), warnings)
     return SequencePlan(
-        name, root, images, dict(clouds), persons_2d, persons_3d, objects, person_labels,
-        calibration, warnings, [e for e in entries if e[1] in known],
-    )  # fmt: skip
+        name,
+        root,
+        images,
+        dict(clouds),
+        persons_2d,
+        persons_3d,
+        objects,
+        person_labels,
+        calibration,
+        warnings,
+        [e for e in entries if e[1] in known],
+    )
 
 
 def read_jrdb(
@@ -346,9 +355,13 @@ def store_sequence(project: Project, plan: SequencePlan, progress: Progress) -> 
     for label_id, attributes in demographics.items():
         repo.set_entity_attributes(ids[label_id], attributes)
     return SequenceReport(
-        plan.name, seq.id, len(frames), len(plan.person_ids), len(plan.object_categories),
+        plan.name,
+        seq.id,
+        len(frames),
+        len(plan.person_ids),
+        len(plan.object_categories),
         **counts,
-    )  # fmt: skip
+    )
 
 
 def store_jrdb(

@@ -208,7 +208,10 @@ def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> 
                 continue
             own = step.get("boxes") if step.get("slot") == slot else None
             found = _id_boxes(step.get("entity_ids") or [], slot, own, w)
-            sub: dict[str, Any] = {"target_ID": found["target_ID"], "target_bbox": found["target_bbox"]}
+            sub: dict[str, Any] = {
+                "target_ID": found["target_ID"],
+                "target_bbox": found["target_bbox"],
+            }
             if found["unboxed"]:
                 sub["unboxed_ID"] = found["unboxed"]
             if q.task == "vqa-count":
@@ -246,8 +249,10 @@ def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> 
     elif q.task == "vqa-count":
         question["options"] = _count_options(int(q.answer), rng)
         question["sub_questions"] = {
-            k: {"question": s.get("question", "").replace("Find", "Count", 1),
-                "options": count_options[k]}
+            k: {
+                "question": s.get("question", "").replace("Find", "Count", 1),
+                "options": count_options[k],
+            }
             for k, s in steps_with_keys
         }
     else:
@@ -292,7 +297,9 @@ def _count_options(answer: int, rng: random.Random) -> list[int]:
 def _wh_options(q: Question, options: dict[str, list[str]], rng: random.Random) -> list[str]:
     asked = (q.criteria or {}).get("asked") or ""
     answer = clean_answer(q.answer)
-    pool = [o for o in dict.fromkeys(WH_OPTIONS.get(asked, []) + options.get(asked, [])) if o != answer]
+    pool = [
+        o for o in dict.fromkeys(WH_OPTIONS.get(asked, []) + options.get(asked, [])) if o != answer
+    ]
     rng.shuffle(pool)
     chosen = [answer] + pool[: MAX_OPTIONS - 1]
     rng.shuffle(chosen)
@@ -366,9 +373,7 @@ def export_jrdb_reasoning(
             sid = q.sequence_id
             if sid not in frames_of:
                 frames_of[sid] = {f.id: f for f in project.sequences.frames(sid)} if sid else {}
-                keys_of[sid] = (
-                    {e.id: e.key for e in project.sequences.entities(sid)} if sid else {}
-                )
+                keys_of[sid] = {e.id: e.key for e in project.sequences.entities(sid)} if sid else {}
             w = Window(project, q, frames_of[sid], keys_of[sid])
             el = element(q, names.get(sid, ""), w, vocabulary)
             last = el["labels"][w.slots[-1][0]]

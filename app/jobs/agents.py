@@ -43,11 +43,17 @@ class RunSummary:
 
     def model(self, name: str, agent: str = "") -> dict[str, Any]:
         """The tally of one model (created empty the first time)."""
-        return self.models.setdefault(name, {"agent": agent, "episodes": 0, "correct": 0,
-                                             "errors": 0, "failed": 0})  # fmt: skip
+        return self.models.setdefault(
+            name, {"agent": agent, "episodes": 0, "correct": 0, "errors": 0, "failed": 0}
+        )
 
-    def keep(self, header: dict[str, Any], episode_id: int, what: str,
-             endpoint: dict[str, Any] | None = None) -> None:  # fmt: skip
+    def keep(
+        self,
+        header: dict[str, Any],
+        episode_id: int,
+        what: str,
+        endpoint: dict[str, Any] | None = None,
+    ) -> None:
         """Count one stored episode (`what` names it in the errors list)."""
         success = bool(header.get("success"))
         self.episodes += 1
@@ -142,9 +148,14 @@ def scene_data(project: Project, scene_id: int) -> dict[str, Any]:
 
 
 def play_episode(
-    question, scene: dict[str, Any], agent, mode: str, *, image_size: int = 1024,
+    question,
+    scene: dict[str, Any],
+    agent,
+    mode: str,
+    *,
+    image_size: int = 1024,
     gripper: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Run `agent` on one question in its rebuilt scene; the episode as plain data
     ({"header", "steps", "source"}). A model endpoint failing is outcome "error"."""
     from sim.llm import ModelError
@@ -193,12 +204,23 @@ def play_episode(
 
 
 def run_episode(
-    project: Project, question, agent, mode: str, *, image_size: int = 1024,
+    project: Project,
+    question,
+    agent,
+    mode: str,
+    *,
+    image_size: int = 1024,
     gripper: str | None = None,
-) -> int:  # fmt: skip
+) -> int:
     """Run `agent` on one question and store the episode; return its id."""
-    data = play_episode(question, scene_data(project, question.scene_id), agent, mode,
-                        image_size=image_size, gripper=gripper)  # fmt: skip
+    data = play_episode(
+        question,
+        scene_data(project, question.scene_id),
+        agent,
+        mode,
+        image_size=image_size,
+        gripper=gripper,
+    )
     return project.episodes.add(data["header"], data["steps"], source=data["source"]).id
 
 
@@ -207,26 +229,40 @@ def play_question_job(job: dict[str, Any]) -> dict[str, Any]:
     "question", "scene" (`scene_data`), "seed", "prompt_variant", "image_size", "gripper",
     "config" (an OpenAIConfig or None), "retry"}; the episode comes back with its
     endpoint's request counts ("endpoint")."""
-    agent = make_agent(job["agent"], prompt_variant=job["prompt_variant"], seed=job["seed"],
-                       config=job["config"], retry=job["retry"])  # fmt: skip
+    agent = make_agent(
+        job["agent"],
+        prompt_variant=job["prompt_variant"],
+        seed=job["seed"],
+        config=job["config"],
+        retry=job["retry"],
+    )
     with sim_turn() as waiting:  # threads of a run simulate in turn, wait together
         agent.waiting = waiting
-        data = play_episode(job["question"], job["scene"], agent, job["mode"],
-                            image_size=job["image_size"], gripper=job["gripper"])  # fmt: skip
+        data = play_episode(
+            job["question"],
+            job["scene"],
+            agent,
+            job["mode"],
+            image_size=job["image_size"],
+            gripper=job["gripper"],
+        )
     stats = getattr(agent, "stats", None)
     data["endpoint"] = stats.as_dict() if stats is not None else None
     return data
 
 
-def recorded_questions(project: Project, agent: str, model: str, mode: str,
-                       prompt_variant: str) -> set[int]:  # fmt: skip
+def recorded_questions(
+    project: Project, agent: str, model: str, mode: str, prompt_variant: str
+) -> set[int]:
     """Questions this agent, model, mode and prompt variant already have an episode of."""
     return {
         e.question_id
         for e in project.episodes.list(model=model, mode=mode, limit=10**9)
-        if e.benchmark == "mgvqa" and e.agent == agent and e.question_id is not None
+        if e.benchmark == "mgvqa"
+        and e.agent == agent
+        and e.question_id is not None
         and (e.header.get("prompt_variant") or "") == prompt_variant
-    }  # fmt: skip
+    }
 
 
 def run_agent(
@@ -283,32 +319,52 @@ def run_agent(
                 summary.endpoints[probe.model] = EndpointStats()
             done = set()
             if resume:
-                done = recorded_questions(project, agent_name, probe.model, mode,
-                                          probe.prompt_variant)  # fmt: skip
+                done = recorded_questions(
+                    project, agent_name, probe.model, mode, probe.prompt_variant
+                )
             for i, question in enumerate(chosen):
                 if question.id in done:
                     summary.skipped += 1
                     continue
                 if question.scene_id not in scenes:
                     scenes[question.scene_id] = scene_data(project, question.scene_id)
-                jobs.append({"agent": agent_name, "mode": mode, "question": question,
-                             "scene": scenes[question.scene_id], "seed": seed + i,
-                             "prompt_variant": prompt_variant, "image_size": image_size,
-                             "gripper": gripper, "config": cfg, "retry": retry,
-                             "model": probe.model})  # fmt: skip
+                jobs.append(
+                    {
+                        "agent": agent_name,
+                        "mode": mode,
+                        "question": question,
+                        "scene": scenes[question.scene_id],
+                        "seed": seed + i,
+                        "prompt_variant": prompt_variant,
+                        "image_size": image_size,
+                        "gripper": gripper,
+                        "config": cfg,
+                        "retry": retry,
+                        "model": probe.model,
+                    }
+                )
 
         def what(job: dict[str, Any]) -> str:
             q = job["question"]
             return f"{job['model']} on {q.task} question {q.id}"
 
         def keep(job: dict[str, Any], data: dict[str, Any]) -> None:
-            episode_id = project.episodes.add(data["header"], data["steps"],
-                                              source=data["source"]).id  # fmt: skip
+            episode_id = project.episodes.add(
+                data["header"], data["steps"], source=data["source"]
+            ).id
             summary.keep(data["header"], episode_id, what(job), data.get("endpoint"))
 
-        batch = run_batch(jobs, play_question_job, keep, workers=workers,
-                          ray_address=ray_address, progress=progress or Progress(),
-                          describe=what, noun="episode", concurrency=concurrency)  # fmt: skip
+        batch = run_batch(
+            jobs,
+            play_question_job,
+            keep,
+            workers=workers,
+            ray_address=ray_address,
+            progress=progress or Progress(),
+            describe=what,
+            noun="episode",
+            concurrency=concurrency,
+        )
         summary.backend = batch.backend
         by_what = {what(j): j["model"] for j in jobs}
         for item, why in batch.failed:

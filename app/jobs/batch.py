@@ -76,8 +76,11 @@ def start_ray(workers: int, ray_address: str | None) -> str:
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     if ray.is_initialized():
         return f"ray ({ray_address or 'local'}, already running)"
-    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                               "configure_logging": False}  # fmt: skip
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "configure_logging": False,
+    }
     try:
         if ray_address:
             if ray_address not in ("auto", "local") and ray_address.startswith("127.0.0.1"):
@@ -157,8 +160,12 @@ def run_batch(
         elapsed = time.monotonic() - start
         rate = done / elapsed if elapsed > 0 else 0.0
         left = (total - done) / rate if rate > 0 else 0.0
-        progress.report(done, total, f"{report.stored} {noun}s stored, {len(report.failed)} "
-                        f"failed, {rate:.2f}/s, {left:.0f} s left")  # fmt: skip
+        progress.report(
+            done,
+            total,
+            f"{report.stored} {noun}s stored, {len(report.failed)} "
+            f"failed, {rate:.2f}/s, {left:.0f} s left",
+        )
 
     def settle(item: Any, outcome: tuple[bool, Any]) -> None:
         ok, value = outcome

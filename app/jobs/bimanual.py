@@ -23,8 +23,13 @@ BIMANUAL_AGENTS = ("openai", "reference")
 
 def episode_data(env, header: dict[str, Any], *, source: str) -> dict[str, Any]:
     """A finished `BimanualEnv` episode as plain data (what a batch worker sends back)."""
-    return {"header": header, "steps": env.steps, "images": env.image_store(),
-            "image_size": list(env.image_size), "source": source}  # fmt: skip
+    return {
+        "header": header,
+        "steps": env.steps,
+        "images": env.image_store(),
+        "image_size": list(env.image_size),
+        "source": source,
+    }
 
 
 def store_episode_data(project: Project, data: dict[str, Any]) -> int:
@@ -69,9 +74,10 @@ def record_reference_episode(
     arm going home), or one step for the whole plan when `split` is false. With tier
     "row16" the plan is the primitive one traced into 16-number rows
     (`sim.bimanual.rows`), ROW_CHUNK rows a step."""
-    return store_episode_data(project, play_reference(task, seed, cameras=cameras,
-                                                      image_size=image_size, split=split,
-                                                      tier=tier))  # fmt: skip
+    return store_episode_data(
+        project,
+        play_reference(task, seed, cameras=cameras, image_size=image_size, split=split, tier=tier),
+    )
 
 
 def play_reference(
@@ -86,8 +92,9 @@ def play_reference(
     """`record_reference_episode`'s episode as plain data, not stored."""
     from sim.bimanual.env import BimanualEnv
 
-    env = _env(BimanualEnv, task, seed, tier=tier, cameras=cameras,
-               image_size=image_size, max_steps=1000)  # fmt: skip
+    env = _env(
+        BimanualEnv, task, seed, tier=tier, cameras=cameras, image_size=image_size, max_steps=1000
+    )
     try:
         if tier == "row16":
             from sim.bimanual.rows import row_reference
@@ -147,8 +154,13 @@ def play_bimanual_job(job: dict[str, Any]) -> dict[str, Any]:
     counts ("endpoint")."""
     env_kw = dict(job["env"])
     if job["agent"] == "reference":
-        return play_reference(job["task"], job["seed"], cameras=env_kw["cameras"],
-                              image_size=env_kw["image_size"], tier=env_kw["tier"])  # fmt: skip
+        return play_reference(
+            job["task"],
+            job["seed"],
+            cameras=env_kw["cameras"],
+            image_size=env_kw["image_size"],
+            tier=env_kw["tier"],
+        )
     from sim.bimanual.agent import BimanualOpenAIAgent
     from sim.llm import DEFAULT_RETRY
 
@@ -193,22 +205,27 @@ def run_bimanual(
     from sim.bimanual.env import get_task
 
     if agent_name not in BIMANUAL_AGENTS:
-        raise ProjectError(f"--agent {agent_name}: bimanual agents are "
-                           f"{', '.join(BIMANUAL_AGENTS)}")  # fmt: skip
+        raise ProjectError(
+            f"--agent {agent_name}: bimanual agents are {', '.join(BIMANUAL_AGENTS)}"
+        )
     try:
         get_task(task)
     except ValueError as exc:
         raise ProjectError(str(exc)) from None
     progress = progress or Progress()
     summary = RunSummary()
-    env_kw = {"tier": tier, "cameras": tuple(cameras), "image_size": tuple(image_size),
-              "max_steps": max_steps, "truncate": truncate}  # fmt: skip
+    env_kw = {
+        "tier": tier,
+        "cameras": tuple(cameras),
+        "image_size": tuple(image_size),
+        "max_steps": max_steps,
+        "truncate": truncate,
+    }
     with open_project(db) as project:
 
         def keep(job: dict[str, Any], data: dict[str, Any]) -> None:
             episode_id = store_episode_data(project, data)
-            summary.keep(data["header"], episode_id, f"seed {job['seed']}",
-                         data.get("endpoint"))  # fmt: skip
+            summary.keep(data["header"], episode_id, f"seed {job['seed']}", data.get("endpoint"))
 
         all_seeds = list(range(seed, seed + episodes))
         if agent_factory is not None:  # an agent object made here (tests): in this process
@@ -234,15 +251,33 @@ def run_bimanual(
                 done = _recorded_seeds(project, agent_name, model, task, tier)
                 seeds = [s for s in seeds if s not in done]
                 summary.skipped += len(all_seeds) - len(seeds)
-            jobs += [{"agent": agent_name, "task": task, "seed": s, "env": env_kw,
-                      "config": cfg, "retry": retry, "model": model} for s in seeds]  # fmt: skip
+            jobs += [
+                {
+                    "agent": agent_name,
+                    "task": task,
+                    "seed": s,
+                    "env": env_kw,
+                    "config": cfg,
+                    "retry": retry,
+                    "model": model,
+                }
+                for s in seeds
+            ]
 
         def what(job: dict[str, Any]) -> str:
             return f"{job['model'] or job['agent']} on {job['task']} seed {job['seed']}"
 
-        batch = run_batch(jobs, play_bimanual_job, keep, workers=workers,
-                          ray_address=ray_address, progress=progress, noun="episode",
-                          describe=what, concurrency=concurrency)  # fmt: skip
+        batch = run_batch(
+            jobs,
+            play_bimanual_job,
+            keep,
+            workers=workers,
+            ray_address=ray_address,
+            progress=progress,
+            noun="episode",
+            describe=what,
+            concurrency=concurrency,
+        )
         summary.backend = batch.backend
         by_what = {what(j): j["model"] or j["agent"] for j in jobs}
         for item, why in batch.failed:
@@ -306,20 +341,38 @@ def _resim_job(project: Project, episode_id: int, seed, image_size, try_suggesti
     """What a replay needs, as plain data: the episode's header and steps."""
     episode = project.episodes.get(episode_id)
     if episode.benchmark != "bimanual":
-        raise ProjectError(f"episode {episode_id} is a {episode.benchmark or 'non-bimanual'} "
-                           "episode; replay in sim takes bimanual ones")  # fmt: skip
+        raise ProjectError(
+            f"episode {episode_id} is a {episode.benchmark or 'non-bimanual'} "
+            "episode; replay in sim takes bimanual ones"
+        )
     steps = [
-        {"index": s.index, "kind": s.kind, "name": s.name, "arguments": s.arguments,
-         "result": s.result, "ok": s.ok, "feedback": s.feedback, "model_text": s.model_text,
-         "raw_output": s.raw_output}
+        {
+            "index": s.index,
+            "kind": s.kind,
+            "name": s.name,
+            "arguments": s.arguments,
+            "result": s.result,
+            "ok": s.ok,
+            "feedback": s.feedback,
+            "model_text": s.model_text,
+            "raw_output": s.raw_output,
+        }
         for s in project.episodes.steps(episode_id)
-    ]  # fmt: skip
+    ]
     if try_suggestions:
         steps = [_suggested(s) for s in steps]
-    header = {**episode.header, "task": episode.task or episode.header.get("task", ""),
-              "model": episode.model}  # fmt: skip
-    return {"episode_id": episode_id, "header": header, "steps": steps, "seed": seed,
-            "image_size": image_size}  # fmt: skip
+    header = {
+        **episode.header,
+        "task": episode.task or episode.header.get("task", ""),
+        "model": episode.model,
+    }
+    return {
+        "episode_id": episode_id,
+        "header": header,
+        "steps": steps,
+        "seed": seed,
+        "image_size": image_size,
+    }
 
 
 def resimulate_job(job: dict[str, Any]):
@@ -327,8 +380,13 @@ def resimulate_job(job: dict[str, Any]):
     from sim.bimanual.resim import resimulate
 
     try:
-        return resimulate(job["header"], job["steps"], source_episode=job["episode_id"],
-                          seed=job["seed"], image_size=job["image_size"])  # fmt: skip
+        return resimulate(
+            job["header"],
+            job["steps"],
+            source_episode=job["episode_id"],
+            seed=job["seed"],
+            image_size=job["image_size"],
+        )
     except ValueError as exc:
         raise ProjectError(f"episode {job['episode_id']}: {exc}") from None
 
@@ -361,9 +419,16 @@ def replay_many(
         reports.append(report)
 
     jobs = [_resim_job(project, i, None, None, try_suggestions) for i in episode_ids]
-    batch = run_batch(jobs, resimulate_job, keep, workers=workers, ray_address=ray_address,
-                      progress=progress, noun="replay",
-                      describe=lambda j: f"episode {j['episode_id']}")  # fmt: skip
+    batch = run_batch(
+        jobs,
+        resimulate_job,
+        keep,
+        workers=workers,
+        ray_address=ray_address,
+        progress=progress,
+        noun="replay",
+        describe=lambda j: f"episode {j['episode_id']}",
+    )
     return reports, batch
 
 

@@ -24,8 +24,7 @@ from typing import Any
 
 from sim.llm import DEFAULT_BASE_URL, OpenAIConfig
 
-ENDPOINT_KEYS = ("name", "base_url", "model", "api_key_env", "timeout", "max_tokens",
-                 "temperature")  # fmt: skip
+ENDPOINT_KEYS = ("name", "base_url", "model", "api_key_env", "timeout", "max_tokens", "temperature")
 BASE_URL_VARS = ("REASONSCOPE_OPENAI_BASE_URL", "OPENAI_BASE_URL")
 KEY_VARS = ("REASONSCOPE_OPENAI_API_KEY", "OPENAI_API_KEY")
 
@@ -97,8 +96,10 @@ def _endpoint(entry: Any, env: Mapping[str, str]) -> OpenAIConfig:
         raise ValueError("must be a table of keys")
     unknown = sorted(set(entry) - set(ENDPOINT_KEYS))
     if "api_key" in unknown:
-        raise ValueError("no api_key in the file: put the key in an environment variable "
-                         "and name it with api_key_env")  # fmt: skip
+        raise ValueError(
+            "no api_key in the file: put the key in an environment variable "
+            "and name it with api_key_env"
+        )
     if unknown:
         raise ValueError(f"unknown key {', '.join(unknown)} (keys: {', '.join(ENDPOINT_KEYS)})")
     for key in ("name", "base_url", "model", "api_key_env"):
@@ -108,8 +109,14 @@ def _endpoint(entry: Any, env: Mapping[str, str]) -> OpenAIConfig:
     if not model:
         raise ValueError("no model")
     base_url = str(entry.get("base_url") or "").strip()
-    base_url = (base_url or next((env[v] for v in BASE_URL_VARS if env.get(v, "").strip()),
-                                 DEFAULT_BASE_URL)).strip().rstrip("/")  # fmt: skip
+    base_url = (
+        (
+            base_url
+            or next((env[v] for v in BASE_URL_VARS if env.get(v, "").strip()), DEFAULT_BASE_URL)
+        )
+        .strip()
+        .rstrip("/")
+    )
     if not base_url.startswith(("http://", "https://")):
         raise ValueError(f"base_url {base_url!r} must start with http:// or https://")
     key_var = str(entry.get("api_key_env") or "").strip()
@@ -122,8 +129,10 @@ def _endpoint(entry: Any, env: Mapping[str, str]) -> OpenAIConfig:
         if base_url == DEFAULT_BASE_URL:
             api_key = next((env[v].strip() for v in KEY_VARS if env.get(v, "").strip()), "")
             if not api_key:
-                raise ValueError("no API key for api.openai.com: set OPENAI_API_KEY or name "
-                                 "a variable with api_key_env")  # fmt: skip
+                raise ValueError(
+                    "no API key for api.openai.com: set OPENAI_API_KEY or name "
+                    "a variable with api_key_env"
+                )
     extra: dict[str, Any] = {}
     for key, kind, low in (("timeout", float, 0.0), ("max_tokens", int, 0)):
         if entry.get(key) is not None:
@@ -161,8 +170,11 @@ def answer_reply(answer: str = "0", usage: tuple[int, int] | None = (120, 12)) -
         ],
     }
     if usage is not None:
-        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                         "total_tokens": usage[0] + usage[1]}  # fmt: skip
+        body["usage"] = {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": usage[0] + usage[1],
+        }
     return 200, body
 
 
@@ -249,18 +261,22 @@ def report_lines(report: dict[str, Any]) -> list[str]:
     """A run's report (`RunSummary.as_dict()`) as text: one block per model."""
     lines = []
     for model, m in report["models"].items():
-        lines.append(f"{model or m.get('agent', '')}: {m['episodes']} episodes, "
-                     f"{m['correct']} succeeded, {m['errors']} errors, "
-                     f"{m['failed']} failed items")  # fmt: skip
+        lines.append(
+            f"{model or m.get('agent', '')}: {m['episodes']} episodes, "
+            f"{m['correct']} succeeded, {m['errors']} errors, "
+            f"{m['failed']} failed items"
+        )
         e = m.get("endpoint")
         if e and e["requests"]:
             reasons = ", ".join(f"{k} x{v}" for k, v in e["retry_reasons"].items())
             mean = e["mean_latency_s"]
-            lines.append(f"  requests {e['requests']}, retries {e['retries']}"
-                         f"{f' ({reasons})' if reasons else ''}, failed after retries "
-                         f"{e['failed_requests']}, mean latency "
-                         f"{'-' if mean is None else f'{mean:.2f} s'}, tokens in "
-                         f"{e['tokens_in']} / out {e['tokens_out']}")  # fmt: skip
+            lines.append(
+                f"  requests {e['requests']}, retries {e['retries']}"
+                f"{f' ({reasons})' if reasons else ''}, failed after retries "
+                f"{e['failed_requests']}, mean latency "
+                f"{'-' if mean is None else f'{mean:.2f} s'}, tokens in "
+                f"{e['tokens_in']} / out {e['tokens_out']}"
+            )
     return lines
 
 

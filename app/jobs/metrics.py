@@ -82,13 +82,23 @@ def project_episode_metrics(project, tag: str | None = None) -> dict[str, Any]:
     for g in queries.episode_groups(tag):
         success = g.own_success if g.own_success is not None else bool(g.answer_correct)
         truth = unwrap_answer(g.truth)
-        facts.append(EpisodeFacts(
-            g.model, g.agent, g.mode, g.task, success=success, calls=g.calls, turns=g.turns,
-            presence=presence_of(truth) if g.task == "find" else None,
-            count=compare_count(truth, g.answered, g.given) if g.task == "count" else None,
-            steps=g.steps, format_error_steps=g.format_error_steps,
-            with_format_errors=g.with_format_errors, n=g.n,
-        ))  # fmt: skip
+        facts.append(
+            EpisodeFacts(
+                g.model,
+                g.agent,
+                g.mode,
+                g.task,
+                success=success,
+                calls=g.calls,
+                turns=g.turns,
+                presence=presence_of(truth) if g.task == "find" else None,
+                count=compare_count(truth, g.answered, g.given) if g.task == "count" else None,
+                steps=g.steps,
+                format_error_steps=g.format_error_steps,
+                with_format_errors=g.with_format_errors,
+                n=g.n,
+            )
+        )
         usage.setdefault(model_name(g.model, g.agent), ModelUsage()).add(
             g.n, g.n if success else 0, g.requests, g.latency_s, g.tokens_in, g.tokens_out
         )
@@ -133,8 +143,10 @@ def model_lines(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
     width = max([12] + [len(r["model"]) for r in rows])
-    lines = [f"  {'per model':<{width}} {'episodes':>9} {'success':>14} {'requests':>9} "
-             f"{'latency':>9} {'tokens in':>13} {'tokens out':>13}"]  # fmt: skip
+    lines = [
+        f"  {'per model':<{width}} {'episodes':>9} {'success':>14} {'requests':>9} "
+        f"{'latency':>9} {'tokens in':>13} {'tokens out':>13}"
+    ]
     for r in rows:
         rate = "-" if r["success_pct"] is None else f"{r['success_pct']:.1f} %"
         latency = "-" if r["mean_latency_s"] is None else f"{r['mean_latency_s']:.2f} s"
@@ -166,13 +178,18 @@ def bimanual_lines(m: dict[str, Any]) -> list[str]:
         lines.append(f"  {model:<{width}} " + " ".join(cells))
     paper = m.get("paper") or {}
     for r in (paper.get("planning") or {}).get("rows", []):
-        groups = ", ".join(f"{g} {'incomplete' if v is None else f'{v:.2f}'}"
-                           for g, v in r["group_avg"].items())  # fmt: skip
-        lines.append(f"  paper Table 1 (planning) {r['model']}: {groups}; total "
-                     f"{average_text(r['total_avg'], r['missing'], 2)}")  # fmt: skip
+        groups = ", ".join(
+            f"{g} {'incomplete' if v is None else f'{v:.2f}'}" for g, v in r["group_avg"].items()
+        )
+        lines.append(
+            f"  paper Table 1 (planning) {r['model']}: {groups}; total "
+            f"{average_text(r['total_avg'], r['missing'], 2)}"
+        )
     for r in (paper.get("fine") or {}).get("rows", []):
-        lines.append(f"  paper Table 3 (fine control) {r['model']}: avg "
-                     f"{average_text(r['avg'], r['missing'], 2)}")  # fmt: skip
+        lines.append(
+            f"  paper Table 3 (fine control) {r['model']}: avg "
+            f"{average_text(r['avg'], r['missing'], 2)}"
+        )
     labelled = {k: n for k, n in {**m["errors"], **m["other_errors"]}.items() if n}
     if labelled:
         lines.append("  error labels: " + ", ".join(f"{k} {n}" for k, n in labelled.items()))

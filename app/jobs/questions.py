@@ -49,8 +49,11 @@ def attempt_question(task_args: tuple[str, int, float, int, str]) -> dict:
     if not isinstance(result, Candidate):
         return {"rejected": result.reason, "timing": timing}
     try:
-        return {"scene": scene_record(result.scene), "question": result.question_record(),
-                "timing": timing}  # fmt: skip
+        return {
+            "scene": scene_record(result.scene),
+            "question": result.question_record(),
+            "timing": timing,
+        }
     finally:
         result.scene.world.close()
 
@@ -96,8 +99,7 @@ def generate_questions(
                 elif summary.accepted[task] < n:
                     with project.write():  # the scene and its question land together
                         scene_id = project.scenes.add(out["scene"])
-                        question = project.questions.add({**out["question"],
-                                                          "scene_id": scene_id})  # fmt: skip
+                        question = project.questions.add({**out["question"], "scene_id": scene_id})
                     summary.question_ids.append(question.id)
                     summary.accepted[task] += 1
 
@@ -109,13 +111,20 @@ def generate_questions(
                     attempt_seed += 1
                 budget -= len(seeds)
                 done = sum(summary.accepted.values())
-                progress.report(done, total, f"{task}: {summary.accepted[task]} of {n} "
-                                f"(attempt {summary.attempts + 1})")  # fmt: skip
+                progress.report(
+                    done,
+                    total,
+                    f"{task}: {summary.accepted[task]} of {n} (attempt {summary.attempts + 1})",
+                )
                 batch = run_batch(
                     [(task, s, threshold, image_size, gripper) for s in seeds],
-                    attempt_question, keep, workers=workers, ray_address=ray_address,
-                    describe=lambda a: f"{a[0]} seed {a[1]}", noun="attempt",
-                )  # fmt: skip
+                    attempt_question,
+                    keep,
+                    workers=workers,
+                    ray_address=ray_address,
+                    describe=lambda a: f"{a[0]} seed {a[1]}",
+                    noun="attempt",
+                )
                 for item, why in batch.failed:
                     summary.rejected[f"failed: {why}"] += 1
                     summary.failed.append((item, why))
@@ -147,8 +156,14 @@ def add_question(
         world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
         try:
             try:
-                made = author_question(world, task, list(targets), threshold=threshold,
-                                       image_size=image_size, extreme=extreme)  # fmt: skip
+                made = author_question(
+                    world,
+                    task,
+                    list(targets),
+                    threshold=threshold,
+                    image_size=image_size,
+                    extreme=extreme,
+                )
             except CriterionFailed:
                 raise
             except ValueError as exc:
@@ -156,12 +171,19 @@ def add_question(
             labelled = None
             if made.relabelled:
                 state = world.capture_state()
-                state["generation"] = {**scene.state.get("generation", {}),
-                                       "derived_from": scene_id}  # fmt: skip
-                labelled = {"name": f"{scene.name}, labelled A B C", "benchmark": scene.benchmark,
-                            "seed": scene.seed, "generator": scene.generator,
-                            "camera": scene.camera, "state": state,
-                            "bodies": world.body_records()}  # fmt: skip
+                state["generation"] = {
+                    **scene.state.get("generation", {}),
+                    "derived_from": scene_id,
+                }
+                labelled = {
+                    "name": f"{scene.name}, labelled A B C",
+                    "benchmark": scene.benchmark,
+                    "seed": scene.seed,
+                    "generator": scene.generator,
+                    "camera": scene.camera,
+                    "state": state,
+                    "bodies": world.body_records(),
+                }
         finally:
             world.close()
         record = made.record

@@ -64,9 +64,12 @@ def generate_and_store(
             [(s, objects, gripper) for s in seeds],
             make_scene_record,
             lambda _task, record: ids.append(project.scenes.add(record)),
-            workers=workers, ray_address=ray_address, progress=progress,
-            describe=lambda task: f"seed {task[0]}", noun="scene",
-        )  # fmt: skip
+            workers=workers,
+            ray_address=ray_address,
+            progress=progress,
+            describe=lambda task: f"seed {task[0]}",
+            noun="scene",
+        )
     if report is not None:
         report.append(batch)
     return ids

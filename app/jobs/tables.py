@@ -56,28 +56,53 @@ def _settings_note(settings: dict[str, str] | None) -> list[str]:
 
 
 def verification_table(v: dict[str, Any]) -> Table:
-    t = Table("verification", "Agreement between the two verifiers",
-              ["Criterion", "Pairs", "Cohen's kappa", "Agreement (%)", "Disagreements"])  # fmt: skip
+    t = Table(
+        "verification",
+        "Agreement between the two verifiers",
+        ["Criterion", "Pairs", "Cohen's kappa", "Agreement (%)", "Disagreements"],
+    )
     for name, m in [("decision", v["decision"]), *v["criteria"].items()]:
-        t.rows.append([name, str(v["n"]), kappa_text(m["kappa"], m.get("kappa_reason"), 3),
-                       _num(m["percent_agreement"]), str(m["disagreements"])])  # fmt: skip
+        t.rows.append(
+            [
+                name,
+                str(v["n"]),
+                kappa_text(m["kappa"], m.get("kappa_reason"), 3),
+                _num(m["percent_agreement"]),
+                str(m["disagreements"]),
+            ]
+        )
     t.notes = _settings_note(v.get("settings"))
     return t
 
 
 def hoi_table(h: dict[str, Any]) -> Table:
-    t = Table("hoi", "HOI labels: agreement on difficulty and verdicts",
-              ["Pairs of", "Pairs", "Kappa (quadratic)", "Kappa (linear)", "Agreement (%)"])  # fmt: skip
+    t = Table(
+        "hoi",
+        "HOI labels: agreement on difficulty and verdicts",
+        ["Pairs of", "Pairs", "Kappa (quadratic)", "Kappa (linear)", "Agreement (%)"],
+    )
     for name, m in h["difficulty"].items():
         if isinstance(m, dict):
             why = m.get("kappa_reason")
-            t.rows.append([f"difficulty, {name.replace('_', ' ')}", str(m["n"]),
-                           kappa_text(m["kappa_quadratic"], why, 3),
-                           kappa_text(m["kappa_linear"], why, 3), _num(m["percent_agreement"])])  # fmt: skip
+            t.rows.append(
+                [
+                    f"difficulty, {name.replace('_', ' ')}",
+                    str(m["n"]),
+                    kappa_text(m["kappa_quadratic"], why, 3),
+                    kappa_text(m["kappa_linear"], why, 3),
+                    _num(m["percent_agreement"]),
+                ]
+            )
     v = h["verdicts"]
-    t.rows.append(["verdicts, reviewer vs reviewer", str(v["n"]),
-                   kappa_text(v["kappa"], v.get("kappa_reason"), 3), "",
-                   _num(v["percent_agreement"])])  # fmt: skip
+    t.rows.append(
+        [
+            "verdicts, reviewer vs reviewer",
+            str(v["n"]),
+            kappa_text(v["kappa"], v.get("kappa_reason"), 3),
+            "",
+            _num(v["percent_agreement"]),
+        ]
+    )
     t.notes = _settings_note(h.get("settings"))
     return t
 
@@ -122,8 +147,11 @@ def spatial_table(s: dict[str, Any]) -> Table:
     columns = ["Model"]
     for name in settings:
         columns += [name.capitalize(), f"{name.capitalize()} n"]
-    t = Table("spatial", "Foundational spatial grounding: Gaussian-weighted spatial score",
-              [*columns, "Avg."])  # fmt: skip
+    t = Table(
+        "spatial",
+        "Foundational spatial grounding: Gaussian-weighted spatial score",
+        [*columns, "Avg."],
+    )
     for model, row in sorted((s.get("by_model") or {}).items(), key=lambda kv: kv[0].lower()):
         cells = [model]
         for name in settings:
@@ -137,8 +165,7 @@ def spatial_table(s: dict[str, Any]) -> Table:
 
 def bimanual_table(b: dict[str, Any]) -> Table:
     tasks = b["tasks"]
-    t = Table("bimanual", "Dual-arm success rate (%) per task",
-              ["Model", *tasks, "Avg."])  # fmt: skip
+    t = Table("bimanual", "Dual-arm success rate (%) per task", ["Model", *tasks, "Avg."])
     for model in b["models"]:
         row = b["success_by_task"][model]
         cells = [model]
@@ -149,8 +176,9 @@ def bimanual_table(b: dict[str, Any]) -> Table:
             )
         average = b.get("average_by_model", {}).get(model, {})
         rate = average.get("rate")
-        cells.append(average_text(None if rate is None else 100 * rate,
-                                  average.get("missing") or []))  # fmt: skip
+        cells.append(
+            average_text(None if rate is None else 100 * rate, average.get("missing") or [])
+        )
         t.rows.append(cells)
     t.notes = ["Cells: success (%) (successes/episodes)."] + _settings_note(b.get("settings"))
     return t
@@ -199,8 +227,13 @@ def bimanual_fine_table(b: dict[str, Any]) -> Table:
     ids = [c["id"] for c in p["columns"]]
     t = Table("bimanual_fine", f"{p['title']}: success rate (%)", ["Models", *ids, "Avg."])
     for r in p["rows"]:
-        t.rows.append([r["model"], *(_pct_cell(r["cells"][i]) for i in ids),
-                       average_text(r["avg"], r["missing"], 2)])  # fmt: skip
+        t.rows.append(
+            [
+                r["model"],
+                *(_pct_cell(r["cells"][i]) for i in ids),
+                average_text(r["avg"], r["missing"], 2),
+            ]
+        )
     tasks = "; ".join(f"{c['id']} {c['task']}" for c in p["columns"])
     t.notes = [f"Success rate (%) per task ({_episode_range(p['rows'])}). Tasks: {tasks}."]
     t.notes += _settings_note(b["paper"].get("settings"))
@@ -239,10 +272,19 @@ def to_csv(table: Table) -> str:
 
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "≥": r"$\geq$", "σ": r"$\sigma$",
-}  # fmt: skip
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "≥": r"$\geq$",
+    "σ": r"$\sigma$",
+}
 
 
 def latex_escape(text: str) -> str:

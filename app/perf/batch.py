@@ -73,11 +73,15 @@ def batch_scenes_speedup(quick: bool) -> PerfResult:
     n, alone, two, startup = _in_process_and_on_ray("batch_scenes_speedup", quick, 2, workers=2)
     speedup = alone / two
     return PerfResult(
-        "batch_scenes_speedup", speedup, "x", f">= {SPEEDUP_GOAL}x", speedup >= SPEEDUP_GOAL,
+        "batch_scenes_speedup",
+        speedup,
+        "x",
+        f">= {SPEEDUP_GOAL}x",
+        speedup >= SPEEDUP_GOAL,
         f"{n} scenes of {OBJECTS[0]}-{OBJECTS[1]} objects: in-process {alone:.1f} s, 2 Ray "
         f"workers {two:.1f} s ({n / two:.2f} scenes/s); Ray start-up and warm-up "
         f"{startup:.1f} s, not counted",
-    )  # fmt: skip
+    )
 
 
 @perf_case("batch_ray_overhead", goal=f"<= {OVERHEAD_GOAL}x")
@@ -86,8 +90,12 @@ def batch_ray_overhead(quick: bool) -> PerfResult:
     n, alone, one, startup = _in_process_and_on_ray("batch_ray_overhead", quick, 1)
     ratio = one / alone
     return PerfResult(
-        "batch_ray_overhead", ratio, "x", f"<= {OVERHEAD_GOAL}x", ratio <= OVERHEAD_GOAL,
+        "batch_ray_overhead",
+        ratio,
+        "x",
+        f"<= {OVERHEAD_GOAL}x",
+        ratio <= OVERHEAD_GOAL,
         f"{n} scenes: in-process {alone:.1f} s, through a 1-CPU Ray {one:.1f} s "
         f"({(one - alone) / n * 1000:+.0f} ms a scene); Ray start-up and warm-up "
         f"{startup:.1f} s, not counted",
-    )  # fmt: skip
+    )

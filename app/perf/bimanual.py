@@ -59,8 +59,14 @@ def bimanual_sim_speed(quick: bool) -> PerfResult:
     names = (
         ["stack_blocks_two"]
         if quick
-        else ["stack_blocks_two", "stack_blocks_three", "handover_block", "hanging_mug",
-              "put_bottles_dustbin", "place_cans_plasticbox"]
+        else [
+            "stack_blocks_two",
+            "stack_blocks_three",
+            "handover_block",
+            "hanging_mug",
+            "put_bottles_dustbin",
+            "place_cans_plasticbox",
+        ]
     )
     sim = wall = 0.0
     for name in names:

@@ -43,10 +43,17 @@ def _project(path, n: int) -> None:
                 scene.world.close()
         with project.write():
             for i in range(n):
-                project.questions.add({"benchmark": "mgvqa", "task": "count",
-                                       "text": f"How many objects are on the table? ({i})",
-                                       "options": None, "answer": 1, "criteria": {},
-                                       "scene_id": scene_ids[i % 2]})  # fmt: skip
+                project.questions.add(
+                    {
+                        "benchmark": "mgvqa",
+                        "task": "count",
+                        "text": f"How many objects are on the table? ({i})",
+                        "options": None,
+                        "answer": 1,
+                        "criteria": {},
+                        "scene_id": scene_ids[i % 2],
+                    }
+                )
 
 
 def _run(path, url: str, n: int, concurrency: int) -> tuple[float, dict]:
@@ -55,12 +62,21 @@ def _run(path, url: str, n: int, concurrency: int) -> tuple[float, dict]:
 
     config = OpenAIConfig(url, f"fake-vlm-k{concurrency}")
     start = time.perf_counter()
-    summary = run_agent(path, "openai", "direct", questions="any", models=[config],
-                        image_size=IMAGE_SIZE, concurrency=concurrency)  # fmt: skip
+    summary = run_agent(
+        path,
+        "openai",
+        "direct",
+        questions="any",
+        models=[config],
+        image_size=IMAGE_SIZE,
+        concurrency=concurrency,
+    )
     seconds = time.perf_counter() - start
     if summary.episodes != n or summary.errors or summary.failed:
-        raise RuntimeError(f"{NAME}: {summary.episodes} of {n} episodes, errors "
-                           f"{summary.errors[:1]}, failed {summary.failed[:1]}")  # fmt: skip
+        raise RuntimeError(
+            f"{NAME}: {summary.episodes} of {n} episodes, errors "
+            f"{summary.errors[:1]}, failed {summary.failed[:1]}"
+        )
     return seconds, summary.as_dict()
 
 

@@ -31,9 +31,13 @@ ORDER = 32  # after the viewport's frame time, before the launch (see app.perf.h
 
 # The six set-ups the copies are made from (task, seed): six scenes.
 TEMPLATES = (
-    ("stack_blocks_two", 0), ("stack_blocks_two", 1), ("stack_blocks_two", 2),
-    ("stack_blocks_three", 0), ("blocks_ranking_rgb", 0), ("handover_block", 0),
-)  # fmt: skip
+    ("stack_blocks_two", 0),
+    ("stack_blocks_two", 1),
+    ("stack_blocks_two", 2),
+    ("stack_blocks_three", 0),
+    ("blocks_ranking_rgb", 0),
+    ("handover_block", 0),
+)
 MODELS = 30
 # Sizes, module-level so that tests can shrink them: (small, large) files; episodes stored.
 IMPORT_SIZES = {False: (300, 3_000), True: (100, 1_000)}
@@ -68,13 +72,18 @@ def replica(template: dict[str, Any], i: int, *, own_states: bool = False) -> di
     for step in template["steps"]:
         step = dict(step)
         if step.get("kind") != "observation":
-            step.update(latency_s=0.8 + (i % 37) / 10, tokens_in=2400 + i % 500,
-                        tokens_out=120 + i % 90)  # fmt: skip
+            step.update(
+                latency_s=0.8 + (i % 37) / 10, tokens_in=2400 + i % 500, tokens_out=120 + i % 90
+            )
         if own_states and isinstance(step.get("state"), dict):
             step["state"] = {**step["state"], "nonce": i}
         steps.append(step)
-    return {**template, "id": f"{template['id'][:20]}-{i:06d}",
-            "model": f"model-{i % MODELS:02d}", "steps": steps}  # fmt: skip
+    return {
+        **template,
+        "id": f"{template['id'][:20]}-{i:06d}",
+        "model": f"model-{i % MODELS:02d}",
+        "steps": steps,
+    }
 
 
 def _lines(n: int) -> Iterator[str]:
@@ -103,9 +112,13 @@ def _import_in_child(db: Path, source: Path) -> dict[str, float]:
     """Import `source` into a new project in a fresh process; its peak memory and time."""
     open_project(db, create=True).close()
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(db), str(source)], capture_output=True, text=True,
-        timeout=3600, check=True, cwd=Path(__file__).resolve().parents[2],
-    )  # fmt: skip
+        [sys.executable, "-c", _CHILD, str(db), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -132,8 +145,14 @@ def episode_import_memory(quick: bool) -> PerfResult:
         f"{run['seconds']:.1f} s ({1000 * run['seconds'] / n:.1f} ms an episode)"
         for n, run in runs.items()
     )
-    return PerfResult("episode_import_memory", ratio, "x", "<= 1.5x", ratio <= MEMORY_GOAL,
-                      f"peak memory, {sizes[1]:,} vs {sizes[0]:,} episodes; {detail}")  # fmt: skip
+    return PerfResult(
+        "episode_import_memory",
+        ratio,
+        "x",
+        "<= 1.5x",
+        ratio <= MEMORY_GOAL,
+        f"peak memory, {sizes[1]:,} vs {sizes[0]:,} episodes; {detail}",
+    )
 
 
 # -- bytes per stored episode ---------------------------------------------------------------
@@ -154,14 +173,20 @@ def _store(db: Path, n: int, own_states: bool) -> dict[str, Any]:
         grown = {t: b - empty.get(t, 0) for t, b in table_bytes(project).items()}
         columns = project.episodes.stored_bytes()
         states = project.states.count()
-    return {"tables": {t: b / n for t, b in grown.items() if b}, "seconds": seconds,
-            "columns": {c: b / n for c, b in columns.items()}, "states": states}  # fmt: skip
+    return {
+        "tables": {t: b / n for t, b in grown.items() if b},
+        "seconds": seconds,
+        "columns": {c: b / n for c, b in columns.items()},
+        "states": states,
+    }
 
 
 def _inline_state_bytes(templates: list[dict[str, Any]]) -> float:
     """Bytes of state JSON an episode stored in its steps before content addressing."""
-    sizes = [sum(len(state_json(s["state"]).encode()) for s in t["steps"] if s.get("state"))
-             for t in templates]  # fmt: skip
+    sizes = [
+        sum(len(state_json(s["state"]).encode()) for s in t["steps"] if s.get("state"))
+        for t in templates
+    ]
     return sum(sizes) / len(sizes)
 
 

@@ -238,12 +238,26 @@ def _as_question(record: dict):
     from annotation.models import Question
 
     return Question(
-        id=0, uid="bench", version=1, benchmark="mgvqa", task=record["task"],
-        text=record["text"], options=record["options"], answer=record["answer"],
-        evidence_ids=record["evidence_ids"], steps=record["steps"], difficulty=None,
-        criteria=record["criteria"], status="pending", is_current=True, scene_id=None,
-        sequence_id=None, seed=record["seed"], created_at="", created_by=None,
-    )  # fmt: skip
+        id=0,
+        uid="bench",
+        version=1,
+        benchmark="mgvqa",
+        task=record["task"],
+        text=record["text"],
+        options=record["options"],
+        answer=record["answer"],
+        evidence_ids=record["evidence_ids"],
+        steps=record["steps"],
+        difficulty=None,
+        criteria=record["criteria"],
+        status="pending",
+        is_current=True,
+        scene_id=None,
+        sequence_id=None,
+        seed=record["seed"],
+        created_at="",
+        created_by=None,
+    )
 
 
 @perf_case("grasp_planning", goal="median <= 50 ms")

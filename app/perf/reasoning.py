@@ -53,9 +53,12 @@ def _workload(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[dict[st
             q["answer"] = {"entity_ids": targets, "boxes": [people[k] for k in targets]}
             q["steps"] = [
                 {"description": "all persons", "entity_ids": keys, "boxes": people},
-                {"description": "filter", "entity_ids": targets,
-                 "boxes": {k: people[k] for k in targets}},
-            ]  # fmt: skip
+                {
+                    "description": "filter",
+                    "entity_ids": targets,
+                    "boxes": {k: people[k] for k in targets},
+                },
+            ]
             row["box"] = [_jitter(rng, people[k]) for k in targets]
             row["steps"] = [[_jitter(rng, b) for b in people.values()], row["box"]]
         elif kind == "vqa-count":
@@ -134,8 +137,12 @@ def seam_iou(quick: bool) -> PerfResult:
     ratio = subject / baseline
     n = len(pairs)
     return PerfResult(
-        "seam_iou", ratio, "x", SEAM_GOAL, ratio <= 3,
+        "seam_iou",
+        ratio,
+        "x",
+        SEAM_GOAL,
+        ratio <= 3,
         f"{n} box pairs (a tenth across the seam): cylinder {1e9 * subject / n:.0f} ns, "
         f"plain {1e9 * baseline / n:.0f} ns a pair; above 0.5: {wrapped} on the cylinder, "
         f"{plain} plain (the seam boxes plain IoU misses)",
-    )  # fmt: skip
+    )

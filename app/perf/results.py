@@ -52,19 +52,39 @@ def _mgvqa(i: int, rng: random.Random) -> tuple[dict[str, Any], list[dict[str, A
         calls += rng.choice((["grasp"], ["grasp", "find_object", "push"], ["push", "grasp"]))
     for name in calls:
         ok = not (name == "grasp" and rng.random() < 0.35)
-        steps.append({"kind": "tool", "name": name, "arguments": {"object": "red box"},
-                      "result": {"ok": ok}, "ok": ok, **_usage(rng, model)})  # fmt: skip
+        steps.append(
+            {
+                "kind": "tool",
+                "name": name,
+                "arguments": {"object": "red box"},
+                "result": {"ok": ok},
+                "ok": ok,
+                **_usage(rng, model),
+            }
+        )
     if rng.random() < 0.05:
         steps.append({"kind": "format_error", "raw_output": "I think", "ok": False})
     correct = rng.random() < 0.55
-    steps.append({"kind": "answer", "name": "answer_question", "arguments": {"answer": truth},
-                  "result": {"replay": {"correct": correct}}, "ok": True,
-                  **_usage(rng, model)})  # fmt: skip
+    steps.append(
+        {
+            "kind": "answer",
+            "name": "answer_question",
+            "arguments": {"answer": truth},
+            "result": {"replay": {"correct": correct}},
+            "ok": True,
+            **_usage(rng, model),
+        }
+    )
     header = {
-        "benchmark": "mgvqa", "model": model, "agent": "chance" if model == "chance" else "openai",
-        "mode": mode, "task": task, "outcome": "answered", "success": correct,
+        "benchmark": "mgvqa",
+        "model": model,
+        "agent": "chance" if model == "chance" else "openai",
+        "mode": mode,
+        "task": task,
+        "outcome": "answered",
+        "success": correct,
         "question": {"text": f"question {i}", "answer": truth},
-    }  # fmt: skip
+    }
     return header, steps
 
 
@@ -76,10 +96,14 @@ def _bimanual(i: int, rng: random.Random) -> tuple[dict[str, Any], list[dict[str
         else:
             steps.append({"kind": "action", "name": f"plan {k}", "ok": True, **_usage(rng)})
     header = {
-        "benchmark": "bimanual", "model": rng.choice(MODELS), "agent": "openai",
-        "task": rng.choice(DUAL_TASKS), "success": rng.random() < 0.4,
-        "outcome": "done", "tier": "row16" if i % 5 == 0 else "primitive",
-    }  # fmt: skip
+        "benchmark": "bimanual",
+        "model": rng.choice(MODELS),
+        "agent": "openai",
+        "task": rng.choice(DUAL_TASKS),
+        "success": rng.random() < 0.4,
+        "outcome": "done",
+        "tier": "row16" if i % 5 == 0 else "primitive",
+    }
     return header, steps
 
 
@@ -96,8 +120,10 @@ def fill_episodes(path: Path, n: int, seed: int = 0) -> Path:
 def _projects(folder: Path, sizes: tuple[int, int]) -> tuple[Path, Path]:
     small, large = sizes
     report(f"filling projects of {small:,} and {large:,} episodes")
-    return (fill_episodes(folder / "small.reasonscope", small),
-            fill_episodes(folder / "large.reasonscope", large))  # fmt: skip
+    return (
+        fill_episodes(folder / "small.reasonscope", small),
+        fill_episodes(folder / "large.reasonscope", large),
+    )
 
 
 def _alternating(
@@ -152,12 +178,15 @@ def metrics_scaling(quick: bool) -> PerfResult:
     t_small, t_large = min(times_small), min(times_large)
     ratio = t_large / t_small
     return PerfResult(
-        name="metrics_scaling", value=ratio, unit="x", goal="<= 10x for 10x the episodes",
+        name="metrics_scaling",
+        value=ratio,
+        unit="x",
+        goal="<= 10x for 10x the episodes",
         passed=ratio <= 10,
         detail=f"{sizes[0]:,} episodes {t_small * 1000:.0f} ms, {sizes[1]:,} episodes "
         f"{t_large * 1000:.0f} ms (best of {METRICS_REPEATS}); loading every episode into "
         f"Python as before: {old * 1000:.0f} ms at {sizes[0]:,}",
-    )  # fmt: skip
+    )
 
 
 def time_list_open(path: Path) -> tuple[float, int, int]:
@@ -189,9 +218,12 @@ def replay_list_open(quick: bool) -> PerfResult:
         _seconds, rows, total = last
     t_small, t_large = statistics.median(times_small), statistics.median(times_large)
     return PerfResult(
-        name="replay_list_open", value=t_large * 1000, unit="ms",
-        goal="median < 1 s at the large size", passed=t_large < 1.0,
+        name="replay_list_open",
+        value=t_large * 1000,
+        unit="ms",
+        goal="median < 1 s at the large size",
+        passed=t_large < 1.0,
         detail=f"{sizes[1]:,} episodes {t_large * 1000:.0f} ms ({rows} of {total:,} rows "
         f"read), {sizes[0]:,} episodes {t_small * 1000:.0f} ms: {t_large / t_small:.2f}x "
         f"(median of {LIST_REPEATS})",
-    )  # fmt: skip
+    )

@@ -63,9 +63,12 @@ window.close()
 
 def _run(code: str, *args: str) -> dict[str, float]:
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
         check=True,
-    )  # fmt: skip
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -95,11 +98,15 @@ def launch_splash(quick: bool) -> PerfResult:
     b, s = statistics.median(bare), statistics.median(splash)
     ratio = s / b
     return PerfResult(
-        "launch_splash", ratio, "x", LAUNCH_GOAL, ratio <= 1.5,
+        "launch_splash",
+        ratio,
+        "x",
+        LAUNCH_GOAL,
+        ratio <= 1.5,
         f"splash on screen {s:.2f} s after start, a bare Qt window {b:.2f} s; the main "
         f"window {statistics.median(window):.2f} s, the project open "
         f"{statistics.median(opened):.2f} s (medians of {rounds} fresh processes)",
-    )  # fmt: skip
+    )
 
 
 NEXT_GOAL = "<= 0.25x restoring the scene then"
@@ -129,8 +136,9 @@ def verify_next_question(quick: bool) -> PerfResult:
         path = folder / "verify.reasonscope"
         report(f"verify_next_question: generating {n} questions")
         open_project(path, create=True).close()
-        made = len(generate_questions(path, tasks=["count"], n=n, seed=1, image_size=512)
-                   .question_ids)  # fmt: skip
+        made = len(
+            generate_questions(path, tasks=["count"], n=n, seed=1, image_size=512).question_ids
+        )
         ahead, then = [], []
         for prefetch in (True, False):
             session = ProjectSession()
@@ -152,8 +160,12 @@ def verify_next_question(quick: bool) -> PerfResult:
                     _wait(app, lambda v=verify, q=nxt: q.scene_id in v.prefetch.kept)
                 t0 = time.perf_counter()
                 verify.state.next()
-                _wait(app, lambda v=verify, q=nxt: v.loaded is not None
-                      and v.loaded.scene.id == q.scene_id)  # fmt: skip
+                _wait(
+                    app,
+                    lambda v=verify, q=nxt: (
+                        v.loaded is not None and v.loaded.scene.id == q.scene_id
+                    ),
+                )
                 (ahead if prefetch else then).append(time.perf_counter() - t0)
             verify.shutdown()
             session.close()
@@ -161,10 +173,14 @@ def verify_next_question(quick: bool) -> PerfResult:
     a, t = statistics.median(ahead), statistics.median(then)
     ratio = a / t
     return PerfResult(
-        "verify_next_question", ratio, "x", NEXT_GOAL, ratio <= 0.25,
+        "verify_next_question",
+        ratio,
+        "x",
+        NEXT_GOAL,
+        ratio <= 0.25,
         f"next tabletop question on screen in {1000 * a:.0f} ms when restored ahead, "
         f"{1000 * t:.0f} ms restoring it then (1024 px model view, as in the app; medians of {len(ahead)})",
-    )  # fmt: skip
+    )
 
 
 def _wait(app, done, timeout: float = 60.0) -> None:

@@ -35,9 +35,16 @@ def _project(folder: Path, n: int) -> Path:
     with open_project(path, create=True) as project, project.write():
         for i in range(n):
             sid = project.scenes.add({**record, "name": f"scene {i}", "seed": i})
-            project.questions.add({"benchmark": "mgvqa", "task": "count",
-                                   "text": f"How many objects are on the table? ({i})",
-                                   "answer": 3, "evidence_ids": [], "scene_id": sid})  # fmt: skip
+            project.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"How many objects are on the table? ({i})",
+                    "answer": 3,
+                    "evidence_ids": [],
+                    "scene_id": sid,
+                }
+            )
     return path
 
 
@@ -50,10 +57,14 @@ def _timed(fn) -> float:
 def _result(name: str, ours: list[float], base: list[float], n: int, what: str) -> PerfResult:
     ratio = statistics.median(ours) / statistics.median(base)
     return PerfResult(
-        name, ratio, "x", f"<= {GOAL:g}x {what}", ratio <= GOAL,
+        name,
+        ratio,
+        "x",
+        f"<= {GOAL:g}x {what}",
+        ratio <= GOAL,
         f"{n} questions with their scenes: median {1000 * statistics.median(ours):.0f} ms "
         f"against {1000 * statistics.median(base):.0f} ms to {what} ({len(ours)} rounds)",
-    )  # fmt: skip
+    )
 
 
 @perf_case("package_create", goal=f"<= {GOAL:g}x exporting the questions as a benchmark file")

@@ -42,9 +42,16 @@ from widgets.viewport.view import SceneViewport
 
 # the 3D view of the dual-arm world: from behind and above the robot, the table and both arms
 OVERVIEW = CameraSpec(
-    width=800, height=600, fov_deg=50.0, eye=(0.35, -1.8, 2.45), target=(0.0, -0.1, 0.76),
-    up=(0.0, 0.0, 1.0), near=0.05, far=6.0, name="bimanual overview",
-)  # fmt: skip
+    width=800,
+    height=600,
+    fov_deg=50.0,
+    eye=(0.35, -1.8, 2.45),
+    target=(0.0, -0.1, 0.76),
+    up=(0.0, 0.0, 1.0),
+    near=0.05,
+    far=6.0,
+    name="bimanual overview",
+)
 IMAGE_CACHE = 48
 
 
@@ -151,8 +158,12 @@ class BimanualReplay(QObject):
             motion = replay.motion(i)
             viewport.select(None)
             viewport.set_highlight([m.key for m in motion])
-            view.lines.set([(f"moved:{m.key}", [m.before, m.after], (0.15, 0.75, 1.0, 1.0), 3.0)
-                            for m in motion])  # fmt: skip
+            view.lines.set(
+                [
+                    (f"moved:{m.key}", [m.before, m.after], (0.15, 0.75, 1.0, 1.0), 3.0)
+                    for m in motion
+                ]
+            )
             self.parts.show_world(True)
         else:
             self.parts.show_world(view.loaded is None)
@@ -167,8 +178,7 @@ class BimanualReplay(QObject):
                 "Replay in sim (R) runs its plans in our dual-arm world."
             )
         names = view.loaded.names if view.loaded else {}
-        moved = ", ".join(f"{names.get(m.key, m.key)} {1000 * m.moved_m:.0f} mm"
-                          for m in motion)  # fmt: skip
+        moved = ", ".join(f"{names.get(m.key, m.key)} {1000 * m.moved_m:.0f} mm" for m in motion)
         if moved:
             note = (note + " " if note else "") + f"Moved in this step: {moved}."
         self.step_panel.show_bimanual_step(
@@ -215,8 +225,9 @@ class BimanualReplay(QObject):
     def set_loaded_camera(self) -> None:
         """Frame the dual-arm world (table, both arms) when its world arrives."""
         v = self.parts.viewport
-        v.set_view_params(view_params_from_spec(OVERVIEW, width=max(1, v.width()),
-                                                height=max(1, v.height())))  # fmt: skip
+        v.set_view_params(
+            view_params_from_spec(OVERVIEW, width=max(1, v.width()), height=max(1, v.height()))
+        )
 
     # -- replay in sim ----------------------------------------------------------------------
     def replay_in_sim(self) -> None:

@@ -107,15 +107,30 @@ class ReplayMode(QObject):
         self.resim_episode: int | None = None  # the episode the running re-simulation is for
         self._build_toolbar()
         self.view = StepPresenter(
-            self.state, self.viewport, self.timeline, self.step_panel, self.image, self.cloud,
-            self.renderer, self.tool_view_action, self.grasp_legend,
-        )  # fmt: skip
-        self.bimanual = BimanualReplay(ReplayParts(
-            owner=mode, state=self.state, session=session, presenter=self.view,
-            viewport=self.viewport, episodes=self.episodes, report=self.resim_view,
-            message=self.message, raise_report=lambda: mode.docks["resim"].raise_(),
-            show_world=lambda world: self.centre.setCurrentIndex(0 if world else 1),
-        ))  # fmt: skip
+            self.state,
+            self.viewport,
+            self.timeline,
+            self.step_panel,
+            self.image,
+            self.cloud,
+            self.renderer,
+            self.tool_view_action,
+            self.grasp_legend,
+        )
+        self.bimanual = BimanualReplay(
+            ReplayParts(
+                owner=mode,
+                state=self.state,
+                session=session,
+                presenter=self.view,
+                viewport=self.viewport,
+                episodes=self.episodes,
+                report=self.resim_view,
+                message=self.message,
+                raise_report=lambda: mode.docks["resim"].raise_(),
+                show_world=lambda world: self.centre.setCurrentIndex(0 if world else 1),
+            )
+        )
         self.view.delegate = self.bimanual
         # a dual-arm episode's panels take the place of the step panel, the image and the centre
         self.step_stack = _stack(self.step_panel, self.bimanual.step_panel)
@@ -158,14 +173,25 @@ class ReplayMode(QObject):
                 ("previous", "Previous", ["Left"], lambda: s.step_by(-1), "Previous step"),
                 ("next", "Next", ["Right"], lambda: s.step_by(1), "Next step"),
                 ("last", "Last", ["End"], s.last, "Last step"),
-                ("previous_failure", "◀ Failure", ["["], s.previous_bookmark, "Previous failed step"),
+                (
+                    "previous_failure",
+                    "◀ Failure",
+                    ["["],
+                    s.previous_bookmark,
+                    "Previous failed step",
+                ),
                 ("next_failure", "Failure ▶", ["]"], s.next_bookmark, "Next failed step"),
                 (None, None, None, None, None),
-                ("resim", "Re-simulate from here", ["R"], self.resimulate,
-                 "Run the recorded calls again from this step and compare with the record"),
+                (
+                    "resim",
+                    "Re-simulate from here",
+                    ["R"],
+                    self.resimulate,
+                    "Run the recorded calls again from this step and compare with the record",
+                ),
             ),
             checkable=lambda key: key == "play",
-        )  # fmt: skip
+        )
         bar.addSeparator()
         self.tool_view_action = QAction("Tool's view", bar, checkable=True, checked=True)
         self.tool_view_action.setShortcut(QKeySequence("B"))

@@ -133,8 +133,13 @@ class ResultsMode(QObject):
         self.spatial_results.set_summary(bimanual["spatial"])
         team = team_rows(project)
         self.team_results.set_rows(team)
-        self.metrics = {"verification": metrics, "episodes": episodes, "hoi": hoi,
-                        "reasoning": reasoning, "bimanual": bimanual}  # fmt: skip
+        self.metrics = {
+            "verification": metrics,
+            "episodes": episodes,
+            "hoi": hoi,
+            "reasoning": reasoning,
+            "bimanual": bimanual,
+        }
         has_questions = sum(metrics["status_counts"].values()) > 0
         has_data = [  # in the order of the tabs
             metrics.get("n", 0) > 0 or metrics["time_on_task"]["verdicts"] > 0,
@@ -167,9 +172,11 @@ class ResultsMode(QObject):
     def _ask_export(self, name: str, fmt: str) -> None:
         extension = "tex" if fmt == "latex" else "csv"
         path, _ = QFileDialog.getSaveFileName(
-            self.mode, f"Export the {name} table", f"{name}.{extension}",
+            self.mode,
+            f"Export the {name} table",
+            f"{name}.{extension}",
             "LaTeX (*.tex)" if fmt == "latex" else "CSV (*.csv)",
-        )  # fmt: skip
+        )
         if path:
             self.export_table(name, fmt, Path(path))
 

@@ -117,10 +117,20 @@ class StudyMode(QObject):
             self.mode,
             "Study",
             (
-                ("rate_task", "Rate difficulty", ["Alt+R"], lambda: self.set_task(RATE),
-                 "Rate how hard each question is, 1 very easy to 5 very hard"),
-                ("answer_task", "Human baseline", ["Alt+B"], lambda: self.set_task(ANSWER),
-                 "Answer JRDB questions yourself: a number, a word or a box"),
+                (
+                    "rate_task",
+                    "Rate difficulty",
+                    ["Alt+R"],
+                    lambda: self.set_task(RATE),
+                    "Rate how hard each question is, 1 very easy to 5 very hard",
+                ),
+                (
+                    "answer_task",
+                    "Human baseline",
+                    ["Alt+B"],
+                    lambda: self.set_task(ANSWER),
+                    "Answer JRDB questions yourself: a number, a word or a box",
+                ),
                 (None, None, None, None, None),
                 *rate,
                 ("back", "◀ Back", ["Backspace", "Left"], s.back, "The question rated before"),
@@ -128,16 +138,26 @@ class StudyMode(QObject):
                 ("submit", "Submit", ["Return", "Enter"], self.panel.submit, "Save the answer"),
                 ("clear", "Clear boxes", ["Escape"], s.clear_boxes, "Remove the drawn boxes"),
                 (None, None, None, None, None),
-                ("previous_slot", "◀ Slot", ["["], lambda: s.set_slot(s.slot - 1),
-                 "The question's previous time slot"),
-                ("next_slot", "Slot ▶", ["]"], lambda: s.set_slot(s.slot + 1),
-                 "The question's next time slot"),
+                (
+                    "previous_slot",
+                    "◀ Slot",
+                    ["["],
+                    lambda: s.set_slot(s.slot - 1),
+                    "The question's previous time slot",
+                ),
+                (
+                    "next_slot",
+                    "Slot ▶",
+                    ["]"],
+                    lambda: s.set_slot(s.slot + 1),
+                    "The question's next time slot",
+                ),
                 ("fit", "Fit", ["Ctrl+0"], p.fit, "The whole image in view"),
                 ("zoom_in", "Zoom +", ["Ctrl+=", "Ctrl++"], lambda: p.zoom_by(1.25), "Zoom in"),
                 ("zoom_out", "Zoom −", ["Ctrl+-"], lambda: p.zoom_by(0.8), "Zoom out"),
             ),
             checkable=lambda key: key.endswith("_task"),
-        )  # fmt: skip
+        )
         group = QActionGroup(bar)
         for key in ("rate_task", "answer_task"):
             group.addAction(self.actions[key])

@@ -67,10 +67,17 @@ def package_request(
     if labels is not None:
         wanted = True if labels == "all" else parse_ids(labels, "--labels")
     return PackageRequest(
-        person, role, questions=chosen, benchmark=benchmark, task=task, labels=wanted,
+        person,
+        role,
+        questions=chosen,
+        benchmark=benchmark,
+        task=task,
+        labels=wanted,
         episodes=chosen_episodes,
-        sequence=sequence, frames=parse_frames(frames), limit=limit,
-    )  # fmt: skip
+        sequence=sequence,
+        frames=parse_frames(frames),
+        limit=limit,
+    )
 
 
 def parse_ids(text: str, flag: str) -> list[int]:

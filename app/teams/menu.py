@@ -59,9 +59,14 @@ class WorkPackagesMenu(QObject):
         order = self.dialog.order()
         try:
             request = package_request(
-                order.person, order.role, questions=order.questions, labels=order.labels,
-                sequence=order.sequence, frames=order.frames, limit=order.limit,
-            )  # fmt: skip
+                order.person,
+                order.role,
+                questions=order.questions,
+                labels=order.labels,
+                sequence=order.sequence,
+                frames=order.frames,
+                limit=order.limit,
+            )
             with _busy():
                 manifest = create_package(self.session.path, request, order.out)
         except (ProjectError, OSError) as exc:  # a bad file or folder: said, nothing changed
@@ -83,9 +88,11 @@ class WorkPackagesMenu(QObject):
             return None
         if path is None:
             path, _ = QFileDialog.getOpenFileName(
-                self.window, "Merge a returned package", str(self.session.path.parent),
+                self.window,
+                "Merge a returned package",
+                str(self.session.path.parent),
                 PACKAGE_FILTER,
-            )  # fmt: skip
+            )
             if not path:
                 return None
         try:
@@ -108,8 +115,10 @@ class WorkPackagesMenu(QObject):
         if not self._project_open():
             return
         out = [p for p in self.session.project.packages.list() if not p["recalled_at"]]
-        labels = [f"{p['person']} · {p['role']} · {p['created'][:10]} · {p['package_id'][:8]}"
-                  for p in out]  # fmt: skip
+        labels = [
+            f"{p['person']} · {p['role']} · {p['created'][:10]} · {p['package_id'][:8]}"
+            for p in out
+        ]
         if not labels:
             self.window.show_message(
                 "Nothing to recall", "No package is out.", QMessageBox.Icon.Information

@@ -56,8 +56,13 @@ class MergeReport:
         return out
 
 
-_ONE = {"verdicts": "verdict", "reviews": "review", "labels": "label",
-        "error labels": "error label", "audit entries": "audit entry"}  # fmt: skip
+_ONE = {
+    "verdicts": "verdict",
+    "reviews": "review",
+    "labels": "label",
+    "error labels": "error label",
+    "audit entries": "audit entry",
+}
 
 
 # Audit tables whose row ids are rows of work: the merged entry names the row it became.
@@ -268,9 +273,13 @@ def _verdict(project: Project, person: Annotator, row: dict, version, context: d
         corrections=row["corrections"],
     )
     record = project.verifications.submit(
-        question.id, person, verdict, row["seconds_on_task"] or 0.0,
-        created_at=row["created_at"], package=context.get("package"),
-    )  # fmt: skip
+        question.id,
+        person,
+        verdict,
+        row["seconds_on_task"] or 0.0,
+        created_at=row["created_at"],
+        package=context.get("package"),
+    )
     if record.round != row["round"]:
         raise ProjectError(f"question {question.id}: its {row['round']} slot is gone here")
     return record.id
@@ -323,9 +332,13 @@ def _error_label(project: Project, person: Annotator, row: dict, version, _copie
     if version is None:
         raise ProjectError(f"episode {row['episode_id']} was not in this package")
     label = project.episodes.add_label(
-        row["episode_id"], row["step_index"], row["category"], row["subcategory"],
-        row["note"], annotator=person,
-    )  # fmt: skip
+        row["episode_id"],
+        row["step_index"],
+        row["category"],
+        row["subcategory"],
+        row["note"],
+        annotator=person,
+    )
     return label.id
 
 
@@ -351,8 +364,10 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
         person = project.annotators.get(sent["annotator_id"])
         work = dict(conflict["work"])
         version: str | None = ""
-        copied = {"entities": set(sent["manifest"]["copied"].get("entities", [])),
-                  "package": conflict["package_id"]}  # fmt: skip
+        copied = {
+            "entities": set(sent["manifest"]["copied"].get("entities", [])),
+            "package": conflict["package_id"],
+        }
         if conflict["kind"] == "question":
             uid = project.questions.get(work["question_id"]).uid
             current = [q for q in project.questions.versions(uid) if q.is_current]
@@ -374,8 +389,13 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
                 project.audit_muted = False
             project.packages.resolve(conflict_id, "applied")
             project.packages.add_audit(
-                {"at": utc_now(), "annotator_id": person.id, "action": "conflict_applied",
-                 "table_name": conflict["kind"] + "s", "row_id": target,
-                 "detail": {"package": conflict["package_id"], "conflict": conflict_id}}
-            )  # fmt: skip
+                {
+                    "at": utc_now(),
+                    "annotator_id": person.id,
+                    "action": "conflict_applied",
+                    "table_name": conflict["kind"] + "s",
+                    "row_id": target,
+                    "detail": {"package": conflict["package_id"], "conflict": conflict_id},
+                }
+            )
         return target

@@ -165,9 +165,11 @@ class EvidencePage(QObject):
             return  # `_finished` starts the wanted ones
         paths = self.loading = dict(self.wanted)
         self.task = TaskRunner(
-            "Loading the panorama", lambda _p: (paths, load_images(paths)), self.mode,
+            "Loading the panorama",
+            lambda _p: (paths, load_images(paths)),
+            self.mode,
             show_dialog=False,
-        )  # fmt: skip
+        )
         self.task.succeeded.connect(self._loaded)
         self.task.failed.connect(self._failed)
         self.task.finished.connect(self._finished)

@@ -73,7 +73,9 @@ class VerifyMode(QObject):
             "image", "Model view (top-down)", self.image, Qt.DockWidgetArea.LeftDockWidgetArea
         )
         self.task: TaskRunner | None = None
-        self.prefetch = ScenePrefetch(self, lambda scene: load_scene(scene, image_size=self.image_size))
+        self.prefetch = ScenePrefetch(
+            self, lambda scene: load_scene(scene, image_size=self.image_size)
+        )
         self.prefetch.ready.connect(self._prefetched)
         self.loaded: LoadedScene | None = None
         self.wanted: Scene | None = None  # the scene the open question needs
@@ -88,10 +90,15 @@ class VerifyMode(QObject):
         session.annotator_changed.connect(self.reload)
         session.data_changed.connect(self._data_changed)
         self.graph = VerifyGraph(
-            mode, self.state, session, self.jrdb.view, self.jrdb.highlight_keys,
-            self.jrdb.highlight_changed, self.viewport,
+            mode,
+            self.state,
+            session,
+            self.jrdb.view,
+            self.jrdb.highlight_keys,
+            self.jrdb.highlight_changed,
+            self.viewport,
             lambda: self.loaded.world.bodies if self.loaded is not None else (),
-        )  # fmt: skip  # the Scene graph dock, behind Question
+        )  # the Scene graph dock, behind Question
 
     def _build_toolbar(self) -> None:
         s = self.state
@@ -104,20 +111,36 @@ class VerifyMode(QObject):
                 ("correct", "Correct…", ["E"], s.correct, "Edit text, options, answer"),
                 (None, None, None, None, None),
                 ("c1", "1 Unambiguous", ["1"], lambda: s.toggle(1), "Wording, options, answer"),
-                ("c2", "2 Withheld", ["2"], lambda: s.toggle(2), "The first view hides the evidence"),
+                (
+                    "c2",
+                    "2 Withheld",
+                    ["2"],
+                    lambda: s.toggle(2),
+                    "The first view hides the evidence",
+                ),
                 ("c3", "3 Recoverable", ["3"], lambda: s.toggle(3), "Clutter removal reveals it"),
                 (None, None, None, None, None),
                 ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
                 ("next", "Next", ["J", "Down"], s.next, "Next question"),
                 ("undo", "Undo verdict", ["Ctrl+Z"], s.undo, "Retract your last verdict"),
                 (None, None, None, None, None),
-                ("step_back", "◀ Step", ["["], lambda: self.jrdb.view.move(-1),
-                 "JRDB: the previous step (the answer is first)"),
-                ("step_next", "Step ▶", ["]"], lambda: self.jrdb.view.move(1),
-                 "JRDB: the next step, its entities highlighted"),
+                (
+                    "step_back",
+                    "◀ Step",
+                    ["["],
+                    lambda: self.jrdb.view.move(-1),
+                    "JRDB: the previous step (the answer is first)",
+                ),
+                (
+                    "step_next",
+                    "Step ▶",
+                    ["]"],
+                    lambda: self.jrdb.view.move(1),
+                    "JRDB: the next step, its entities highlighted",
+                ),
             ),
             checkable=lambda key: key.startswith("c"),
-        )  # fmt: skip
+        )
         bar.addSeparator()
         self.rendering_action = QAction("Verification view", bar, checkable=True, checked=True)
         self.rendering_action.setShortcut(QKeySequence("V"))

@@ -63,9 +63,11 @@ class ScenePrefetch(QObject):
             return False
         self.loading = scene
         self.task = TaskRunner(
-            f"Restoring scene #{scene.id} ahead", lambda _p: self.restore(scene),
-            self.parent(), show_dialog=False,
-        )  # fmt: skip
+            f"Restoring scene #{scene.id} ahead",
+            lambda _p: self.restore(scene),
+            self.parent(),
+            show_dialog=False,
+        )
         generation = self.generation
         self.task.succeeded.connect(lambda loaded: self._restored(loaded, generation))
         self.task.finished.connect(self._done)

@@ -61,8 +61,13 @@ def prism_mesh(radius: float, half_height: float, sides: int) -> tuple[list, lis
     (a face looks along +x; along -x too when `sides` is even)."""
     sides = int(sides)
     corner = radius / math.cos(math.pi / sides)
-    ring = [(corner * math.cos(2 * math.pi * (i + 0.5) / sides),
-             corner * math.sin(2 * math.pi * (i + 0.5) / sides)) for i in range(sides)]  # fmt: skip
+    ring = [
+        (
+            corner * math.cos(2 * math.pi * (i + 0.5) / sides),
+            corner * math.sin(2 * math.pi * (i + 0.5) / sides),
+        )
+        for i in range(sides)
+    ]
     vertices = [(x, y, z) for z in (-half_height, half_height) for x, y in ring]
     indices: list[int] = []
     for i in range(sides):
@@ -78,12 +83,20 @@ def prism_shapes(client, part: tuple, colour) -> tuple[int, int]:
     vertices, indices = prism_mesh(*part[1])
     frame = tuple(part[2])
     turn = tuple(part[3]) if len(part) > 3 else (0.0, 0.0, 0.0, 1.0)
-    col = client.createCollisionShape(pybullet.GEOM_MESH, vertices=vertices,
-                                      collisionFramePosition=frame,
-                                      collisionFrameOrientation=turn)  # fmt: skip
-    vis = client.createVisualShape(pybullet.GEOM_MESH, vertices=vertices, indices=indices,
-                                   rgbaColor=colour, visualFramePosition=frame,
-                                   visualFrameOrientation=turn)  # fmt: skip
+    col = client.createCollisionShape(
+        pybullet.GEOM_MESH,
+        vertices=vertices,
+        collisionFramePosition=frame,
+        collisionFrameOrientation=turn,
+    )
+    vis = client.createVisualShape(
+        pybullet.GEOM_MESH,
+        vertices=vertices,
+        indices=indices,
+        rgbaColor=colour,
+        visualFramePosition=frame,
+        visualFrameOrientation=turn,
+    )
     return col, vis
 
 

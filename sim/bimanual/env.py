@@ -135,12 +135,20 @@ class BimanualEnv:
             self.executor = BimanualExecutor(self.world)
             self.initial_ee = ee_state(self.world)
             shas = self._observe()
-            self.steps.append({
-                "kind": "observation", "name": "observe", "arguments": {},
-                "result": {"ee": self.initial_ee, "images": shas}, "ok": True,
-                "feedback": "", "model_text": {}, "raw_output": "",
-                "state": self.world.capture_state(), "image_sha256": self._main_sha(shas),
-            })  # fmt: skip
+            self.steps.append(
+                {
+                    "kind": "observation",
+                    "name": "observe",
+                    "arguments": {},
+                    "result": {"ee": self.initial_ee, "images": shas},
+                    "ok": True,
+                    "feedback": "",
+                    "model_text": {},
+                    "raw_output": "",
+                    "state": self.world.capture_state(),
+                    "image_sha256": self._main_sha(shas),
+                }
+            )
             self.success, self.check_reason = self.task.check(self.world)
         except BaseException:
             self.world.close()
@@ -181,16 +189,19 @@ class BimanualEnv:
         out = []
         for index, step in enumerate(self.steps[1:], start=1):
             plan = [
-                item["row"] if "row" in item else
-                {k: item[k] for k in ("action_id", "action_name", "parameters") if k in item}
+                item["row"]
+                if "row" in item
+                else {k: item[k] for k in ("action_id", "action_name", "parameters") if k in item}
                 for item in step["arguments"].get("plan", [])
-            ]  # fmt: skip
-            out.append({"step": index, "kind": step["kind"], "plan": plan,
-                        "feedback": step["feedback"]})  # fmt: skip
+            ]
+            out.append(
+                {"step": index, "kind": step["kind"], "plan": plan, "feedback": step["feedback"]}
+            )
         return out[-n:] if n else []
 
-    def header(self, *, agent: str, model: str = "", error: str = "",
-               source_episode: int | None = None) -> dict[str, Any]:  # fmt: skip
+    def header(
+        self, *, agent: str, model: str = "", error: str = "", source_episode: int | None = None
+    ) -> dict[str, Any]:
         """The episode header as docs/bimanual-agents.md gives it."""
         import uuid
 
@@ -233,8 +244,12 @@ class BimanualEnv:
 
     def run_plan(self, plan: list[Any], *, language_plan: str = "") -> str:
         """Execute a plan given as data (actions or rows) as one step; return the feedback."""
-        reply = {"visual_state_description": "", "reasoning_and_reflection": "",
-                 "language_plan": language_plan, PLAN_STEP: plan}  # fmt: skip
+        reply = {
+            "visual_state_description": "",
+            "reasoning_and_reflection": "",
+            "language_plan": language_plan,
+            PLAN_STEP: plan,
+        }
         return self.step(json.dumps(reply, ensure_ascii=False))
 
     def replay_step(self, step: dict[str, Any], plan: list[Any]) -> str:
@@ -246,20 +261,34 @@ class BimanualEnv:
     def _finish(self, step: dict[str, Any], plan: list[Any], *, execute: bool) -> str:
         result = step.setdefault("result", {})
         actions = [
-            {"index": i, "action_name": _name_of(item), "arm": _arm_of(item),
-             "ok": None, "feedback": ""}
+            {
+                "index": i,
+                "action_name": _name_of(item),
+                "arm": _arm_of(item),
+                "ok": None,
+                "feedback": "",
+            }
             for i, item in enumerate(plan)
-        ]  # fmt: skip
+        ]
         if not execute:
             feedback, ok, executed = step.get("feedback") or "Format error", False, 0
         else:
             feedback, ok, executed = self._execute(plan, actions)
         self.success, self.check_reason = self.task.check(self.world)
         shas = self._observe()
-        result.update(actions=actions, executed=executed, ee=ee_state(self.world),
-                      task_success=bool(self.success), images=shas)  # fmt: skip
-        step.update(feedback=feedback, ok=ok, state=self.world.capture_state(),
-                    image_sha256=self._main_sha(shas))  # fmt: skip
+        result.update(
+            actions=actions,
+            executed=executed,
+            ee=ee_state(self.world),
+            task_success=bool(self.success),
+            images=shas,
+        )
+        step.update(
+            feedback=feedback,
+            ok=ok,
+            state=self.world.capture_state(),
+            image_sha256=self._main_sha(shas),
+        )
         step.setdefault("model_text", {})
         step.setdefault("raw_output", "")
         step["name"] = PLAN_STEP
@@ -288,13 +317,17 @@ class BimanualEnv:
         if failed is not None:
             feedback = failed.feedback
             if len(items) > 1:
-                feedback += (f" (action {failed.index + 1} of {len(items)}, {failed.name}; "
-                             "the actions after it were not executed)")  # fmt: skip
+                feedback += (
+                    f" (action {failed.index + 1} of {len(items)}, {failed.name}; "
+                    "the actions after it were not executed)"
+                )
             return feedback, False, len(results)
         feedback = " ".join(["Action succeeded.", *poses])
         if len(results) < len(items):
-            feedback += (f" Only the first {len(results)} of the {len(items)} actions were "
-                         "executed; plan again from the new observation.")  # fmt: skip
+            feedback += (
+                f" Only the first {len(results)} of the {len(items)} actions were "
+                "executed; plan again from the new observation."
+            )
         return feedback, True, len(results)
 
     # -- observation ------------------------------------------------------------------

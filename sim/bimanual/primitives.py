@@ -30,13 +30,14 @@ ACTION_SPECS: dict[str, dict[str, Any]] = {
     a.name: {
         "id": a.id,
         "params": {
-            p.name: None if p.required else (list(p.default) if isinstance(p.default, tuple)
-                                             else p.default)
+            p.name: None
+            if p.required
+            else (list(p.default) if isinstance(p.default, tuple) else p.default)
             for p in a.params + a.kwargs
         },
     }
     for a in SPEC_TABLE
-}  # fmt: skip
+}
 VERB = {
     "grasp_actor": "grasp",
     "place_actor": "place",

@@ -24,9 +24,11 @@ DOWN = [0.5, -0.5, 0.5, 0.5]  # wire wxyz: gripper down, fingers opening along x
 
 # Task hints ("assistant info"): the main steps and targets, per task. Positions are where
 # an object's centre should end up (place_actor's target_pose), metres.
-_PICK_PLACE = ("1. Grasp each object with the arm on its side of the table. 2. Lift it so it "
-               "clears the other objects. 3. Place it at its target. 4. Lift the arm, then "
-               "send it back to its origin. 5. Repeat for the next object.")  # fmt: skip
+_PICK_PLACE = (
+    "1. Grasp each object with the arm on its side of the table. 2. Lift it so it "
+    "clears the other objects. 3. Place it at its target. 4. Lift the arm, then "
+    "send it back to its origin. 5. Repeat for the next object."
+)
 TASK_HINTS: dict[str, str] = {
     "stack_blocks_two": _PICK_PLACE + " The stack stands at the table centre (x, y) = "
     "(0, -0.13). The bottom block's centre goes to z = 0.765 and the block above it to "
@@ -112,8 +114,10 @@ TASK_HINTS: dict[str, str] = {
     "(constrain free). 3. Open, lift and send the arm back to its origin; both grippers must "
     "end open.",
 }
-_GENERIC_HINT = ("Use the arm nearest each object. Lift what you carry before moving it across "
-                 "the table, and send an idle arm back to its origin.")  # fmt: skip
+_GENERIC_HINT = (
+    "Use the arm nearest each object. Lift what you carry before moving it across "
+    "the table, and send an idle arm back to its origin."
+)
 
 
 def _num(v: float) -> float:
@@ -134,42 +138,48 @@ def _default(value: Any) -> str:
 
 def action_list_text() -> str:
     """The primitives 2.2-2.9 with their parameters and defaults, from the one action table."""
-    lines = ["Actions (action_id: action_name(parameters)); a parameter without a default "
-             "must be given:"]  # fmt: skip
+    lines = [
+        "Actions (action_id: action_name(parameters)); a parameter without a default must be given:"
+    ]
     for spec in ACTIONS:
         lines.append(f"- {spec.id}: {spec.name} - {spec.description}")
         for p in spec.params:
             default = "required" if p.required else f"default {_default(p.default)}"
             lines.append(f"    {p.name} ({default}): {p.description}")
         if spec.kwargs:
-            lines.append('    kwargs (optional object of alignment options, e.g. '
-                         '{"constrain": "align"}):')  # fmt: skip
+            lines.append(
+                '    kwargs (optional object of alignment options, e.g. {"constrain": "align"}):'
+            )
             for p in spec.kwargs:
                 lines.append(f"      {p.name} (default {_default(p.default)}): {p.description}")
-    lines.append("arm_tag is 'left' or 'right'. target_pose is where the held object's centre "
-                 "should go: [x, y, z] or [x, y, z, qw, qx, qy, qz]. The gripper keeps its "
-                 "orientation while placing.")  # fmt: skip
+    lines.append(
+        "arm_tag is 'left' or 'right'. target_pose is where the held object's centre "
+        "should go: [x, y, z] or [x, y, z, qw, qx, qy, qz]. The gripper keeps its "
+        "orientation while placing."
+    )
     return "\n".join(lines)
 
 
 def row_format_text() -> str:
     """How the 16-number rows of the fine-grained tier are written and executed."""
-    return "\n".join([
-        "Each item of executable_plan is one row of 16 numbers:",
-        "[left x, left y, left z, left qw, left qx, left qy, left qz, left grip, "
-        "right x, right y, right z, right qw, right qx, right qy, right qz, right grip]",
-        "Per row, both end-effectors travel in straight lines to the row's poses at the same "
-        "time; then each gripper goes to the row's grip value (0 fully closed, 1 fully open, "
-        "0.5 half open). Grasping an object is therefore three rows: above it, lowered onto "
-        "it, then the same pose with the grip at 0.",
-        "The orientation is a unit quaternion written w first (qw, qx, qy, qz); rotations "
-        "are right-handed (seen from +z looking down, a positive turn about z is "
-        f"counter-clockwise). {DOWN} points a gripper straight down with its fingers opening "
-        "along x; [0.70711, 0, 0, 0.70711] points it forward (+y), as at the origin.",
-        "The end-effector point lies 0.162 m above the lowest point of the open fingertips: "
-        "for fingertips at height h, write z = h + 0.162. Give computed numbers (0.9), "
-        "never expressions (0.738+0.162), with at most 5 decimals.",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "Each item of executable_plan is one row of 16 numbers:",
+            "[left x, left y, left z, left qw, left qx, left qy, left qz, left grip, "
+            "right x, right y, right z, right qw, right qx, right qy, right qz, right grip]",
+            "Per row, both end-effectors travel in straight lines to the row's poses at the same "
+            "time; then each gripper goes to the row's grip value (0 fully closed, 1 fully open, "
+            "0.5 half open). Grasping an object is therefore three rows: above it, lowered onto "
+            "it, then the same pose with the grip at 0.",
+            "The orientation is a unit quaternion written w first (qw, qx, qy, qz); rotations "
+            "are right-handed (seen from +z looking down, a positive turn about z is "
+            f"counter-clockwise). {DOWN} points a gripper straight down with its fingers opening "
+            "along x; [0.70711, 0, 0, 0.70711] points it forward (+y), as at the origin.",
+            "The end-effector point lies 0.162 m above the lowest point of the open fingertips: "
+            "for fingertips at height h, write z = h + 0.162. Give computed numbers (0.9), "
+            "never expressions (0.738+0.162), with at most 5 decimals.",
+        ]
+    )
 
 
 def output_example(tier: str) -> str:
@@ -184,22 +194,30 @@ def output_example(tier: str) -> str:
         plan_text = f"[\n    {lines}\n  ]"
     else:
         plan = [
-            {"action_id": "2.2", "action_name": "grasp_actor",
-             "parameters": {"actor": "red_block", "arm_tag": "left", "pre_grasp_dis": 0.1}},
-            {"action_id": "2.4", "action_name": "move_by_displacement",
-             "parameters": {"arm_tag": "left", "z": 0.1, "move_axis": "world"}},
-        ]  # fmt: skip
+            {
+                "action_id": "2.2",
+                "action_name": "grasp_actor",
+                "parameters": {"actor": "red_block", "arm_tag": "left", "pre_grasp_dis": 0.1},
+            },
+            {
+                "action_id": "2.4",
+                "action_name": "move_by_displacement",
+                "parameters": {"arm_tag": "left", "z": 0.1, "move_axis": "world"},
+            },
+        ]
         plan_text = "[\n    " + ",\n    ".join(json.dumps(a) for a in plan) + "\n  ]"
-    return "\n".join([
-        "{",
-        '  "visual_state_description": "WHAT THE IMAGES SHOW: objects, where they are, what '
-        'each gripper holds and whether it is open",',
-        '  "reasoning_and_reflection": "WHAT HAS HAPPENED SO FAR, WHY THE LAST PLAN DID NOT '
-        'FINISH THE TASK, WHICH ARM SHOULD HANDLE WHICH OBJECT",',
-        '  "language_plan": "THE NEXT ACTIONS IN WORDS",',
-        f'  "executable_plan": {plan_text}',
-        "}",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "{",
+            '  "visual_state_description": "WHAT THE IMAGES SHOW: objects, where they are, what '
+            'each gripper holds and whether it is open",',
+            '  "reasoning_and_reflection": "WHAT HAS HAPPENED SO FAR, WHY THE LAST PLAN DID NOT '
+            'FINISH THE TASK, WHICH ARM SHOULD HANDLE WHICH OBJECT",',
+            '  "language_plan": "THE NEXT ACTIONS IN WORDS",',
+            f'  "executable_plan": {plan_text}',
+            "}",
+        ]
+    )
 
 
 def system_text(
@@ -212,17 +230,25 @@ def system_text(
 ) -> str:
     """The standing part of the prompt: task, cautions, hints, frame, actions, format."""
     if tier == "row16":
-        role = ("You steer a dual-arm robot by end-effector pose control: you write the poses "
-                "both grippers should go to, one row per motion.")  # fmt: skip
+        role = (
+            "You steer a dual-arm robot by end-effector pose control: you write the poses "
+            "both grippers should go to, one row per motion."
+        )
         actions = row_format_text()
-        plan_field = ("executable_plan: a JSON list of rows of 16 numbers (see above); "
-                      "output a few rows at a time, not the whole task.")  # fmt: skip
+        plan_field = (
+            "executable_plan: a JSON list of rows of 16 numbers (see above); "
+            "output a few rows at a time, not the whole task."
+        )
     else:
-        role = ("You plan for a dual-arm robot in a simulator by choosing from a fixed set of "
-                "actions with parameters.")  # fmt: skip
+        role = (
+            "You plan for a dual-arm robot in a simulator by choosing from a fixed set of "
+            "actions with parameters."
+        )
         actions = action_list_text()
-        plan_field = ('executable_plan: a JSON list of actions, each {"action_id": "2.x", '
-                      '"action_name": ..., "parameters": {...}}, to run in order.')  # fmt: skip
+        plan_field = (
+            'executable_plan: a JSON list of actions, each {"action_id": "2.x", '
+            '"action_name": ..., "parameters": {...}}, to run in order.'
+        )
     parts = [
         f"Task: {task_name}. Goal: {instruction}",
         role + " Each turn you see the current camera image(s) and the feedback on your recent "
@@ -255,8 +281,10 @@ def system_text(
         "both grippers open (1). back_to_origin returns an arm there.",
     ]
     if truncate:
-        parts.append(f"Only the first {truncate} action(s) of each plan are executed; then "
-                     "you observe the result and plan again.")  # fmt: skip
+        parts.append(
+            f"Only the first {truncate} action(s) of each plan are executed; then "
+            "you observe the result and plan again."
+        )
     return "\n\n".join(parts)
 
 
@@ -270,8 +298,9 @@ def history_text(history: list[dict[str, Any]]) -> str:
             actions = "(none: the reply could not be read)"
         else:
             actions = json.dumps(
-                [[_num(v) for v in item] if isinstance(item, list) else item
-                 for item in h["plan"]], ensure_ascii=False)  # fmt: skip
+                [[_num(v) for v in item] if isinstance(item, list) else item for item in h["plan"]],
+                ensure_ascii=False,
+            )
         lines.append(f"Step {h['step']}, actions {actions}, feedback: {h['feedback']}")
     return "\n".join(lines)
 
@@ -290,8 +319,10 @@ def turn_text(
     past = history_text(history[-HISTORY_STEPS:])
     if past:
         parts.append(past)
-    arms = "; ".join(f"{arm} arm pose {_pose(current_ee[arm]['pose'])}, gripper "
-                     f"{current_ee[arm]['grip']:.2f}" for arm in ("left", "right"))  # fmt: skip
+    arms = "; ".join(
+        f"{arm} arm pose {_pose(current_ee[arm]['pose'])}, gripper {current_ee[arm]['grip']:.2f}"
+        for arm in ("left", "right")
+    )
     parts.append(f"Now: {arms} (1 open, 0 closed).")
     if objects:
         where = "; ".join(f"{k} at {_pose(v)}" for k, v in sorted(objects.items()))
@@ -309,8 +340,13 @@ def turn_text(
 
 def prompt_for(env) -> tuple[str, str]:
     """(system text, user text) for a `BimanualEnv`'s next turn."""
-    system = system_text(task_name=env.task_name, instruction=env.instruction, tier=env.tier,
-                         initial_ee=env.initial_ee, truncate=env.truncate)  # fmt: skip
+    system = system_text(
+        task_name=env.task_name,
+        instruction=env.instruction,
+        tier=env.tier,
+        initial_ee=env.initial_ee,
+        truncate=env.truncate,
+    )
     user = turn_text(
         instruction=env.instruction,
         tier=env.tier,

@@ -38,9 +38,19 @@ class ResimStep:
     state: dict[str, Any] = field(repr=False)
 
     def as_dict(self, *, with_state: bool = False) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in ("index", "kind", "recorded_feedback",
-                                              "recorded_ok", "our_feedback", "our_ok",
-                                              "task_success", "ee")}  # fmt: skip
+        out = {
+            k: getattr(self, k)
+            for k in (
+                "index",
+                "kind",
+                "recorded_feedback",
+                "recorded_ok",
+                "our_feedback",
+                "our_ok",
+                "task_success",
+                "ee",
+            )
+        }
         if with_state:
             out["state"] = self.state
         return out
@@ -166,8 +176,15 @@ def resimulate(
     tier = episode_tier(header, recorded)
     seed = episode_seed(header, seed)
     progress = progress or Progress()
-    env = BimanualEnv(task, seed, tier=tier, cameras=views, image_size=size,
-                      max_steps=max(1, len(recorded)), truncate=bimanual.get("truncate"))  # fmt: skip
+    env = BimanualEnv(
+        task,
+        seed,
+        tier=tier,
+        cameras=views,
+        image_size=size,
+        max_steps=max(1, len(recorded)),
+        truncate=bimanual.get("truncate"),
+    )
     try:
         objects = list(env.objects())
         plans = [(s.get("arguments") or {}).get("plan") or [] for s in recorded]
@@ -184,29 +201,50 @@ def resimulate(
                 "arguments": copy.deepcopy(old.get("arguments") or {}),
                 "model_text": dict(old.get("model_text") or {}),
                 "raw_output": old.get("raw_output") or "",
-                "result": {"parse": parse, "recorded": {"index": old.get("index", n),
-                           "feedback": old.get("feedback", ""), "ok": old.get("ok")}},
+                "result": {
+                    "parse": parse,
+                    "recorded": {
+                        "index": old.get("index", n),
+                        "feedback": old.get("feedback", ""),
+                        "ok": old.get("ok"),
+                    },
+                },
                 "feedback": old.get("feedback", "") if kind == "format_error" else "",
-            }  # fmt: skip
+            }
             if aliases:
                 step["result"]["actor_aliases"] = aliases
             env.replay_step(step, _aliased(plan, aliases))
             ever = ever or env.success
-            report_steps.append(ResimStep(
-                index=old.get("index", n), kind=kind,
-                recorded_feedback=old.get("feedback", ""), recorded_ok=old.get("ok"),
-                our_feedback=step["feedback"], our_ok=step["ok"],
-                task_success=bool(step["result"]["task_success"]),
-                ee=step["result"]["ee"], state=step["state"],
-            ))  # fmt: skip
+            report_steps.append(
+                ResimStep(
+                    index=old.get("index", n),
+                    kind=kind,
+                    recorded_feedback=old.get("feedback", ""),
+                    recorded_ok=old.get("ok"),
+                    our_feedback=step["feedback"],
+                    our_ok=step["ok"],
+                    task_success=bool(step["result"]["task_success"]),
+                    ee=step["result"]["ee"],
+                    state=step["state"],
+                )
+            )
         progress.report(len(recorded), len(recorded), "replayed")
         env.success = ever  # as the harness would have stopped at the first success
-        out_header = env.header(agent=AGENT, model=header.get("model", ""),
-                                source_episode=source_episode)  # fmt: skip
+        out_header = env.header(
+            agent=AGENT, model=header.get("model", ""), source_episode=source_episode
+        )
         return ResimReport(
-            source_episode=source_episode, task=task, seed=seed, tier=tier, success=ever,
-            steps=report_steps, actor_aliases=aliases, header=out_header,
-            episode_steps=env.steps, images=env.image_store(), image_size=env.image_size,
-        )  # fmt: skip
+            source_episode=source_episode,
+            task=task,
+            seed=seed,
+            tier=tier,
+            success=ever,
+            steps=report_steps,
+            actor_aliases=aliases,
+            header=out_header,
+            episode_steps=env.steps,
+            images=env.image_store(),
+            image_size=env.image_size,
+        )
     finally:
         env.close()

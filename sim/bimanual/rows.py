@@ -38,8 +38,11 @@ class _Tracer(BimanualExecutor):
         if self.rows and self.rows[-1] == row:
             return
         closing = grip_of is not None and self.grips[grip_of] == 0.0
-        if closing and self.gripped and grip_of not in self.gripped and all(
-            self.grips[a] == 0.0 for a in self.gripped
+        if (
+            closing
+            and self.gripped
+            and grip_of not in self.gripped
+            and all(self.grips[a] == 0.0 for a in self.gripped)
         ):
             # the other hand closed just before, with nothing moving in between (a
             # two-handed grasp): one row closes both, as the primitives do; a hand-over

@@ -112,9 +112,13 @@ def grasp(
     if not plan.feasible:
         detail = plan.reason.removeprefix("no feasible grasp: ")
         return GraspResult(
-            False, f"Action failed: no feasible grasp: {detail}", "no feasible grasp",
-            plan, None, None,
-        )  # fmt: skip
+            False,
+            f"Action failed: no feasible grasp: {detail}",
+            "no feasible grasp",
+            plan,
+            None,
+            None,
+        )
     target = masked_body(view, mask)
     first_plan, attempts = plan, []
     while True:
@@ -122,9 +126,14 @@ def grasp(
         attempts.append(attempt)
         if not attempt.reason:
             return GraspResult(
-                True, "Action succeeded.", "", first_plan, attempt.body_key,
-                attempt.tool_at_close, tuple(attempts),
-            )  # fmt: skip
+                True,
+                "Action succeeded.",
+                "",
+                first_plan,
+                attempt.body_key,
+                attempt.tool_at_close,
+                tuple(attempts),
+            )
         if len(attempts) >= tries:
             break
         # look again: the attempt may have moved the object; same object, fresh pixels
@@ -140,9 +149,14 @@ def grasp(
             break
     last = attempts[-1]
     return GraspResult(
-        False, failure_text(attempts), last.reason, first_plan, last.body_key,
-        last.tool_at_close, tuple(attempts),
-    )  # fmt: skip
+        False,
+        failure_text(attempts),
+        last.reason,
+        first_plan,
+        last.body_key,
+        last.tool_at_close,
+        tuple(attempts),
+    )
 
 
 def failure_text(attempts: list[Attempt]) -> str:
@@ -177,9 +191,12 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     hit: list[str] = []
     on_top: list[bool] = []
     error = move_tool_to(
-        world, grip, orientation, step_m=0.005,
+        world,
+        grip,
+        orientation,
+        step_m=0.005,
         guard=lambda: _bumped(world, target, hit, on_top),
-    )  # fmt: skip
+    )
     if hit or (error > 0.012 and not on_top):
         move_tool_to(world, above, orientation)
         what = f"the {hit[0]}" if hit else "something"
@@ -197,10 +214,14 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     rose = c.getBasePositionAndOrientation(body)[0][2] - before
     if rose < 0.5 * LIFT:
         return _fail(
-            world, cand, "slipped",
+            world,
+            cand,
+            "slipped",
             f"the object slipped at lift (it rose {100 * rose:.1f} of {100 * LIFT:.0f} cm)",
-            key, at_close, rose,
-        )  # fmt: skip
+            key,
+            at_close,
+            rose,
+        )
     bx, by = BASKET_CENTRE
     carry_z = max(grip_z + LIFT, TABLE_TOP_Z + BASKET_SIZE[2] + model.fingertip_offset + 0.10)
     move_tool_to(world, (gx, gy, carry_z), orientation, step_m=0.005)

@@ -50,9 +50,20 @@ from sim.tabletop.gripper_envelope import envelope_for_gap
 from sim.tabletop.heightmap import CELL, HeightMap, height_map, lift_pixels
 
 __all__ = [
-    "FINGERS_HIT", "KNUCKLES_HIT", "NOT_ANTIPODAL", "TOO_THIN", "TOO_WIDE", "GraspCandidate", "GraspPlan",
-    "MAX_GRASP_WIDTH", "MAX_OPENING", "plan_grasp", "refusal", "tool_axis", "too_wide_reason",
-]  # fmt: skip
+    "FINGERS_HIT",
+    "KNUCKLES_HIT",
+    "NOT_ANTIPODAL",
+    "TOO_THIN",
+    "TOO_WIDE",
+    "GraspCandidate",
+    "GraspPlan",
+    "MAX_GRASP_WIDTH",
+    "MAX_OPENING",
+    "plan_grasp",
+    "refusal",
+    "tool_axis",
+    "too_wide_reason",
+]
 
 # Kept for the 2F-85's refusal text and for callers that predate GripperModel.
 MAX_OPENING = ROBOTIQ_2F85.stroke_m
@@ -118,15 +129,27 @@ def plan_grasp(
     if feasible:
         best = feasible[0]
         return GraspPlan(
-            (best.centre[0], best.centre[1], float(middle[2])), best.top_z, best.yaw, best.width,
-            True, "", pads_z=best.pads_z, candidates=tuple(feasible), **base,
-        )  # fmt: skip
+            (best.centre[0], best.centre[1], float(middle[2])),
+            best.top_z,
+            best.yaw,
+            best.width,
+            True,
+            "",
+            pads_z=best.pads_z,
+            candidates=tuple(feasible),
+            **base,
+        )
     narrowest = across_middle(candidates)
     reason = refusal(candidates, model, names or {})
     return GraspPlan(
-        (float(middle[0]), float(middle[1]), float(middle[2])), top_z, 0.0, narrowest, False,
-        reason, **base,
-    )  # fmt: skip
+        (float(middle[0]), float(middle[1]), float(middle[2])),
+        top_z,
+        0.0,
+        narrowest,
+        False,
+        reason,
+        **base,
+    )
 
 
 def masked_body(view: RenderedView, mask: np.ndarray) -> int | None:
@@ -265,10 +288,13 @@ def _assess(
     out = []
     for i in range(len(raw)):
         common = dict(
-            centre=(float(centre[i, 0]), float(centre[i, 1])), yaw=float(yaw[i]),
-            width=float(width[i]), top_z=float(top[i]), normal_deg=float(normal[i]),
+            centre=(float(centre[i, 0]), float(centre[i, 1])),
+            yaw=float(yaw[i]),
+            width=float(width[i]),
+            top_z=float(top[i]),
+            normal_deg=float(normal[i]),
             offset_m=float(offset[i]),
-        )  # fmt: skip
+        )
         if width[i] > model.max_grasp_width:
             rejected, blocker, detail = TOO_WIDE, None, f"{100 * width[i]:.1f} cm"
         elif normal[i] > FRICTION_CONE_DEG:
@@ -288,8 +314,16 @@ def _assess(
         else:
             rejected, blocker, detail = "", None, ""
         if rejected:
-            out.append(GraspCandidate(pads_z=float(pads_z[i]), score=0.0, rejected=rejected,
-                                      blocker=blocker, detail=detail, **common))  # fmt: skip
+            out.append(
+                GraspCandidate(
+                    pads_z=float(pads_z[i]),
+                    score=0.0,
+                    rejected=rejected,
+                    blocker=blocker,
+                    detail=detail,
+                    **common,
+                )
+            )
             continue
         grip = top[i] - pads_z[i]
         margin = (model.max_grasp_width - width[i]) / model.max_grasp_width
@@ -306,8 +340,11 @@ def _assess(
             + 1.5 * (1.0 - min(offset[i] / radius, 1.0))
         )
         score -= TILT_COST * abs(tilt[i]) / max(TILTS, default=1.0)  # upright when it fits
-        out.append(GraspCandidate(pads_z=float(pads_z[i]), score=float(score), tilt=float(tilt[i]),
-                                  **common))  # fmt: skip
+        out.append(
+            GraspCandidate(
+                pads_z=float(pads_z[i]), score=float(score), tilt=float(tilt[i]), **common
+            )
+        )
     return out
 
 
@@ -315,8 +352,13 @@ def _dedupe(candidates: list[GraspCandidate], avoid) -> list[GraspCandidate]:
     """One candidate per (centre to 5 mm, yaw, width to 2 mm), and none near a tried grasp."""
     seen, out = set(), []
     for c in candidates:
-        key = (round(c.centre[0] / 0.005), round(c.centre[1] / 0.005), round(c.yaw, 3),
-               round(c.width / 0.002), c.rejected)  # fmt: skip
+        key = (
+            round(c.centre[0] / 0.005),
+            round(c.centre[1] / 0.005),
+            round(c.yaw, 3),
+            round(c.width / 0.002),
+            c.rejected,
+        )
         if key in seen:
             continue
         if any(

@@ -89,7 +89,15 @@ class GraspPlan:
     def with_candidate(self, cand: GraspCandidate) -> GraspPlan:
         """This plan aimed at another of its candidates."""
         return GraspPlan(
-            (cand.centre[0], cand.centre[1], self.centre[2]), cand.top_z, cand.yaw,
-            cand.width, True, "", self.flat_top, cand.pads_z, self.candidates,
-            self.rejected, self.considered,
-        )  # fmt: skip
+            (cand.centre[0], cand.centre[1], self.centre[2]),
+            cand.top_z,
+            cand.yaw,
+            cand.width,
+            True,
+            "",
+            self.flat_top,
+            cand.pads_z,
+            self.candidates,
+            self.rejected,
+            self.considered,
+        )

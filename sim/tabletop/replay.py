@@ -266,11 +266,13 @@ class GraspInspection:
     def candidate_glyphs(self) -> list[np.ndarray]:
         """A sketch of every recorded candidate at its closing pose (the tried ones too)."""
         shown = list(self.attempts) + [
-            c for c in self.candidates
-            if not any(_same_grasp(c, a) for a in self.attempts)
-        ]  # fmt: skip
-        return [gripper_glyph(candidate_tool(c, self.model), c["yaw"], c["width"], self.model)
-                for c in shown if c.get("pads_z") is not None]  # fmt: skip
+            c for c in self.candidates if not any(_same_grasp(c, a) for a in self.attempts)
+        ]
+        return [
+            gripper_glyph(candidate_tool(c, self.model), c["yaw"], c["width"], self.model)
+            for c in shown
+            if c.get("pads_z") is not None
+        ]
 
 
 def inspect_grasp(
@@ -297,9 +299,15 @@ def inspect_grasp(
         depth = before.depth_m[mask]
         flat_top = float(np.mean(depth - depth.min() < 0.01)) if depth.size else 1.0
         grasp_plan = GraspPlan(
-            tuple(plan["centre"]), plan["top_z"], plan["yaw"], plan["width"], True, "",
-            flat_top, plan.get("pads_z"),
-        )  # fmt: skip
+            tuple(plan["centre"]),
+            plan["top_z"],
+            plan["yaw"],
+            plan["width"],
+            True,
+            "",
+            flat_top,
+            plan.get("pads_z"),
+        )
         x, y, _ = plan["centre"]
         planned = np.array([x, y, grasp_height(grasp_plan, model)])
     at_close = replay.get("tool_at_close")

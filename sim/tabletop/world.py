@@ -159,9 +159,13 @@ class TabletopWorld(World):
             c.resetJointState(arm.uid, self.arm_joints[name], angle)
         model = self.gripper_model
         self.gripper_uid = mount_gripper(
-            self, GRIPPER_KEY, arm.uid, self.tool_link, name=f"{model.name} gripper",
+            self,
+            GRIPPER_KEY,
+            arm.uid,
+            self.tool_link,
+            name=f"{model.name} gripper",
             model=model,
-        )  # fmt: skip
+        )
         self.gripper_joints = gripper_joints(c, self.gripper_uid)
         self.set_gripper(model.open_angle)
         self.hold_arm()

@@ -12,9 +12,12 @@ from annotation.error_taxonomy import load_taxonomy, parse_taxonomy
 def test_the_shipped_taxonomy_has_both_papers_kinds():
     t = load_taxonomy()
     assert [c.id for c in t.categories] == [
-        "environment", "perceptual_reasoning", "strategic_planning", "format",
+        "environment",
+        "perceptual_reasoning",
+        "strategic_planning",
+        "format",
         "evidence_gathering",
-    ]  # fmt: skip
+    ]
     labels = {t.describe(c, s) for c, s in t.pairs()}
     for expected in (
         "Perceptual Reasoning Error › State Estimation Misjudgment",
@@ -28,8 +31,11 @@ def test_the_shipped_taxonomy_has_both_papers_kinds():
         assert expected in labels
     evidence = t.category("evidence_gathering")
     assert {s.id for s in evidence.subcategories} >= {
-        "premature_answer", "stale_scene_graph", "failed_grasp_recovery", "wrong_localisation",
-    }  # fmt: skip
+        "premature_answer",
+        "stale_scene_graph",
+        "failed_grasp_recovery",
+        "wrong_localisation",
+    }
     assert t.category("environment").source.startswith("003")
     assert all(c.description for c in t.categories)
     assert ("format", "") in t.pairs() and len(t.pairs()) == len(set(t.pairs()))
@@ -58,10 +64,18 @@ def test_bad_files_are_refused(tmp_path):
         ({**good, "categories": [{"id": "a"}]}, "id and a label"),
         ({**good, "categories": [{"id": "a", "label": "A"}] * 2}, "used twice"),
         (
-            {**good, "categories": [{"id": "a", "label": "A", "subcategories": [
-                {"id": "s", "label": "S"}, {"id": "s", "label": "T"}]}]},
+            {
+                **good,
+                "categories": [
+                    {
+                        "id": "a",
+                        "label": "A",
+                        "subcategories": [{"id": "s", "label": "S"}, {"id": "s", "label": "T"}],
+                    }
+                ],
+            },
             "repeats a subcategory",
         ),
-    ):  # fmt: skip
+    ):
         with pytest.raises(ValueError, match=message):
             parse_taxonomy(bad)

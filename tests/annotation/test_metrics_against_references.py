@@ -30,8 +30,9 @@ def _sklearn(a, b, **kwargs) -> float:
 
 labels = st.sampled_from(["approve", "correct", "reject"])
 pairs_of_labels = st.lists(st.tuples(labels, labels), min_size=1, max_size=60)
-difficulties = st.lists(st.tuples(st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 3])),
-                        min_size=1, max_size=60)  # fmt: skip
+difficulties = st.lists(
+    st.tuples(st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 3])), min_size=1, max_size=60
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,8 +65,9 @@ def test_weighted_kappa_equals_sklearn(pairs, weights):
 def test_the_documented_weighted_kappa_example():
     # docs/hoi-labels.md: the confusion table [[2,0,0],[0,1,1],[0,0,2]] (rows: first rater)
     table = [[2, 0, 0], [0, 1, 1], [0, 0, 2]]
-    pairs = [(i + 1, j + 1) for i, row in enumerate(table) for j, n in enumerate(row)
-             for _ in range(n)]  # fmt: skip
+    pairs = [
+        (i + 1, j + 1) for i, row in enumerate(table) for j, n in enumerate(row) for _ in range(n)
+    ]
     a, b = zip(*pairs, strict=True)
     got = difficulty_agreement(pairs)
     assert got["kappa_quadratic"] == pytest.approx(_sklearn(a, b, weights="quadratic"))

@@ -19,6 +19,7 @@ def test_uncaught_exception_in_a_slot_shows_a_dialog_logs_and_keeps_running(qtbo
     previous = sys.excepthook
     install_excepthook(lambda: window)
     try:
+
         def broken_slot():
             raise ValueError("frame 12 has no image\nsecond line never shown")
 

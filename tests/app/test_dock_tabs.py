@@ -13,9 +13,14 @@ from PySide6.QtWidgets import QApplication, QStyle, QTabBar, QToolTip
 from app.modes import MODES
 
 ANNOTATE_TITLES = {
-    "Relations", "Scene graph", "Question generator", "Activity", "HOI labels", "HOI review",
+    "Relations",
+    "Scene graph",
+    "Question generator",
+    "Activity",
+    "HOI labels",
+    "HOI review",
     "Box",
-}  # fmt: skip
+}
 
 
 @pytest.fixture

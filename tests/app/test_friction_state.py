@@ -24,8 +24,9 @@ def make_window(qtbot):
 
 
 def _open_dialogs() -> list[SignInDialog]:
-    return [w for w in QApplication.topLevelWidgets() if isinstance(w, SignInDialog) and
-            w.isVisible()]  # fmt: skip
+    return [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, SignInDialog) and w.isVisible()
+    ]
 
 
 def test_one_who_is_working_dialog_after_a_cancelled_first_sign_in(qtbot, make_window, tmp_path):
@@ -204,30 +205,49 @@ def mixed_db(tmp_path_factory):
     from app.jobs.questions import generate_questions
     from store import open_project
 
-    hp = build_hoi_project(tmp_path_factory.mktemp("mixed"),
-                           SynthConfig(frames=1, people=2, objects=1, points_per_sweep=1_000))
+    hp = build_hoi_project(
+        tmp_path_factory.mktemp("mixed"),
+        SynthConfig(frames=1, people=2, objects=1, points_per_sweep=1_000),
+    )
     with open_project(hp.db) as project:
         frame = project.sequences.frames(hp.sequence_id)[0]
         box = project.sequences.boxes_2d(frame.id)[0]
         key = {e.id: e.key for e in project.sequences.entities(hp.sequence_id)}[box.entity_id]
         image = Path(frame.image_path).name
         xywh = [box.x, box.y, box.w, box.h]
-        project.questions.add({
-            "benchmark": "jrdb", "task": "vg", "text": "Find the person.", "seed": 0,
-            "sequence_id": hp.sequence_id, "evidence_ids": [key],
-            "answer": {"entity_ids": [key], "image_id": image, "boxes": [xywh]},
-            "steps": [{"description": "all persons", "entity_ids": [key], "slot": 0,
-                       "boxes": {key: xywh}}],
-            "difficulty": {"S": 1, "R": 0, "T": 1},
-            "criteria": {"generator": "jrdb-query-engine/1", "frame_ids": [frame.id],
-                         "image_ids": [image], "preferences": {"task": "vg"}},
-        })  # fmt: skip
+        project.questions.add(
+            {
+                "benchmark": "jrdb",
+                "task": "vg",
+                "text": "Find the person.",
+                "seed": 0,
+                "sequence_id": hp.sequence_id,
+                "evidence_ids": [key],
+                "answer": {"entity_ids": [key], "image_id": image, "boxes": [xywh]},
+                "steps": [
+                    {
+                        "description": "all persons",
+                        "entity_ids": [key],
+                        "slot": 0,
+                        "boxes": {key: xywh},
+                    }
+                ],
+                "difficulty": {"S": 1, "R": 0, "T": 1},
+                "criteria": {
+                    "generator": "jrdb-query-engine/1",
+                    "frame_ids": [frame.id],
+                    "image_ids": [image],
+                    "preferences": {"task": "vg"},
+                },
+            }
+        )
     generate_questions(hp.db, tasks=["count"], n=1, seed=1, image_size=256)  # and a scene's
     return hp.db
 
 
-def test_the_model_view_shows_the_panorama_again_after_a_tabletop_question(qtbot, mixed_db,
-                                                                           tmp_path):  # fmt: skip
+def test_the_model_view_shows_the_panorama_again_after_a_tabletop_question(
+    qtbot, mixed_db, tmp_path
+):
     from gestures import open_as_ada, press_shortcut
     from PySide6.QtCore import Qt
 
@@ -292,8 +312,9 @@ def test_the_next_question_is_restored_ahead_and_opens_at_once(qtbot, two_scenes
 
 
 # -- Annotate HOI: the target by keys or from a list ------------------------------------------
-def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(qtbot, hoi_db,
-                                                                             tmp_path):  # fmt: skip
+def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(
+    qtbot, hoi_db, tmp_path
+):
     import math
 
     from gestures import open_as_ada, press_shortcut
@@ -310,8 +331,12 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(qtb
     # the frame's objects, nearest the person first (3D box centres)
     p = a.state.box_3d(person)
     objects = a.state.objects_in_frame()
-    by_distance = sorted(objects, key=lambda o: math.dist(
-        (p.cx, p.cy, p.cz), (a.state.box_3d(o).cx, a.state.box_3d(o).cy, a.state.box_3d(o).cz)))
+    by_distance = sorted(
+        objects,
+        key=lambda o: math.dist(
+            (p.cx, p.cy, p.cz), (a.state.box_3d(o).cx, a.state.box_3d(o).cy, a.state.box_3d(o).cz)
+        ),
+    )
     assert [c for c, _d in panel.chooser.candidates] == by_distance
     assert panel.targets.count() == len(objects) and " m" in panel.targets.item(0).text()
     assert panel.chooser.current == by_distance[0]
@@ -328,8 +353,11 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(qtb
     hoi.retarget()
     assert a.state.picking
     item = panel.targets.item(0)
-    qtbot.mouseClick(panel.targets.viewport(), Qt.MouseButton.LeftButton,
-                     pos=panel.targets.visualItemRect(item).center())  # fmt: skip
+    qtbot.mouseClick(
+        panel.targets.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=panel.targets.visualItemRect(item).center(),
+    )
     (label,) = hoi.labels
     assert label.label.object_entity_id == by_distance[0]
     qtbot.waitUntil(lambda: a.task is None, timeout=30000)

@@ -48,8 +48,12 @@ def test_remembered_annotator_is_signed_in_and_can_switch(qtbot, window):
     app_settings.remember_annotator("Eve")
     open_demo_and_wait(qtbot, window)
     assert window.session.annotator.name == "Eve"
-    press_shortcut(qtbot, window, Qt.Key.Key_U,
-                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    press_shortcut(
+        qtbot,
+        window,
+        Qt.Key.Key_U,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     sign_in_with_dialog(qtbot, window, "Frank")
     assert window.session.annotator.name == "Frank"
     assert app_settings.annotator_name() == "Frank"
@@ -65,8 +69,9 @@ def test_mode_shortcuts_switch_modes(qtbot, window):
 def test_empty_states_report_the_projects_real_contents(qtbot, window, tmp_path):
     path = tmp_path / "p.reasonscope"
     with open_project(path, create=True) as project:
-        project.questions.add({"benchmark": "mgvqa", "task": "count", "text": "How many mugs?",
-                               "answer": 2})
+        project.questions.add(
+            {"benchmark": "mgvqa", "task": "count", "text": "How many mugs?", "answer": 2}
+        )
     app_settings.remember_annotator("Gil")
     assert window.open_path(path)
     window.set_mode("verify")
@@ -91,7 +96,9 @@ def test_layout_and_mode_persist_across_restarts(qtbot, window):
     again.close()
 
 
-@pytest.mark.parametrize("content", [b"not a database at all", b"SQLite format 3\x00" + b"\x07" * 200])
+@pytest.mark.parametrize(
+    "content", [b"not a database at all", b"SQLite format 3\x00" + b"\x07" * 200]
+)
 def test_opening_a_bad_file_says_why_and_changes_nothing(qtbot, window, tmp_path, content):
     good = tmp_path / "good.reasonscope"
     open_project(good, create=True).close()
@@ -107,8 +114,9 @@ def test_opening_a_bad_file_says_why_and_changes_nothing(qtbot, window, tmp_path
 
 def test_new_project_and_recent_menu(qtbot, window, tmp_path, monkeypatch):
     target = tmp_path / "fresh.reasonscope"
-    monkeypatch.setattr("app.main_window.QFileDialog.getSaveFileName",
-                        lambda *a, **k: (str(target), ""))
+    monkeypatch.setattr(
+        "app.main_window.QFileDialog.getSaveFileName", lambda *a, **k: (str(target), "")
+    )
     app_settings.remember_annotator("Hana")
     window.new_action.trigger()
     assert window.session.path == target

@@ -20,10 +20,15 @@ VERIFICATION, EPISODES, HOI, REASONING, BIMANUAL = range(5)
 
 def _vg(uid: str) -> dict:
     return {
-        "uid": uid, "benchmark": "jrdb", "task": "vg", "text": f"{uid}?",
+        "uid": uid,
+        "benchmark": "jrdb",
+        "task": "vg",
+        "text": f"{uid}?",
         "answer": {"entity_ids": ["pedestrian:3"], "image_id": "0.jpg", "boxes": [BOX]},
-        "evidence_ids": ["pedestrian:3"], "steps": [], "difficulty": {"S": 1, "R": 0, "T": 1},
-    }  # fmt: skip
+        "evidence_ids": ["pedestrian:3"],
+        "steps": [],
+        "difficulty": {"S": 1, "R": 0, "T": 1},
+    }
 
 
 def make_project(path, *, verdicts: bool, predictions: bool):

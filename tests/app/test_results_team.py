@@ -18,8 +18,13 @@ from store import open_project
 
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
-BODY = {"id": "mug_1", "name": "red mug", "asset": "mug.urdf", "position": [0, 0, 0.8],
-        "orientation": [0, 0, 0, 1]}  # fmt: skip
+BODY = {
+    "id": "mug_1",
+    "name": "red mug",
+    "asset": "mug.urdf",
+    "position": [0, 0, 0.8],
+    "orientation": [0, 0, 0, 1],
+}
 A, R = "accept", "reject"
 # ana and ben verify questions 1-4, Bob and Carol review labels 1-4, in packages:
 #   ana  approve approve reject reject     Bob   accept accept reject reject
@@ -44,13 +49,27 @@ def team_project(tmp_path_factory):
     with open_project(db) as p:
         scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
         for i in range(6):
-            p.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"How many mugs? {i}",
-                             "answer": 1, "evidence_ids": ["mug_1"], "scene_id": scene})  # fmt: skip
+            p.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"How many mugs? {i}",
+                    "answer": 1,
+                    "evidence_ids": ["mug_1"],
+                    "scene_id": scene,
+                }
+            )
         alice = p.annotators.sign_in("Alice")
         for frame in range(4):
-            p.hoi.add_label(frame_id=hp.frame_ids[frame], subject_entity_id=hp.persons["pedestrian:1"],
-                            object_entity_id=None, category="pose", predicate="walking",
-                            difficulty=1, annotator=alice)  # fmt: skip
+            p.hoi.add_label(
+                frame_id=hp.frame_ids[frame],
+                subject_entity_id=hp.persons["pedestrian:1"],
+                object_entity_id=None,
+                category="pose",
+                predicate="walking",
+                difficulty=1,
+                annotator=alice,
+            )
     # verification: ana and ben take questions 1-4 and send them back
     for person, verdicts in VERDICTS.items():
         pack = _pack(db, folder, person, "verifier", questions="pending", limit=4)
@@ -66,8 +85,12 @@ def team_project(tmp_path_factory):
             me = p.annotators.sign_in(person)
             labels = sorted(r.id for r in p.hoi.records())
             for label_id, verdict in zip(labels, verdicts, strict=True):
-                p.hoi.review(label_id, reviewer=me, verdict=verdict,
-                             comment="" if verdict == A else "not walking")  # fmt: skip
+                p.hoi.review(
+                    label_id,
+                    reviewer=me,
+                    verdict=verdict,
+                    comment="" if verdict == A else "not walking",
+                )
         assert merge_package(db, pack).merged
     # cy's package is still out; fay's was recalled; dora and eve verify in the project
     _pack(db, folder, "cy", "verifier", questions=[5])

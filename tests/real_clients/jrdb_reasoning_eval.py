@@ -158,10 +158,14 @@ def extract_entry_fields(entry):
     slot = get_slot(entry, "slot1")
 
     seq = data.get("seq", "")
-    image_ids = slot.get("image_ids") or question_obj.get("timestamps", {}).get("slot1", {}).get("image_ids")
+    image_ids = slot.get("image_ids") or question_obj.get("timestamps", {}).get("slot1", {}).get(
+        "image_ids"
+    )
     img_name = image_ids[0] if isinstance(image_ids, list) and image_ids else None
 
-    question = question_obj.get("question", "") if isinstance(question_obj, dict) else str(question_obj)
+    question = (
+        question_obj.get("question", "") if isinstance(question_obj, dict) else str(question_obj)
+    )
     raw_gt_boxes = choose_gt_boxes(slot, question_obj)
 
     img_path = resolve_image_path(seq, img_name, IMAGES_ROOT) if img_name else None
@@ -238,7 +242,13 @@ def run_vg_evaluation(JSON_PATH):
         dataset = json.load(f)
 
     if isinstance(dataset, dict):
-        dataset = dataset.get("data") or dataset.get("samples") or dataset.get("annotations") or dataset.get("items") or []
+        dataset = (
+            dataset.get("data")
+            or dataset.get("samples")
+            or dataset.get("annotations")
+            or dataset.get("items")
+            or []
+        )
 
     if not isinstance(dataset, list) or len(dataset) == 0:
         raise ValueError(f"JSON file is empty or invalid: {JSON_PATH}")
@@ -284,7 +294,9 @@ def run_vg_evaluation(JSON_PATH):
             pred_boxes = run_inference(image, question, RESIZE_FACTOR, gt_boxes)
             print(f"Pred boxes xyxy: {pred_boxes}")
 
-            sum_iou, tp, fp, fn = calculate_metrics(gt_boxes.copy(), pred_boxes.copy(), IOU_THRESHOLD)
+            sum_iou, tp, fp, fn = calculate_metrics(
+                gt_boxes.copy(), pred_boxes.copy(), IOU_THRESHOLD
+            )
 
             global_stats["tp"] += tp
             global_stats["fp"] += fp
@@ -325,9 +337,17 @@ def run_vg_evaluation(JSON_PATH):
     print(f"TP: {global_stats['tp']}, FP: {global_stats['fp']}, FN: {global_stats['fn']}")
     print("Model:", MODEL_PATH)
     print("JSON:", JSON_PATH)
-    return {"processed": processed, "total": len(dataset), "precision": g_precision,
-            "recall": g_recall, "f1": g_f1, "avg_iou": g_avg_iou, "mean_iou": mean_iou,
-            "per_image_iou": per_image_iou_scores, **global_stats}
+    return {
+        "processed": processed,
+        "total": len(dataset),
+        "precision": g_precision,
+        "recall": g_recall,
+        "f1": g_f1,
+        "avg_iou": g_avg_iou,
+        "mean_iou": mean_iou,
+        "per_image_iou": per_image_iou_scores,
+        **global_stats,
+    }
 
 
 # ===================================================================================
@@ -372,7 +392,9 @@ class VQAEvaluator:
             answer = labels.get("answer")
 
         if answer is None:
-            raise ValueError("Answer field is missing. Expected labels.slot1.final_answer or labels.answer.")
+            raise ValueError(
+                "Answer field is missing. Expected labels.slot1.final_answer or labels.answer."
+            )
 
         if isinstance(answer, (int, float)):
             return answer, "numeric"
@@ -426,7 +448,9 @@ class VQAEvaluator:
                     found = True
                     break
             if not found:
-                logging.warning(f"Image not found for {img_id}. Tried seq candidates: {seq_candidates}")
+                logging.warning(
+                    f"Image not found for {img_id}. Tried seq candidates: {seq_candidates}"
+                )
 
         if not image_paths:
             raise ValueError(f"No valid images found under IMAGE_ROOT={IMAGE_ROOT}")
@@ -444,13 +468,15 @@ class VQAEvaluator:
                 "Return only a comma-separated list of the selected options."
             )
 
-        messages = [{
-            "role": "user",
-            "content": [
-                *[{"type": "image", "image": f"file://{path}"} for path in image_paths],
-                {"type": "text", "text": base_question},
-            ],
-        }]
+        messages = [
+            {
+                "role": "user",
+                "content": [
+                    *[{"type": "image", "image": f"file://{path}"} for path in image_paths],
+                    {"type": "text", "text": base_question},
+                ],
+            }
+        ]
         return messages
 
     def predict(self, messages):
@@ -507,7 +533,9 @@ class VQAEvaluator:
         if not prediction:
             return results
 
-        true_set = set(self.true_answer) if isinstance(self.true_answer, list) else {self.true_answer}
+        true_set = (
+            set(self.true_answer) if isinstance(self.true_answer, list) else {self.true_answer}
+        )
         pred_set = set(prediction) if isinstance(prediction, list) else {prediction}
 
         results["exact_match"] = int(pred_set == true_set)
@@ -519,7 +547,9 @@ class VQAEvaluator:
 
             # Multi-label option accuracy: all predicted options must be in true labels.
             # Empty match remains 0.
-            results["option_accuracy"] = int(bool(matched_options) and set(matched_options).issubset(true_set))
+            results["option_accuracy"] = int(
+                bool(matched_options) and set(matched_options).issubset(true_set)
+            )
 
         return results
 

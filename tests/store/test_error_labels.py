@@ -19,19 +19,44 @@ def _steps(*calls):
 def episodes(project):
     add = project.episodes.add
     return [
-        add({"model": "m1", "task": "count", "mode": "manipulation", "outcome": "answered",
-             "success": True}, _steps(("grasp", True), ("push", True))),
-        add({"model": "m1", "task": "find", "mode": "manipulation", "outcome": "answered",
-             "success": False}, _steps(("grasp", False), ("grasp", False))),
-        add({"model": "m2", "task": "count", "mode": "perception", "outcome": "step limit",
-             "success": False}, _steps(("perceive_scene", True), ("grasp", None))),
-    ]  # fmt: skip
+        add(
+            {
+                "model": "m1",
+                "task": "count",
+                "mode": "manipulation",
+                "outcome": "answered",
+                "success": True,
+            },
+            _steps(("grasp", True), ("push", True)),
+        ),
+        add(
+            {
+                "model": "m1",
+                "task": "find",
+                "mode": "manipulation",
+                "outcome": "answered",
+                "success": False,
+            },
+            _steps(("grasp", False), ("grasp", False)),
+        ),
+        add(
+            {
+                "model": "m2",
+                "task": "count",
+                "mode": "perception",
+                "outcome": "step limit",
+                "success": False,
+            },
+            _steps(("perceive_scene", True), ("grasp", None)),
+        ),
+    ]
 
 
 def test_labels_are_saved_with_the_annotator_and_audited(project, alice, bob, episodes, tmp_path):
     e = episodes[1].id
-    label = project.episodes.add_label(e, 1, "evidence_gathering", "failed_grasp_recovery",
-                                       " grasped the same mug again ", alice)  # fmt: skip
+    label = project.episodes.add_label(
+        e, 1, "evidence_gathering", "failed_grasp_recovery", " grasped the same mug again ", alice
+    )
     assert label.annotator_id == alice.id and label.step_index == 1
     assert label.note == "grasped the same mug again"
     whole = project.episodes.add_label(e, None, "format", "", "", bob)
@@ -80,6 +105,8 @@ def test_filters_narrow_the_listing(project, episodes):
     assert repo.list(model="m3") == []
     assert repo.failed_grasps() == {ids[1]: 2}
     assert repo.facets() == {
-        "model": ["m1", "m2"], "task": ["count", "find"],
-        "mode": ["manipulation", "perception"], "outcome": ["answered", "step limit"],
-    }  # fmt: skip
+        "model": ["m1", "m2"],
+        "task": ["count", "find"],
+        "mode": ["manipulation", "perception"],
+        "outcome": ["answered", "step limit"],
+    }

@@ -220,10 +220,12 @@ def test_propagate_follows_the_track(project, hp, people):
     _label(project, hp, alice, frame=3)  # already there: skipped
     bag = hp.objects["bag:1"]
     with project.write():  # the bag leaves the view in the last frame
-        project.db.execute("DELETE FROM boxes_2d WHERE entity_id = ? AND frame_id = ?",
-                           [bag, hp.frame_ids[5]])  # fmt: skip
-        project.db.execute("DELETE FROM boxes_3d WHERE entity_id = ? AND frame_id = ?",
-                           [bag, hp.frame_ids[5]])  # fmt: skip
+        project.db.execute(
+            "DELETE FROM boxes_2d WHERE entity_id = ? AND frame_id = ?", [bag, hp.frame_ids[5]]
+        )
+        project.db.execute(
+            "DELETE FROM boxes_3d WHERE entity_id = ? AND frame_id = ?", [bag, hp.frame_ids[5]]
+        )
     created, plan = project.hoi.propagate(label.id, alice, count=10, direction=1)
     assert [c.frame_id for c in created] == [hp.frame_ids[2], hp.frame_ids[4]]
     assert plan.skipped == {"already labelled": 1, "target not in frame": 1}

@@ -32,9 +32,14 @@ def test_imported_boxes_and_labels_read_back(project, seq):
     assert record.box.x + record.box.w > 3760 and record.box.attributes["occlusion"]
     assert repo.boxes_3d(frame.id)[0].rot_z == -3.1
     assert repo.person_labels(frame.id) == [
-        {"entity_id": person, "kind": "action", "label": "walking", "difficulty": 1,
-         "other_entity_id": None}
-    ]  # fmt: skip
+        {
+            "entity_id": person,
+            "kind": "action",
+            "label": "walking",
+            "difficulty": 1,
+            "other_entity_id": None,
+        }
+    ]
     assert repo.frame_times(s.id) == {0: 0.0}
     assert [e.key for e in repo.entities(s.id, "object")] == ["chair:1"]
     with pytest.raises(ValueError, match="person label kind"):
@@ -82,9 +87,16 @@ def test_relations_are_replaced_per_frame_and_atomically(project, seq):
     repo = project.sequences
     first = [
         GeometricRelation(0, person, None, "front", "up", "moderate", 4.1, "box_centre"),
-        {"subject_entity_id": chair, "reference_entity_id": person, "direction": "left",
-         "vertical": "down", "distance_bin": "close", "distance_m": 0.9, "method": "knn10_points"},
-    ]  # fmt: skip
+        {
+            "subject_entity_id": chair,
+            "reference_entity_id": person,
+            "direction": "left",
+            "vertical": "down",
+            "distance_bin": "close",
+            "distance_m": 0.9,
+            "method": "knn10_points",
+        },
+    ]
     assert repo.set_relations(frame.id, first) == 2
     got = repo.relations(frame.id)
     assert [(r.subject_entity_id, r.reference_entity_id, r.direction) for r in got] == [

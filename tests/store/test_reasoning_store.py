@@ -28,11 +28,19 @@ def jrdb_question(uid: str, task: str, answer, srt=(1, 0, 1), steps=None) -> dic
 
 VG_ANSWER = {"entity_ids": ["pedestrian:3"], "image_id": "000012.jpg", "boxes": [[10, 10, 20, 40]]}
 VG_STEPS = [
-    {"description": "all persons", "entity_ids": ["pedestrian:3", "pedestrian:4"], "slot": 0,
-     "boxes": {"pedestrian:3": [10, 10, 20, 40], "pedestrian:4": [200, 10, 20, 40]}},
-    {"description": "female", "entity_ids": ["pedestrian:3"], "slot": 0,
-     "boxes": {"pedestrian:3": [10, 10, 20, 40]}},
-]  # fmt: skip
+    {
+        "description": "all persons",
+        "entity_ids": ["pedestrian:3", "pedestrian:4"],
+        "slot": 0,
+        "boxes": {"pedestrian:3": [10, 10, 20, 40], "pedestrian:4": [200, 10, 20, 40]},
+    },
+    {
+        "description": "female",
+        "entity_ids": ["pedestrian:3"],
+        "slot": 0,
+        "boxes": {"pedestrian:3": [10, 10, 20, 40]},
+    },
+]
 
 
 @pytest.fixture
@@ -97,8 +105,10 @@ def test_a_bad_line_imports_nothing(project, questions):
 
 def test_reimport_replaces_the_models_rows(project, questions):
     repo = project.reasoning
-    repo.import_predictions("qwen", [{"question_id": "vg1", "box": [0, 0, 1, 1]},
-                                     {"question_id": "wh1", "answer": "male"}])  # fmt: skip
+    repo.import_predictions(
+        "qwen",
+        [{"question_id": "vg1", "box": [0, 0, 1, 1]}, {"question_id": "wh1", "answer": "male"}],
+    )
     repo.import_predictions("intern", [{"question_id": "wh1", "answer": "male"}])
     report = repo.import_predictions("qwen", [{"question_id": "wh1", "answer": "young adulthood"}])
     assert report.replaced == 2 and report.correct == 1
@@ -111,9 +121,11 @@ def test_reimport_replaces_the_models_rows(project, questions):
 def test_per_line_model_overrides_the_default(project, questions):
     report = project.reasoning.import_predictions(
         "",
-        [{"question_id": "wh1", "answer": "male", "model": "a"},
-         {"question_id": "wh1", "answer": "young adulthood", "model": "b"}],
-    )  # fmt: skip
+        [
+            {"question_id": "wh1", "answer": "male", "model": "a"},
+            {"question_id": "wh1", "answer": "young adulthood", "model": "b"},
+        ],
+    )
     assert report.by_model == {
         "a": {"imported": 1, "correct": 0, "replaced": 0},
         "b": {"imported": 1, "correct": 1, "replaced": 0},

@@ -64,14 +64,21 @@ def test_items_round_trip_and_regenerating_is_harmless(project):
 
 def test_import_scores_each_object_by_hand(spatial, project):
     rows = [
-        {"id": "sparse-9-0", "reply": "{visual_state_description: three blocks, results: ["
-         "{object: red_block, use_arm: LEFT}, {object: green_block, use_arm: LEFT}, "
-         "{object: blue_block, use_arm: LEFT}]}"},
-        {"id": "cluttered-9-0", "results": [
-            {"object": "red_block", "use_arm": "right"},
-            {"object": "green_block", "use_arm": "left"},
-            {"object": "blue_block", "use_arm": "right"}]},
-    ]  # fmt: skip
+        {
+            "id": "sparse-9-0",
+            "reply": "{visual_state_description: three blocks, results: ["
+            "{object: red_block, use_arm: LEFT}, {object: green_block, use_arm: LEFT}, "
+            "{object: blue_block, use_arm: LEFT}]}",
+        },
+        {
+            "id": "cluttered-9-0",
+            "results": [
+                {"object": "red_block", "use_arm": "right"},
+                {"object": "green_block", "use_arm": "left"},
+                {"object": "blue_block", "use_arm": "right"},
+            ],
+        },
+    ]
     report = spatial.import_predictions("gpt", rows, source="gpt.jsonl")
     assert (report.imported, report.unreadable, report.replaced) == (2, 0, 0)
     sparse, cluttered = sorted(spatial.predictions("gpt"), key=lambda p: p.setting, reverse=True)
@@ -92,8 +99,10 @@ def test_import_scores_each_object_by_hand(spatial, project):
 
 
 def test_broken_replies_are_recorded_with_notes_and_score_zero(spatial):
-    rows = [{"id": "sparse-9-0", "reply": "```json\n{\"results\": [{\"object\": \"red_blo"},
-            {"id": "cluttered-9-0", "reply": None}]  # fmt: skip
+    rows = [
+        {"id": "sparse-9-0", "reply": '```json\n{"results": [{"object": "red_blo'},
+        {"id": "cluttered-9-0", "reply": None},
+    ]
     report = spatial.import_predictions("broken", rows)
     assert report.unreadable == 2 and report.imported == 2
     for p in spatial.predictions("broken"):
@@ -135,7 +144,9 @@ def test_reimport_replaces_that_models_items_only(spatial):
 
 def test_summary_sigma_follows_the_import(spatial):
     empty = spatial.summary()
-    assert (empty["sigma"], empty["by_model"]) == (0.1, {}) and "0.1 m" in empty["settings"]["sigma"]
+    assert (empty["sigma"], empty["by_model"]) == (0.1, {}) and "0.1 m" in empty["settings"][
+        "sigma"
+    ]
     spatial.import_predictions("m", [{"id": "sparse-9-0", "reply": ""}], sigma=0.2)
     assert spatial.summary()["sigma"] == 0.2
     spatial.import_predictions("n", [{"id": "sparse-9-0", "reply": ""}], sigma=0.05)

@@ -49,10 +49,11 @@ def test_schema_8_project_moves_states_into_the_shared_table(tmp_path):
     texts = {
         # an older build wrote states with spaces; the same state, compact, shares its row
         "a": [json.dumps(s["state"]) if s["state"] else None for s in _steps()],
-        "b": [json.dumps(s["state"], separators=(",", ":")) if s["state"] else None
-              for s in _steps()],
+        "b": [
+            json.dumps(s["state"], separators=(",", ":")) if s["state"] else None for s in _steps()
+        ],
         "c": [json.dumps(s["state"]) if s["state"] else None for s in _steps("c")],
-    }  # fmt: skip
+    }
     for uid, states in texts.items():
         cur = db.execute(
             "INSERT INTO episodes(uid, benchmark, created_at) VALUES (?, 'mgvqa', '2026-01-01')",
@@ -125,11 +126,21 @@ def test_shared_states_make_each_episode_smaller(tmp_path):
 def test_long_step_text_is_stored_compressed_and_reads_back(tmp_path):
     long_plan = {"plan": [{"action": "move", "pose": [0.1 * k] * 7} for k in range(40)]}
     steps = [
-        {"kind": "action", "name": "plan", "arguments": long_plan, "result": {"ok": True},
-         "raw_output": json.dumps(long_plan), "model_text": {"reasoning": "why " * 100}},
-        {"kind": "answer", "name": "answer_question", "arguments": {"answer": "3"},
-         "result": {"replay": {"correct": True}}},
-    ]  # fmt: skip
+        {
+            "kind": "action",
+            "name": "plan",
+            "arguments": long_plan,
+            "result": {"ok": True},
+            "raw_output": json.dumps(long_plan),
+            "model_text": {"reasoning": "why " * 100},
+        },
+        {
+            "kind": "answer",
+            "name": "answer_question",
+            "arguments": {"answer": "3"},
+            "result": {"replay": {"correct": True}},
+        },
+    ]
     with open_project(tmp_path / "p.reasonscope", create=True) as project:
         episode = project.episodes.add({"benchmark": "bimanual"}, steps)
         kinds = project.db.execute(

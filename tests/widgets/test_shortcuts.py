@@ -43,10 +43,17 @@ def test_the_current_mode_comes_first_under_its_name(qtbot, rows):
     sheet = ShortcutSheet(rows, current="Annotate HOI")
     qtbot.addWidget(sheet)
     assert headings_and_actions(sheet) == [
-        "Annotate HOI (this mode)", "Next frame", "Undo label",
-        "Menus, in every mode", "Open project…", "Annotate HOI", "Keyboard shortcuts",
-        "Replay episodes", "Play", "Next step",
-    ]  # fmt: skip
+        "Annotate HOI (this mode)",
+        "Next frame",
+        "Undo label",
+        "Menus, in every mode",
+        "Open project…",
+        "Annotate HOI",
+        "Keyboard shortcuts",
+        "Replay episodes",
+        "Play",
+        "Next step",
+    ]
     # a mode's rows need not repeat its name; a menu's say which menu
     first = sheet.rows.index(rows[3])
     assert sheet.table.item(first, 0).text() == "" and sheet.table.item(first, 2).text()
@@ -75,8 +82,11 @@ def test_typing_filters_by_action_or_key(qtbot, rows):
     sheet.filter.clear()
     qtbot.keyClicks(sheet.filter, "NEXT")  # any case; two modes match
     assert headings_and_actions(sheet) == [
-        "Annotate HOI (this mode)", "Next frame", "Replay episodes", "Next step",
-    ]  # fmt: skip
+        "Annotate HOI (this mode)",
+        "Next frame",
+        "Replay episodes",
+        "Next step",
+    ]
     assert not sheet.no_match.isVisible()
     sheet.filter.clear()
     qtbot.keyClicks(sheet.filter, "xyz")

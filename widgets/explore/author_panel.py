@@ -99,8 +99,11 @@ class AuthorPanel(QWidget):
             if NEEDED[self.current_task()] > 1:
                 return False
             self.targets.clear()
-        item = QListWidgetItem(f"{chr(65 + self.targets.count())}  {label}"
-                               if self.current_task() == "compare" else label)  # fmt: skip
+        item = QListWidgetItem(
+            f"{chr(65 + self.targets.count())}  {label}"
+            if self.current_task() == "compare"
+            else label
+        )
         item.setData(256, key)
         self.targets.addItem(item)
         self.refresh()

@@ -38,8 +38,11 @@ class SceneBatch:
     def command(self) -> str:
         """The same batch as a command line, for scripts and clusters."""
         lo, hi = self.objects
-        parts = [f"reasonscope scenes generate --n {self.n} --seed {self.seed}",
-                 f"--objects {lo}-{hi}", f"--gripper {self.gripper}"]  # fmt: skip
+        parts = [
+            f"reasonscope scenes generate --n {self.n} --seed {self.seed}",
+            f"--objects {lo}-{hi}",
+            f"--gripper {self.gripper}",
+        ]
         if self.workers > 1:
             parts.append(f"--workers {self.workers}")
         if self.ray_address:
@@ -67,8 +70,10 @@ class GenerateScenesDialog(QDialog):
             self.gripper.addItem(model.name, key)
         self.gripper.setCurrentIndex(list(GRIPPERS).index(DEFAULT_GRIPPER))
         self.workers = QSpinBox(minimum=1, maximum=1024, value=1)
-        self.workers.setToolTip(f"1: in this process. More: a local Ray with that many CPUs "
-                                f"(this machine has {os.cpu_count()})")  # fmt: skip
+        self.workers.setToolTip(
+            f"1: in this process. More: a local Ray with that many CPUs "
+            f"(this machine has {os.cpu_count()})"
+        )
         self.address = QLineEdit(placeholderText="none: this machine")
         self.address.setToolTip("An existing Ray cluster ('auto': the one `ray start` made here)")
         self.resume = QCheckBox("Skip seeds that already have a scene")
@@ -85,8 +90,10 @@ class GenerateScenesDialog(QDialog):
         form.addRow("Workers", self.workers)
         form.addRow("Ray cluster", self.address)
         form.addRow("", self.resume)
-        hint = QLabel("Each scene is stored as soon as it is settled and checked; cancelling "
-                      "keeps the scenes made so far.")  # fmt: skip
+        hint = QLabel(
+            "Each scene is stored as soon as it is settled and checked; cancelling "
+            "keeps the scenes made so far."
+        )
         hint.setWordWrap(True)
         hint.setObjectName("hint")
         buttons = QDialogButtonBox(

@@ -44,9 +44,8 @@ class SceneTableModel(RowTableModel):
             ]
         if role == Qt.ItemDataRole.ToolTipRole:
             robot = f"; the robot carries a {model_for_asset(s.gripper_asset).name}"
-            return (
-                f"{s.name}, created {s.created_at[:19].replace('T', ' ')}"
-                + (robot if s.gripper_asset else "")
+            return f"{s.name}, created {s.created_at[:19].replace('T', ' ')}" + (
+                robot if s.gripper_asset else ""
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -40,9 +40,12 @@ NODE_R = 13.0
 PARALLEL_PX = 16.0  # how far apart parallel edges of one pair bow
 NODE_COLOURS = {"human": "#4a90d9", "object": "#f0a030", "robot": "#6f7e8c", "surface": "#a1836b"}
 EDGE_COLOURS = {
-    "hoi": "#c2185b", "geometry": "#7b8d99", "support": "#8d5a3b",
-    "spatial": "#1e78d2", "state": "#e0302a",
-}  # fmt: skip
+    "hoi": "#c2185b",
+    "geometry": "#7b8d99",
+    "support": "#8d5a3b",
+    "spatial": "#1e78d2",
+    "state": "#e0302a",
+}
 SELECTED, HIGHLIGHT = QColor("#ff8c00"), QColor(255, 205, 0, 190)
 DIMMED_OPACITY = 0.28
 LABEL_LIMIT = 30  # drawn edges beyond which not every edge is labelled

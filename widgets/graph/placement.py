@@ -50,9 +50,15 @@ IMPLIED = {b: a for a, b in INVERSE.items()}
 SYMMETRIC = frozenset({"near"})
 #: Centre angle of each JRDB direction sector, degrees counter-clockwise from ahead.
 SECTOR_ANGLE_DEG = {
-    "front": 0.0, "front-left": 37.5, "left": 90.0, "back-left": 140.0,
-    "back": 180.0, "back-right": -140.0, "right": -90.0, "front-right": -37.5,
-}  # fmt: skip
+    "front": 0.0,
+    "front-left": 37.5,
+    "left": 90.0,
+    "back-left": 140.0,
+    "back": 180.0,
+    "back-right": -140.0,
+    "right": -90.0,
+    "front-right": -37.5,
+}
 
 
 @dataclass(frozen=True)

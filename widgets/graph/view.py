@@ -249,9 +249,14 @@ class SceneGraphView(QWidget):
         hidden_kinds = self.hidden_kinds
         for e in self.edges:
             if edge_drawn(
-                e, hidden_kinds=hidden_kinds, dense=self.dense, focus=focus,
-                anchors=self.anchors, shown=shown, all_dense=self.all_action.isChecked(),
-            ):  # fmt: skip
+                e,
+                hidden_kinds=hidden_kinds,
+                dense=self.dense,
+                focus=focus,
+                anchors=self.anchors,
+                shown=shown,
+                all_dense=self.all_action.isChecked(),
+            ):
                 kinds = parallels[tuple(sorted((e.a, e.b)))]
                 wanted[e.key] = (e, (kinds.index(e.kind) - (len(kinds) - 1) / 2) * PARALLEL_PX)
         labelled = edges_to_label([e for e, _offset in wanted.values()], self.dense, focus)
@@ -366,10 +371,18 @@ class SceneGraphView(QWidget):
             start, control, end = (to_screen.map(QPointF(*p)) for p in ends)
             r = item.label.rect
             priority = (not item.edge.touches(focus), item.length)
-            requests.append((priority, LabelRequest(
-                key, (start.x(), start.y()), (control.x(), control.y()), (end.x(), end.y()),
-                (r.left(), r.top(), r.right(), r.bottom()),
-            )))  # fmt: skip
+            requests.append(
+                (
+                    priority,
+                    LabelRequest(
+                        key,
+                        (start.x(), start.y()),
+                        (control.x(), control.y()),
+                        (end.x(), end.y()),
+                        (r.left(), r.top(), r.right(), r.bottom()),
+                    ),
+                )
+            )
         requests.sort(key=lambda pair: pair[0])
         spots = place_labels([request for _p, request in requests], obstacles)
         for key, t in spots.items():

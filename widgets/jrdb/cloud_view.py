@@ -313,9 +313,11 @@ class CloudView(QWidget):
         fov = math.radians(self.view.opts["fov"])
         self.ref_distance = 1.15 * radius / math.tan(fov / 2)
         self.view.setCameraPosition(
-            pos=pg.Vector(radius * 0.15, 0, 0), distance=self.ref_distance * 0.8,
-            elevation=38, azimuth=180,
-        )  # fmt: skip
+            pos=pg.Vector(radius * 0.15, 0, 0),
+            distance=self.ref_distance * 0.8,
+            elevation=38,
+            azimuth=180,
+        )
         self._kick()
 
     def budget(self) -> int:
@@ -345,8 +347,17 @@ class CloudView(QWidget):
     def _camera_key(self) -> tuple:
         o = self.view.opts
         c = o["center"]
-        return (c.x(), c.y(), c.z(), o["distance"], o["elevation"], o["azimuth"], o["fov"],
-                self.view.width(), self.view.height())  # fmt: skip
+        return (
+            c.x(),
+            c.y(),
+            c.z(),
+            o["distance"],
+            o["elevation"],
+            o["azimuth"],
+            o["fov"],
+            self.view.width(),
+            self.view.height(),
+        )
 
     def _kick(self) -> None:
         """Something changed: draw coarse now, in full once things are still."""

@@ -57,8 +57,9 @@ class ImageCanvas(QWidget):
         p.fillRect(self.rect(), self.palette().dark())
         if self.image.isNull():
             p.setPen(self.palette().brightText().color())
-            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-                       self.message)  # fmt: skip
+            p.drawText(
+                self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message
+            )
             return
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         p.drawImage(self.image_rect(), self.image)

@@ -300,8 +300,14 @@ def bimanual_step_html(
         shown = html.escape(feedback).replace("\n", "<br>")  # one line per action
         parts.append(section_html("Feedback", f"<p style='{style}'>{shown}</p>"))
     if kind != "observation":
-        parts.append(section_html("Plan", plan_html(step) if kind != "format_error" else
-                              "<p>Nothing ran: the harness could not read the reply.</p>"))  # fmt: skip
+        parts.append(
+            section_html(
+                "Plan",
+                plan_html(step)
+                if kind != "format_error"
+                else "<p>Nothing ran: the harness could not read the reply.</p>",
+            )
+        )
     suggestion = (step.get("result") or {}).get("suggestion")
     if kind == "format_error" and isinstance(suggestion, dict):
         note_html = f"<p style='{NOTE_STYLE}'>{html.escape(str(suggestion.get('note', '')))}</p>"

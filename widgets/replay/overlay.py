@@ -48,9 +48,13 @@ class ViewportLines:
         self.items, self.names = [], []
         for name, segments, colour, width in sketches:
             item = gl.GLLinePlotItem(
-                pos=np.asarray(segments, np.float32), color=colour, width=width, mode="lines",
-                antialias=True, glOptions=ON_TOP,
-            )  # fmt: skip
+                pos=np.asarray(segments, np.float32),
+                color=colour,
+                width=width,
+                mode="lines",
+                antialias=True,
+                glOptions=ON_TOP,
+            )
             item.setDepthValue(100)  # after the scene's own items
             view.addItem(item)
             self.items.append(item)

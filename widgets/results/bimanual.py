@@ -139,9 +139,12 @@ class BimanualResultsView(QWidget):
             + (f" and {scripted} scripted plan{'s' * (scripted != 1)}" if scripted else "")
             + f" on {len(tasks)} task{'s' * (len(tasks) != 1)}; "
             f"{m['format_error_steps']} unreadable repl{'ies' if m['format_error_steps'] != 1 else 'y'}"
-            + (f"; {replays} replay{'s' * (replays != 1)} in our simulator (not counted)."
-               if replays else ".")
-        )  # fmt: skip
+            + (
+                f"; {replays} replay{'s' * (replays != 1)} in our simulator (not counted)."
+                if replays
+                else "."
+            )
+        )
         self._fill_success(m)
         self.models.set_rows(m.get("per_model"))
         self.paper_tables.set_tables(m.get("paper"))
@@ -163,11 +166,20 @@ class BimanualResultsView(QWidget):
                 cells.append(table_cell(text, tip=tip))
             average = m.get("average_by_model", {}).get(model, {})
             rate = average.get("rate")
-            cells.append(average_cell("–" if rate is None else f"{100 * rate:.0f}",
-                                      average.get("missing") or [],
-                                      "mean of every task's rate", "episodes of {}"))  # fmt: skip
-            cells.append(table_cell(str(m["format_error_by_model"].get(model, 0)),
-                                    tip="steps whose reply could not be read"))  # fmt: skip
+            cells.append(
+                average_cell(
+                    "–" if rate is None else f"{100 * rate:.0f}",
+                    average.get("missing") or [],
+                    "mean of every task's rate",
+                    "episodes of {}",
+                )
+            )
+            cells.append(
+                table_cell(
+                    str(m["format_error_by_model"].get(model, 0)),
+                    tip="steps whose reply could not be read",
+                )
+            )
             for c, item in enumerate(cells):
                 if scripted:
                     font = QFont(item.font())
@@ -175,8 +187,9 @@ class BimanualResultsView(QWidget):
                     item.setFont(font)
                 table.setItem(r, c, item)
         fit_table_height(table)
-        unknown = sum(c.get("unknown", 0) for row in m["success_by_task"].values()
-                      for c in row.values())  # fmt: skip
+        unknown = sum(
+            c.get("unknown", 0) for row in m["success_by_task"].values() for c in row.values()
+        )
         note = "A task's rate is the share of its episodes that ended in success."
         if unknown:
             note += f" {unknown} episode{'s' * (unknown != 1)} without a recorded outcome count"

@@ -38,8 +38,7 @@ def _rate_cell(cell: dict[str, Any] | None, task: str):
 
 
 def _average(value: float | None, missing: list[str], what: str):
-    item = average_cell("–" if value is None else f"{value:.2f}", missing, what,
-                        "episodes of {}")  # fmt: skip
+    item = average_cell("–" if value is None else f"{value:.2f}", missing, what, "episodes of {}")
     item.setBackground(AVERAGE_SHADE)
     if value is not None:
         font = QFont(item.font())

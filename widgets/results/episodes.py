@@ -131,8 +131,10 @@ class EpisodeResultsView(QWidget):
         self.content = scrolling_page(self, self.summary, sections)
         self.tag_box = QComboBox()
         self.tag_box.setObjectName("episodes_tag")
-        self.tag_box.setToolTip("Results on every question, or only on those with a tag "
-                                "(questions add --tag): a Hard table is one choice away")  # fmt: skip
+        self.tag_box.setToolTip(
+            "Results on every question, or only on those with a tag "
+            "(questions add --tag): a Hard table is one choice away"
+        )
         self.tag_box.currentIndexChanged.connect(
             lambda _i: self.tag_changed.emit(self.tag_box.currentData())
         )
@@ -217,7 +219,7 @@ class EpisodeResultsView(QWidget):
                     row.get("missing_tasks") or [],
                     "mean over all the tasks",
                     "episodes of {}",
-                ),  # fmt: skip
+                ),
                 table_cell(
                     "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
                     tip="" if median is None else f"median {median:g}",

@@ -96,8 +96,12 @@ class SpatialResultsTable(QWidget):
             self.table.setItem(
                 r,
                 4,
-                average_cell(score_text(row.get("average")), row.get("missing") or [],
-                             "mean of the three settings (Avg.)", "{} items"),  # fmt: skip
+                average_cell(
+                    score_text(row.get("average")),
+                    row.get("missing") or [],
+                    "mean of the three settings (Avg.)",
+                    "{} items",
+                ),
             )
             total = sum(row[s]["items"] for s in SETTINGS if s in row)
             self.table.setItem(r, 5, table_cell(str(total), tip=", ".join(counts)))

@@ -34,5 +34,7 @@ def drag_box(
         return None
     x = round(x0, 1)
     return [x - width if wrap and x >= width else x] + [
-        round(y0, 1), round(x1 - x0, 1), round(y1 - y0, 1)
-    ]  # fmt: skip
+        round(y0, 1),
+        round(x1 - x0, 1),
+        round(y1 - y0, 1),
+    ]

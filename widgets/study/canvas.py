@@ -88,9 +88,12 @@ class AnswerBoxGesture(QObject):
     def _box(self, start: QPointF, end: QPointF) -> list[float] | None:
         p = self.panorama
         return drag_box(
-            (start.x(), start.y()), (end.x(), end.y()), width=p.width_px, height=p.height_px,
+            (start.x(), start.y()),
+            (end.x(), end.y()),
+            width=p.width_px,
+            height=p.height_px,
             wrap=p.wrap_margin > 0,
-        )  # fmt: skip
+        )
 
     def _copies(self, box: Sequence[float]) -> list[QRectF]:
         """Where a box shows: once on a flat image; on a panorama also one panorama width

@@ -45,8 +45,12 @@ class PackageOrder:
 
     def command(self) -> str:
         parts = [f"reasonscope pack create --for {self.person!r} --role {self.role}"]
-        for flag, value in (("--questions", self.questions), ("--labels", self.labels),
-                            ("--sequence", self.sequence), ("--frames", self.frames)):  # fmt: skip
+        for flag, value in (
+            ("--questions", self.questions),
+            ("--labels", self.labels),
+            ("--sequence", self.sequence),
+            ("--frames", self.frames),
+        ):
             if value:
                 parts.append(f"{flag} {value}")
         if self.limit:
@@ -106,9 +110,14 @@ class CreatePackageDialog(QDialog):
         layout.addWidget(self.what)
         layout.addWidget(self.command)
         layout.addWidget(self.buttons)
-        for signal in (self.person.currentTextChanged, self.role.currentTextChanged,
-                       self.items.textChanged, self.frames.textChanged,
-                       self.out.textChanged, self.sequence.currentTextChanged):  # fmt: skip
+        for signal in (
+            self.person.currentTextChanged,
+            self.role.currentTextChanged,
+            self.items.textChanged,
+            self.frames.textChanged,
+            self.out.textChanged,
+            self.sequence.currentTextChanged,
+        ):
             signal.connect(self._update)
         self.limit.valueChanged.connect(self._update)
         self._form = form

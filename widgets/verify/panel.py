@@ -318,7 +318,7 @@ class QuestionPanel(QScrollArea):
                 "<br>".join(
                     describe_verdict(r, own=me is not None and r.annotator_id == me.id)
                     for r in records
-                )  # fmt: skip
+                )
             )
         else:
             self.verdicts.setText(

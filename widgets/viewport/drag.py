@@ -35,8 +35,13 @@ class BodyDrag(QObject):
 
     def ray(self, x: float, y: float):
         view = self.viewport.gl_view
-        return click_ray(self.viewport.view_params(), width=max(1, view.width()),
-                         height=max(1, view.height()), x=x, y=y)  # fmt: skip
+        return click_ray(
+            self.viewport.view_params(),
+            width=max(1, view.width()),
+            height=max(1, view.height()),
+            x=x,
+            y=y,
+        )
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802
         if not self.enabled:

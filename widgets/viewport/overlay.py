@@ -158,9 +158,15 @@ def _band(resources, shapes, passes, width: float, height: float, alpha: float) 
         for geometry, mvp, modelview in shapes:
             proxy = outline_proxy(geometry)  # a closed mesh's front faces cover its silhouette
             draw_geometry(
-                resources, proxy, mvp, modelview, flat=(*colour, 1.0), alpha=alpha,
-                shifts=shifts, cull=not proxy.two_sided,
-            )  # fmt: skip
+                resources,
+                proxy,
+                mvp,
+                modelview,
+                flat=(*colour, 1.0),
+                alpha=alpha,
+                shifts=shifts,
+                cull=not proxy.two_sided,
+            )
 
 
 _proxies: dict[int, tuple[Geometry, Geometry]] = {}
@@ -249,9 +255,12 @@ class MarkerItem(GLGraphicsItem):
                 for geometry, matrix in self._parts(view, grow):
                     modelview = base * pg.Transform3D(matrix)
                     draw_geometry(
-                        resources, geometry, projection * modelview, modelview,
+                        resources,
+                        geometry,
+                        projection * modelview,
+                        modelview,
                         flat=(*colour, 1.0),
-                    )  # fmt: skip
+                    )
         finally:
             GL.glEnable(GL.GL_DEPTH_TEST)
             GL.glDepthMask(GL.GL_TRUE)

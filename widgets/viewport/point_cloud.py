@@ -113,9 +113,12 @@ class PointCloudView(QWidget):
         self.lines = []
         for segments, colour in lines:
             item = gl.GLLinePlotItem(
-                pos=np.asarray(segments, np.float32), color=colour, width=2.0, mode="lines",
+                pos=np.asarray(segments, np.float32),
+                color=colour,
+                width=2.0,
+                mode="lines",
                 antialias=True,
-            )  # fmt: skip
+            )
             item.setGLOptions("translucent")
             self.view.addItem(item)
             self.lines.append(item)

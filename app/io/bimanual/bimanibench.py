@@ -46,8 +46,9 @@ def _episode_dirs(source: Path) -> list[Path]:
     found = {p for p in found if p.is_dir() and not re.match(r"obsimg_\d+-\d+$", p.name)}
     if not found:
         raise ProjectError(f"{source}: no episode folder (vlmout.txt with obsimg_*.jpg) in it")
-    return sorted(found, key=lambda p: (_number(p.parent.name, _ROUND_DIR), _number(p.name),
-                                        str(p)))  # fmt: skip
+    return sorted(
+        found, key=lambda p: (_number(p.parent.name, _ROUND_DIR), _number(p.name), str(p))
+    )
 
 
 def _number(name: str, pattern: re.Pattern = _EPISODE_DIR) -> int:
@@ -79,8 +80,10 @@ def _run_facts(root: Path) -> dict[str, Any]:
             facts["have_records"] = True
             facts[f"{kind}_path"] = path
             if total is not None and total[0] != len(facts[kind]):
-                raise ProjectError(f"{path}:{len(text.splitlines())}: says {total[0]} successes"
-                                   f" but the file has {len(facts[kind])} success lines")  # fmt: skip
+                raise ProjectError(
+                    f"{path}:{len(text.splitlines())}: says {total[0]} successes"
+                    f" but the file has {len(facts[kind])} success lines"
+                )
     model_file = root / "model_name.txt"
     if model_file.is_file():
         names = re.findall(r"Model used:\s*(.+)", read_text(model_file))
@@ -97,25 +100,34 @@ def _run_facts(root: Path) -> dict[str, Any]:
 
 
 def _check_records(
-    facts: dict[str, Any], vlmout: Path, plans: dict[int, Any],
-    successes: list[Record], failures: list[Record], *, rows: bool = False,
-) -> None:  # fmt: skip
+    facts: dict[str, Any],
+    vlmout: Path,
+    plans: dict[int, Any],
+    successes: list[Record],
+    failures: list[Record],
+    *,
+    rows: bool = False,
+) -> None:
     """Records vlmout.txt cannot have led to refuse the import: the harness stops right
     after the step that succeeded, and a failure names a dict action of its step (in the
     fine-control tier, `rows`, any item of its step)."""
     last = max(plans, default=-1)
     for rec in successes:
         if rec.action_count != last:
-            raise ProjectError(f"{vlmout}: ends at step {last}, but "
-                               f"{facts['success_path']}:{rec.line} records success at "
-                               f"step {rec.action_count}")  # fmt: skip
+            raise ProjectError(
+                f"{vlmout}: ends at step {last}, but "
+                f"{facts['success_path']}:{rec.line} records success at "
+                f"step {rec.action_count}"
+            )
     for rec in failures:
         plan = plans.get(rec.action_count)
         items = plan if isinstance(plan, list) else []
         it = rec.action_it if rec.action_it is not None else -1
         if not (0 <= it < len(items)) or not (rows or isinstance(items[it], dict)):
-            raise ProjectError(f"{facts['failed_path']}:{rec.line}: step {rec.action_count}"
-                               f" action {it} is not an action {vlmout} ran")  # fmt: skip
+            raise ProjectError(
+                f"{facts['failed_path']}:{rec.line}: step {rec.action_count}"
+                f" action {it} is not an action {vlmout} ran"
+            )
 
 
 def _vla_plans(vlmout: Path, text: str, replies: list[tuple[int, str]]) -> dict[int, Any]:
@@ -181,8 +193,11 @@ def _bimanibench_episode(
     }
     episode = ImportedEpisode(str(folder), header, [])
     rows = header["tier"] == "low_level"  # script/myvlmEb_eval_vla.py: 16-number rows
-    plans = (_vla_plans(vlmout, text, replies) if rows
-             else {n: harness_plan(raw)[0] for n, raw in replies})  # fmt: skip
+    plans = (
+        _vla_plans(vlmout, text, replies)
+        if rows
+        else {n: harness_plan(raw)[0] for n, raw in replies}
+    )
     if facts["have_records"]:
         _check_records(facts, vlmout, plans, successes, failures, rows=rows)
     for n, raw in replies:
@@ -200,8 +215,11 @@ def _bimanibench_episode(
             "result": result,
             "image_sha256": shas.get("head"),
         }
-        step = (harness_vla_step(raw, chunk=vla_chunk(task), **kwargs) if rows
-                else harness_step(raw, task_done=done, **kwargs))  # fmt: skip
+        step = (
+            harness_vla_step(raw, chunk=vla_chunk(task), **kwargs)
+            if rows
+            else harness_step(raw, task_done=done, **kwargs)
+        )
         episode.steps.append(step)
     last = max((n for n, _ in replies), default=-1)
     final = images.get(last + 1, {}).get("head")

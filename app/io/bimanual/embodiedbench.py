@@ -67,13 +67,21 @@ def _entries(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _check_types(path: Path, line: int, entry: dict[str, Any]) -> None:
     """Keys the writers write as numbers must be numbers: refuse with FILE:LINE and key."""
-    for key, kinds in (("env_step", (int,)), ("last_action_success", NUMBER),
-                       ("task_success", NUMBER), ("task_progress", NUMBER),
-                       ("planner_output_error", (int,)), ("action_id", (int, str))):  # fmt: skip
+    for key, kinds in (
+        ("env_step", (int,)),
+        ("last_action_success", NUMBER),
+        ("task_success", NUMBER),
+        ("task_progress", NUMBER),
+        ("planner_output_error", (int,)),
+        ("action_id", (int, str)),
+    ):
         if key in entry:
             value = entry[key]
-            if value is not None and (isinstance(value, bool) and key == "env_step"
-                                      or not isinstance(value, (*kinds, bool))):  # fmt: skip
+            if value is not None and (
+                isinstance(value, bool)
+                and key == "env_step"
+                or not isinstance(value, (*kinds, bool))
+            ):
                 raise ProjectError(f"{path}:{line}: {key} is {value!r}, not a number")
 
 
@@ -124,11 +132,17 @@ def alfred_json_error(reasoning: Any) -> str:
 
 def _header(i: int, task: str, model: str, pose_order: str, final: dict | None) -> dict:
     header = {
-        "benchmark": BENCHMARK, "model": model, "agent": "embodiedbench",
-        "mode": "manipulation", "task": task, **outcome_fields(_success(final)),
-        "pose_order": pose_order, "log_format": "embodiedbench", "episode": i,
+        "benchmark": BENCHMARK,
+        "model": model,
+        "agent": "embodiedbench",
+        "mode": "manipulation",
+        "task": task,
+        **outcome_fields(_success(final)),
+        "pose_order": pose_order,
+        "log_format": "embodiedbench",
+        "episode": i,
         "uid": f"embodiedbench:{task or '-'}:{model or '-'}:episode{i}",
-    }  # fmt: skip
+    }
     if final is not None:
         header["planner_output_error"] = final.get("planner_output_error")
     return header
@@ -137,26 +151,41 @@ def _header(i: int, task: str, model: str, pose_order: str, final: dict | None) 
 def _step(entry: dict[str, Any], pose_order: str, image: str | None) -> dict[str, Any]:
     result = {
         k: entry[k]
-        for k in ("env_step", "action_id", "action_description", "task_success",
-                  "task_progress", "reward")
+        for k in (
+            "env_step",
+            "action_id",
+            "action_description",
+            "task_success",
+            "task_progress",
+            "reward",
+        )
         if k in entry
-    }  # fmt: skip
+    }
     raw = entry.get("reasoning")
-    step = reply_step(raw if raw is not None else "", feedback=str(entry.get("env_feedback") or ""),
-                      ok=_ok(entry.get("last_action_success")), pose_order=pose_order,
-                      result=result, image_sha256=image)  # fmt: skip
+    step = reply_step(
+        raw if raw is not None else "",
+        feedback=str(entry.get("env_feedback") or ""),
+        ok=_ok(entry.get("last_action_success")),
+        pose_order=pose_order,
+        result=result,
+        image_sha256=image,
+    )
     why = alfred_json_error(raw) if entry.get("action_id") == -1 else ""
     if why:  # counted in planner_output_error: nothing ran
         step["result"]["format_error"] = why
         if step["kind"] == "action":
-            step["result"]["suggestion"] = {"arguments": step["arguments"],
-                                            "note": "not executed: a repaired reading"}  # fmt: skip
-        step.update(kind="format_error", arguments={}, ok=False,
-                    feedback=f"Format error: {why}")  # fmt: skip
+            step["result"]["suggestion"] = {
+                "arguments": step["arguments"],
+                "note": "not executed: a repaired reading",
+            }
+        step.update(kind="format_error", arguments={}, ok=False, feedback=f"Format error: {why}")
     elif step["kind"] == "format_error" and "env_step" in entry:  # it ran: not our call
-        step.update(kind="action", arguments={"tier": "", "pose_order": pose_order, "plan": []},
-                    feedback=str(entry.get("env_feedback") or ""),
-                    ok=_ok(entry.get("last_action_success")))  # fmt: skip
+        step.update(
+            kind="action",
+            arguments={"tier": "", "pose_order": pose_order, "plan": []},
+            feedback=str(entry.get("env_feedback") or ""),
+            ok=_ok(entry.get("last_action_success")),
+        )
     return step
 
 
@@ -179,8 +208,11 @@ def _alfred_episode(i, files, final_path, folder, model, pose_order) -> Imported
     views = _images(folder, i)
     env_step, prev = 0, None
     for _line, entry in _entries(path):
-        new_reply = prev is None or "env_step" not in prev or (
-            entry.get("reasoning") != prev.get("reasoning"))  # fmt: skip
+        new_reply = (
+            prev is None
+            or "env_step" not in prev
+            or (entry.get("reasoning") != prev.get("reasoning"))
+        )
         image = views.get(env_step) if new_reply else None
         sha = add_image(episode, image) if image is not None else None
         episode.steps.append(_step(entry, pose_order, sha))
@@ -231,8 +263,11 @@ def _manip_episode(i, res_path, planner_path, folder, model, pose_order) -> Impo
             why = why or f"json.loads failed ({exc})"
         if why:  # the evaluator counted it and ran a random action in its place
             step["result"]["format_error"] = why
-            step.update(kind="format_error", ok=False,
-                        feedback=f"Format error: {why} (the evaluator ran a random action)")  # fmt: skip
+            step.update(
+                kind="format_error",
+                ok=False,
+                feedback=f"Format error: {why} (the evaluator ran a random action)",
+            )
         env_step += len(step["arguments"].get("plan") or []) if not why else 1
         episode.steps.append(step)
     last = views.get(max(views, default=-1))
@@ -269,15 +304,26 @@ def read_embodiedbench(
     for folder, kinds in sorted(sets.items()):
         name = model or folder.parent.name
         for i in sorted(kinds["steps"]):
-            out.append(_alfred_episode(i, kinds["steps"][i], kinds["final"].get(i), folder,
-                                       name, pose_order))  # fmt: skip
+            out.append(
+                _alfred_episode(
+                    i, kinds["steps"][i], kinds["final"].get(i), folder, name, pose_order
+                )
+            )
         if not kinds["steps"]:  # EB-Manipulation: results and planner outputs only
-            for i in sorted(set(kinds["planner"]) | {i for i, p in kinds["final"].items()
-                                                     if p.name.endswith("_res.json")
-                                                     and "final" not in p.name}):  # fmt: skip
+            for i in sorted(
+                set(kinds["planner"])
+                | {
+                    i
+                    for i, p in kinds["final"].items()
+                    if p.name.endswith("_res.json") and "final" not in p.name
+                }
+            ):
                 if i in kinds["final"]:
-                    out.append(_manip_episode(i, kinds["final"][i], kinds["planner"].get(i),
-                                              folder, name, pose_order))  # fmt: skip
+                    out.append(
+                        _manip_episode(
+                            i, kinds["final"][i], kinds["planner"].get(i), folder, name, pose_order
+                        )
+                    )
     if not out:
         raise ProjectError(f"{source}: no episode_*_step_*.json files or results in it")
     return out

@@ -78,10 +78,13 @@ def setup_cross(world, seed):
     0.30 from the middle, y -0.16 to 0.10, at least 10 cm apart, yaw up to +-0.75 rad."""
     rng = random.Random(seed)
     sides = [
-        "left" if k == "red_block" else "right" if k == "blue_block" else
-        rng.choice(("left", "right"))
+        "left"
+        if k == "red_block"
+        else "right"
+        if k == "blue_block"
+        else rng.choice(("left", "right"))
         for k in CROSS_KEYS
-    ]  # fmt: skip
+    ]
     spots = scatter(rng, len(CROSS_KEYS), sides, (-0.16, 0.10), 0.10, (0.15, 0.30))
     for key, xy in zip(CROSS_KEYS, spots, strict=True):
         add_block(world, key, xy, orn=random_yaw(rng, 0.75))
@@ -112,8 +115,12 @@ def cross_check(world):
 
 # -- blocks_tower -------------------------------------------------------------------------------
 #: BiManiBench's blocks, largest first: (key, half edge)
-TOWER = (("red_block", 0.032), ("blue_block", 0.028), ("yellow_block", 0.024),
-         ("green_block", 0.020))  # fmt: skip
+TOWER = (
+    ("red_block", 0.032),
+    ("blue_block", 0.028),
+    ("yellow_block", 0.024),
+    ("green_block", 0.020),
+)
 TOWER_HALF = dict(TOWER)
 COLUMNS = (("red_block", "yellow_block"), ("blue_block", "green_block"))  # (bottom, top)
 # BiManiBench draws the tower's y (and its caches') from -0.2 to -0.15 per episode; a fixed

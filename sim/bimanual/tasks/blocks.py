@@ -182,26 +182,48 @@ def handover_plan(world):
     return [
         # from high above: coming down from the forward-pointing origin, the fingers
         # would sweep through the tall block's top
-        act("grasp_actor", actor="red_block", arm_tag="left", pre_grasp_dis=0.12,
-            contact_point_id=0),
+        act(
+            "grasp_actor", actor="red_block", arm_tag="left", pre_grasp_dis=0.12, contact_point_id=0
+        ),
         act("move_by_displacement", arm_tag="left", z=0.08),
-        act("place_actor", actor="red_block", arm_tag="left", target_pose=list(HANDOVER_AT),
-            pre_dis=0.0, dis=0.0, is_open=False, constrain="free"),
+        act(
+            "place_actor",
+            actor="red_block",
+            arm_tag="left",
+            target_pose=list(HANDOVER_AT),
+            pre_dis=0.0,
+            dis=0.0,
+            is_open=False,
+            constrain="free",
+        ),
         # the right arm takes the lower part pointing forward, below the left's fingers:
         # from the side (+x) the UR5e's wrist would pass through its singularity (wrist 2
         # near 0) and swing the gripper into the block
-        act("grasp_actor", actor="red_block", arm_tag="right", pre_grasp_dis=0.07,
-            contact_point_id=3),
+        act(
+            "grasp_actor",
+            actor="red_block",
+            arm_tag="right",
+            pre_grasp_dis=0.07,
+            contact_point_id=3,
+        ),
         act("open_gripper", arm_tag="left", pos=1),
         # high enough that going home does not sweep the open fingers through the block's
         # top (6 cm did, when the left arm went home before the right one moved: 13 of 20)
         act("move_by_displacement", arm_tag="left", z=0.10),
         act("back_to_origin", arm_tag="left"),
-        act("place_actor", actor="red_block", arm_tag="right", target_pose=list(on_pad),
-            pre_dis=0.05, dis=0.005, constrain="free", pre_dis_axis="fp"),
+        act(
+            "place_actor",
+            actor="red_block",
+            arm_tag="right",
+            target_pose=list(on_pad),
+            pre_dis=0.05,
+            dis=0.005,
+            constrain="free",
+            pre_dis_axis="fp",
+        ),
         act("move_by_displacement", arm_tag="right", z=0.08),
         act("back_to_origin", arm_tag="right"),
-    ]  # fmt: skip
+    ]
 
 
 def handover_check(world):

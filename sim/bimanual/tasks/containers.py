@@ -23,8 +23,13 @@ from sim.bimanual.world import TABLE_TOP_Z
 
 # -- place_cans_plasticbox ---------------------------------------------------------------------
 CAN_KEYS = ("can_left", "can_right")
-CAN_ALIASES = {"left_can": "can_left", "object1": "can_left",
-               "right_can": "can_right", "object2": "can_right", "box": "plasticbox"}  # fmt: skip
+CAN_ALIASES = {
+    "left_can": "can_left",
+    "object1": "can_left",
+    "right_can": "can_right",
+    "object2": "can_right",
+    "box": "plasticbox",
+}
 IN_BOX_RADIUS = 0.1  # BiManiBench's check: each can's centre within 0.1 m of the box's (xy)
 CAN_LIFT = 0.2  # play_once lifts both cans 0.2 before placing
 
@@ -57,15 +62,21 @@ def cans_plan(world):
         act("grasp_actor", actor="can_right", arm_tag="right", pre_grasp_dis=0.1),
         act("move_by_displacement", arm_tag="left", z=CAN_LIFT),
         act("move_by_displacement", arm_tag="right", z=CAN_LIFT),
-        act("place_actor", actor="can_left", arm_tag="left", target_pose=box_spot(world, 1),
-            **place),
+        act(
+            "place_actor", actor="can_left", arm_tag="left", target_pose=box_spot(world, 1), **place
+        ),
         act("move_by_displacement", arm_tag="left", z=0.08),
         act("back_to_origin", arm_tag="left"),
-        act("place_actor", actor="can_right", arm_tag="right", target_pose=box_spot(world, 0),
-            **place),
+        act(
+            "place_actor",
+            actor="can_right",
+            arm_tag="right",
+            target_pose=box_spot(world, 0),
+            **place,
+        ),
         act("move_by_displacement", arm_tag="right", z=0.08),
         act("back_to_origin", arm_tag="right"),
-    ]  # fmt: skip
+    ]
 
 
 def cans_check(world):
@@ -126,8 +137,16 @@ def _handover(key: str) -> list[dict]:
     return [
         act("grasp_actor", actor=key, arm_tag="right", pre_grasp_dis=0.1, contact_point_id=SIDE),
         act("move_by_displacement", arm_tag="right", z=CARRY_LIFT),
-        act("place_actor", actor=key, arm_tag="right", target_pose=middle, pre_dis=0.0,
-            dis=0.0, is_open=False, constrain="free"),
+        act(
+            "place_actor",
+            actor=key,
+            arm_tag="right",
+            target_pose=middle,
+            pre_dis=0.0,
+            dis=0.0,
+            is_open=False,
+            constrain="free",
+        ),
         act("grasp_actor", actor=key, arm_tag="left", pre_grasp_dis=0.1, contact_point_id=CAP),
         act("open_gripper", arm_tag="right", pos=1),
         # back out along its approach, then to its own side: homing in joint space from the
@@ -135,7 +154,7 @@ def _handover(key: str) -> list[dict]:
         act("move_by_displacement", arm_tag="right", y=-0.1),
         act("move_by_displacement", arm_tag="right", x=0.3),
         act("back_to_origin", arm_tag="right"),
-    ]  # fmt: skip
+    ]
 
 
 def bottles_plan(world):
@@ -151,10 +170,15 @@ def bottles_plan(world):
     for i, key in enumerate(order):
         if xs[key] < 0:
             steps += [
-                act("grasp_actor", actor=key, arm_tag="left", pre_grasp_dis=0.1,
-                    contact_point_id=SIDE),
+                act(
+                    "grasp_actor",
+                    actor=key,
+                    arm_tag="left",
+                    pre_grasp_dis=0.1,
+                    contact_point_id=SIDE,
+                ),
                 act("move_by_displacement", arm_tag="left", z=CARRY_LIFT),
-            ]  # fmt: skip
+            ]
             drop = DROP_FORWARD
         else:
             steps += _handover(key)

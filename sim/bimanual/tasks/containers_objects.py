@@ -125,11 +125,14 @@ def add_bottle(world, key: str, xy) -> BodyInfo:
     radius, height, body_rgba, cap_rgba = BOTTLES[key]
     parts = bottle_parts(radius, height)
     grasps = [
-        {"point": [0, SIDE_GRIP_REACH, 0], "axis": [1, 0, 0], "width": 2 * radius,
-         "approach": [0, 1, 0]},
-        {"point": [0, 0, height / 2 - CAP_GRIP_DEPTH], "axis": [1, 0, 0],
-         "width": 2 * NECK_RADIUS},
-    ]  # fmt: skip
+        {
+            "point": [0, SIDE_GRIP_REACH, 0],
+            "axis": [1, 0, 0],
+            "width": 2 * radius,
+            "approach": [0, 1, 0],
+        },
+        {"point": [0, 0, height / 2 - CAP_GRIP_DEPTH], "axis": [1, 0, 0], "width": 2 * NECK_RADIUS},
+    ]
     return world.add_compound(
         key,
         parts,

@@ -57,15 +57,30 @@ def mic_plan(world):
     return [
         act("grasp_actor", actor="mic", arm_tag=giver, pre_grasp_dis=0.1, contact_point_id=0),
         act("move_by_displacement", arm_tag=giver, z=0.12),
-        act("place_actor", actor="mic", arm_tag=giver, target_pose=list(MIC_HANDOVER),
-            pre_dis=0.0, dis=0.0, is_open=False, constrain="align", align_axis=[1, 0, 0]),
-        act("grasp_actor", actor="mic", arm_tag=taker, pre_grasp_dis=0.08, contact_point_id=1,
-            gripper_pos=0.3),
+        act(
+            "place_actor",
+            actor="mic",
+            arm_tag=giver,
+            target_pose=list(MIC_HANDOVER),
+            pre_dis=0.0,
+            dis=0.0,
+            is_open=False,
+            constrain="align",
+            align_axis=[1, 0, 0],
+        ),
+        act(
+            "grasp_actor",
+            actor="mic",
+            arm_tag=taker,
+            pre_grasp_dis=0.08,
+            contact_point_id=1,
+            gripper_pos=0.3,
+        ),
         act("open_gripper", arm_tag=giver, pos=1),
         act("move_by_displacement", arm_tag=giver, z=0.07),
         act("move_by_displacement", arm_tag=taker, x=shift),
         act("back_to_origin", arm_tag=giver),
-    ]  # fmt: skip
+    ]
 
 
 def mic_check(world):
@@ -98,8 +113,12 @@ def setup_mug(world, seed):
     """The mug on the left, its handle turned by a random quarter turn (pointing away from
     the robot to the left); the rack fixed on the right, far side, turned a little."""
     rng = random.Random(seed)
-    add_hook_mug(world, "mug", (rng.uniform(*MUG_X), rng.uniform(*MUG_Y)),
-                 yaw=rng.uniform(math.pi / 2, math.pi))  # fmt: skip
+    add_hook_mug(
+        world,
+        "mug",
+        (rng.uniform(*MUG_X), rng.uniform(*MUG_Y)),
+        yaw=rng.uniform(math.pi / 2, math.pi),
+    )
     xy = (rng.uniform(*RACK_X), rng.uniform(*RACK_Y))
     add_rack(world, "rack", xy, yaw=rng.uniform(-RACK_YAW, RACK_YAW))
     settle(world)
@@ -138,19 +157,40 @@ def mug_plan(world):
     return [
         act("grasp_actor", actor="mug", arm_tag="left", pre_grasp_dis=0.08),
         act("move_by_displacement", arm_tag="left", z=0.08),
-        act("place_actor", actor="mug", arm_tag="left", target_pose=list(MUG_MIDDLE),
-            constrain="align", align_axis=[-1, 0, 0], pre_dis=0.06, dis=0.005),
+        act(
+            "place_actor",
+            actor="mug",
+            arm_tag="left",
+            target_pose=list(MUG_MIDDLE),
+            constrain="align",
+            align_axis=[-1, 0, 0],
+            pre_dis=0.06,
+            dis=0.005,
+        ),
         act("move_by_displacement", arm_tag="left", z=0.1),
         act("back_to_origin", arm_tag="left"),
-        act("grasp_actor", actor="mug", arm_tag="right", pre_grasp_dis=0.08,
-            contact_point_id=OPPOSITE_HANDLE),
+        act(
+            "grasp_actor",
+            actor="mug",
+            arm_tag="right",
+            pre_grasp_dis=0.08,
+            contact_point_id=OPPOSITE_HANDLE,
+        ),
         act("move_by_displacement", arm_tag="right", z=0.1),
-        act("place_actor", actor="mug", arm_tag="right", target_pose=[float(v) for v in target],
-            constrain="align", align_axis=[float(v) for v in handle], pre_dis=0.1, dis=0.0,
-            pre_dis_axis=[float(v) for v in -along]),
+        act(
+            "place_actor",
+            actor="mug",
+            arm_tag="right",
+            target_pose=[float(v) for v in target],
+            constrain="align",
+            align_axis=[float(v) for v in handle],
+            pre_dis=0.1,
+            dis=0.0,
+            pre_dis_axis=[float(v) for v in -along],
+        ),
         act("move_by_displacement", arm_tag="right", z=0.08),
         act("back_to_origin", arm_tag="right"),
-    ]  # fmt: skip
+    ]
 
 
 def mug_check(world):

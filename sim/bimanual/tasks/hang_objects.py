@@ -52,9 +52,13 @@ def add_mic(world, key, xy, yaw=0.0, mass=0.12) -> BodyInfo:
     handle_r = MIC_PARTS[1][1]
     grasps = [
         {"point": [0, 0, MIC_LENGTH - 0.028], "axis": [1, 0, 0], "width": 2 * head_r},
-        {"point": [0, 0.008, MIC_HANDLE_GRASP_Z], "axis": [1, 0, 0], "width": 2 * handle_r,
-         "approach": [0, 1, 0]},
-    ]  # fmt: skip
+        {
+            "point": [0, 0.008, MIC_HANDLE_GRASP_Z],
+            "axis": [1, 0, 0],
+            "width": 2 * handle_r,
+            "approach": [0, 1, 0],
+        },
+    ]
     colours = [(0.12, 0.13, 0.15, 1.0)] * 6 + [(0.72, 0.74, 0.76, 1.0)] * 6
     return world.add_compound(
         key,
@@ -98,9 +102,12 @@ def add_hook_mug(world, key, xy, yaw=0.0, rgba=(0.93, 0.92, 0.88, 1.0), mass=0.0
     parts += [
         ("box", (reach, half_w, bar), ((HANDLE_OUT + r_in) / 2, 0, HANDLE_HIGH + bar)),
         ("box", (reach, half_w, bar), ((HANDLE_OUT + r_in) / 2, 0, HANDLE_LOW - bar)),
-        ("box", (bar, half_w, (HANDLE_HIGH - HANDLE_LOW) / 2 + 2 * bar),
-         (HANDLE_OUT - bar, 0, (HANDLE_LOW + HANDLE_HIGH) / 2)),
-    ]  # fmt: skip
+        (
+            "box",
+            (bar, half_w, (HANDLE_HIGH - HANDLE_LOW) / 2 + 2 * bar),
+            (HANDLE_OUT - bar, 0, (HANDLE_LOW + HANDLE_HIGH) / 2),
+        ),
+    ]
     r = HMUG_RADIUS - WALL / 2
     grasps = []
     for k in range(1, 8):

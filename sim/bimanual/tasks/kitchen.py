@@ -111,19 +111,27 @@ def basket_plan(world):
     if obj == "bread":
         # held low on its flanks, the open 2F-85's knuckles spread to ~15 cm below the
         # basket's rim: turn the bread so that the fingers open along the basket's length
-        place = {"constrain": "align", "actor_axis": [0, 1, 0],
-                 "align_axis": [list(along), list(-along)]}  # fmt: skip
+        place = {
+            "constrain": "align",
+            "actor_axis": [0, 1, 0],
+            "align_axis": [list(along), list(-along)],
+        }
     steps = pick_and_place(world, obj, target, arm, pre_dis=0.12, dis=0.01, **place)
     s = 1.0 if other == "right" else -1.0  # the basket's side
     end_wall = 0 if (along[0] > 0) == (s > 0) else 1
     return steps + [
-        act("grasp_actor", actor="basket", arm_tag=other, pre_grasp_dis=0.08,
-            contact_point_id=end_wall),
+        act(
+            "grasp_actor",
+            actor="basket",
+            arm_tag=other,
+            pre_grasp_dis=0.08,
+            contact_point_id=end_wall,
+        ),
         act("move_by_displacement", arm_tag=other, x=s * BASKET_PULL),
         act("open_gripper", arm_tag=other, pos=1),
         act("move_by_displacement", arm_tag=other, z=0.08),
         act("back_to_origin", arm_tag=other),
-    ]  # fmt: skip
+    ]
 
 
 def basket_check(world):

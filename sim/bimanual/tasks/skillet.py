@@ -70,10 +70,18 @@ def _skillet_steps(world) -> tuple[str, str, list[dict], list[dict]]:
     # the pan turned level again (it sags a little about the grip), its handle towards the
     # robot: the gripper stays clear of the other arm's way
     to_middle = act(
-        "place_actor", actor="skillet", arm_tag=arm, target_pose=list(hold), is_open=False,
-        constrain="align", actor_axis=[1, 0, 0], align_axis=[0, -1, 0], pre_dis=0.03,
-        dis=0.0, pre_dis_axis="fp",
-    )  # fmt: skip
+        "place_actor",
+        actor="skillet",
+        arm_tag=arm,
+        target_pose=list(hold),
+        is_open=False,
+        constrain="align",
+        actor_axis=[1, 0, 0],
+        align_axis=[0, -1, 0],
+        pre_dis=0.03,
+        dis=0.0,
+        pre_dis_axis="fp",
+    )
     skillet = [
         act("grasp_actor", actor="skillet", arm_tag=arm, pre_grasp_dis=SKILLET_PRE_GRASP),
         act("move_by_displacement", arm_tag=arm, z=0.07),
@@ -83,11 +91,18 @@ def _skillet_steps(world) -> tuple[str, str, list[dict], list[dict]]:
     bread = [
         act("grasp_actor", actor="bread", arm_tag=other, pre_grasp_dis=0.12),
         act("move_by_displacement", arm_tag=other, z=0.1),
-        act("place_actor", actor="bread", arm_tag=other, target_pose=list(into),
-            constrain="free", pre_dis=0.05, dis=0.01),
+        act(
+            "place_actor",
+            actor="bread",
+            arm_tag=other,
+            target_pose=list(into),
+            constrain="free",
+            pre_dis=0.05,
+            dis=0.01,
+        ),
         act("move_by_displacement", arm_tag=other, z=0.1),
         act("back_to_origin", arm_tag=other),
-    ]  # fmt: skip
+    ]
     return arm, other, skillet, bread
 
 
@@ -162,11 +177,18 @@ def scale_plan(world):
     return [
         act("grasp_actor", actor=obj, arm_tag=arm, pre_grasp_dis=0.12),
         act("move_by_displacement", arm_tag=arm, z=0.15),
-        act("place_actor", actor=obj, arm_tag=arm, target_pose=list(platform_top(world)),
-            constrain="free", pre_dis=0.05, dis=0.005),
+        act(
+            "place_actor",
+            actor=obj,
+            arm_tag=arm,
+            target_pose=list(platform_top(world)),
+            constrain="free",
+            pre_dis=0.05,
+            dis=0.005,
+        ),
         act("move_by_displacement", arm_tag=arm, z=0.1),
         act("back_to_origin", arm_tag=arm),
-    ]  # fmt: skip
+    ]
 
 
 def scale_check(world):

@@ -35,8 +35,12 @@ from sim.tabletop.world import (
 )
 
 # The arm straight up above its base: nothing of it reaches over the table.
-PARKED_JOINTS = {**HOME_JOINTS, "shoulder_lift_joint": -0.5 * math.pi, "elbow_joint": 0.0,
-                 "wrist_1_joint": -0.5 * math.pi}  # fmt: skip
+PARKED_JOINTS = {
+    **HOME_JOINTS,
+    "shoulder_lift_joint": -0.5 * math.pi,
+    "elbow_joint": 0.0,
+    "wrist_1_joint": -0.5 * math.pi,
+}
 DUPLICATE_OFFSET = 0.07  # metres along x between an object and its duplicate
 ROTATE_STEP_DEG = 15.0
 

@@ -68,8 +68,11 @@ def _percent(value: float) -> str:
 
 
 def _criteria(threshold: float, vis: dict[str, float], **measured: Any) -> dict[str, Any]:
-    return {"max_evidence_visibility": threshold, "generator": GENERATOR,
-            "measured": {"visibility": {k: round(v, 4) for k, v in vis.items()}, **measured}}  # fmt: skip
+    return {
+        "max_evidence_visibility": threshold,
+        "generator": GENERATOR,
+        "measured": {"visibility": {k: round(v, 4) for k, v in vis.items()}, **measured},
+    }
 
 
 def author_question(
@@ -96,18 +99,28 @@ def author_question(
         return _beneath(world, targets, camera, threshold, rng)
     if task == "compare":
         if len(targets) != 3 or extreme not in EXTREMES:
-            raise ValueError("compare needs three objects (labelled A, B, C in that order) "
-                             "and --extreme largest or smallest")  # fmt: skip
+            raise ValueError(
+                "compare needs three objects (labelled A, B, C in that order) "
+                "and --extreme largest or smallest"
+            )
         return _compare(world, targets, camera, threshold, rng, extreme)
     raise ValueError(f"task must be count, find, beneath or compare, not {task!r}")
 
 
 def _record(task, text, options, answer, evidence, steps, difficulty, criteria) -> dict:
     s, r = difficulty
-    return {"benchmark": "mgvqa", "task": task, "text": text, "options": options,
-            "answer": answer, "evidence_ids": evidence, "steps": steps,
-            "difficulty": {"S": s, "R": r, "T": 1, "D": s + r + 1}, "criteria": criteria,
-            "seed": None}  # fmt: skip
+    return {
+        "benchmark": "mgvqa",
+        "task": task,
+        "text": text,
+        "options": options,
+        "answer": answer,
+        "evidence_ids": evidence,
+        "steps": steps,
+        "difficulty": {"S": s, "R": r, "T": 1, "D": s + r + 1},
+        "criteria": criteria,
+        "seed": None,
+    }
 
 
 def _count(world, name, camera, threshold, rng) -> AuthoredQuestion:
@@ -115,21 +128,29 @@ def _count(world, name, camera, threshold, rng) -> AuthoredQuestion:
     vis = {k: v.fraction for k, v in visibility(world, camera, keys).items()}
     if keys and min(vis.values()) > threshold:
         least = min(vis, key=vis.get)
-        raise CriterionFailed("max_evidence_visibility", f"every {name} shows above "
-                              f"{_percent(threshold)}; the most hidden, {least}, shows "
-                              f"{_percent(vis[least])}", {"visibility": vis})  # fmt: skip
+        raise CriterionFailed(
+            "max_evidence_visibility",
+            f"every {name} shows above "
+            f"{_percent(threshold)}; the most hidden, {least}, shows "
+            f"{_percent(vis[least])}",
+            {"visibility": vis},
+        )
     names = plural(world.bodies[keys[0]].name if keys else name)
     hidden = [k for k in keys if vis[k] <= threshold]
     steps = [
-        {"description": f"find the {names} visible in the first view",
-         "entity_ids": [k for k in keys if k not in hidden]},
+        {
+            "description": f"find the {names} visible in the first view",
+            "entity_ids": [k for k in keys if k not in hidden],
+        },
         {"description": f"uncover the clutter where more {names} may hide", "entity_ids": hidden},
         {"description": f"count all {names}: {len(keys)}", "entity_ids": keys},
-    ]  # fmt: skip
+    ]
     criteria = _criteria(threshold, vis, k=len(keys), target=name)
     text = phrase("count", rng, plural=names)
-    return AuthoredQuestion(_record("count", text, None, len(keys), keys, steps,
-                                    (max(1, len(keys)), 0), criteria), False)  # fmt: skip
+    return AuthoredQuestion(
+        _record("count", text, None, len(keys), keys, steps, (max(1, len(keys)), 0), criteria),
+        False,
+    )
 
 
 def _find(world, name, camera, threshold, rng) -> AuthoredQuestion:
@@ -138,26 +159,38 @@ def _find(world, name, camera, threshold, rng) -> AuthoredQuestion:
     look = {"description": f"look for a {shown} in the first view: none shows", "entity_ids": []}
     if not keys:
         answer: dict[str, Any] = {"answer": "no", "point": None}
-        steps = [look, {"description": "search under the clutter: none is there either",
-                        "entity_ids": []}]  # fmt: skip
+        steps = [
+            look,
+            {"description": "search under the clutter: none is there either", "entity_ids": []},
+        ]
         vis: dict[str, float] = {}
     else:
         key = keys[0]
         vis = {k: v.fraction for k, v in visibility(world, camera, [key]).items()}
         if vis[key] > threshold:
-            raise CriterionFailed("max_evidence_visibility", f"the {shown} ({key}) shows "
-                                  f"{_percent(vis[key])} of itself in the model's view; at "
-                                  f"most {_percent(threshold)}", {"visibility": vis})  # fmt: skip
+            raise CriterionFailed(
+                "max_evidence_visibility",
+                f"the {shown} ({key}) shows "
+                f"{_percent(vis[key])} of itself in the model's view; at "
+                f"most {_percent(threshold)}",
+                {"visibility": vis},
+            )
         centre = world.client.getBasePositionAndOrientation(world.bodies[key].uid)[0]
         uv, _ = project_points(camera, [centre])
         answer = {"answer": "yes", "point": [round(float(uv[0, 0]), 1), round(float(uv[0, 1]), 1)]}
-        steps = [look, {"description": f"move the clutter covering it to reveal the {shown}",
-                        "entity_ids": [key]},
-                 {"description": "point to it", "entity_ids": [key]}]  # fmt: skip
+        steps = [
+            look,
+            {
+                "description": f"move the clutter covering it to reveal the {shown}",
+                "entity_ids": [key],
+            },
+            {"description": "point to it", "entity_ids": [key]},
+        ]
     criteria = _criteria(threshold, vis, present=bool(keys), target=name)
     text = phrase("find", rng, a_name=with_article(shown))
-    return AuthoredQuestion(_record("find", text, ["yes", "no"], answer, keys[:1], steps,
-                                    (1, 0), criteria), False)  # fmt: skip
+    return AuthoredQuestion(
+        _record("find", text, ["yes", "no"], answer, keys[:1], steps, (1, 0), criteria), False
+    )
 
 
 def _beneath(world, targets, camera, threshold, rng) -> AuthoredQuestion:
@@ -169,35 +202,51 @@ def _beneath(world, targets, camera, threshold, rng) -> AuthoredQuestion:
     alone = {k: v.alone_px for k, v in measured.items()}
     pair = {hidden: vis[hidden], cover: vis[cover]}
     if vis[cover] <= threshold:
-        raise CriterionFailed("cover_visible", f"the cover {cover} shows only "
-                              f"{_percent(vis[cover])}; the model must see it (more than "
-                              f"{_percent(threshold)})", {"visibility": pair})  # fmt: skip
+        raise CriterionFailed(
+            "cover_visible",
+            f"the cover {cover} shows only "
+            f"{_percent(vis[cover])}; the model must see it (more than "
+            f"{_percent(threshold)})",
+            {"visibility": pair},
+        )
     if vis[hidden] > threshold:
-        raise CriterionFailed("max_evidence_visibility", f"{hidden} shows "
-                              f"{_percent(vis[hidden])}; at most {_percent(threshold)}",
-                              {"visibility": pair})  # fmt: skip
-    gains = counterfactual_visibility(world, camera, cover, keys=[k for k in keys if k != cover],
-                                      view=view, alone=alone)  # fmt: skip
+        raise CriterionFailed(
+            "max_evidence_visibility",
+            f"{hidden} shows {_percent(vis[hidden])}; at most {_percent(threshold)}",
+            {"visibility": pair},
+        )
+    gains = counterfactual_visibility(
+        world, camera, cover, keys=[k for k in keys if k != cover], view=view, alone=alone
+    )
     gain = gains.get(hidden, 0.0)
     if gain < MIN_REVEAL:
-        raise CriterionFailed("reveal", f"making {cover} transparent reveals {_percent(gain)} of "
-                              f"{hidden}; at least {_percent(MIN_REVEAL)}",
-                              {"visibility": pair, "reveal": gain})  # fmt: skip
+        raise CriterionFailed(
+            "reveal",
+            f"making {cover} transparent reveals {_percent(gain)} of "
+            f"{hidden}; at least {_percent(MIN_REVEAL)}",
+            {"visibility": pair, "reveal": gain},
+        )
     cover_name, hidden_name = world.bodies[cover].name, world.bodies[hidden].name
     if cover_name == hidden_name:
         raise ValueError(f"the cover and the hidden object are both {cover_name}")
     under = {world.bodies[k].name for k, g in gains.items() if g >= MIN_REVEAL}
-    distractors = [e.name for e in rng.sample(load_catalog(), len(load_catalog()))
-                   if e.name not in under and e.name != cover_name]  # fmt: skip
+    distractors = [
+        e.name
+        for e in rng.sample(load_catalog(), len(load_catalog()))
+        if e.name not in under and e.name != cover_name
+    ]
     options = [hidden_name, *distractors[:2]]
     rng.shuffle(options)
     options.append(NONE_OF_THE_ABOVE)
     steps = beneath_steps(cover, cover_name, hidden, hidden_name)
-    criteria = _criteria(threshold, pair, reveal=round(gain, 4), cover=cover_name,
-                         none_of_the_above=False)  # fmt: skip
+    criteria = _criteria(
+        threshold, pair, reveal=round(gain, 4), cover=cover_name, none_of_the_above=False
+    )
     text = phrase("beneath", rng, cover=cover_name)
-    return AuthoredQuestion(_record("beneath", text, options, hidden_name, [cover, hidden],
-                                    steps, (2, 1), criteria), False)  # fmt: skip
+    return AuthoredQuestion(
+        _record("beneath", text, options, hidden_name, [cover, hidden], steps, (2, 1), criteria),
+        False,
+    )
 
 
 def _compare(world, targets, camera, threshold, rng, extreme) -> AuthoredQuestion:
@@ -215,35 +264,50 @@ def _compare(world, targets, camera, threshold, rng, extreme) -> AuthoredQuestio
     ordered = sorted(keys, key=volumes.get)
     ratios = [volumes[b] / volumes[a] for a, b in zip(ordered, ordered[1:], strict=False)]
     if min(ratios) < SIZE_RATIO * 0.85:
-        raise CriterionFailed("sizes_apart", f"two of the objects differ by {min(ratios):.2f}x "
-                              f"in volume; at least {SIZE_RATIO * 0.85:.2f}x",
-                              {"volume_ratios": ratios})  # fmt: skip
+        raise CriterionFailed(
+            "sizes_apart",
+            f"two of the objects differ by {min(ratios):.2f}x "
+            f"in volume; at least {SIZE_RATIO * 0.85:.2f}x",
+            {"volume_ratios": ratios},
+        )
     label_of = dict(zip(keys, ("A", "B", "C"), strict=True))
     for key, letter in label_of.items():
         world.set_body_texture(key, f"resources:textures/labels/{letter}.png")
     seen = label_visibility(world, camera, keys)
     if min(seen.values()) > LABEL_OCCLUDED:
         worst = min(seen, key=seen.get)
-        raise CriterionFailed("label_occluded", f"every letter is readable; the most hidden, "
-                              f"{label_of[worst]}, shows {_percent(seen[worst])} (at most "
-                              f"{_percent(LABEL_OCCLUDED)} for one)",
-                              {"label_visibility": seen})  # fmt: skip
+        raise CriterionFailed(
+            "label_occluded",
+            f"every letter is readable; the most hidden, "
+            f"{label_of[worst]}, shows {_percent(seen[worst])} (at most "
+            f"{_percent(LABEL_OCCLUDED)} for one)",
+            {"label_visibility": seen},
+        )
     target = ordered[-1] if extreme == "largest" else ordered[0]
     readable = [k for k in keys if seen[k] > LABEL_OCCLUDED]
     steps = [
-        {"description": "read the labels in view: "
-         + (", ".join(label_of[k] for k in readable) or "none"), "entity_ids": readable},
-        {"description": "uncover the hidden labels",
-         "entity_ids": [k for k in keys if k not in readable]},
+        {
+            "description": "read the labels in view: "
+            + (", ".join(label_of[k] for k in readable) or "none"),
+            "entity_ids": readable,
+        },
+        {
+            "description": "uncover the hidden labels",
+            "entity_ids": [k for k in keys if k not in readable],
+        },
         {"description": "compare the three objects' sizes", "entity_ids": keys},
         {"description": f"the {extreme} is {label_of[target]}", "entity_ids": [target]},
-    ]  # fmt: skip
+    ]
     criteria = _criteria(
-        threshold, {}, label_visibility={label_of[k]: round(v, 4) for k, v in seen.items()},
+        threshold,
+        {},
+        label_visibility={label_of[k]: round(v, 4) for k, v in seen.items()},
         label_occluded_below=LABEL_OCCLUDED,
         volumes_m3={label_of[k]: round(v, 7) for k, v in volumes.items()},
         labels={label_of[k]: world.bodies[k].name for k in keys},
-    )  # fmt: skip
+    )
     text = phrase("compare", rng, extreme=extreme)
-    return AuthoredQuestion(_record("compare", text, ["A", "B", "C"], label_of[target], keys,
-                                    steps, (3, 2), criteria), True)  # fmt: skip
+    return AuthoredQuestion(
+        _record("compare", text, ["A", "B", "C"], label_of[target], keys, steps, (3, 2), criteria),
+        True,
+    )

@@ -62,8 +62,10 @@ def read_scene_spec(data: Any) -> SceneSpec:
         raise SceneSpecError(f"format: expected {SPEC_FORMAT!r}, not {data.get('format')!r}")
     texture = data.get("table_texture")
     if texture is not None and texture not in table_textures():
-        raise SceneSpecError(f"table_texture: {texture!r} is not a shipped table texture "
-                             f"(resources/textures/table/index.json)")  # fmt: skip
+        raise SceneSpecError(
+            f"table_texture: {texture!r} is not a shipped table texture "
+            f"(resources/textures/table/index.json)"
+        )
     objects = data.get("objects")
     if not isinstance(objects, list) or not objects:
         raise SceneSpecError("objects: expected a non-empty list of placements")
@@ -92,8 +94,9 @@ def read_scene_spec(data: Any) -> SceneSpec:
         lo, hi = entry.scale_range
         scale = _number(obj.get("scale", (lo + hi) / 2), f"{where}.scale")
         if not lo <= scale <= hi:
-            raise SceneSpecError(f"{where}.scale: {scale:g} is outside {entry.name}'s range "
-                                 f"{lo:g}-{hi:g}")  # fmt: skip
+            raise SceneSpecError(
+                f"{where}.scale: {scale:g} is outside {entry.name}'s range {lo:g}-{hi:g}"
+            )
         key = obj.get("key") or f"obj_{i:02d}"
         if not isinstance(key, str) or key in keys:
             raise SceneSpecError(f"{where}.key: {key!r} is not a new name")
@@ -107,8 +110,10 @@ def support_height(world: TabletopWorld, x: float, y: float, half: float) -> flo
     """The highest surface under a footprint of half-size `half` at world (x, y): its
     centre and corners, the table top where nothing else is."""
     points = [(x, y)] + [(x + dx * half, y + dy * half) for dx in (-1, 1) for dy in (-1, 1)]
-    hits = world.client.rayTestBatch([(px, py, TABLE_TOP_Z + 1.0) for px, py in points],
-                                     [(px, py, TABLE_TOP_Z - 0.05) for px, py in points])  # fmt: skip
+    hits = world.client.rayTestBatch(
+        [(px, py, TABLE_TOP_Z + 1.0) for px, py in points],
+        [(px, py, TABLE_TOP_Z - 0.05) for px, py in points],
+    )
     tops = [hit[3][2] for hit in hits if hit[0] >= 0 and _supports(world, hit[0])]
     return max(tops, default=TABLE_TOP_Z)
 
@@ -134,8 +139,13 @@ def place(world: TabletopWorld, placement: Placement) -> None:
     x = WORKSPACE_CENTRE[0] + placement.position[0]
     y = WORKSPACE_CENTRE[1] + placement.position[1]
     support = _support_height(world, placement)
-    spec = SpawnSpec(placement.entry, placement.scale, (x, y, support + 0.5),
-                     math.radians(placement.yaw_deg), placement.key)  # fmt: skip
+    spec = SpawnSpec(
+        placement.entry,
+        placement.scale,
+        (x, y, support + 0.5),
+        math.radians(placement.yaw_deg),
+        placement.key,
+    )
     spawn(world, spec)
     body = world.bodies[placement.key].uid
     lowest = world.aabb(placement.key)[0][2]
@@ -186,7 +196,7 @@ def authored_record(scene: AuthoredScene, *, derived_from: int | None = None) ->
         "settled": scene.settle.at_rest,
         "spawned": [
             {"key": p.key, "catalog": p.entry.name, "scale": p.scale} for p in scene.spec.placements
-        ],  # fmt: skip
+        ],
         "gripper": scene.world.gripper_model.key,
     }
     return {

@@ -22,8 +22,24 @@ from annotation.bimanual.pose import (
 
 S = math.sqrt(0.5)
 # the paper's 16-dim listing: left grasp pose for block1, right arm parked at its origin
-ROW = [-0.20, -0.07, 0.98, 0.64743, -0.2843, 0.64743, 0.2843, 1.0,
-       0.3505, -0.2523, 1.08, 0.70711, -0.00001, 0.00001, 0.70711, 1.0]  # fmt: skip
+ROW = [
+    -0.20,
+    -0.07,
+    0.98,
+    0.64743,
+    -0.2843,
+    0.64743,
+    0.2843,
+    1.0,
+    0.3505,
+    -0.2523,
+    1.08,
+    0.70711,
+    -0.00001,
+    0.00001,
+    0.70711,
+    1.0,
+]
 
 
 def close(a, b, tol=1e-9):
@@ -66,9 +82,11 @@ def test_row16_converts_both_arms_and_round_trips():
     xyzw = command.to_wire("xyz_xyzw")
     assert xyzw[3:7] == [-0.2843, 0.64743, 0.2843, 0.64743]
     assert row16_from_wire(xyzw, order="xyz_xyzw") == command
-    assert command.as_dict()["right"] == {"position": [0.3505, -0.2523, 1.08],
-                                          "orientation": [-0.00001, 0.00001, 0.70711, 0.70711],
-                                          "grip": 1.0}  # fmt: skip
+    assert command.as_dict()["right"] == {
+        "position": [0.3505, -0.2523, 1.08],
+        "orientation": [-0.00001, 0.00001, 0.70711, 0.70711],
+        "grip": 1.0,
+    }
 
 
 unit = (
@@ -80,9 +98,15 @@ coord = st.floats(-2, 2)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(coord, min_size=3, max_size=3), unit, st.floats(0, 1),
-       st.lists(coord, min_size=3, max_size=3), unit, st.floats(0, 1),
-       st.sampled_from(["xyz_wxyz", "xyz_xyzw"]))  # fmt: skip
+@given(
+    st.lists(coord, min_size=3, max_size=3),
+    unit,
+    st.floats(0, 1),
+    st.lists(coord, min_size=3, max_size=3),
+    unit,
+    st.floats(0, 1),
+    st.sampled_from(["xyz_wxyz", "xyz_xyzw"]),
+)
 def test_any_row_round_trips(lp, lq, lg, rp, rq, rg, order):
     row = [*lp, *lq, lg, *rp, *rq, rg]
     assert close(row16_from_wire(row, order=order).to_wire(order), row, 1e-12)
@@ -122,18 +146,26 @@ def test_refusals_say_why(call, message):
 
 def test_plan_items_gain_poses_in_pybullet_order():
     notes: list[str] = []
-    place = {"action_id": "2.3", "action_name": "place_actor",
-             "parameters": {"actor": "block", "arm_tag": "left",
-                            "target_pose": [0, 0, 0.9, 0, 1, 0, 0]}}  # fmt: skip
-    move = {"action_id": "2.4", "action_name": "move_by_displacement",
-            "parameters": {"arm_tag": "left", "z": 0.1, "quat": [0, 0, 0, 0]}}  # fmt: skip
+    place = {
+        "action_id": "2.3",
+        "action_name": "place_actor",
+        "parameters": {"actor": "block", "arm_tag": "left", "target_pose": [0, 0, 0.9, 0, 1, 0, 0]},
+    }
+    move = {
+        "action_id": "2.4",
+        "action_name": "move_by_displacement",
+        "parameters": {"arm_tag": "left", "z": 0.1, "quat": [0, 0, 0, 0]},
+    }
     converted = plan_to_internal([place, move, ROW, ROW[:15]], notes=notes)
-    assert converted[0]["poses"] == {"target_pose": {"position": [0.0, 0.0, 0.9],
-                                                     "orientation": [1.0, 0.0, 0.0, 0.0]}}  # fmt: skip
+    assert converted[0]["poses"] == {
+        "target_pose": {"position": [0.0, 0.0, 0.9], "orientation": [1.0, 0.0, 0.0, 0.0]}
+    }
     assert converted[0]["parameters"] == place["parameters"]  # what the model said, unchanged
     assert "poses" not in converted[1]
     assert converted[2]["left"]["orientation"] == [-0.2843, 0.64743, 0.2843, 0.64743]
     assert converted[3] == {"row": ROW[:15]}
-    assert notes == ["executable_plan[1]: quat is zero",
-                     "executable_plan[3]: a dual-arm row needs 16 numbers, not 15"]  # fmt: skip
+    assert notes == [
+        "executable_plan[1]: quat is zero",
+        "executable_plan[3]: a dual-arm row needs 16 numbers, not 15",
+    ]
     assert isinstance(row16_from_wire(ROW), DualArmCommand)

@@ -63,14 +63,24 @@ def test_repaired_replies_keep_what_the_model_said():
     assert place == {
         "action_id": "2.3",
         "action_name": "place_actor",
-        "parameters": {"actor": "block", "arm_tag": "right",
-                       "target_pose": [0.238135, 0.160577, 0.730889, 0, 1, 0, 0],
-                       "functional_point_id": 0, "pre_dis": 0.05, "dis": 0, "is_open": True,
-                       "kwargs": {"constrain": "align", "pre_dis_axis": "fp"}},
-    }  # fmt: skip
+        "parameters": {
+            "actor": "block",
+            "arm_tag": "right",
+            "target_pose": [0.238135, 0.160577, 0.730889, 0, 1, 0, 0],
+            "functional_point_id": 0,
+            "pre_dis": 0.05,
+            "dis": 0,
+            "is_open": True,
+            "kwargs": {"constrain": "align", "pre_dis_axis": "fp"},
+        },
+    }
     cut = parse_reply(replies[("episode1", 1)]).executable_plan[0]
-    assert cut["parameters"] == {"actor": "block", "arm_tag": "right", "pre_grasp_dis": 0.09,
-                                 "grasp_dis": 0.03}  # fmt: skip
+    assert cut["parameters"] == {
+        "actor": "block",
+        "arm_tag": "right",
+        "pre_grasp_dis": 0.09,
+        "grasp_dis": 0.03,
+    }
     bad = parse_reply(replies[("episode1", 3)])
     assert bad.problems == [
         "executable_plan[0]: pre_grasp_dis must be a number, not 'far'",
@@ -95,29 +105,57 @@ def test_sixteen_dim_replies_from_the_paper_and_their_broken_forms():
     ("raw", "ok", "repairs", "error"),
     [
         ('{"executable_plan": []}', True, [], ""),
-        ("```\n{'executable_plan': [],}\n```", True,
-         ["code_fence", "single_quotes", "trailing_commas"], ""),
-        ('{"executable_plan": "[\\"[0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1]\\"]"}', True,
-         ["plan_as_text"], ""),
-        ('{"language_plan": "use the "left" arm", "executable_plan": []}', True,
-         ["inner_quotes"], ""),
-        ("{executable_plan: [], Language_Plan: None}", True,
-         ["bare_words", "field_case", "python_literals"], ""),
-        ('{"executable_plan": [{"action_name": "back_to_origin", "parameters": '
-         '{"arm_tag": "left"}}', True, ["closed_brackets"], ""),
-        ('{"visual_state_description": "cut', False, ["closed_string", "closed_brackets"],
-         "no executable_plan in the reply"),
+        (
+            "```\n{'executable_plan': [],}\n```",
+            True,
+            ["code_fence", "single_quotes", "trailing_commas"],
+            "",
+        ),
+        (
+            '{"executable_plan": "[\\"[0,0,0,1,0,0,0,1,0,0,0,1,0,0,0,1]\\"]"}',
+            True,
+            ["plan_as_text"],
+            "",
+        ),
+        (
+            '{"language_plan": "use the "left" arm", "executable_plan": []}',
+            True,
+            ["inner_quotes"],
+            "",
+        ),
+        (
+            "{executable_plan: [], Language_Plan: None}",
+            True,
+            ["bare_words", "field_case", "python_literals"],
+            "",
+        ),
+        (
+            '{"executable_plan": [{"action_name": "back_to_origin", "parameters": '
+            '{"arm_tag": "left"}}',
+            True,
+            ["closed_brackets"],
+            "",
+        ),
+        (
+            '{"visual_state_description": "cut',
+            False,
+            ["closed_string", "closed_brackets"],
+            "no executable_plan in the reply",
+        ),
         ("", False, [], "empty reply"),
         ("I would grasp the block.", False, [], "no JSON object in the reply"),
         ('{"executable_plan": 3}', False, [], "executable_plan is int, not a list"),
-        ('{"executable_plan": [null, "x"]}', False, [],
-         "no item of executable_plan could be read"),
-        ('[{"action_name": "get_arm_pose", "parameters": {"arm_tag": "left"}}]', True,
-         ["bare_plan"], ""),
+        ('{"executable_plan": [null, "x"]}', False, [], "no item of executable_plan could be read"),
+        (
+            '[{"action_name": "get_arm_pose", "parameters": {"arm_tag": "left"}}]',
+            True,
+            ["bare_plan"],
+            "",
+        ),
         ('"just a string"', False, [], "the reply is a JSON str"),
         ("{(LEFT OR RIGHT)}", False, [], "unexpected '(' at line 1 column 2"),
     ],
-)  # fmt: skip
+)
 def test_small_broken_replies(raw, ok, repairs, error):
     reply = parse_reply(raw)
     assert (reply.ok, sorted(reply.repairs), reply.error) == (ok, sorted(repairs), error)
@@ -125,12 +163,21 @@ def test_small_broken_replies(raw, ok, repairs, error):
 
 def test_the_action_table_is_the_papers():
     assert [(a.id, a.name) for a in ACTIONS] == [
-        ("2.2", "grasp_actor"), ("2.3", "place_actor"), ("2.4", "move_by_displacement"),
-        ("2.5", "move_to_pose"), ("2.6", "close_gripper"), ("2.7", "open_gripper"),
-        ("2.8", "back_to_origin"), ("2.9", "get_arm_pose"),
-    ]  # fmt: skip
-    assert BY_ID["2.2"].defaults() == {"pre_grasp_dis": 0.1, "grasp_dis": 0.0,
-                                       "gripper_pos": 0.0, "contact_point_id": None}  # fmt: skip
+        ("2.2", "grasp_actor"),
+        ("2.3", "place_actor"),
+        ("2.4", "move_by_displacement"),
+        ("2.5", "move_to_pose"),
+        ("2.6", "close_gripper"),
+        ("2.7", "open_gripper"),
+        ("2.8", "back_to_origin"),
+        ("2.9", "get_arm_pose"),
+    ]
+    assert BY_ID["2.2"].defaults() == {
+        "pre_grasp_dis": 0.1,
+        "grasp_dis": 0.0,
+        "gripper_pos": 0.0,
+        "contact_point_id": None,
+    }
     place = BY_ID["2.3"].defaults()
     assert (place["pre_dis"], place["dis"], place["is_open"]) == (0.1, 0.02, True)
     assert place["kwargs"]["constrain"] == "auto"
@@ -144,17 +191,26 @@ def test_check_action_records_problems_and_never_raises():
         {"action_id": "2.3", "action_name": "grasp_actor", "parameters": {"arm_tag": "LEFT"}}
     )
     assert action["action_name"] == "grasp_actor" and action["parameters"]["arm_tag"] == "left"
-    assert problems == ["action_id 2.3 is not 'grasp_actor'; read as grasp_actor",
-                        "missing parameter 'actor'"]  # fmt: skip
-    action, problems = check_action({"action_id": "2.5", "parameters": {
-        "arm_tag": "right", "target_pose": [0, 0, 1, 1, 0], "speed": 3}})  # fmt: skip
+    assert problems == [
+        "action_id 2.3 is not 'grasp_actor'; read as grasp_actor",
+        "missing parameter 'actor'",
+    ]
+    action, problems = check_action(
+        {
+            "action_id": "2.5",
+            "parameters": {"arm_tag": "right", "target_pose": [0, 0, 1, 1, 0], "speed": 3},
+        }
+    )
     assert action["action_name"] == "move_to_pose"
-    assert problems == ["no action_name; read 2.5 as move_to_pose",
-                        "target_pose must be 3 or 7 numbers (xyz + quaternion)",
-                        "unknown parameter 'speed'"]  # fmt: skip
+    assert problems == [
+        "no action_name; read 2.5 as move_to_pose",
+        "target_pose must be 3 or 7 numbers (xyz + quaternion)",
+        "unknown parameter 'speed'",
+    ]
     assert check_action("grasp") == (None, ["an action must be an object, not str"])
-    action, _ = check_action({"action_name": "move_by_displacement",
-                              "parameters": {"arm_tag": "left", "z": "0.1"}})  # fmt: skip
+    action, _ = check_action(
+        {"action_name": "move_by_displacement", "parameters": {"arm_tag": "left", "z": "0.1"}}
+    )
     assert action["parameters"]["z"] == 0.1
 
 
@@ -171,8 +227,10 @@ def test_arbitrary_text_never_raises(text):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.dictionaries(st.sampled_from(TEXT_FIELDS), st.text(max_size=40)),
-       st.lists(st.lists(st.floats(-2, 2), min_size=16, max_size=16), max_size=3))  # fmt: skip
+@given(
+    st.dictionaries(st.sampled_from(TEXT_FIELDS), st.text(max_size=40)),
+    st.lists(st.lists(st.floats(-2, 2), min_size=16, max_size=16), max_size=3),
+)
 def test_valid_replies_need_no_repair(fields, rows):
     reply = parse_reply(json.dumps({**fields, "executable_plan": rows}))
     assert reply.ok and reply.repairs == []

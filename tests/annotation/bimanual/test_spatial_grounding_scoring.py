@@ -101,11 +101,15 @@ def test_summary_has_one_row_per_model_with_the_mean_of_settings():
     # no cluttered items: Avg. is over all three settings, so the row has none
     assert "cluttered" not in a and a["average"] is None and a["missing"] == ["cluttered"]
     assert out["by_model"]["b"] == {
-        "sparse": {"score": 0.0, "items": 1}, "average": None, "missing": ["dense", "cluttered"]
-    }  # fmt: skip
+        "sparse": {"score": 0.0, "items": 1},
+        "average": None,
+        "missing": ["dense", "cluttered"],
+    }
     empty = summarise([], 0.1)
-    assert empty["by_model"] == {} and "first answer is scored" in empty["settings"][
-        "conflicting_answers"]  # fmt: skip
+    assert (
+        empty["by_model"] == {}
+        and "first answer is scored" in empty["settings"]["conflicting_answers"]
+    )
 
 
 def test_one_item_does_not_make_an_average():

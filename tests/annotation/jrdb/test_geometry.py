@@ -201,8 +201,14 @@ def test_negative_rot_z():
 
 def test_rotated_edges_are_exact():
     ref = ReferencePose(1.0, -2.0, 0.0, math.radians(60.0))
-    for rel, expected in [(45.0, "front-left"), (135.0, "left"), (145.0, "back-left"),
-                          (-135.0, "right"), (-145.0, "back-right"), (30.0, "front")]:  # fmt: skip
+    for rel, expected in [
+        (45.0, "front-left"),
+        (135.0, "left"),
+        (145.0, "back-left"),
+        (-135.0, "right"),
+        (-145.0, "back-right"),
+        (30.0, "front"),
+    ]:
         p = relate(at_angle(60.0 + rel, origin=(1.0, -2.0)), ref)
         assert p.angle_deg == rel and p.direction == expected
 

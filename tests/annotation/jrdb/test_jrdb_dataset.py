@@ -172,8 +172,11 @@ def test_anything_else_is_refused_with_the_key_and_value(value):
 
 
 def test_group_info_difficulties_are_checked_and_cluster_stat_is_the_group_difficulty():
-    entry = {"label_id": "pedestrian:1", "social_group": {"cluster_ID": 4.0, "cluster_stat": "3"},
-             "group_info": [{"venue": {"street": "1"}, "SSC": {"table": "1", "wall": 2.0}}]}  # fmt: skip
+    entry = {
+        "label_id": "pedestrian:1",
+        "social_group": {"cluster_ID": 4.0, "cluster_stat": "3"},
+        "group_info": [{"venue": {"street": "1"}, "SSC": {"table": "1", "wall": 2.0}}],
+    }
     (group,) = L.parse_activity({"labels": {"000015.jpg": [entry]}})
     assert (group.kind, group.label, group.difficulty) == ("social_group", "4", 3)
     entry["group_info"][0]["SSC"]["wall"] = 2.5

@@ -8,11 +8,26 @@ from annotation.models import Difficulty, Question
 
 def _q(qid, task, answer, steps, asked=None):
     return Question(
-        id=qid, uid=f"u{qid}", version=1, benchmark="jrdb", task=task, text="t", options=None,
-        answer=answer, evidence_ids=[], steps=steps, difficulty=Difficulty(1, 0, 1),
-        criteria={"asked": asked} if asked else {}, status="pending", is_current=True,
-        scene_id=None, sequence_id=1, seed=0, created_at="", created_by=None,
-    )  # fmt: skip
+        id=qid,
+        uid=f"u{qid}",
+        version=1,
+        benchmark="jrdb",
+        task=task,
+        text="t",
+        options=None,
+        answer=answer,
+        evidence_ids=[],
+        steps=steps,
+        difficulty=Difficulty(1, 0, 1),
+        criteria={"asked": asked} if asked else {},
+        status="pending",
+        is_current=True,
+        scene_id=None,
+        sequence_id=1,
+        seed=0,
+        created_at="",
+        created_by=None,
+    )
 
 
 PEOPLE = {

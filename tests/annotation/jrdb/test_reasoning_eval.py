@@ -96,10 +96,16 @@ def test_vg_scores_seam_boxes_on_the_cylinder():
 
 
 @given(
-    st.floats(-W / 2, 1.5 * W), st.floats(0, 400), st.floats(1, W / 2), st.floats(1, 300),
-    st.floats(-W / 2, 1.5 * W), st.floats(0, 400), st.floats(1, W / 2), st.floats(1, 300),
+    st.floats(-W / 2, 1.5 * W),
+    st.floats(0, 400),
+    st.floats(1, W / 2),
+    st.floats(1, 300),
+    st.floats(-W / 2, 1.5 * W),
+    st.floats(0, 400),
+    st.floats(1, W / 2),
+    st.floats(1, 300),
     st.integers(-2, 2),
-)  # fmt: skip
+)
 def test_seam_iou_is_the_best_shift_and_shift_invariant(ax, ay, aw, ah, bx, by, bw, bh, k):
     a, b = [ax, ay, aw, ah], [bx, by, bw, bh]
     # an independent reading of "compare on the cylinder": the best of the plain IoUs of a
@@ -159,9 +165,15 @@ def test_difficulty_levels_follow_the_paper(srt, level):
 # -- answers --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "predicted",
-    [[1, 1, 10, 10], {"box": [1, 1, 10, 10]}, {"bbox": [1, 1, 10, 10]}, [[1, 1, 10, 10]],
-     {"boxes": [[1, 1, 10, 10]]}, "[1, 1, 10, 10]"],
-)  # fmt: skip
+    [
+        [1, 1, 10, 10],
+        {"box": [1, 1, 10, 10]},
+        {"bbox": [1, 1, 10, 10]},
+        [[1, 1, 10, 10]],
+        {"boxes": [[1, 1, 10, 10]]},
+        "[1, 1, 10, 10]",
+    ],
+)
 def test_vg_box_forms(predicted):
     score = score_answer("vg", GOLD, predicted)
     assert score.correct and score.iou == pytest.approx(81 / 119)
@@ -250,13 +262,25 @@ def test_wh_answers_ignore_case_spaces_and_underscores(gold, predicted, correct)
 
 # -- steps ----------------------------------------------------------------------------------
 STEPS = [
-    {"description": "all persons", "entity_ids": ["p:1", "p:2", "p:3"], "slot": 0,
-     "boxes": {"p:1": [0, 0, 10, 10], "p:2": [50, 0, 10, 10], "p:3": [100, 0, 10, 10]}},
-    {"description": "female", "entity_ids": ["p:1", "p:3"], "slot": 0,
-     "boxes": {"p:1": [0, 0, 10, 10], "p:3": [100, 0, 10, 10]}},
-    {"description": "sitting", "entity_ids": ["p:3"], "slot": 0,
-     "boxes": {"p:3": [100, 0, 10, 10]}},
-]  # fmt: skip
+    {
+        "description": "all persons",
+        "entity_ids": ["p:1", "p:2", "p:3"],
+        "slot": 0,
+        "boxes": {"p:1": [0, 0, 10, 10], "p:2": [50, 0, 10, 10], "p:3": [100, 0, 10, 10]},
+    },
+    {
+        "description": "female",
+        "entity_ids": ["p:1", "p:3"],
+        "slot": 0,
+        "boxes": {"p:1": [0, 0, 10, 10], "p:3": [100, 0, 10, 10]},
+    },
+    {
+        "description": "sitting",
+        "entity_ids": ["p:3"],
+        "slot": 0,
+        "boxes": {"p:3": [100, 0, 10, 10]},
+    },
+]
 
 
 def test_step_boxes_match_one_to_one():
@@ -313,15 +337,26 @@ def test_spearman_edge_cases():
 
 # -- tables ---------------------------------------------------------------------------------
 def _p(model, level, correct, *, task="vg", iou=None, steps=None):
-    return NS(model=model, benchmark="jrdb", task=task, level=level, correct=correct, iou=iou,
-              step_correct=steps)  # fmt: skip
+    return NS(
+        model=model,
+        benchmark="jrdb",
+        task=task,
+        level=level,
+        correct=correct,
+        iou=iou,
+        step_correct=steps,
+    )
 
 
 def test_accuracy_by_level():
     rows = accuracy_by_level(
-        [_p("A", "D1", True, iou=0.9), _p("A", "D1", False, iou=0.1), _p("A", "D3", True, iou=0.7),
-         _p("B", "D2", False, task="vqa-count")]
-    )  # fmt: skip
+        [
+            _p("A", "D1", True, iou=0.9),
+            _p("A", "D1", False, iou=0.1),
+            _p("A", "D3", True, iou=0.7),
+            _p("B", "D2", False, task="vqa-count"),
+        ]
+    )
     (a, b) = rows
     assert (a["model"], a["task"], b["model"], b["task"]) == ("A", "vg", "B", "vqa-count")
     assert a["levels"]["D1"] == {"n": 2, "correct": 1, "accuracy_pct": 50.0, "mean_iou": 0.5}
@@ -331,8 +366,14 @@ def test_accuracy_by_level():
 
 def test_human_rows_are_the_mean_of_annotators():
     def h(who, level, correct):
-        return NS(annotator_id=who, benchmark="jrdb", task="vqa-wh", level=level,
-                  correct=correct, iou=None)  # fmt: skip
+        return NS(
+            annotator_id=who,
+            benchmark="jrdb",
+            task="vqa-wh",
+            level=level,
+            correct=correct,
+            iou=None,
+        )
 
     # annotator 1: 1/1 at D1; annotator 2: 1/3 at D1 -> mean of 100 and 33.3, not 2/4
     answers = [h(1, "D1", True), h(2, "D1", True), h(2, "D1", False), h(2, "D1", False)]

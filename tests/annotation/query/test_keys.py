@@ -13,27 +13,59 @@ def _pattern(nodes, edges=()):
 
 
 def test_target_keys_are_the_attributes_applied_so_far():
-    p = _pattern([{"kind": "human", "bound": "p:1",
-                   "filters": [["gender", "female", None], ["age", "adulthood", None],
-                               ["action", "walking", 0]]}])
+    p = _pattern(
+        [
+            {
+                "kind": "human",
+                "bound": "p:1",
+                "filters": [
+                    ["gender", "female", None],
+                    ["age", "adulthood", None],
+                    ["action", "walking", 0],
+                ],
+            }
+        ]
+    )
     steps = [{"node": 0}] * 4
     assert step_keys(p, steps) == ["human", "gender", "gender, age", "gender, age, action"]
 
 
 def test_references_get_a_pair_prefix_and_the_robot_no_key():
     p = _pattern(
-        [{"kind": "human", "bound": "p:1", "filters": [["gender", "male", None]]},
-         {"kind": "object", "bound": "chair:1", "filters": [["category", "chair", None]]},
-         {"kind": "robot", "bound": "robot", "filters": []}],
-        [{"parent": 0, "child": 1, "family": "hoi", "value": "sitting on", "slot": 0,
-          "parent_is_subject": True},
-         {"parent": 0, "child": 2, "family": "direction", "value": "left", "slot": 0,
-          "parent_is_subject": True}],
+        [
+            {"kind": "human", "bound": "p:1", "filters": [["gender", "male", None]]},
+            {"kind": "object", "bound": "chair:1", "filters": [["category", "chair", None]]},
+            {"kind": "robot", "bound": "robot", "filters": []},
+        ],
+        [
+            {
+                "parent": 0,
+                "child": 1,
+                "family": "hoi",
+                "value": "sitting on",
+                "slot": 0,
+                "parent_is_subject": True,
+            },
+            {
+                "parent": 0,
+                "child": 2,
+                "family": "direction",
+                "value": "left",
+                "slot": 0,
+                "parent_is_subject": True,
+            },
+        ],
     )
     # search order: target type, its filter, reference 1, edge 1, the robot, edge 2
     steps = [{"node": 0}, {"node": 0}, {"node": 1}, {"node": 0}, {"node": 2}, {"node": 0}]
-    assert step_keys(p, steps) == ["human", "gender", "hoi_pair: category", "gender, hoi",
-                                   None, "gender, hoi, SR_Robot_Ref"]
+    assert step_keys(p, steps) == [
+        "human",
+        "gender",
+        "hoi_pair: category",
+        "gender, hoi",
+        None,
+        "gender, hoi, SR_Robot_Ref",
+    ]
 
 
 def test_edge_names_follow_the_real_engine():

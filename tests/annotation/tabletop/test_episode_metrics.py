@@ -146,8 +146,9 @@ def test_the_mode_average_is_the_mean_of_its_columns():
     # Two models in one mode: A has all four tasks (100, 100, 50, 50: average 75), B only
     # Count at 100. Task columns: count 100, find 100, beneath 50, compare 50 -> 75. (The
     # old mean of the rows' own averages gave (75 + 100) / 2 = 87.5.)
-    episodes = _full_row("a", {"count": (1, 1), "find": (1, 1), "beneath": (1, 2),
-                               "compare": (1, 2)}) + _full_row("b", {"count": (1, 1)})  # fmt: skip
+    episodes = _full_row(
+        "a", {"count": (1, 1), "find": (1, 1), "beneath": (1, 2), "compare": (1, 2)}
+    ) + _full_row("b", {"count": (1, 1)})
     means = episode_metrics(episodes)["mode_means"]["manipulation"]
     columns = [means[t] for t in ("count", "find", "beneath", "compare")]
     assert columns == [100.0, 100.0, 50.0, 50.0]

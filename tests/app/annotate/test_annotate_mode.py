@@ -100,9 +100,10 @@ def test_clicking_a_person_in_the_image_selects_them_everywhere(qtbot, window):
     ox, oy = other.x + other.w / 2, other.y + other.h / 2
     target = a.panorama.entity_at(ox, oy)
     qtbot.mouseClick(
-        a.panorama.view.viewport(), Qt.MouseButton.LeftButton,
+        a.panorama.view.viewport(),
+        Qt.MouseButton.LeftButton,
         pos=a.panorama.scene_to_widget(ox, oy).toPoint(),
-    )  # fmt: skip
+    )
     assert picked == [target] and a.state.selected == chosen
     a.state.picking = False
     qtbot.mouseClick(a.panorama.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
@@ -193,9 +194,10 @@ def test_ctrl_r_recomputes_a_frame_after_its_boxes_changed(qtbot, window):
     press_shortcut(qtbot, window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: a.task is None and a.shown == frame.id, timeout=30000)
     (to_robot,) = [
-        r for r in project.sequences.relations(frame.id)
+        r
+        for r in project.sequences.relations(frame.id)
         if r.to_robot and r.subject_entity_id == person
-    ]  # fmt: skip
+    ]
     assert to_robot.distance_bin == "very-close" and to_robot.direction == "front"
     name = a.state.label(person)
     assert f"{name}: very close, in front of the robot" in a.relations.texts()

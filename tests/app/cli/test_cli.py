@@ -13,9 +13,22 @@ import pytest
 from app.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[3]
-INFO_KEYS = {"schema_version", "annotators", "scenes", "sequences", "frames", "entities",
-             "boxes_2d", "boxes_3d", "hoi_labels", "questions", "verifications", "episodes",
-             "steps", "format_error_steps"}
+INFO_KEYS = {
+    "schema_version",
+    "annotators",
+    "scenes",
+    "sequences",
+    "frames",
+    "entities",
+    "boxes_2d",
+    "boxes_3d",
+    "hoi_labels",
+    "questions",
+    "verifications",
+    "episodes",
+    "steps",
+    "format_error_steps",
+}
 
 
 def subcommands() -> list[str]:
@@ -26,8 +39,14 @@ def subcommands() -> list[str]:
 
 def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("command", subcommands())

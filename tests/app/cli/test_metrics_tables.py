@@ -21,11 +21,26 @@ TASKS = ("count", "find", "beneath", "compare")
 def db(tmp_path):
     path = tmp_path / "tables.reasonscope"
     with open_project(path, create=True) as p:
+
         def run(model, task, success):
-            p.episodes.add({"benchmark": "mgvqa", "model": model, "agent": "openai",
-                            "task": task, "mode": "manipulation", "success": success},
-                           [{"kind": "answer", "name": "answer_question",
-                             "arguments": {"answer": "x"}, "ok": True}])  # fmt: skip
+            p.episodes.add(
+                {
+                    "benchmark": "mgvqa",
+                    "model": model,
+                    "agent": "openai",
+                    "task": task,
+                    "mode": "manipulation",
+                    "success": success,
+                },
+                [
+                    {
+                        "kind": "answer",
+                        "name": "answer_question",
+                        "arguments": {"answer": "x"},
+                        "ok": True,
+                    }
+                ],
+            )
 
         for task in TASKS:  # 3 of 4 right on every task: Avg. 75
             for i in range(4):
@@ -35,8 +50,9 @@ def db(tmp_path):
         alice, bob = p.annotators.sign_in("Alice"), p.annotators.sign_in("Bob")
         yes = Verdict(True, True, True, "approve")
         for i in range(2):
-            q = p.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"Q{i}",
-                                 "answer": i})  # fmt: skip
+            q = p.questions.add(
+                {"benchmark": "mgvqa", "task": "count", "text": f"Q{i}", "answer": i}
+            )
             p.verifications.submit(q.id, alice, yes, seconds_on_task=10)
             p.verifications.submit(q.id, bob, yes, seconds_on_task=12)
         (item,) = generate_items("sparse", 1, seed=4)
@@ -57,8 +73,20 @@ def test_the_episodes_table_as_csv(db, capsys):
     assert main(["metrics", "--db", str(db), "--table", "episodes"]) == 0
     rows, notes = _csv(capsys.readouterr().out)
     header, *body = rows
-    assert header == ["Model", "Agent", "Mode", "Count", "Count n", "Find", "Find n", "Beneath",
-                      "Beneath n", "Compare", "Compare n", "Avg."]  # fmt: skip
+    assert header == [
+        "Model",
+        "Agent",
+        "Mode",
+        "Count",
+        "Count n",
+        "Find",
+        "Find n",
+        "Beneath",
+        "Beneath n",
+        "Compare",
+        "Compare n",
+        "Avg.",
+    ]
     by = {r[0]: dict(zip(header, r, strict=True)) for r in body}
     assert by["full_model"]["Avg."] == "75.0" and by["full_model"]["Count n"] == "4"
     assert by["find_only"]["Find"] == "100.0" and by["find_only"]["Count n"] == "0"

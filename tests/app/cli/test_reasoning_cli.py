@@ -18,20 +18,33 @@ from widgets.results.reasoning import HUMAN_ROW
 
 BOX = [10, 10, 20, 40]
 STEPS = [
-    {"description": "all persons", "entity_ids": ["pedestrian:3", "pedestrian:4"], "slot": 0,
-     "boxes": {"pedestrian:3": BOX, "pedestrian:4": [200, 10, 20, 40]}},
-    {"description": "female", "entity_ids": ["pedestrian:3"], "slot": 0,
-     "boxes": {"pedestrian:3": BOX}},
-]  # fmt: skip
+    {
+        "description": "all persons",
+        "entity_ids": ["pedestrian:3", "pedestrian:4"],
+        "slot": 0,
+        "boxes": {"pedestrian:3": BOX, "pedestrian:4": [200, 10, 20, 40]},
+    },
+    {
+        "description": "female",
+        "entity_ids": ["pedestrian:3"],
+        "slot": 0,
+        "boxes": {"pedestrian:3": BOX},
+    },
+]
 
 
 def _q(uid, task, answer, srt):
     s, r, t = srt
     return {
-        "uid": uid, "benchmark": "jrdb", "task": task, "text": f"{uid}?", "answer": answer,
-        "evidence_ids": ["pedestrian:3"], "steps": STEPS if task == "vg" else [],
+        "uid": uid,
+        "benchmark": "jrdb",
+        "task": task,
+        "text": f"{uid}?",
+        "answer": answer,
+        "evidence_ids": ["pedestrian:3"],
+        "steps": STEPS if task == "vg" else [],
         "difficulty": {"S": s, "R": r, "T": t},
-    }  # fmt: skip
+    }
 
 
 def _vg(uid, srt):
@@ -92,8 +105,13 @@ def test_import_predictions_then_metrics_json(db, tmp_path, capsys):
     assert main(["metrics", "--db", str(db), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)["reasoning"]
     assert r["models"] == ["florence", "paligemma"]
-    assert r["counts"] == {"predictions": 5, "stale_predictions": 0, "human_answers": 2,
-                           "stale_human_answers": 0, "ratings": 6}  # fmt: skip
+    assert r["counts"] == {
+        "predictions": 5,
+        "stale_predictions": 0,
+        "human_answers": 2,
+        "stale_human_answers": 0,
+        "ratings": 6,
+    }
     rows = {(row["model"], row["task"]): row for row in r["accuracy"]}
     vg = rows[("florence", "vg")]["levels"]
     assert [vg[lv]["accuracy_pct"] for lv in ("D1", "D2", "D3")] == [100.0, 0.0, 100.0]
@@ -114,20 +132,31 @@ def test_import_predictions_then_metrics_json(db, tmp_path, capsys):
     ("lines", "args", "needle"),
     [
         (['{"question_id": "vg-d1", "box": [0, 0, 1, 1]}', "{not json"], [], ":2: not JSON"),
-        ([{"question_id": "vg-d1", "box": [0, 0, 1, 1]}, {"question_id": "nope", "answer": 1}],
-         [], ":2: no question with id 'nope'"),
+        (
+            [{"question_id": "vg-d1", "box": [0, 0, 1, 1]}, {"question_id": "nope", "answer": 1}],
+            [],
+            ":2: no question with id 'nope'",
+        ),
         ([{"question_id": "vg-d1", "box": [0, 0, 1, 1]}], ["--model", ""], ":1: no model name"),
         (["", "[1, 2]"], [], ":2: not a JSON object"),
         ([], [], "no predictions in the file"),
         # [x1, y1, x2, y2] written where [x, y, w, h] belongs: y + h = 150 + 420 is below
         # the 480-row panorama; the line is refused, not scored as a wrong box
-        ([{"question_id": "vg-d1", "box": [11, 10, 20, 40]},
-          {"question_id": "vg-d2", "box": [1000, 150, 1100, 420]}],
-         [], ":2: box [1000, 150, 1100, 420] runs past the image's rows"),
-        ([{"question_id": "vg-d3", "answer": [[10, 10, 2500, 40]]}], [],
-         ":1: box [10, 10, 2500, 40] is 2500 px wide, more than half the panorama"),
+        (
+            [
+                {"question_id": "vg-d1", "box": [11, 10, 20, 40]},
+                {"question_id": "vg-d2", "box": [1000, 150, 1100, 420]},
+            ],
+            [],
+            ":2: box [1000, 150, 1100, 420] runs past the image's rows",
+        ),
+        (
+            [{"question_id": "vg-d3", "answer": [[10, 10, 2500, 40]]}],
+            [],
+            ":1: box [10, 10, 2500, 40] is 2500 px wide, more than half the panorama",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_file_is_one_line_and_imports_nothing(db, tmp_path, capsys, lines, args, needle):
     path = write_lines(tmp_path / "bad.jsonl", lines)
     argv = ["import", "predictions", str(path), "--db", str(db)]
@@ -140,8 +169,9 @@ def test_a_bad_file_is_one_line_and_imports_nothing(db, tmp_path, capsys, lines,
 
 def test_import_predictions_json_report(db, tmp_path, capsys):
     path = write_lines(tmp_path / "p.jsonl", [{"question_id": "wh-d1", "answer": "male"}])
-    assert main(["import", "predictions", str(path), "--model", "m", "--db", str(db),
-                 "--json"]) == 0  # fmt: skip
+    assert (
+        main(["import", "predictions", str(path), "--model", "m", "--db", str(db), "--json"]) == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert (report["imported"], report["correct"], report["accuracy_pct"]) == (1, 0, 0.0)
 
@@ -158,9 +188,11 @@ def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db, tmp_p
         alice = p.annotators.sign_in("Alice")
         p.reasoning.import_predictions(
             "florence",
-            [{"question_id": "vg-d1", "box": BOX, "steps": [[BOX, [200, 10, 20, 40]], [BOX]]},
-             {"question_id": "vg-d2", "box": [0, 0, 1, 1]}],
-        )  # fmt: skip
+            [
+                {"question_id": "vg-d1", "box": BOX, "steps": [[BOX, [200, 10, 20, 40]], [BOX]]},
+                {"question_id": "vg-d2", "box": [0, 0, 1, 1]},
+            ],
+        )
         ids = {q.uid: q.id for q in p.questions.page().rows}
         p.reasoning.answer(ids["vg-d1"], alice, BOX)
         p.reasoning.rate(ids["vg-d1"], alice, 2)

@@ -126,8 +126,19 @@ def test_the_gripper_chosen_is_recorded_and_rebuilt(tmp_path):
     db = tmp_path / "p.reasonscope"
     open_project(db, create=True).close()
     for extra in ((), ("--gripper", "2f85")):
-        result = run("scenes", "generate", "--n", "1", "--seed", "3", "--objects", "2",
-                     *extra, "--db", str(db))  # fmt: skip
+        result = run(
+            "scenes",
+            "generate",
+            "--n",
+            "1",
+            "--seed",
+            "3",
+            "--objects",
+            "2",
+            *extra,
+            "--db",
+            str(db),
+        )
         assert result.returncode == 0, result.stderr
     bad = run("scenes", "generate", "--n", "1", "--seed", "3", "--gripper", "2f99", "--db", str(db))
     assert bad.returncode == 2 and "2f99" in bad.stderr

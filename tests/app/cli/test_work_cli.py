@@ -118,12 +118,34 @@ def test_the_same_person_twice_is_refused_and_nothing_changes(capsys, qdb):
     db, (qid, *_) = qdb
     verify(capsys, db, qid, "ana", "approve")
     before = counts(db)
-    line = refused(capsys, "verify", str(qid), "--as", " ANA ", "--decision", "approve",
-                   "--criteria", "1,2,3", "--db", str(db))  # fmt: skip
+    line = refused(
+        capsys,
+        "verify",
+        str(qid),
+        "--as",
+        " ANA ",
+        "--decision",
+        "approve",
+        "--criteria",
+        "1,2,3",
+        "--db",
+        str(db),
+    )
     assert str(db) in line and "one person cannot fill two slots" in line
     verify(capsys, db, qid, "bob", "approve")
-    line = refused(capsys, "verify", str(qid), "--as", "carol", "--decision", "approve",
-                   "--criteria", "1,2,3", "--db", str(db))  # fmt: skip
+    line = refused(
+        capsys,
+        "verify",
+        str(qid),
+        "--as",
+        "carol",
+        "--decision",
+        "approve",
+        "--criteria",
+        "1,2,3",
+        "--db",
+        str(db),
+    )
     assert "there is no third slot" in line
     assert counts(db)[0] == before[0] + 1  # bob only: carol's sign-in went with the refusal
 
@@ -138,8 +160,10 @@ def test_a_correction_proposes_a_version_that_agreement_makes_current(capsys, qd
         version = project.questions.get(proposed)
         assert not version.is_current and version.version == 2
         assert (version.text, version.answer, version.options) == (
-            "How many red mugs?", 3, [1, 2, 3, 4]
-        )  # fmt: skip
+            "How many red mugs?",
+            3,
+            [1, 2, 3, 4],
+        )
         assert project.questions.get(qid).is_current
     bob = verify(capsys, db, qid, "bob", "correct", *edit)
     assert bob["status"] == "corrected"
@@ -164,9 +188,18 @@ def test_bad_verdicts_exit_2_before_anything_is_written(capsys, qdb, tmp_path):
     assert "--options" in line
     assert "no criterion" in refused(capsys, *base, "--decision", "approve", "--criteria", "1,4")
     assert "no question with id 99" in refused(
-        capsys, "verify", "99", "--as", "ana", "--decision", "approve", "--criteria", "1,2,3",
-        "--db", str(db),
-    )  # fmt: skip
+        capsys,
+        "verify",
+        "99",
+        "--as",
+        "ana",
+        "--decision",
+        "approve",
+        "--criteria",
+        "1,2,3",
+        "--db",
+        str(db),
+    )
     assert counts(db) == before
     missing = tmp_path / "missing.reasonscope"
     line = refused(capsys, "queue", "--as", "ana", "--db", str(missing))
@@ -175,12 +208,36 @@ def test_bad_verdicts_exit_2_before_anything_is_written(capsys, qdb, tmp_path):
 
 def test_verify_text_output_says_only_what_the_person_may_see(capsys, qdb):
     db, (qid, *_) = qdb
-    code, out, _ = cli(capsys, "verify", str(qid), "--as", "ana", "--decision", "reject",
-                       "--criteria", "1", "--reason", "in plain sight", "--db", str(db))  # fmt: skip
+    code, out, _ = cli(
+        capsys,
+        "verify",
+        str(qid),
+        "--as",
+        "ana",
+        "--decision",
+        "reject",
+        "--criteria",
+        "1",
+        "--reason",
+        "in plain sight",
+        "--db",
+        str(db),
+    )
     assert code == 0
     assert "first-round verdict" in out and "waiting for a second verifier" in out
-    code, out, _ = cli(capsys, "verify", str(qid), "--as", "bob", "--decision", "approve",
-                       "--criteria", "1,2,3", "--db", str(db))  # fmt: skip
+    code, out, _ = cli(
+        capsys,
+        "verify",
+        str(qid),
+        "--as",
+        "bob",
+        "--decision",
+        "approve",
+        "--criteria",
+        "1,2,3",
+        "--db",
+        str(db),
+    )
     assert code == 0 and "disagree" in out and "adjudicates" in out
 
 
@@ -209,8 +266,9 @@ def add_label(hp, author: str, frame: int = 0, predicate: str = "holding") -> in
 
 
 def review(capsys, hp, label_id: int, who: str, *extra: str) -> dict:
-    code, out, err = cli(capsys, "review", str(label_id), "--as", who, *extra,
-                         "--db", str(hp.db), "--json")  # fmt: skip
+    code, out, err = cli(
+        capsys, "review", str(label_id), "--as", who, *extra, "--db", str(hp.db), "--json"
+    )
     assert code == 0, err
     return json.loads(out)
 
@@ -252,9 +310,14 @@ def test_review_queues_are_blind_and_the_author_sees_the_returned_label(capsys, 
     (mine,) = queue(capsys, hp.db, "ana")["returned"]
     assert mine["label_id"] == label and mine["difficulty"] == 3
     assert mine["reviews"] == [
-        {"reviewer": "bob", "kind": "review", "decision": "reject", "difficulty": None,
-         "comment": "holds a phone"}
-    ]  # fmt: skip
+        {
+            "reviewer": "bob",
+            "kind": "review",
+            "decision": "reject",
+            "difficulty": None,
+            "comment": "holds a phone",
+        }
+    ]
 
 
 def test_a_third_person_quality_checks_a_sampled_label(capsys, hp):
@@ -266,8 +329,18 @@ def test_a_third_person_quality_checks_a_sampled_label(capsys, hp):
     review(capsys, hp, label, "carol", "--decision", "accept", "--difficulty", "2")
     assert [i["label_id"] for i in queue(capsys, hp.db, "dan")["qc"]] == [label]
     assert queue(capsys, hp.db, "bob")["qc"] == []
-    line = refused(capsys, "review", str(label), "--as", "bob", "--decision", "accept", "--qc",
-                   "--db", str(hp.db))  # fmt: skip
+    line = refused(
+        capsys,
+        "review",
+        str(label),
+        "--as",
+        "bob",
+        "--decision",
+        "accept",
+        "--qc",
+        "--db",
+        str(hp.db),
+    )
     assert "cannot also quality-check" in line
     dan = review(capsys, hp, label, "dan", "--decision", "reject", "--qc", "--comment", "no bag")
     assert dan["kind"] == "qc" and dan["reviews_in_round"] == 1
@@ -294,20 +367,43 @@ def test_a_work_package_is_only_its_persons(capsys, qdb):
     assert verify(capsys, db, qid, "Ana", "approve")["status"] == "pending"
     assert queue(capsys, db, "ana")["verify"] == [
         {"question_id": i, "benchmark": "mgvqa", "task": "count", "text": f"How many mugs? {n}"}
-        for n, i in enumerate(qdb[1]) if i != qid
-    ]  # fmt: skip
+        for n, i in enumerate(qdb[1])
+        if i != qid
+    ]
 
 
 def test_queue_limit_and_the_console_script(qdb):
     db, ids = qdb
     result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "queue", "--as", "eve", "--limit", "2", "--db", str(db),
-         "--json"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "queue",
+            "--as",
+            "eve",
+            "--limit",
+            "2",
+            "--db",
+            str(db),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert [q["question_id"] for q in data["verify"]] == ids[:2]
     assert data["truncated"] == ["verify"] and data["person"] == "eve"
-    assert set(data) == {"person", "known", "verify", "adjudicate", "review", "returned", "qc",
-                         "truncated"}  # fmt: skip
+    assert set(data) == {
+        "person",
+        "known",
+        "verify",
+        "adjudicate",
+        "review",
+        "returned",
+        "qc",
+        "truncated",
+    }

@@ -31,11 +31,16 @@ def test_the_log_is_laid_out_as_a_bimanibench_run(tmp_path):
 def test_the_part_adds_labelled_logs_references_and_a_replay_in_sim(tmp_path):
     assert ("bimanual", demo._part_bimanual) in demo.DEMO_PARTS
     with open_project(tmp_path / "demo.reasonscope", create=True) as project:
-        added = add_bimanual_demo(project, logs=DEMO_LOGS[1:3],
-                                  references=(("stack_blocks_two", 2),))  # fmt: skip
+        added = add_bimanual_demo(
+            project, logs=DEMO_LOGS[1:3], references=(("stack_blocks_two", 2),)
+        )
         wrong_arm, small = (project.episodes.get(i) for i in added["imported"])
         assert (wrong_arm.model, wrong_arm.task, wrong_arm.agent, wrong_arm.outcome) == (
-            "vlm-large", "handover_block", "bimanibench", "failure")  # fmt: skip
+            "vlm-large",
+            "handover_block",
+            "bimanibench",
+            "failure",
+        )
         steps = project.episodes.steps(small.id)
         assert [s.kind for s in steps] == ["format_error", "action", "action", "action"]
         assert [s.ok for s in steps] == [False, False, True, False]
@@ -43,8 +48,10 @@ def test_the_part_adds_labelled_logs_references_and_a_replay_in_sim(tmp_path):
         assert json.loads(steps[2].raw_output)["executable_plan"]
         assert steps[2].result["parse"]["repairs"] == []
         assert set(steps[0].result["images"]) == {"head", "third"}
-        labels = [(lab.step_index, lab.subcategory or lab.category)
-                  for lab in project.episodes.labels(small.id)]  # fmt: skip
+        labels = [
+            (lab.step_index, lab.subcategory or lab.category)
+            for lab in project.episodes.labels(small.id)
+        ]
         assert labels == [(0, "format"), (1, "action_sequencing"), (3, "action_parameters")]
         (reference,) = (project.episodes.get(i) for i in added["reference"])
         assert (reference.agent, reference.success) == ("reference", True)

@@ -15,8 +15,17 @@ def test_a_new_verifier_has_tabletop_questions_to_take(tmp_path, monkeypatch):
     first time, finds MG-VQA questions in her queue; the verified ones keep their verdicts,
     so Results still has agreement numbers."""
     monkeypatch.setattr(demo, "DEMO_QUESTION_TASKS", ("count",))
-    skipped = {"scenes", "episodes", "jrdb", "hoi", "reasoning", "reasoning_results",
-               "bimanual", "spatial", "team"}  # fmt: skip (team: one question goes out)
+    skipped = {
+        "scenes",
+        "episodes",
+        "jrdb",
+        "hoi",
+        "reasoning",
+        "reasoning_results",
+        "bimanual",
+        "spatial",
+        "team",
+    }  # (team: one question goes out)
     monkeypatch.setattr(demo, "DEMO_PARTS", [p for p in demo.DEMO_PARTS if p[0] not in skipped])
     path = tmp_path / "demo.reasonscope"
     demo.build_demo(path, Progress())

@@ -9,8 +9,15 @@ from store import open_project
 def test_the_team_demo_sends_two_packages_and_merges_one(tmp_path):
     with open_project(tmp_path / "demo.reasonscope", create=True) as project:
         for i in range(2):
-            project.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"q{i}",
-                                   "answer": 1, "evidence_ids": []})  # fmt: skip
+            project.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"q{i}",
+                    "answer": 1,
+                    "evidence_ids": [],
+                }
+            )
         add_team_demo(project)
         packages = project.packages.list()
         assert [(p["person"], bool(p["merged_at"])) for p in packages] == [

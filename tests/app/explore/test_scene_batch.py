@@ -45,8 +45,23 @@ def test_generate_dialog_runs_on_two_workers_with_progress(qtbot, tmp_path, caps
         # the same batch from the command line gives the same scenes
         other = tmp_path / "cli.reasonscope"
         open_project(other, create=True).close()
-        assert main(["scenes", "generate", "--n", "3", "--seed", "0", "--objects", "3-4",
-                     "--db", str(other)]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "scenes",
+                    "generate",
+                    "--n",
+                    "3",
+                    "--seed",
+                    "0",
+                    "--objects",
+                    "3-4",
+                    "--db",
+                    str(other),
+                ]
+            )
+            == 0
+        )
         for db in (path, other):
             assert main(["scenes", "export", "--db", str(db), "--out", f"{db}.jsonl"]) == 0
         capsys.readouterr()
@@ -61,8 +76,15 @@ def test_cancel_keeps_the_scenes_made_so_far(qtbot, tmp_path):
     path, window = _window(qtbot, tmp_path)
     try:
         runner = window.explore.batch
-        batch = SceneBatch(n=200, seed=5, objects=(3, 4), gripper="2f140", workers=1,
-                           ray_address=None, resume=False)  # fmt: skip
+        batch = SceneBatch(
+            n=200,
+            seed=5,
+            objects=(3, 4),
+            gripper="2f140",
+            workers=1,
+            ray_address=None,
+            resume=False,
+        )
         assert runner.start(batch)
         dialog = runner.task.dialog
         assert isinstance(dialog, QProgressDialog)
@@ -76,8 +98,15 @@ def test_cancel_keeps_the_scenes_made_so_far(qtbot, tmp_path):
         assert 1 <= len(stored) < 200 and stored == list(range(5, 5 + len(stored)))
         assert [s.seed for s in window.explore.state.scenes] == stored
         # resuming from the dialog makes only the missing seeds
-        resumed = SceneBatch(n=len(stored) + 1, seed=5, objects=(3, 4), gripper="2f140",
-                             workers=1, ray_address=None, resume=True)  # fmt: skip
+        resumed = SceneBatch(
+            n=len(stored) + 1,
+            seed=5,
+            objects=(3, 4),
+            gripper="2f140",
+            workers=1,
+            ray_address=None,
+            resume=True,
+        )
         assert runner.start(resumed)
         qtbot.waitUntil(lambda: runner.task is None, timeout=60_000)
         assert runner.last_message.startswith("Stored 1 scene (")

@@ -26,9 +26,15 @@ def scene_project(tmp_path_factory):
         objects = [b.key for b in scene.world.objects()]
         scene.world.close()
         project.questions.add(
-            {"benchmark": "mgvqa", "task": "count", "text": "How many objects are there?",
-             "answer": len(objects), "evidence_ids": objects[:2], "scene_id": sid}
-        )  # fmt: skip
+            {
+                "benchmark": "mgvqa",
+                "task": "count",
+                "text": "How many objects are there?",
+                "answer": len(objects),
+                "evidence_ids": objects[:2],
+                "scene_id": sid,
+            }
+        )
     return path
 
 
@@ -125,8 +131,11 @@ def test_annotate_graph_follows_the_frame_labels_and_selection(qtbot, jrdb_proje
 
         qtbot.waitUntil(shows_frame, timeout=30000)  # its relations are computed, then shown
         people = a.state.people_in_frame()
-        humans = {e.attributes["entity_id"]: k for k, e in view.graph.entities.items()
-                  if e.kind == "human"}  # fmt: skip
+        humans = {
+            e.attributes["entity_id"]: k
+            for k, e in view.graph.entities.items()
+            if e.kind == "human"
+        }
         assert set(humans) == set(people)
         first_frame = a.state.frame.id
         press_shortcut(qtbot, window, Qt.Key.Key_PageDown)

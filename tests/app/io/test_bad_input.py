@@ -13,13 +13,22 @@ from store import open_project
 
 BOX = [10, 10, 20, 40]
 VG = {
-    "uid": "vg-1", "benchmark": "jrdb", "task": "vg", "text": "Find the woman.",
+    "uid": "vg-1",
+    "benchmark": "jrdb",
+    "task": "vg",
+    "text": "Find the woman.",
     "answer": {"entity_ids": ["pedestrian:3"], "image_id": "0.jpg", "boxes": [BOX]},
     "evidence_ids": ["pedestrian:3"],
-    "steps": [{"description": "all persons", "entity_ids": ["pedestrian:3"], "slot": 0,
-               "boxes": {"pedestrian:3": BOX}}],
+    "steps": [
+        {
+            "description": "all persons",
+            "entity_ids": ["pedestrian:3"],
+            "slot": 0,
+            "boxes": {"pedestrian:3": BOX},
+        }
+    ],
     "difficulty": {"S": 1, "R": 0, "T": 1},
-}  # fmt: skip
+}
 
 
 @pytest.fixture
@@ -45,8 +54,10 @@ def _info(db, capsys) -> dict:
         (lambda r: r["answer"].update(boxes=[[1, 2, 3]]), "answer.boxes: box is not [x, y, w, h]"),
         (lambda r: r["steps"][0].update(boxes={"pedestrian:3": "here"}), "steps[0].boxes holds"),
     ],
-)  # fmt: skip
-def test_a_benchmark_box_of_the_wrong_kind_is_refused(project, tmp_path, capsys, break_line, needle):
+)
+def test_a_benchmark_box_of_the_wrong_kind_is_refused(
+    project, tmp_path, capsys, break_line, needle
+):
     good = tmp_path / "good.jsonl"
     assert export_benchmark(project, good, status="any") == 1
     record = json.loads(good.read_text())
@@ -70,13 +81,15 @@ def test_a_benchmark_box_of_the_wrong_kind_is_refused(project, tmp_path, capsys,
         ([1, 2, 3], "'box': box is not [x, y, w, h]"),
         ([1, 2, "w", 4], "'box': box has a non-number"),
     ],
-)  # fmt: skip
+)
 def test_a_prediction_box_of_the_wrong_kind_is_refused(project, tmp_path, capsys, box, needle):
     path = tmp_path / "predictions.jsonl"
     path.write_text(
-        json.dumps({"question_id": "vg-1", "box": BOX}) + "\n"
-        + json.dumps({"question_id": "vg-1", "model": "other", "box": box}) + "\n"
-    )  # fmt: skip
+        json.dumps({"question_id": "vg-1", "box": BOX})
+        + "\n"
+        + json.dumps({"question_id": "vg-1", "model": "other", "box": box})
+        + "\n"
+    )
     before = _info(project, capsys)
     assert main(["import", "predictions", str(path), "--model", "m", "--db", str(project)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -103,4 +116,3 @@ def test_a_prediction_with_one_box_per_target_is_still_read(project, tmp_path, c
     with open_project(project) as p:
         (prediction,) = p.reasoning.predictions()
     assert not prediction.correct  # one gold box, two predicted: scored, not refused
-

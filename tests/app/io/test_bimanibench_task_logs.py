@@ -58,12 +58,14 @@ def _spec(tmp_path, task: str) -> tuple[object, list[dict]]:
         spec_task.setup(world, 0)
         plan = spec_task.reference_plan(world)
     plan = _spelled_as_the_harness_may(plan, spec_task.aliases)
-    reply = json.dumps({
-        "visual_state_description": "The objects are at their starting places.",
-        "reasoning_and_reflection": "Nothing is done yet; the whole task in one plan.",
-        "language_plan": "Carry out the task step by step.",
-        "executable_plan": [as_reply_action(a) for a in plan],
-    })  # fmt: skip
+    reply = json.dumps(
+        {
+            "visual_state_description": "The objects are at their starting places.",
+            "reasoning_and_reflection": "Nothing is done yet; the whole task in one plan.",
+            "language_plan": "Carry out the task step by step.",
+            "executable_plan": [as_reply_action(a) for a in plan],
+        }
+    )
     spec = {
         "_follows": "tests/bimanual_corpus.py write_bimanibench_run",
         "task_name": task,
@@ -98,7 +100,8 @@ def test_a_logged_run_imports_replays_and_counts(tmp_path, capsys, task):
         assert episodes[1].success is False
         (step,) = project.episodes.steps(episodes[0].id)
         assert [a["parameters"].get("actor") for a in step.arguments["plan"]] == [
-            a["parameters"].get("actor") for a in plan]  # fmt: skip
+            a["parameters"].get("actor") for a in plan
+        ]
         report = replay_in_sim(project, episodes[0].id, save=False)
         assert report.task == task and report.seed == 0
         assert report.success, [s.our_feedback for s in report.steps]

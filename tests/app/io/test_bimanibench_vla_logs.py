@@ -63,12 +63,16 @@ def test_a_vla_run_imports_what_the_harness_did(capsys, vla_run, db):
     for key, (feedbacks, success, kinds, taken) in did.items():
         episode, steps = got[key]
         assert (episode.task, episode.model, episode.header["tier"]) == (
-            TASK, "qwen2.5-vl-72b", "low_level")  # fmt: skip
+            TASK,
+            "qwen2.5-vl-72b",
+            "low_level",
+        )
         assert episode.success is success
         assert episode.outcome == ("success" if success else "failure")
         assert [s.feedback for s in steps] == [f.removesuffix("\n") for f in feedbacks]
         assert [s.kind for s in steps] == [
-            "format_error" if k in ("decode", "other") else "action" for k in kinds]  # fmt: skip
+            "format_error" if k in ("decode", "other") else "action" for k in kinds
+        ]
         for step, action_list, feedback in zip(steps, taken, feedbacks, strict=True):
             ran = feedback.count("Action succeeded.") + feedback.count("Action failed:")
             if step.kind == "format_error":
@@ -84,10 +88,11 @@ def test_a_vla_run_imports_what_the_harness_did(capsys, vla_run, db):
                 read = _harness_reading(written)
                 stored = [math.nan if isinstance(v, str) else v for v in item["row"]]
                 assert len(stored) == len(read)
-                assert all(a == b or (math.isnan(a) and math.isnan(b))
-                           for a, b in zip(stored, read, strict=True))  # fmt: skip
-            assert step.ok is (
-                False if "Action failed:" in feedback else (True if ran else None))  # fmt: skip
+                assert all(
+                    a == b or (math.isnan(a) and math.isnan(b))
+                    for a, b in zip(stored, read, strict=True)
+                )
+            assert step.ok is (False if "Action failed:" in feedback else (True if ran else None))
         if success:  # the view after the winning step is the episode's last image
             assert episode.header["final_image_sha256"]
 
@@ -121,8 +126,9 @@ def test_rows_are_read_and_cut_as_the_harness_did(capsys, vla_run, db):
     assert len(stopped) == 3 and stopped[0].result["parse"]["repairs"] == ["row_number_text"]
     numpy_row = stopped[2].arguments["plan"][2]["row"]  # spaces only: one value, NaN
     assert len(numpy_row) == 1 and isinstance(numpy_row[0], str)
-    assert stopped[2].feedback.endswith("Invalid action length: 1. Must be a list or tuple"
-                                        " of 16 numbers.")  # fmt: skip
+    assert stopped[2].feedback.endswith(
+        "Invalid action length: 1. Must be a list or tuple of 16 numbers."
+    )
 
 
 def test_vla_episodes_count_as_fine_control_results(capsys, vla_run, db):
@@ -149,16 +155,24 @@ def _broken(save_dir, episode: str, step: int, reply: str) -> None:
 @pytest.mark.parametrize(
     ("breakage", "needle"),
     [
-        (lambda d: _broken(d, "round1/episode0", 0, json.dumps(
-            {"executable_plan": {"row": [0.1] * 16}})),
-         "round1/episode0/vlmout.txt:2: step 0: executable_plan is a JSON dict"),
-        (lambda d: _broken(d, "round0/episode1", 3, json.dumps({"executable_plan": 0.5})),
-         "round0/episode1/vlmout.txt:8: step 3: executable_plan is a JSON float"),
-        (lambda d: (d / "failed_record.txt").write_text(
-            (d / "failed_record.txt").read_text().replace("action it:1:", "action it:7:")),
-         "failed_record.txt:1: step 1 action 7 is not an action"),
+        (
+            lambda d: _broken(
+                d, "round1/episode0", 0, json.dumps({"executable_plan": {"row": [0.1] * 16}})
+            ),
+            "round1/episode0/vlmout.txt:2: step 0: executable_plan is a JSON dict",
+        ),
+        (
+            lambda d: _broken(d, "round0/episode1", 3, json.dumps({"executable_plan": 0.5})),
+            "round0/episode1/vlmout.txt:8: step 3: executable_plan is a JSON float",
+        ),
+        (
+            lambda d: (d / "failed_record.txt").write_text(
+                (d / "failed_record.txt").read_text().replace("action it:1:", "action it:7:")
+            ),
+            "failed_record.txt:1: step 1 action 7 is not an action",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_vla_log_the_harness_cannot_have_written_refuses(capsys, vla_run, db, breakage, needle):
     save_dir, _ = vla_run
     breakage(save_dir)
@@ -180,9 +194,11 @@ def test_reference_rows_logged_by_the_harness_replay_in_sim_as_rows(capsys, tmp_
     rows, solved = row_reference(TASK, 0)
     assert solved and len(rows) == 8
     spec = json.loads(SPEC.read_text())
-    text = {"visual_state_description": "The roller lies on the table.",
-            "reasoning_and_reflection": "Grasp both ends, then lift.",
-            "language_plan": "Above the ends, down, close, lift."}  # fmt: skip
+    text = {
+        "visual_state_description": "The roller lies on the table.",
+        "reasoning_and_reflection": "Grasp both ends, then lift.",
+        "language_plan": "Above the ends, down, close, lift.",
+    }
     as_text = ["[" + ", ".join(map(str, r)) + "]" for r in rows]
     spec["episodes"]["1/0"] = [
         {"out": json.dumps({**text, "executable_plan": as_text}), "success": False},
@@ -226,19 +242,27 @@ def test_the_new_fine_control_tasks_logged_replay_and_count(capsys, tmp_path, db
     assert solved
     chunk = vla_chunk(task)
     parts = [rows[i : i + chunk] for i in range(0, len(rows), chunk)]
-    text = {"visual_state_description": "The objects are at their starting places.",
-            "reasoning_and_reflection": "Move step by step.", "language_plan": "Rows."}  # fmt: skip
+    text = {
+        "visual_state_description": "The objects are at their starting places.",
+        "reasoning_and_reflection": "Move step by step.",
+        "language_plan": "Rows.",
+    }
     spec = {
         "_follows": "tests/bimanual_corpus.py write_bimanibench_vla_run",
-        "task_name": task, "model_name": "vlm-rows", "test_num": 1,
+        "task_name": task,
+        "model_name": "vlm-rows",
+        "test_num": 1,
         "run": f"low_level/{task}/vlmpolicy/config_franka_0_7/2025-09-02 14:30:00",
-        "action_limit": len(parts), "action_chunk_num": chunk,
+        "action_limit": len(parts),
+        "action_chunk_num": chunk,
         "episodes": {
-            "0/0": [{"out": json.dumps({**text, "executable_plan": p}),
-                     "success": i == len(parts) - 1} for i, p in enumerate(parts)],
+            "0/0": [
+                {"out": json.dumps({**text, "executable_plan": p}), "success": i == len(parts) - 1}
+                for i, p in enumerate(parts)
+            ],
             "1/0": [{"out": "rows follow", "success": False}] * math.ceil(1.5 * len(parts)),
         },
-    }  # fmt: skip
+    }
     spec_file = tmp_path / f"{task}.json"
     spec_file.write_text(json.dumps(spec))
     save_dir, _did = write_bimanibench_vla_run(tmp_path / "log", spec_file)

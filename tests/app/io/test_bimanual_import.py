@@ -40,8 +40,10 @@ def episodes(db):
 
 def counts(db):
     with open_project(db) as project:
-        rows = project.db.execute("SELECT (SELECT count(*) FROM episodes), "
-                                  "(SELECT count(*) FROM steps), (SELECT count(*) FROM images)")  # fmt: skip
+        rows = project.db.execute(
+            "SELECT (SELECT count(*) FROM episodes), "
+            "(SELECT count(*) FROM steps), (SELECT count(*) FROM images)"
+        )
         return tuple(next(iter(rows)))
 
 
@@ -55,7 +57,11 @@ def test_a_bimanibench_run_becomes_episodes(capsys, tmp_path, db):
     (won, won_steps), (lost, lost_steps) = episodes(db)
     for e in (won, lost):
         assert (e.benchmark, e.model, e.task, e.agent) == (
-            "bimanual", "gpt-5", "handover_block", "bimanibench")  # fmt: skip
+            "bimanual",
+            "gpt-5",
+            "handover_block",
+            "bimanibench",
+        )
         assert e.header["tier"] == "high_level" and e.header["pose_order"] == "xyz_wxyz"
     assert (won.outcome, won.success, won.score, won.step_count) == ("success", True, 1.0, 3)
     assert (lost.outcome, lost.success, lost.step_count) == ("failure", False, 5)
@@ -67,11 +73,18 @@ def test_a_bimanibench_run_becomes_episodes(capsys, tmp_path, db):
     assert "suggestion" not in lost_steps[2].result  # no reading at all
     assert lost_steps[2].raw_output.startswith("I am unable to decide")
     assert won_steps[1].result["suggestion"]["parse"]["repairs"] == [
-        "code_fence", "trailing_commas"]  # fmt: skip
+        "code_fence",
+        "trailing_commas",
+    ]
     first = won_steps[0]
     assert first.name == "executable_plan" and first.model_text["language_plan"].startswith("1)")
-    assert first.result["parse"] == {"ok": True, "tier": "primitive", "repairs": [],
-                                     "problems": [], "error": ""}  # fmt: skip
+    assert first.result["parse"] == {
+        "ok": True,
+        "tier": "primitive",
+        "repairs": [],
+        "problems": [],
+        "error": "",
+    }
     place = first.arguments["plan"][2]
     assert place["parameters"]["target_pose"] == [0, 0, 0.9, 0, 1, 0, 0]  # as the model wrote
     assert place["poses"]["target_pose"]["orientation"] == [1.0, 0.0, 0.0, 0.0]  # xyzw
@@ -102,8 +115,9 @@ def test_one_episode_folder_finds_its_run_and_reimport_names_the_duplicate(capsy
 
 def test_pose_order_can_be_overridden(capsys, corpus, db):
     folder = corpus / EPISODES / "episode0"
-    code, _, _ = run(capsys, folder, "--format", "bimanibench", "--pose-order", "xyz_xyzw",
-                     "--db", db)  # fmt: skip
+    code, _, _ = run(
+        capsys, folder, "--format", "bimanibench", "--pose-order", "xyz_xyzw", "--db", db
+    )
     assert code == 0
     ((episode, steps),) = episodes(db)
     assert episode.header["pose_order"] == "xyz_xyzw"
@@ -121,7 +135,7 @@ def test_an_embodiedbench_log_becomes_episodes(capsys, corpus, db):
         2,
         "failure",
         2,
-    )  # fmt: skip  (the step files overlap: merged by env_step)
+    )  # (the step files overlap: merged by env_step)
     assert [s.result["env_step"] for s in one_steps] == [1, 2]
     assert one_steps[0].arguments["tier"] == "row16" and len(one_steps[0].arguments["plan"]) == 14
     row = one_steps[0].arguments["plan"][0]
@@ -144,19 +158,35 @@ def test_an_embodiedbench_log_becomes_episodes(capsys, corpus, db):
 @pytest.mark.parametrize(
     ("fmt", "breakage", "needle"),
     [
-        ("bimanibench", lambda root: (root / EPISODES / "episode1" / "vlmout.txt").unlink(),
-         "episode1/vlmout.txt: missing"),
-        ("bimanibench", lambda root: (root / EPISODES / "episode0" / "vlmout.txt").write_text(
-            "no separators here\n"), "vlmout.txt: no 'step N:' lines"),
-        ("embodiedbench", lambda root: (root / EMBODIED / "episode_1_step_2.json").write_text(
-            "[{\"env_step\": 1,"), "episode_1_step_2.json:1: not a JSON list of step objects"),
-        ("embodiedbench", lambda root: (root / EMBODIED / "episode_2_step_2.json").write_text(
-            "[1, 2]"), "episode_2_step_2.json: entry 0 is int, not an object"),
-        ("embodiedbench", lambda root: (root / EMBODIED / "results" /
-                                        "episode_1_final_res.json").write_text("{"),
-         "episode_1_final_res.json:1: not JSON"),
+        (
+            "bimanibench",
+            lambda root: (root / EPISODES / "episode1" / "vlmout.txt").unlink(),
+            "episode1/vlmout.txt: missing",
+        ),
+        (
+            "bimanibench",
+            lambda root: (root / EPISODES / "episode0" / "vlmout.txt").write_text(
+                "no separators here\n"
+            ),
+            "vlmout.txt: no 'step N:' lines",
+        ),
+        (
+            "embodiedbench",
+            lambda root: (root / EMBODIED / "episode_1_step_2.json").write_text('[{"env_step": 1,'),
+            "episode_1_step_2.json:1: not a JSON list of step objects",
+        ),
+        (
+            "embodiedbench",
+            lambda root: (root / EMBODIED / "episode_2_step_2.json").write_text("[1, 2]"),
+            "episode_2_step_2.json: entry 0 is int, not an object",
+        ),
+        (
+            "embodiedbench",
+            lambda root: (root / EMBODIED / "results" / "episode_1_final_res.json").write_text("{"),
+            "episode_1_final_res.json:1: not JSON",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_broken_folder_refuses_with_one_line_and_stores_nothing(
     capsys, corpus, db, fmt, breakage, needle
 ):
@@ -223,7 +253,8 @@ def test_a_real_run_imports_what_the_harness_did(capsys, real_run, db):
         # one line per executed action, whole, as the harness told the model
         assert [s.feedback for s in steps] == [f.removesuffix("\n") for f in feedbacks]
         assert [s.kind for s in steps] == [
-            "format_error" if k in ("decode", "other") else "action" for k in kinds]  # fmt: skip
+            "format_error" if k in ("decode", "other") else "action" for k in kinds
+        ]
     assert main(["info", "--db", str(db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["format_error_steps"] == unreadable
 
@@ -283,21 +314,36 @@ def _truncate_last_line(path, keep=12):
     ("breakage", "needle"),
     [
         (lambda d: _truncate_last_line(d / "success_record.txt"), "success_record.txt:"),
-        (lambda d: (d / "success_record.txt").write_text(
-            (d / "success_record.txt").read_text().replace("success at round 0", "succes at round 0")),
-         "success_record.txt:1: not a line the harness writes"),
-        (lambda d: _truncate_last_line(d / "failed_record.txt", 5),
-         "failed_record.txt:3: the last line is cut short"),
-        (lambda d: (d / "failed_record.txt").write_text(
-            "Task handover_block failed at round 0, episode 1, action count 1, action it:\n"),
-         "failed_record.txt:1: not a line the harness writes"),
-        (lambda d: _truncate_last_line(d / "obsimg/round1/episode1/vlmout.txt", 30),
-         "episode1/vlmout.txt:"),
-        (lambda d: (d / "obsimg/round0/episode0/obsimg_0001.jpg").write_bytes(
-            (d / "obsimg/round0/episode0/obsimg_0001.jpg").read_bytes()[:60]),
-         "obsimg_0001.jpg: not an image that decodes"),
+        (
+            lambda d: (d / "success_record.txt").write_text(
+                (d / "success_record.txt")
+                .read_text()
+                .replace("success at round 0", "succes at round 0")
+            ),
+            "success_record.txt:1: not a line the harness writes",
+        ),
+        (
+            lambda d: _truncate_last_line(d / "failed_record.txt", 5),
+            "failed_record.txt:3: the last line is cut short",
+        ),
+        (
+            lambda d: (d / "failed_record.txt").write_text(
+                "Task handover_block failed at round 0, episode 1, action count 1, action it:\n"
+            ),
+            "failed_record.txt:1: not a line the harness writes",
+        ),
+        (
+            lambda d: _truncate_last_line(d / "obsimg/round1/episode1/vlmout.txt", 30),
+            "episode1/vlmout.txt:",
+        ),
+        (
+            lambda d: (d / "obsimg/round0/episode0/obsimg_0001.jpg").write_bytes(
+                (d / "obsimg/round0/episode0/obsimg_0001.jpg").read_bytes()[:60]
+            ),
+            "obsimg_0001.jpg: not an image that decodes",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_broken_real_run_refuses_with_file_and_line_and_changes_nothing(
     capsys, real_run, db, breakage, needle
 ):
@@ -316,8 +362,17 @@ def test_replay_in_sim_can_try_a_suggestion(capsys, real_run, db):
     from app.jobs.bimanual import replay_in_sim
 
     save_dir, _ = real_run
-    assert run(capsys, save_dir / "obsimg" / "round0" / "episode1", "--format", "bimanibench",
-               "--db", db)[0] == 0  # fmt: skip
+    assert (
+        run(
+            capsys,
+            save_dir / "obsimg" / "round0" / "episode1",
+            "--format",
+            "bimanibench",
+            "--db",
+            db,
+        )[0]
+        == 0
+    )
     with open_project(db) as project:
         (episode_id,) = project.episodes.ids()
         as_run = replay_in_sim(project, episode_id, save=False)

@@ -30,8 +30,9 @@ def everything(db):
                 for sha in [s.image_sha256, *(s.result or {}).get("images", {}).values()]:
                     if sha:
                         images[sha] = project.images.get(sha)
-            out.append((e.uid, e.header, [(s.kind, s.feedback, s.image_sha256) for s in steps],
-                        images))  # fmt: skip
+            out.append(
+                (e.uid, e.header, [(s.kind, s.feedback, s.image_sha256) for s in steps], images)
+            )
         return out
 
 
@@ -39,8 +40,20 @@ def everything(db):
 def exported(tmp_path, capsys):
     corpus = make_corpus(tmp_path)
     source = fresh(tmp_path / "source.reasonscope")
-    assert main(["import", "episodes", str(corpus / "bimanibench"), "--format", "bimanibench",
-                 "--db", str(source)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "import",
+                "episodes",
+                str(corpus / "bimanibench"),
+                "--format",
+                "bimanibench",
+                "--db",
+                str(source),
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "episodes.jsonl"
     assert main(["export", "episodes", "--out", str(out), "--db", str(source)]) == 0
     capsys.readouterr()
@@ -50,8 +63,9 @@ def exported(tmp_path, capsys):
 def test_export_then_import_keeps_header_and_images(tmp_path, exported, capsys):
     source, out = exported
     target = fresh(tmp_path / "target.reasonscope")
-    assert main(["import", "episodes", str(out), "--format", "reasonscope",
-                 "--db", str(target)]) == 0  # fmt: skip
+    assert (
+        main(["import", "episodes", str(out), "--format", "reasonscope", "--db", str(target)]) == 0
+    )
     before, after = everything(source), everything(target)
     assert len(before) == 2 and after == before
     header = after[0][1]

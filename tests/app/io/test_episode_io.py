@@ -95,6 +95,7 @@ def test_bad_structure_names_the_line_and_imports_nothing(project_path, tmp_path
 def test_cli_import_and_export_episodes(project_path, tmp_path):
     src = tmp_path / "episodes.jsonl"
     src.write_text(json.dumps(episode()) + "\n")
+
     def run(*a):
         return subprocess.run(
             [sys.executable, "-m", "app.cli", *a],
@@ -103,6 +104,7 @@ def test_cli_import_and_export_episodes(project_path, tmp_path):
             cwd=ROOT,
             timeout=120,
         )
+
     result = run(
         "import", "episodes", str(src), "--format", "reasonscope", "--db", str(project_path)
     )

@@ -16,16 +16,34 @@ from store.episodes import EpisodeRepository
 def _line(uid: str, nonce: int = 0, **usage) -> dict:
     state = {"format": "reasonscope-state/1", "time": 0.0, "bodies": {"mug": [0.1, 0.2, nonce]}}
     return {
-        "format": "reasonscope-episode/1", "id": uid, "benchmark": "mgvqa", "model": "vlm",
-        "mode": "perception", "task": "count", "outcome": "correct", "success": True,
+        "format": "reasonscope-episode/1",
+        "id": uid,
+        "benchmark": "mgvqa",
+        "model": "vlm",
+        "mode": "perception",
+        "task": "count",
+        "outcome": "correct",
+        "success": True,
         "steps": [
             {"kind": "observation", "name": "observe", "state": state},
-            {"kind": "tool", "name": "perceive_scene", "arguments": {}, "ok": True,
-             "state": state, **usage},
-            {"kind": "answer", "name": "answer_question", "arguments": {"answer": 2}, "ok": True,
-             "state": state, **usage},
+            {
+                "kind": "tool",
+                "name": "perceive_scene",
+                "arguments": {},
+                "ok": True,
+                "state": state,
+                **usage,
+            },
+            {
+                "kind": "answer",
+                "name": "answer_question",
+                "arguments": {"answer": 2},
+                "ok": True,
+                "state": state,
+                **usage,
+            },
         ],
-    }  # fmt: skip
+    }
 
 
 def _write(path, lines) -> None:
@@ -34,8 +52,13 @@ def _write(path, lines) -> None:
 
 def _counts(project) -> dict[str, int]:
     s = project.summary.summary()
-    return {"episodes": s.episodes, "steps": s.steps, "images": s.images,
-            "states": project.states.count(), "audit": project.audit.count()}  # fmt: skip
+    return {
+        "episodes": s.episodes,
+        "steps": s.steps,
+        "images": s.images,
+        "states": project.states.count(),
+        "audit": project.audit.count(),
+    }
 
 
 @pytest.fixture
@@ -65,7 +88,10 @@ def test_usage_round_trips_through_export_and_import(project_path, tmp_path):
     with open_project(copy) as project:
         steps = project.episodes.steps(project.episodes.find("a").id)
         assert [(s.latency_s, s.tokens_in, s.tokens_out) for s in steps] == [
-            (None, None, None), (1.5, 1200, 35), (1.5, 1200, 35)]  # fmt: skip
+            (None, None, None),
+            (1.5, 1200, 35),
+            (1.5, 1200, 35),
+        ]
     again = tmp_path / "again.jsonl"
     export_episodes(copy, again)
     assert again.read_text() == out.read_text()

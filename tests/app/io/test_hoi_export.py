@@ -49,8 +49,16 @@ def test_export_groups_labels_by_person_and_target(hp, tmp_path):
     people = {e["label_id"]: e for e in doc["labels"]["000000.jpg"]}
     entry = people["pedestrian:2"]
     # the imported activity/social entry, whole, with our labels beside it
-    for field in ("box", "attributes", "action_label", "social_group", "social_activity",
-                  "demographics_info", "H-interaction", "group_info"):  # fmt: skip
+    for field in (
+        "box",
+        "attributes",
+        "action_label",
+        "social_group",
+        "social_activity",
+        "demographics_info",
+        "H-interaction",
+        "group_info",
+    ):
         assert field in entry, field
     assert entry["pose_label"] == {"walking": 1}
     assert [(g["pair"], g["inter_labels"]) for g in entry["HOI"]] == [
@@ -67,8 +75,21 @@ def test_export_groups_labels_by_person_and_target(hp, tmp_path):
 
 def test_accepted_only_and_the_command_line(hp, tmp_path, capsys):
     out = tmp_path / "accepted.json"
-    code = main(["export", "labels", "--db", str(hp.db), "--sequence", "synthetic-cafe_0",
-                 "--out", str(out), "--status", "accepted", "--json"])  # fmt: skip
+    code = main(
+        [
+            "export",
+            "labels",
+            "--db",
+            str(hp.db),
+            "--sequence",
+            "synthetic-cafe_0",
+            "--out",
+            str(out),
+            "--status",
+            "accepted",
+            "--json",
+        ]
+    )
     assert code == 0
     assert json.loads(capsys.readouterr().out)["labels"] == 1
     doc = json.loads(out.read_text())

@@ -74,7 +74,9 @@ def test_the_synthetic_sequence_imports_whole(root, db):
         entities = {e.key: e for e in p.sequences.entities(seq.id)}
         assert entities["pedestrian:4"].kind == "human" and entities["laptop:1"].kind == "object"
         assert entities["pedestrian:1"].attributes == {
-            "gender": "male", "age": "adulthood", "social_group": "1"
+            "gender": "male",
+            "age": "adulthood",
+            "social_group": "1",
         }
         boxes = {b.entity_id: b for b in p.sequences.boxes_2d(frames[0].id)}
         seam = boxes[entities["pedestrian:6"].id]
@@ -88,8 +90,11 @@ def test_the_synthetic_sequence_imports_whole(root, db):
         }
         # the stored calibration merges the two sweeps: both see the sitting person
         cloud = frame_points(seq, frames[0])
-        sitter = next(b for b in p.sequences.boxes_3d(frames[0].id)
-                      if b.entity_id == entities["pedestrian:4"].id)  # fmt: skip
+        sitter = next(
+            b
+            for b in p.sequences.boxes_3d(frames[0].id)
+            if b.entity_id == entities["pedestrian:4"].id
+        )
         box = (sitter.cx, sitter.cy, sitter.cz, sitter.l, sitter.w, sitter.h, sitter.rot_z)
         assert points_in_box(cloud.of("upper"), box).sum() > 3
         assert points_in_box(cloud.of("lower"), box).sum() > 3

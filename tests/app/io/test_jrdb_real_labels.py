@@ -92,8 +92,12 @@ def test_integral_difficulties_of_every_type_are_read(imported):
     assert rows[("pedestrian:9", "social_group", "9")] == 1  # cluster_stat 1.0
     assert all(isinstance(d, int) for d in rows.values() if d is not None)
     # the app's attribute values: lower case, "impossible" left out
-    assert six.attributes == {"gender": "female", "age": "young_adulthood",
-                              "race": "mongoloid/asian", "social_group": "7"}  # fmt: skip
+    assert six.attributes == {
+        "gender": "female",
+        "age": "young_adulthood",
+        "race": "mongoloid/asian",
+        "social_group": "7",
+    }
     assert child.attributes["age"] == "childhood"
 
 
@@ -139,9 +143,15 @@ def test_export_gives_the_toolkit_the_same_ground_truth(imported, tmp_path):
             ("holding", cup, "physical", 2),
             ("looking_at", cup, "observational", 3),
         ):
-            p.hoi.add_label(frame_id=frame.id, subject_entity_id=ids["pedestrian:7"],
-                            object_entity_id=target, category=category, predicate=predicate,
-                            difficulty=difficulty, annotator=ada)  # fmt: skip
+            p.hoi.add_label(
+                frame_id=frame.id,
+                subject_entity_id=ids["pedestrian:7"],
+                object_entity_id=target,
+                category=category,
+                predicate=predicate,
+                difficulty=difficulty,
+                annotator=ada,
+            )
     out_dir, orig_dir = tmp_path / "export", tmp_path / "original"
     out_dir.mkdir(), orig_dir.mkdir()
     assert export_labels(db, NAME, out_dir / f"{NAME}.json") == 3
@@ -159,8 +169,13 @@ def test_export_gives_the_toolkit_the_same_ground_truth(imported, tmp_path):
     original = json.loads(FIXTURE.read_text())["labels"]["000015.jpg"][1]
     assert {k: v for k, v in seven.items() if k not in ("HOI", "pose_label")} == original
     assert seven["pose_label"] == {"sitting": 1}
-    assert seven["HOI"] == [{"pair": "cup:1", "box_pair": [3300, 300, 20, 30],
-                             "inter_labels": {"holding": 2, "looking at": 3}}]  # fmt: skip
+    assert seven["HOI"] == [
+        {
+            "pair": "cup:1",
+            "box_pair": [3300, 300, 20, 30],
+            "inter_labels": {"holding": 2, "looking at": 3},
+        }
+    ]
 
 
 def test_a_fractional_difficulty_is_refused_in_one_line_and_stores_nothing(tmp_path, capsys):
@@ -185,17 +200,27 @@ def test_a_labelled_person_outside_the_activity_file_is_written_no_eval(tmp_path
     no_eval, so the toolkit's ground truth is still the original file's."""
     db = tmp_path / "project.reasonscope"
     open_project(db, create=True).close()
-    box = {"label_id": "pedestrian:20", "file_id": "000015.jpg", "box": [500, 100, 50, 150],
-           "attributes": {"occlusion": "Fully_visible", "no_eval": False}}  # fmt: skip
+    box = {
+        "label_id": "pedestrian:20",
+        "file_id": "000015.jpg",
+        "box": [500, 100, 50, 150],
+        "attributes": {"occlusion": "Fully_visible", "no_eval": False},
+    }
     root = make_root(tmp_path, json.loads(FIXTURE.read_text()), {"000015.jpg": box})
     assert main(["import", "jrdb", str(root), "--db", str(db)]) == 0
     with open_project(db) as p:
         seq = p.sequences.find(NAME)
         frame = next(f for f in p.sequences.frames(seq.id) if f.index == 15)
         person = next(e for e in p.sequences.entities(seq.id) if e.key == "pedestrian:20")
-        p.hoi.add_label(frame_id=frame.id, subject_entity_id=person.id, object_entity_id=None,
-                        category="pose", predicate="walking", difficulty=2,
-                        annotator=p.annotators.sign_in("Ada"))  # fmt: skip
+        p.hoi.add_label(
+            frame_id=frame.id,
+            subject_entity_id=person.id,
+            object_entity_id=None,
+            category="pose",
+            predicate="walking",
+            difficulty=2,
+            annotator=p.annotators.sign_in("Ada"),
+        )
     out_dir, orig_dir = tmp_path / "export", tmp_path / "original"
     out_dir.mkdir(), orig_dir.mkdir()
     export_labels(db, NAME, out_dir / f"{NAME}.json")

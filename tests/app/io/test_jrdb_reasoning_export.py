@@ -47,16 +47,46 @@ def generated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("jrdbr")
     base = build_hoi_project(tmp)
     for n, prefs in enumerate(VG_PREFS + VQA_PREFS):
-        main(["questions", "generate", "--benchmark", "jrdb", *prefs, "--window", "5",
-              "--n", "3", "--seed", str(n), "--db", str(base.db)])
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                *prefs,
+                "--window",
+                "5",
+                "--n",
+                "3",
+                "--seed",
+                str(n),
+                "--db",
+                str(base.db),
+            ]
+        )
     with open_project(base.db) as p:
         questions = {q.uid: q for q in p.questions.page(limit=500).rows}
     return base, questions
 
 
 def _export(db, out, fmt):
-    assert main(["export", "benchmark", "--format", fmt, "--status", "any", "--out", str(out),
-                 "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--format",
+                fmt,
+                "--status",
+                "any",
+                "--out",
+                str(out),
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     return json.loads(out.read_text())
 
 
@@ -79,8 +109,9 @@ def test_vg_ground_truth_scores_100_percent_on_every_key(generated, tmp_path, mo
     _images(elements, tmp_path / "images")
     monkeypatch.setattr(real, "IMAGES_ROOT", str(tmp_path / "images"))
     monkeypatch.setattr(real, "VIS_DIR", str(tmp_path / "vis"))
-    keys = sorted({k for el in elements for k, v in el["labels"]["slot1"].items()
-                   if isinstance(v, dict)})
+    keys = sorted(
+        {k for el in elements for k, v in el["labels"]["slot1"].items() if isinstance(v, dict)}
+    )
     assert "human" in keys and any("," in k for k in keys)
     for key in [None, *keys]:
         monkeypatch.setattr(real, "QUESTION_KEY", key)
@@ -110,17 +141,32 @@ def test_vg_fields_follow_the_real_writer(generated, tmp_path):
         name = p.sequences.get(base.sequence_id).name
     for el in elements:
         q = questions[el["id"]]
-        assert list(el)[:7] == ["task_type", "type", "difficulty_level", "question_level",
-                                "data", "question", "labels"]
+        assert list(el)[:7] == [
+            "task_type",
+            "type",
+            "difficulty_level",
+            "question_level",
+            "data",
+            "question",
+            "labels",
+        ]
         assert el["task_type"] == "VG" and el["question_level"] == "U(S)P(T)"
-        assert el["type"] == {"human": "human", "object": "object", "both": "human&object"}[
-            q.criteria["preferences"]["subject"]]
-        assert el["data"] == {"seq": f"{name}.json",
-                              "modality_type": q.criteria["preferences"]["modality"],
-                              "specs": {"fps": 15}}
+        assert (
+            el["type"]
+            == {"human": "human", "object": "object", "both": "human&object"}[
+                q.criteria["preferences"]["subject"]
+            ]
+        )
+        assert el["data"] == {
+            "seq": f"{name}.json",
+            "modality_type": q.criteria["preferences"]["modality"],
+            "specs": {"fps": 15},
+        }
         question = el["question"]
         assert (question["spatial_level"], question["temporal_level"]) == (
-            q.difficulty.S, q.difficulty.T)
+            q.difficulty.S,
+            q.difficulty.T,
+        )
         assert el["difficulty_level"] == q.difficulty.S + q.difficulty.T
         assert question["entities"]["id"] == q.criteria["pattern"]["nodes"][0]["bound"]
         # every frame of the window, once, in order, over the slots
@@ -133,11 +179,18 @@ def test_vg_fields_follow_the_real_writer(generated, tmp_path):
             assert ts["image_ids"] == el["labels"][s]["image_ids"]
             first = q.criteria["image_ids"].index(ts["image_ids"][0])
             last = q.criteria["image_ids"].index(ts["image_ids"][-1])
-            assert (ts["t1"], ts["t2"]) == (float(frames[q.criteria["frame_ids"][first]]),
-                                            float(frames[q.criteria["frame_ids"][last]]))
+            assert (ts["t1"], ts["t2"]) == (
+                float(frames[q.criteria["frame_ids"][first]]),
+                float(frames[q.criteria["frame_ids"][last]]),
+            )
             label = el["labels"][s]
-            assert list(label)[:5] == ["image_ids", "final_ID", "final_bbox", "final_ID_pair",
-                                       "final_bbox_pair"]
+            assert list(label)[:5] == [
+                "image_ids",
+                "final_ID",
+                "final_bbox",
+                "final_ID_pair",
+                "final_bbox_pair",
+            ]
             assert label["final_ID"] == q.answer["entity_ids"]
             assert len(label["final_ID_pair"]) == len(label["final_bbox_pair"])
             for key, sub in label.items():
@@ -148,11 +201,16 @@ def test_vg_fields_follow_the_real_writer(generated, tmp_path):
         last = el["labels"][slots[-1]]
         assert last["final_bbox"] == q.answer["boxes"]
         assert set(question["sub_questions"]) <= set(el["labels"]["slot1"])
-        assert question["sub_questions"]["human" if el["type"] != "object" else next(
-            iter(question["sub_questions"]))].startswith("Find")
+        assert question["sub_questions"][
+            "human" if el["type"] != "object" else next(iter(question["sub_questions"]))
+        ].startswith("Find")
         if q.difficulty.R:
-            relations_to_people = [e for e in q.criteria["pattern"]["edges"] if e["parent"] == 0
-                                   and q.criteria["pattern"]["nodes"][e["child"]]["kind"] != "robot"]
+            relations_to_people = [
+                e
+                for e in q.criteria["pattern"]["edges"]
+                if e["parent"] == 0
+                and q.criteria["pattern"]["nodes"][e["child"]]["kind"] != "robot"
+            ]
             if relations_to_people:
                 assert el["labels"][slots[-1]]["final_ID_pair"]
 
@@ -189,18 +247,35 @@ def test_nothing_approved_says_how_many_are_pending(generated, tmp_path, capsys)
     db = tmp_path / "copy.reasonscope"
     shutil.copy(base.db, db)
     pending = sum(1 for q in questions.values() if q.status == "pending")
-    for fmt, what in (("jrdb-reasoning-vg", "vg"), ("jrdb-reasoning-vqa", "vqa-wh and vqa-count"),
-                      ("reasonscope-benchmark/1", "")):
+    for fmt, what in (
+        ("jrdb-reasoning-vg", "vg"),
+        ("jrdb-reasoning-vqa", "vqa-wh and vqa-count"),
+        ("reasonscope-benchmark/1", ""),
+    ):
         out = tmp_path / "out.json"
         capsys.readouterr()
-        assert main(["export", "benchmark", "--format", fmt, "--out", str(out),
-                     "--db", str(db)]) == 2
+        assert (
+            main(["export", "benchmark", "--format", fmt, "--out", str(out), "--db", str(db)]) == 2
+        )
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "pending" in err and what in err
         assert not out.exists()
     vg_pending = sum(1 for q in questions.values() if q.task == "vg")
-    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--out",
-                 str(tmp_path / "x.json"), "--db", str(db)]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--format",
+                "jrdb-reasoning-vg",
+                "--out",
+                str(tmp_path / "x.json"),
+                "--db",
+                str(db),
+            ]
+        )
+        == 2
+    )
     assert f"({vg_pending} pending" in capsys.readouterr().err
     assert main(["export", "benchmark", "--out", str(tmp_path / "y.jsonl"), "--db", str(db)]) == 2
     assert f"({pending} pending" in capsys.readouterr().err
@@ -212,8 +287,11 @@ def test_an_entity_without_a_box_is_named_not_dropped(generated):
     from app.io.jrdb_reasoning import Window, element
 
     base, questions = generated
-    q = next(q for q in questions.values() if q.task == "vg" and q.difficulty.T == 1
-             and len(q.steps[0]["entity_ids"]) > 1)
+    q = next(
+        q
+        for q in questions.values()
+        if q.task == "vg" and q.difficulty.T == 1 and len(q.steps[0]["entity_ids"]) > 1
+    )
     gone = next(i for i in q.steps[0]["entity_ids"] if i not in q.answer["entity_ids"])
     steps = [{**s, "boxes": {k: v for k, v in s["boxes"].items() if k != gone}} for s in q.steps]
     q = replace(q, steps=steps)
@@ -243,10 +321,36 @@ def test_approved_questions_only_by_default(generated, tmp_path, capsys):
             p.verifications.submit(q.id, ben, approve, seconds_on_task=3)
         assert {p.questions.get(q.id).status for q in vg} == {"approved"}
     out = tmp_path / "vg.json"
-    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--out", str(out),
-                 "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--format",
+                "jrdb-reasoning-vg",
+                "--out",
+                str(out),
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     assert sorted(el["id"] for el in json.loads(out.read_text())) == sorted(q.uid for q in vg)
     assert "Wrote 2 VG questions" in capsys.readouterr().out
-    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vqa", "--out", str(out),
-                 "--db", str(db)]) == 2  # no VQA question is approved
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--format",
+                "jrdb-reasoning-vqa",
+                "--out",
+                str(out),
+                "--db",
+                str(db),
+            ]
+        )
+        == 2
+    )  # no VQA question is approved
     assert "no approved jrdb vqa-wh and vqa-count questions" in capsys.readouterr().err

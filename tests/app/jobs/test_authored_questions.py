@@ -63,15 +63,17 @@ def test_find_on_a_visible_target_fails_with_its_visibility(hard, capsys):
 
 
 def test_beneath_count_and_an_absent_find(hard, capsys):
-    code, out = _add(capsys, hard, "--task", "beneath", "--target", "navy book",
-                     "--target", "red matchbox")  # fmt: skip
+    code, out = _add(
+        capsys, hard, "--task", "beneath", "--target", "navy book", "--target", "red matchbox"
+    )
     assert code == 0
     with open_project(hard) as project:
         q = project.questions.get(out["question_id"])
         assert q.answer == "red matchbox" and "red matchbox" in q.options
         assert q.criteria["measured"]["reveal"] >= 0.30
-    code, err = _add(capsys, hard, "--task", "beneath", "--target", "red cube",
-                     "--target", "red matchbox")  # fmt: skip
+    code, err = _add(
+        capsys, hard, "--task", "beneath", "--target", "red cube", "--target", "red matchbox"
+    )
     assert code == 2 and "fails reveal: making obj_02 transparent reveals" in err
     assert _add(capsys, hard, "--task", "count", "--target", "red matchbox")[0] == 0
     code, out = _add(capsys, hard, "--task", "find", "--target", "lime")
@@ -80,21 +82,45 @@ def test_beneath_count_and_an_absent_find(hard, capsys):
 
 
 def test_compare_letters_the_boxes_on_a_derived_scene(hard, capsys):
-    code, out = _add(capsys, hard, "--task", "compare", "--target", "red matchbox",
-                     "--target", "red cube", "--target", "white tissue box",
-                     "--extreme", "smallest")  # fmt: skip
+    code, out = _add(
+        capsys,
+        hard,
+        "--task",
+        "compare",
+        "--target",
+        "red matchbox",
+        "--target",
+        "red cube",
+        "--target",
+        "white tissue box",
+        "--extreme",
+        "smallest",
+    )
     assert code == 0, out
     with open_project(hard) as project:
         q = project.questions.get(out["question_id"])
         labelled = project.scenes.get(q.scene_id)
     assert q.answer == "A" and q.criteria["measured"]["labels"] == {
-        "A": "red matchbox", "B": "red cube", "C": "white tissue box"}  # fmt: skip
+        "A": "red matchbox",
+        "B": "red cube",
+        "C": "white tissue box",
+    }
     assert q.criteria["measured"]["label_visibility"]["A"] <= 0.25
     assert q.scene_id != 1 and labelled.state["generation"]["derived_from"] == 1
     textures = {b.key: b.texture for b in labelled.bodies}
     assert textures["obj_00"].endswith("labels/A.png")
-    code, err = _add(capsys, hard, "--task", "compare", "--target", "red cube",
-                     "--target", "navy book", "--target", "white tissue box")  # fmt: skip
+    code, err = _add(
+        capsys,
+        hard,
+        "--task",
+        "compare",
+        "--target",
+        "red cube",
+        "--target",
+        "navy book",
+        "--target",
+        "white tissue box",
+    )
     assert code == 2 and "compare question fails label_occluded: every letter is readable" in err
 
 
@@ -102,10 +128,27 @@ def test_export_benchmark_by_tag_and_import_elsewhere(hard, capsys, tmp_path):
     code, out = _add(capsys, hard, "--task", "find", "--target", "red matchbox", "--tag", "hard")
     assert code == 0
     tagged, everything = tmp_path / "hard.jsonl", tmp_path / "all.jsonl"
-    assert main(["export", "benchmark", "--db", hard, "--status", "any", "--tag", "hard",
-                 "--out", str(tagged)]) == 0  # fmt: skip
-    assert main(["export", "benchmark", "--db", hard, "--status", "any",
-                 "--out", str(everything)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--db",
+                hard,
+                "--status",
+                "any",
+                "--tag",
+                "hard",
+                "--out",
+                str(tagged),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(["export", "benchmark", "--db", hard, "--status", "any", "--out", str(everything)])
+        == 0
+    )
     capsys.readouterr()
     lines = [json.loads(line) for line in tagged.read_text().splitlines()]
     assert lines and all("hard" in r["criteria"]["tags"] for r in lines)
@@ -124,13 +167,32 @@ def test_results_and_metrics_filtered_by_tag(hard, capsys, qtbot):
     from gestures import open_as_ada
 
     assert _add(capsys, hard, "--task", "find", "--target", "red matchbox", "--tag", "hard")[0] == 0
-    assert main(["run-agent", "--agent", "chance", "--mode", "direct", "--questions", "any",
-                 "--image-size", "64", "--db", hard]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run-agent",
+                "--agent",
+                "chance",
+                "--mode",
+                "direct",
+                "--questions",
+                "any",
+                "--image-size",
+                "64",
+                "--db",
+                hard,
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     with open_project(hard) as project:
         episodes = project.episodes.list()
-        hard_ids = {q.id for q in project.questions.page(limit=100).rows
-                    if "hard" in q.criteria.get("tags", [])}  # fmt: skip
+        hard_ids = {
+            q.id
+            for q in project.questions.page(limit=100).rows
+            if "hard" in q.criteria.get("tags", [])
+        }
     on_hard = sum(e.question_id in hard_ids for e in episodes)
     assert 0 < on_hard < len(episodes)
     assert main(["metrics", "--json", "--tag", "hard", "--db", hard]) == 0
@@ -142,7 +204,10 @@ def test_results_and_metrics_filtered_by_tag(hard, capsys, qtbot):
         view = window.results.episode_results
         assert view.tag_row.isVisibleTo(view)
         assert [view.tag_box.itemData(i) for i in range(view.tag_box.count())] == [
-            None, "authored", "hard"]  # fmt: skip
+            None,
+            "authored",
+            "hard",
+        ]
         assert window.results.metrics["episodes"]["n"] == len(episodes)
         view.tag_box.setCurrentIndex(view.tag_box.findData("hard"))
         assert window.results.metrics["episodes"]["n"] == on_hard

@@ -25,8 +25,9 @@ def _new(path):
 
 
 def _generate(capsys, db, *extra):
-    code = main(["scenes", "generate", "--db", db, "--n", "3", "--seed", "11",
-                 "--objects", SMALL, *extra])  # fmt: skip
+    code = main(
+        ["scenes", "generate", "--db", db, "--n", "3", "--seed", "11", "--objects", SMALL, *extra]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err
     return out.out
@@ -45,8 +46,13 @@ def test_one_and_two_workers_store_identical_scenes(tmp_path, capsys, ray_local)
 def test_a_failing_item_is_reported_and_the_rest_stored(tmp_path, ray_local):
     stored = []
     items = [(1, (3, 4), "2f140"), (2, (3, 4), "no-such-gripper"), (3, (3, 4), "2f85")]
-    report = run_batch(items, make_scene_record, lambda item, rec: stored.append(rec["seed"]),
-                       workers=2, describe=lambda t: f"seed {t[0]}")  # fmt: skip
+    report = run_batch(
+        items,
+        make_scene_record,
+        lambda item, rec: stored.append(rec["seed"]),
+        workers=2,
+        describe=lambda t: f"seed {t[0]}",
+    )
     assert stored == [1, 3] and report.stored == 2
     ((item, why),) = report.failed
     assert item == "seed 2" and "no-such-gripper" in why
@@ -58,12 +64,14 @@ def test_questions_with_one_and_two_workers_are_the_same(tmp_path, ray_local):
     got = []
     for workers in (1, 2):
         db = _new(tmp_path / f"q{workers}.reasonscope")
-        summary = generate_questions(db, tasks=["find"], n=2, seed=40, image_size=256,
-                                     workers=workers)  # fmt: skip
+        summary = generate_questions(
+            db, tasks=["find"], n=2, seed=40, image_size=256, workers=workers
+        )
         with open_project(db) as p:
             qs = [p.questions.get(i) for i in summary.question_ids]
-            got.append([(q.seed, q.text, q.answer, p.scenes.get(q.scene_id).export_record())
-                        for q in qs])  # fmt: skip
+            got.append(
+                [(q.seed, q.text, q.answer, p.scenes.get(q.scene_id).export_record()) for q in qs]
+            )
     assert got[0] == got[1] and len(got[0]) == 2
 
 
@@ -71,11 +79,26 @@ def test_questions_with_one_and_two_workers_are_the_same(tmp_path, ray_local):
 def test_killed_then_resumed_gives_every_seed_once(tmp_path, capsys, workers):
     """kill -9 of the command in the middle leaves whole scenes; --resume does the rest."""
     db = _new(tmp_path / "killed.reasonscope")
-    args = ["scenes", "generate", "--db", db, "--n", "5", "--seed", "0", "--objects", SMALL,
-            "--workers", workers]  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    args = [
+        "scenes",
+        "generate",
+        "--db",
+        db,
+        "--n",
+        "5",
+        "--seed",
+        "0",
+        "--objects",
+        SMALL,
+        "--workers",
+        workers,
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and proc.poll() is None:
@@ -101,15 +124,40 @@ def test_bimanual_reference_episodes_on_two_workers_match_and_resume(tmp_path, c
     got = []
     for workers in ("1", "2"):
         db = _new(tmp_path / f"b{workers}.reasonscope")
-        args = ["run-agent", "--benchmark", "bimanual", "--agent", "reference", "--task",
-                "stack_blocks_two", "--episodes", "2", "--seed", "3", "--image-size", "160",
-                "--db", db, "--workers", workers]  # fmt: skip
+        args = [
+            "run-agent",
+            "--benchmark",
+            "bimanual",
+            "--agent",
+            "reference",
+            "--task",
+            "stack_blocks_two",
+            "--episodes",
+            "2",
+            "--seed",
+            "3",
+            "--image-size",
+            "160",
+            "--db",
+            db,
+            "--workers",
+            workers,
+        ]
         assert main(args) == 0, capsys.readouterr().err
         with open_project(db) as p:
             episodes = [p.episodes.get(i) for i in p.episodes.ids()]
-            got.append([({k: v for k, v in e.header.items() if k != "uid"},
-                         [(s.kind, s.arguments, s.feedback, s.image_sha256)
-                          for s in p.episodes.steps(e.id)]) for e in episodes])  # fmt: skip
+            got.append(
+                [
+                    (
+                        {k: v for k, v in e.header.items() if k != "uid"},
+                        [
+                            (s.kind, s.arguments, s.feedback, s.image_sha256)
+                            for s in p.episodes.steps(e.id)
+                        ],
+                    )
+                    for e in episodes
+                ]
+            )
         assert [h["bimanual"]["seed"] for h, _ in got[-1]] == [3, 4]
     assert got[0] == got[1]
     args[args.index("--episodes") + 1] = "3"
@@ -121,9 +169,26 @@ def test_bimanual_reference_episodes_on_two_workers_match_and_resume(tmp_path, c
 
 def test_replay_in_sim_all_on_two_workers_and_resume(tmp_path, capsys, ray_local):
     db = _new(tmp_path / "r.reasonscope")
-    assert main(["run-agent", "--benchmark", "bimanual", "--agent", "reference", "--task",
-                 "stack_blocks_two", "--episodes", "2", "--image-size", "160",
-                 "--db", db]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run-agent",
+                "--benchmark",
+                "bimanual",
+                "--agent",
+                "reference",
+                "--task",
+                "stack_blocks_two",
+                "--episodes",
+                "2",
+                "--image-size",
+                "160",
+                "--db",
+                db,
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["replay-in-sim", "--all", "--db", db, "--workers", "2"]) == 0
     assert "2 episodes replayed in sim, 2 succeeded (ray (" in capsys.readouterr().out
@@ -131,8 +196,9 @@ def test_replay_in_sim_all_on_two_workers_and_resume(tmp_path, capsys, ray_local
     assert "0 episodes replayed in sim" in capsys.readouterr().out
     with open_project(db) as p:
         replays = [p.episodes.get(i) for i in p.episodes.ids()]
-        sources = [e.header["bimanual"]["source_episode"] for e in replays
-                   if e.agent == "replay-in-sim"]  # fmt: skip
+        sources = [
+            e.header["bimanual"]["source_episode"] for e in replays if e.agent == "replay-in-sim"
+        ]
     assert sorted(sources) == [1, 2]
     assert main(["replay-in-sim", "--db", db]) == 2
     assert "give one EPISODE_ID or --all" in capsys.readouterr().err
@@ -140,11 +206,31 @@ def test_replay_in_sim_all_on_two_workers_and_resume(tmp_path, capsys, ray_local
 
 def test_batch_options_where_they_do_not_apply_are_refused(tmp_path, capsys):
     db = _new(tmp_path / "x.reasonscope")
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--n", "1",
-                 "--seed", "0", "--db", db, "--workers", "2"]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vg",
+                "--n",
+                "1",
+                "--seed",
+                "0",
+                "--db",
+                db,
+                "--workers",
+                "2",
+            ]
+        )
+        == 2
+    )
     assert "are for --benchmark mgvqa" in capsys.readouterr().err
-    assert main(["scenes", "generate", "--n", "1", "--seed", "0", "--db", db,
-                 "--workers", "0"]) == 2  # fmt: skip
+    assert (
+        main(["scenes", "generate", "--n", "1", "--seed", "0", "--db", db, "--workers", "0"]) == 2
+    )
     assert "--workers 0: need at least one" in capsys.readouterr().err
 
 
@@ -152,9 +238,26 @@ def test_spatial_items_rendered_on_two_workers_match_one(tmp_path, capsys, ray_l
     outs = {}
     for workers in (1, 2):
         db, out = _new(tmp_path / f"s{workers}.reasonscope"), tmp_path / f"items{workers}"
-        code = main(["spatial", "generate", "--setting", "sparse", "--n", "3", "--seed", "5",
-                     "--out", str(out), "--image-size", "96", "--db", db,
-                     "--workers", str(workers)])  # fmt: skip
+        code = main(
+            [
+                "spatial",
+                "generate",
+                "--setting",
+                "sparse",
+                "--n",
+                "3",
+                "--seed",
+                "5",
+                "--out",
+                str(out),
+                "--image-size",
+                "96",
+                "--db",
+                db,
+                "--workers",
+                str(workers),
+            ]
+        )
         assert code == 0, capsys.readouterr().err
         outs[workers] = {p.name: p.read_bytes() for p in out.iterdir()}
         with open_project(db) as project:

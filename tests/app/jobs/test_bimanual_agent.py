@@ -21,8 +21,20 @@ from store import open_project
 
 SIZE = (160, 120)
 TASK = "stack_blocks_two"
-HEADER_KEYS = {"uid", "benchmark", "mode", "agent", "model", "task", "outcome", "success",
-               "score", "tier", "bimanual", "error"}  # fmt: skip
+HEADER_KEYS = {
+    "uid",
+    "benchmark",
+    "mode",
+    "agent",
+    "model",
+    "task",
+    "outcome",
+    "success",
+    "score",
+    "tier",
+    "bimanual",
+    "error",
+}
 
 
 def completion(content: str) -> tuple[int, dict[str, Any]]:
@@ -31,9 +43,14 @@ def completion(content: str) -> tuple[int, dict[str, Any]]:
 
 
 def answer(plan: list[Any]) -> str:
-    return json.dumps({"visual_state_description": "two blocks on the table",
-                       "reasoning_and_reflection": "start", "language_plan": "stack them",
-                       "executable_plan": plan})  # fmt: skip
+    return json.dumps(
+        {
+            "visual_state_description": "two blocks on the table",
+            "reasoning_and_reflection": "start",
+            "language_plan": "stack them",
+            "executable_plan": plan,
+        }
+    )
 
 
 def user_text(body: dict[str, Any]) -> str:
@@ -52,8 +69,16 @@ def run(db, url: str, *, tier: str = "primitive", max_steps: int = 3, seed: int 
         fast = RetryPolicy(retries=2, base=0.01, jitter=0)
         return BimanualOpenAIAgent(OpenAIConfig(base_url=url, model="fake-vlm"), retry=fast)
 
-    summary = run_bimanual(db, "openai", TASK, seed=seed, tier=tier, max_steps=max_steps,
-                           image_size=SIZE, agent_factory=factory)  # fmt: skip
+    summary = run_bimanual(
+        db,
+        "openai",
+        TASK,
+        seed=seed,
+        tier=tier,
+        max_steps=max_steps,
+        image_size=SIZE,
+        agent_factory=factory,
+    )
     with open_project(db) as project:
         (episode_id,) = summary.episode_ids
         return project.episodes.get(episode_id), project.episodes.steps(episode_id)
@@ -101,9 +126,17 @@ def stacking_rows(env: BimanualEnv) -> list[list[list[float]]]:
     for arm, key, z in (("left", "red_block", 0.928), ("right", "green_block", 0.978)):
         x, y, _ = env.objects()[key]
         q = _grasp_quat(pybullet.getEulerFromQuaternion(env.world.body_pose(key)[1])[2])
-        moves = [([x, y, 1.0, *q], 1), ([x, y, 0.924, *q], 1), ([x, y, 0.924, *q], 0),
-                 ([x, y, 1.05, *q], 0), ([0, -0.13, 1.05, *DOWN], 0), ([0, -0.13, z, *DOWN], 0),
-                 ([0, -0.13, z, *DOWN], 1), ([0, -0.13, 1.08, *DOWN], 1), (home[arm], 1)]  # fmt: skip
+        moves = [
+            ([x, y, 1.0, *q], 1),
+            ([x, y, 0.924, *q], 1),
+            ([x, y, 0.924, *q], 0),
+            ([x, y, 1.05, *q], 0),
+            ([0, -0.13, 1.05, *DOWN], 0),
+            ([0, -0.13, z, *DOWN], 0),
+            ([0, -0.13, z, *DOWN], 1),
+            ([0, -0.13, 1.08, *DOWN], 1),
+            (home[arm], 1),
+        ]
         other = "right" if arm == "left" else "left"
         rows = []
         for pose, grip in moves:
@@ -127,22 +160,33 @@ def test_the_row16_tier_solves_the_task_with_rows_and_sees_its_history(db):
     assert "16 numbers" in requests[1]["messages"][0]["content"]
 
 
-FAR = {"action_id": "2.2", "action_name": "grasp_actor",
-       "parameters": {"actor": "red_block", "arm_tag": "right"}}  # fmt: skip
+FAR = {
+    "action_id": "2.2",
+    "action_name": "grasp_actor",
+    "parameters": {"actor": "red_block", "arm_tag": "right"},
+}
 
 
 def test_broken_and_unreadable_replies_history_and_the_allocation_guard(db):
-    broken = ("{'visual_state_description': 'red on the left', 'language_plan': 'grab it',"
-              "'executable_plan': [{'action_id': '2.2', 'action_name': 'grasp_actor', "
-              "'parameters': {'actor': 'red_block', 'arm_tag': 'right',},},],}")  # fmt: skip
+    broken = (
+        "{'visual_state_description': 'red on the left', 'language_plan': 'grab it',"
+        "'executable_plan': [{'action_id': '2.2', 'action_name': 'grasp_actor', "
+        "'parameters': {'actor': 'red_block', 'arm_tag': 'right',},},],}"
+    )
     pose = {"action_name": "get_arm_pose", "parameters": {"arm_tag": "left"}}
     script = [broken, "I would use (LEFT OR RIGHT)", answer([pose]), answer([]), answer([pose])]
     with serve(lambda body, n: completion(script[n - 1])) as (server, url):
         requests = server.requests
         episode, steps = run(db, url, max_steps=5)
     assert len(requests) == 5 and episode.outcome == "failure" and episode.step_count == 6
-    assert [s.kind for s in steps] == ["observation", "action", "format_error", "action",
-                                       "action", "action"]  # fmt: skip
+    assert [s.kind for s in steps] == [
+        "observation",
+        "action",
+        "format_error",
+        "action",
+        "action",
+        "action",
+    ]
     first = steps[1]
     assert "single_quotes" in first.result["parse"]["repairs"] and first.ok is False
     guard = "target red_block is too far, right arm can not finish this 'grasp' action!"
@@ -168,9 +212,26 @@ def test_run_agent_cli_runs_the_model_on_a_bimanual_task(db, monkeypatch, capsys
         requests = server.requests
         monkeypatch.setenv("REASONSCOPE_OPENAI_BASE_URL", url)
         monkeypatch.setenv("REASONSCOPE_OPENAI_MODEL", "fake-vlm")
-        code = main(["run-agent", "--agent", "openai", "--benchmark", "bimanual", "--task", TASK,
-                     "--max-steps", "1", "--image-size", "96", "--seed", "3", "--json",
-                     "--db", str(db)])  # fmt: skip
+        code = main(
+            [
+                "run-agent",
+                "--agent",
+                "openai",
+                "--benchmark",
+                "bimanual",
+                "--task",
+                TASK,
+                "--max-steps",
+                "1",
+                "--image-size",
+                "96",
+                "--seed",
+                "3",
+                "--json",
+                "--db",
+                str(db),
+            ]
+        )
     out = capsys.readouterr()
     assert code == 0, out.err
     summary = json.loads(out.out)
@@ -178,4 +239,6 @@ def test_run_agent_cli_runs_the_model_on_a_bimanual_task(db, monkeypatch, capsys
     with open_project(db) as project:
         episode = project.episodes.get(summary["episode_ids"][0])
     assert episode.header["bimanual"]["seed"] == 3 and episode.header["bimanual"]["image_size"] == [
-        96, 72]  # fmt: skip
+        96,
+        72,
+    ]

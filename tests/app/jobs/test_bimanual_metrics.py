@@ -45,19 +45,32 @@ def test_metrics_json_has_a_bimanual_key(capsys, db):
     m = out["bimanual"]
     assert m["success_by_task"] == {
         "gpt-5": {"handover_block": {"success": 1, "episodes": 2, "rate": 0.5, "unknown": 0}},
-        "gpt-5_base": {"stack_blocks_two": {"success": 1, "episodes": 2, "rate": 0.5,
-                                            "unknown": 0}},
-    }  # fmt: skip
+        "gpt-5_base": {
+            "stack_blocks_two": {"success": 1, "episodes": 2, "rate": 0.5, "unknown": 0}
+        },
+    }
     assert m["errors"] == {
-        "execution_flaw": 0, "scene_randomization": 0, "state_estimation": 0,
-        "end_effector_allocation": 1, "physical_attribute": 0, "action_sequencing": 0,
-        "bimanual_conflict": 0, "action_parameters": 1, "format": 1,
-    }  # fmt: skip
+        "execution_flaw": 0,
+        "scene_randomization": 0,
+        "state_estimation": 0,
+        "end_effector_allocation": 1,
+        "physical_attribute": 0,
+        "action_sequencing": 0,
+        "bimanual_conflict": 0,
+        "action_parameters": 1,
+        "format": 1,
+    }
     assert m["other_errors"] == {"premature_answer": 1}
     assert m["format_error_steps"] == 2 and m["format_error_by_model"] == {
-        "gpt-5": 1, "gpt-5_base": 1}  # fmt: skip
+        "gpt-5": 1,
+        "gpt-5_base": 1,
+    }
     assert (m["episodes"], m["models"], m["tasks"], m["replays_in_sim"]) == (
-        4, ["gpt-5", "gpt-5_base"], ["handover_block", "stack_blocks_two"], 0)  # fmt: skip
+        4,
+        ["gpt-5", "gpt-5_base"],
+        ["handover_block", "stack_blocks_two"],
+        0,
+    )
     assert m["average_by_model"] == {
         "gpt-5": {"rate": None, "missing": ["stack_blocks_two"]},
         "gpt-5_base": {"rate": None, "missing": ["handover_block"]},
@@ -71,8 +84,14 @@ def test_a_replay_in_sim_is_not_a_try_and_the_text_report_lists_the_table(db):
     with open_project(db) as project:
         lost, _steps = _labels(project)
         report = replay_in_sim(project, lost, save=True)
-        project.episodes.add_label(report.episode_id, 1, "environment", "execution_flaw", "",
-                                   project.annotators.sign_in("Ada"))  # fmt: skip
+        project.episodes.add_label(
+            report.episode_id,
+            1,
+            "environment",
+            "execution_flaw",
+            "",
+            project.annotators.sign_in("Ada"),
+        )
     m = project_metrics(db)["bimanual"]
     assert m["replays_in_sim"] == 1 and m["episodes"] == 4
     assert m["success_by_task"]["gpt-5"]["handover_block"]["episodes"] == 2
@@ -82,8 +101,10 @@ def test_a_replay_in_sim_is_not_a_try_and_the_text_report_lists_the_table(db):
     assert lines[0] == "bimanual: 4 episodes, 2 format-error steps, 1 replays in sim"
     assert lines[1].split() == ["model", "handover_block", "stack_blocks_two"]
     assert lines[2].split() == ["gpt-5", "1/2", "(50", "%)", "-"]
-    assert lines[4].startswith("  paper Table 1 (planning) gpt-5: Independent Parallel "
-                               "incomplete, Sequential Collaborative incomplete; total incomplete")
+    assert lines[4].startswith(
+        "  paper Table 1 (planning) gpt-5: Independent Parallel "
+        "incomplete, Sequential Collaborative incomplete; total incomplete"
+    )
     assert lines[5].startswith("  error labels: execution_flaw 1, end_effector_allocation 1")
     assert lines[5].endswith("premature_answer 1")
 

@@ -32,11 +32,19 @@ GPT5_FINE = (66, 83, 50, 79, 56)
 def test_the_papers_rows_give_the_papers_averages():
     planning_tasks = [task for _, cols in PLANNING_GROUPS for _, task in cols]
     counts = {
-        PLANNING: {"qwen": {t: {"success": s, "episodes": 100}
-                            for t, s in zip(planning_tasks, QWEN_PLANNING, strict=True)}},
-        FINE: {"gpt-5": {t: {"success": s, "episodes": 100}
-                         for (_, t), s in zip(FINE_COLUMNS, GPT5_FINE, strict=True)}},
-    }  # fmt: skip
+        PLANNING: {
+            "qwen": {
+                t: {"success": s, "episodes": 100}
+                for t, s in zip(planning_tasks, QWEN_PLANNING, strict=True)
+            }
+        },
+        FINE: {
+            "gpt-5": {
+                t: {"success": s, "episodes": 100}
+                for (_, t), s in zip(FINE_COLUMNS, GPT5_FINE, strict=True)
+            }
+        },
+    }
     tables = paper_tables(counts, ["gpt-5", "qwen"])
     (row,) = tables[PLANNING]["rows"]
     assert row["model"] == "qwen"
@@ -44,12 +52,30 @@ def test_the_papers_rows_give_the_papers_averages():
     assert round(row["group_avg"]["Sequential Collaborative"], 2) == 50.88
     assert round(row["total_avg"], 2) == 54.21
     assert [c["id"] for g in tables[PLANNING]["groups"] for c in g["columns"]] == [
-        "Place1", "Place2", "Ranking1", "Ranking2", "Stack1", "Stack2", "Handover1",
-        "Handover2", "Handover3", "Place3", "Place4", "Place5", "Place6", "Place7"]  # fmt: skip
+        "Place1",
+        "Place2",
+        "Ranking1",
+        "Ranking2",
+        "Stack1",
+        "Stack2",
+        "Handover1",
+        "Handover2",
+        "Handover3",
+        "Place3",
+        "Place4",
+        "Place5",
+        "Place6",
+        "Place7",
+    ]
     (fine,) = tables[FINE]["rows"]
     assert fine["model"] == "gpt-5" and round(fine["avg"], 2) == 66.80
     assert [c["id"] for c in tables[FINE]["columns"]] == [
-        "Place8", "Place9", "Place10", "Grab1", "Stack3"]  # fmt: skip
+        "Place8",
+        "Place9",
+        "Place10",
+        "Grab1",
+        "Stack3",
+    ]
 
 
 def test_seventeen_tasks_and_their_ids():
@@ -68,9 +94,16 @@ def db(tmp_path):
     """Episodes of two models over both tiers, as the importers and run-agent store them."""
     path = tmp_path / "paper.reasonscope"
     with open_project(path, create=True) as p:
+
         def run(model, task, tier, success):
-            header = {"benchmark": "bimanual", "model": model, "agent": "bimanibench",
-                      "task": task, "mode": "", "success": success}
+            header = {
+                "benchmark": "bimanual",
+                "model": model,
+                "agent": "bimanibench",
+                "task": task,
+                "mode": "",
+                "success": success,
+            }
             if tier is not None:
                 header["tier"] = tier
             p.episodes.add(header, [{"kind": "observation", "name": "observe"}])
@@ -92,8 +125,12 @@ def test_episodes_fall_in_their_tier_and_column(db, capsys):
     fine = {r["model"]: r for r in paper["fine"]["rows"]}
     assert set(planning) == {"vlm-a"} and set(fine) == {"vlm-a", "vlm-b"}
     a = planning["vlm-a"]
-    assert a["cells"]["Handover2"] == {"task": "handover_block", "success": 3, "episodes": 4,
-                                       "rate_pct": 75.0}  # fmt: skip
+    assert a["cells"]["Handover2"] == {
+        "task": "handover_block",
+        "success": 3,
+        "episodes": 4,
+        "rate_pct": 75.0,
+    }
     assert a["cells"]["Place3"]["rate_pct"] == 100.0 and a["cells"]["Place5"] is None
     assert a["total_avg"] is None and "Place1" in a["missing"] and "Place3" not in a["missing"]
     assert a["group_avg"] == {"Independent Parallel": None, "Sequential Collaborative": None}
@@ -120,8 +157,9 @@ def test_planning_table_as_csv_and_latex(db, capsys):
     assert cells["Handover2"] == "75" and cells["Place1"] == "-"
     assert cells["Total Avg."].startswith("incomplete (no Place1")
     assert any("Place7 put_bottles_dustbin" in n for n in notes)
-    assert main(["metrics", "--db", str(db), "--table", "bimanual_planning",
-                 "--format", "latex"]) == 0  # fmt: skip
+    assert (
+        main(["metrics", "--db", str(db), "--table", "bimanual_planning", "--format", "latex"]) == 0
+    )
     tex = capsys.readouterr().out
     assert r"\multicolumn{7}{c}{Independent Parallel Manipulation Tasks}" in tex
     assert r"\multicolumn{9}{c}{Sequential Collaborative Manipulation Tasks}" in tex

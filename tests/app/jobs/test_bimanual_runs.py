@@ -34,11 +34,21 @@ def test_a_reference_episode_is_stored_with_its_images(project):
     episode = project.episodes.get(episode_id)
     steps = project.episodes.steps(episode_id)
     assert (episode.benchmark, episode.agent, episode.mode, episode.outcome) == (
-        "bimanual", "reference", "manipulation", "success")  # fmt: skip
+        "bimanual",
+        "reference",
+        "manipulation",
+        "success",
+    )
     assert episode.header["bimanual"] == {
-        "task": "stack_blocks_two", "seed": 0, "instruction": episode.header["bimanual"][
-            "instruction"], "cameras": ["head"], "image_size": [160, 120], "max_steps": 2,
-        "truncate": None, "source_episode": None}  # fmt: skip
+        "task": "stack_blocks_two",
+        "seed": 0,
+        "instruction": episode.header["bimanual"]["instruction"],
+        "cameras": ["head"],
+        "image_size": [160, 120],
+        "max_steps": 2,
+        "truncate": None,
+        "source_episode": None,
+    }
     assert [s.kind for s in steps] == ["observation", "action", "action"]
     assert [s.ok for s in steps] == [True, True, True] and steps[2].result["task_success"]
     assert steps[1].arguments["plan"][-1]["action_name"] == "back_to_origin"
@@ -54,9 +64,23 @@ def test_reference_chunks_end_where_an_arm_goes_home():
 
 
 def test_run_agent_reference_records_episodes(capsys, db):
-    code, out, err = cli(capsys, "run-agent", "--agent", "reference", "--benchmark", "bimanual",
-                         "--task", "grab_roller", "--episodes", "2", "--image-size", "96",
-                         "--json", "--db", db)  # fmt: skip
+    code, out, err = cli(
+        capsys,
+        "run-agent",
+        "--agent",
+        "reference",
+        "--benchmark",
+        "bimanual",
+        "--task",
+        "grab_roller",
+        "--episodes",
+        "2",
+        "--image-size",
+        "96",
+        "--json",
+        "--db",
+        db,
+    )
     assert code == 0, err
     summary = json.loads(out)
     assert summary["episodes"] == 2 and summary["correct"] == 2
@@ -66,9 +90,23 @@ def test_run_agent_reference_records_episodes(capsys, db):
 
 
 def test_the_row16_reference_solves_the_task_with_rows_only(capsys, db):
-    code, out, err = cli(capsys, "run-agent", "--benchmark", "bimanual", "--agent", "reference",
-                         "--task", "stack_blocks_two", "--tier", "row16", "--image-size", "160",
-                         "--json", "--db", db)  # fmt: skip
+    code, out, err = cli(
+        capsys,
+        "run-agent",
+        "--benchmark",
+        "bimanual",
+        "--agent",
+        "reference",
+        "--task",
+        "stack_blocks_two",
+        "--tier",
+        "row16",
+        "--image-size",
+        "160",
+        "--json",
+        "--db",
+        db,
+    )
     assert code == 0, err
     assert json.loads(out)["correct"] == 1
     with open_project(db) as project:
@@ -84,14 +122,16 @@ def test_the_row16_reference_solves_the_task_with_rows_only(capsys, db):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["--benchmark", "bimanual", "--agent", "reference", "--task", "no_such_task"],
-         "no_such_task"),
+        (
+            ["--benchmark", "bimanual", "--agent", "reference", "--task", "no_such_task"],
+            "no_such_task",
+        ),
         (["--benchmark", "bimanual", "--agent", "reference"], "--task is required"),
         (["--benchmark", "bimanual", "--agent", "chance", "--task", "grab_roller"], "openai"),
         (["--agent", "chance"], "--mode is required"),
         (["--agent", "reference", "--mode", "direct"], "--benchmark bimanual"),
     ],
-)  # fmt: skip
+)
 def test_run_agent_refuses_bad_bimanual_input_in_one_line(capsys, db, args, needle):
     code, out, err = cli(capsys, "run-agent", *args, "--db", db)
     assert code == 2 and needle in err and len(err.splitlines()) == 1
@@ -109,7 +149,11 @@ def test_replay_in_sim_of_an_imported_episode_is_stored_next_to_the_log(tmp_path
     assert code == 0, err
     report = json.loads(out)
     assert (report["source_episode"], report["task"], report["seed"], report["tier"]) == (
-        1, "handover_block", 0, "primitive")  # fmt: skip
+        1,
+        "handover_block",
+        0,
+        "primitive",
+    )
     assert report["actor_aliases"] == {"block": "red_block"}
     # the harness's feedback: one line per action it executed (plans of 3, 4 and 1 actions)
     assert [s["recorded_feedback"] for s in report["steps"]] == [

@@ -37,8 +37,24 @@ def _jrdb_questions(db):
 def test_generate_stores_records_whose_answers_follow_from_the_labels(project, capsys):
     base, db = project
     for spatial in ("single", "pair", "clique"):
-        args = ["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--subject",
-                "human", "--spatial", spatial, "--n", "3", "--seed", "1", "--db", str(db)]
+        args = [
+            "questions",
+            "generate",
+            "--benchmark",
+            "jrdb",
+            "--task",
+            "vg",
+            "--subject",
+            "human",
+            "--spatial",
+            spatial,
+            "--n",
+            "3",
+            "--seed",
+            "1",
+            "--db",
+            str(db),
+        ]
         assert main(args) == 0
     assert "3 vg questions stored" in capsys.readouterr().out
     with open_project(db) as p:
@@ -54,8 +70,10 @@ def test_generate_stores_records_whose_answers_follow_from_the_labels(project, c
             box = next(b for b in p.sequences.boxes_2d(frame_ids[0]) if b.entity_id == target)
             assert q.answer["boxes"] == [[round(v, 2) for v in (box.x, box.y, box.w, box.h)]]
             d = q.difficulty
-            assert (d.S, d.T) == ({"single": 1, "pair": 2, "clique": 3}[
-                q.criteria["preferences"]["spatial"]], 1)
+            assert (d.S, d.T) == (
+                {"single": 1, "pair": 2, "clique": 3}[q.criteria["preferences"]["spatial"]],
+                1,
+            )
             assert d.D == d.S + d.R + d.T
             assert q.sequence_id == base.sequence_id and q.status == "pending"
             assert q.steps[-1]["entity_ids"] == q.answer["entity_ids"]
@@ -63,9 +81,33 @@ def test_generate_stores_records_whose_answers_follow_from_the_labels(project, c
 
 def test_counts_and_video_windows(project):
     _, db = project
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vqa-count",
-                 "--modality", "video", "--temporal", "pair", "--spatial", "pair",
-                 "--window", "3", "--n", "2", "--seed", "4", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vqa-count",
+                "--modality",
+                "video",
+                "--temporal",
+                "pair",
+                "--spatial",
+                "pair",
+                "--window",
+                "3",
+                "--n",
+                "2",
+                "--seed",
+                "4",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     with open_project(db) as p:
         qs = [q for q in p.questions.page(limit=500).rows if q.benchmark == "jrdb"]
         for q in qs:
@@ -77,14 +119,69 @@ def test_counts_and_video_windows(project):
 
 def test_bad_requests_fail_with_one_line(project, capsys):
     _, db = project
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "count", "--n", "1",
-                 "--seed", "0", "--db", str(db)]) != 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "count",
+                "--n",
+                "1",
+                "--seed",
+                "0",
+                "--db",
+                str(db),
+            ]
+        )
+        != 0
+    )
     assert "mgvqa task" in capsys.readouterr().err
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--subject",
-                 "both", "--n", "1", "--seed", "0", "--db", str(db)]) != 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vg",
+                "--subject",
+                "both",
+                "--n",
+                "1",
+                "--seed",
+                "0",
+                "--db",
+                str(db),
+            ]
+        )
+        != 0
+    )
     assert "needs two entities" in capsys.readouterr().err
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--sequence",
-                 "nope", "--n", "1", "--seed", "0", "--db", str(db)]) != 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vg",
+                "--sequence",
+                "nope",
+                "--n",
+                "1",
+                "--seed",
+                "0",
+                "--db",
+                str(db),
+            ]
+        )
+        != 0
+    )
     assert "no sequence 'nope'" in capsys.readouterr().err
     with open_project(db) as p:
         assert not [q for q in p.questions.page(limit=500).rows if q.benchmark == "jrdb"]
@@ -92,13 +189,66 @@ def test_bad_requests_fail_with_one_line(project, capsys):
 
 def test_export_jrdb_reasoning_vg_structure(project, tmp_path):
     base, db = project
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--subject",
-                 "both", "--spatial", "pair", "--n", "2", "--seed", "2", "--db", str(db)]) == 0
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vqa-wh",
-                 "--n", "1", "--seed", "2", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vg",
+                "--subject",
+                "both",
+                "--spatial",
+                "pair",
+                "--n",
+                "2",
+                "--seed",
+                "2",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vqa-wh",
+                "--n",
+                "1",
+                "--seed",
+                "2",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "vg.json"
-    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--status", "any",
-                 "--out", str(out), "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--format",
+                "jrdb-reasoning-vg",
+                "--status",
+                "any",
+                "--out",
+                str(out),
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     data = json.loads(out.read_text())
     assert isinstance(data, list) and len(data) == 2  # the Wh question is not a VG one
     with open_project(db) as p:
@@ -106,8 +256,11 @@ def test_export_jrdb_reasoning_vg_structure(project, tmp_path):
         name = p.sequences.get(base.sequence_id).name
     for element in data:
         q = by_uid[element["id"]]
-        assert element["data"] == {"seq": f"{name}.json", "modality_type": "image",
-                                   "specs": {"fps": 15}}
+        assert element["data"] == {
+            "seq": f"{name}.json",
+            "modality_type": "image",
+            "specs": {"fps": 15},
+        }
         assert element["question"]["question"] == q.text
         subs = element["question"]["sub_questions"]
         keys = step_keys(q.criteria["pattern"], q.steps)
@@ -129,11 +282,27 @@ def test_export_jrdb_reasoning_vg_structure(project, tmp_path):
 
 def test_reasonscope_benchmark_round_trip_keeps_the_sequence(project, tmp_path):
     base, db = project
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vqa-count",
-                 "--n", "2", "--seed", "5", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vqa-count",
+                "--n",
+                "2",
+                "--seed",
+                "5",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "all.jsonl"
-    assert main(["export", "benchmark", "--status", "any", "--out", str(out), "--db",
-                 str(db)]) == 0
+    assert main(["export", "benchmark", "--status", "any", "--out", str(out), "--db", str(db)]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     jrdb = [r for r in lines if r["benchmark"] == "jrdb"]
     assert len(jrdb) == 2 and all(r["scene"] is None for r in jrdb)
@@ -148,8 +317,27 @@ def test_reasonscope_benchmark_round_trip_keeps_the_sequence(project, tmp_path):
 
 def test_metrics_and_info_report_reasoning_results(project, tmp_path, capsys):
     _, db = project
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vg", "--spatial",
-                 "pair", "--n", "2", "--seed", "3", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vg",
+                "--spatial",
+                "pair",
+                "--n",
+                "2",
+                "--seed",
+                "3",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     with open_project(db) as p:
         qs = [q for q in p.questions.page(limit=500).rows if q.benchmark == "jrdb"]
     lines = [json.dumps({"question_id": q.uid, "box": q.answer["boxes"][0]}) for q in qs]
@@ -172,8 +360,25 @@ def test_verifier_agreement_is_split_by_benchmark(project):
     from app.jobs.metrics import project_metrics
 
     _, db = project
-    assert main(["questions", "generate", "--benchmark", "jrdb", "--task", "vqa-count",
-                 "--n", "2", "--seed", "6", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "questions",
+                "generate",
+                "--benchmark",
+                "jrdb",
+                "--task",
+                "vqa-count",
+                "--n",
+                "2",
+                "--seed",
+                "6",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     approve = Verdict(True, True, True, "approve")
     reject = Verdict(True, False, False, "reject", reason="a label is wrong")
     with open_project(db) as p:
@@ -191,7 +396,22 @@ def test_verifier_agreement_is_split_by_benchmark(project):
 def test_export_to_a_bad_path_names_it_and_writes_nothing(project, tmp_path, capsys):
     _, db = project
     out = tmp_path / "missing" / "vg.json"
-    assert main(["export", "benchmark", "--format", "jrdb-reasoning-vg", "--status", "any",
-                 "--out", str(out), "--db", str(db)]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "benchmark",
+                "--format",
+                "jrdb-reasoning-vg",
+                "--status",
+                "any",
+                "--out",
+                str(out),
+                "--db",
+                str(db),
+            ]
+        )
+        == 2
+    )
     assert f"{out}: not a writable file path" in capsys.readouterr().err
     assert not out.parent.exists()

@@ -39,8 +39,9 @@ def hp(tmp_path_factory):
             )
             for who, verdict, diff in ((bob, verdicts[0], db), (carol, verdicts[1], dc)):
                 comment = "" if verdict == "accept" else "not holding"
-                p.hoi.review(label.id, reviewer=who, verdict=verdict, difficulty=diff,
-                             comment=comment)  # fmt: skip
+                p.hoi.review(
+                    label.id, reviewer=who, verdict=verdict, difficulty=diff, comment=comment
+                )
     return hp
 
 

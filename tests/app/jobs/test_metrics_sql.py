@@ -35,9 +35,14 @@ def _mgvqa(rng, i):
     model = rng.choice(("vlm-a", "vlm-b", "", "chance"))
     agent = "chance" if model == "chance" else rng.choice(("openai", "search"))
     task = rng.choice(("count", "find", "beneath", "compare", "vg"))
-    header = {"benchmark": rng.choice(("mgvqa", "jrdb")), "model": model, "agent": agent,
-              "mode": rng.choice(("direct", "perception", "manipulation", "")), "task": task,
-              "success": rng.choice((True, False, None, None))}  # fmt: skip
+    header = {
+        "benchmark": rng.choice(("mgvqa", "jrdb")),
+        "model": model,
+        "agent": agent,
+        "mode": rng.choice(("direct", "perception", "manipulation", "")),
+        "task": task,
+        "success": rng.choice((True, False, None, None)),
+    }
     if rng.random() < 0.85:
         header["question"] = {"text": "q", "answer": rng.choice(TRUTHS)}
     elif rng.random() < 0.5:
@@ -51,27 +56,47 @@ def _mgvqa(rng, i):
         else:
             steps.append(_tool(rng, rng.choice(CALLS), usage=model != "chance"))
     for _ in range(rng.choice((0, 1, 1, 2))):
-        result = rng.choice(({"replay": {"correct": True}}, {"replay": {"correct": False}},
-                             {"replay": {"correct": 1}}, {"replay": "x"}, None, ["x"],
-                             {"replay": {"correct": True, "score": math.nan}},
-                             # long text is stored compressed: read in Python, not SQL
-                             {"replay": {"correct": False, "trace": "t" * 400}},
-                             {"replay": {"correct": True, "trace": "t" * 400}}))  # fmt: skip
+        result = rng.choice(
+            (
+                {"replay": {"correct": True}},
+                {"replay": {"correct": False}},
+                {"replay": {"correct": 1}},
+                {"replay": "x"},
+                None,
+                ["x"],
+                {"replay": {"correct": True, "score": math.nan}},
+                # long text is stored compressed: read in Python, not SQL
+                {"replay": {"correct": False, "trace": "t" * 400}},
+                {"replay": {"correct": True, "trace": "t" * 400}},
+            )
+        )
         arguments = {"answer": rng.choice(GIVEN)}
         if rng.random() < 0.3:
             arguments["reasoning"] = "because " * 60
-        steps.append({"kind": "answer", "name": "answer_question", "ok": True,
-                      "arguments": arguments, "result": result,
-                      "latency_s": 0.5, "tokens_in": 100, "tokens_out": 5})  # fmt: skip
+        steps.append(
+            {
+                "kind": "answer",
+                "name": "answer_question",
+                "ok": True,
+                "arguments": arguments,
+                "result": result,
+                "latency_s": 0.5,
+                "tokens_in": 100,
+                "tokens_out": 5,
+            }
+        )
     return header, steps
 
 
 def _bimanual(rng):
-    header = {"benchmark": "bimanual", "model": rng.choice(("gpt-5", "qwen", "")),
-              "agent": rng.choice(("openai", "reference", "replay-in-sim")),
-              "task": rng.choice(("handover_block", "place_bread_skillet", "stack_blocks_two")),
-              "success": rng.choice((True, False, None)),
-              "tier": rng.choice(("primitive", "row16", "low_level", None, 7))}  # fmt: skip
+    header = {
+        "benchmark": "bimanual",
+        "model": rng.choice(("gpt-5", "qwen", "")),
+        "agent": rng.choice(("openai", "reference", "replay-in-sim")),
+        "task": rng.choice(("handover_block", "place_bread_skillet", "stack_blocks_two")),
+        "success": rng.choice((True, False, None)),
+        "tier": rng.choice(("primitive", "row16", "low_level", None, 7)),
+    }
     if rng.random() < 0.2:
         del header["tier"]
     steps = []
@@ -96,8 +121,9 @@ def db(tmp_path_factory):
         dual = [e for e in project.episodes.list() if is_bimanual(e) and e.step_count]
         for e in dual[:12]:
             for who in (ada, ben):  # the same kind on a step by two annotators counts once
-                project.episodes.add_label(e.id, 0, "perceptual_reasoning", "state_estimation",
-                                           "", who)  # fmt: skip
+                project.episodes.add_label(
+                    e.id, 0, "perceptual_reasoning", "state_estimation", "", who
+                )
             project.episodes.add_label(e.id, None, "format", "", "", ada)
             project.episodes.add_label(e.id, 0, "evidence_gathering", "premature_answer", "", ben)
     return path
@@ -139,8 +165,10 @@ def _expected_per_model(pairs, success):
     """Per model, straight from the stored steps."""
     out = {}
     for e, steps in pairs:
-        row = out.setdefault(e.model or e.agent or "unknown", {
-            "episodes": 0, "succeeded": 0, "latency": [], "tokens_in": [], "tokens_out": []})  # fmt: skip
+        row = out.setdefault(
+            e.model or e.agent or "unknown",
+            {"episodes": 0, "succeeded": 0, "latency": [], "tokens_in": [], "tokens_out": []},
+        )
         row["episodes"] += 1
         row["succeeded"] += bool(success(e, steps))
         row["latency"] += [s.latency_s for s in steps if s.latency_s is not None]
@@ -154,7 +182,10 @@ def _check_per_model(rows, expected):
     for r in rows:
         x = expected[r["model"]]
         assert (r["episodes"], r["succeeded"], r["requests"]) == (
-            x["episodes"], x["succeeded"], len(x["latency"]))  # fmt: skip
+            x["episodes"],
+            x["succeeded"],
+            len(x["latency"]),
+        )
         assert r["success_pct"] == pytest.approx(100 * x["succeeded"] / x["episodes"])
         if x["latency"]:
             assert r["mean_latency_s"] == pytest.approx(sum(x["latency"]) / len(x["latency"]))
@@ -186,30 +217,69 @@ def test_per_model_episodes_success_latency_and_tokens(db):
 def test_metrics_json_and_text_report_per_model(tmp_path, capsys):
     path = tmp_path / "two.reasonscope"
     with open_project(path, create=True) as project:
-        for model, ok, usage in (("vlm-a", True, (1.5, 100, 10)), ("vlm-a", False, (2.5, 300, 30)),
-                                 ("vlm-b", True, None)):  # fmt: skip
+        for model, ok, usage in (
+            ("vlm-a", True, (1.5, 100, 10)),
+            ("vlm-a", False, (2.5, 300, 30)),
+            ("vlm-b", True, None),
+        ):
             step = {"kind": "answer", "name": "answer_question", "arguments": {"answer": "1"}}
             if usage:
                 step.update(latency_s=usage[0], tokens_in=usage[1], tokens_out=usage[2])
-            project.episodes.add({"benchmark": "mgvqa", "model": model, "agent": "openai",
-                                  "task": "count", "mode": "direct", "success": ok}, [step])  # fmt: skip
-        project.episodes.add({"benchmark": "bimanual", "model": "gpt-5", "task": "handover_block",
-                              "success": True}, [{"kind": "action", "latency_s": 4.0,
-                                                  "tokens_in": 2000, "tokens_out": 40}])  # fmt: skip
+            project.episodes.add(
+                {
+                    "benchmark": "mgvqa",
+                    "model": model,
+                    "agent": "openai",
+                    "task": "count",
+                    "mode": "direct",
+                    "success": ok,
+                },
+                [step],
+            )
+        project.episodes.add(
+            {"benchmark": "bimanual", "model": "gpt-5", "task": "handover_block", "success": True},
+            [{"kind": "action", "latency_s": 4.0, "tokens_in": 2000, "tokens_out": 40}],
+        )
     assert main(["metrics", "--json", "--db", str(path)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["episodes"]["per_model"] == [
-        {"model": "vlm-a", "episodes": 2, "succeeded": 1, "success_pct": 50.0, "requests": 2,
-         "mean_latency_s": 2.0, "tokens_in": 400, "tokens_out": 40, "mean_tokens_in": 200.0,
-         "mean_tokens_out": 20.0},
-        {"model": "vlm-b", "episodes": 1, "succeeded": 1, "success_pct": 100.0, "requests": 0,
-         "mean_latency_s": None, "tokens_in": None, "tokens_out": None, "mean_tokens_in": None,
-         "mean_tokens_out": None},
-    ]  # fmt: skip
+        {
+            "model": "vlm-a",
+            "episodes": 2,
+            "succeeded": 1,
+            "success_pct": 50.0,
+            "requests": 2,
+            "mean_latency_s": 2.0,
+            "tokens_in": 400,
+            "tokens_out": 40,
+            "mean_tokens_in": 200.0,
+            "mean_tokens_out": 20.0,
+        },
+        {
+            "model": "vlm-b",
+            "episodes": 1,
+            "succeeded": 1,
+            "success_pct": 100.0,
+            "requests": 0,
+            "mean_latency_s": None,
+            "tokens_in": None,
+            "tokens_out": None,
+            "mean_tokens_in": None,
+            "mean_tokens_out": None,
+        },
+    ]
     assert out["bimanual"]["per_model"][0] == {
-        "model": "gpt-5", "episodes": 1, "succeeded": 1, "success_pct": 100.0, "requests": 1,
-        "mean_latency_s": 4.0, "tokens_in": 2000, "tokens_out": 40, "mean_tokens_in": 2000.0,
-        "mean_tokens_out": 40.0}  # fmt: skip
+        "model": "gpt-5",
+        "episodes": 1,
+        "succeeded": 1,
+        "success_pct": 100.0,
+        "requests": 1,
+        "mean_latency_s": 4.0,
+        "tokens_in": 2000,
+        "tokens_out": 40,
+        "mean_tokens_in": 2000.0,
+        "mean_tokens_out": 40.0,
+    }
     assert main(["metrics", "--db", str(path)]) == 0
     text = capsys.readouterr().out
     lines = [line.split() for line in text.splitlines()]

@@ -18,11 +18,16 @@ def db(tmp_path):
         with project.write():
             sid = project.scenes.add(scene_record_of(world))
             project.questions.add(
-                {"benchmark": "mgvqa", "task": "find",
-                 "text": "Is there a red cube on the table? If so, point to it.",
-                 "options": ["yes", "no"], "answer": {"answer": "yes"},
-                 "criteria": {"measured": {"target": "red cube"}}, "scene_id": sid}
-            )  # fmt: skip
+                {
+                    "benchmark": "mgvqa",
+                    "task": "find",
+                    "text": "Is there a red cube on the table? If so, point to it.",
+                    "options": ["yes", "no"],
+                    "answer": {"answer": "yes"},
+                    "criteria": {"measured": {"target": "red cube"}},
+                    "scene_id": sid,
+                }
+            )
     return path
 
 
@@ -50,7 +55,9 @@ def test_search_and_chance_runs_are_recorded_step_by_step(db, tmp_path, capsys):
     # and back into another project, step for step
     other = tmp_path / "other.reasonscope"
     open_project(other, create=True).close()
-    assert main(["import", "episodes", str(out), "--format", "reasonscope", "--db", str(other)]) == 0
+    assert (
+        main(["import", "episodes", str(out), "--format", "reasonscope", "--db", str(other)]) == 0
+    )
     with open_project(db) as a, open_project(other) as b:
         first = a.episodes.ids()[0]
         copy = b.episodes.find(a.episodes.get(first).uid)

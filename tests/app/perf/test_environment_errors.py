@@ -13,14 +13,24 @@ def test_successes_other_tools_and_refused_calls_are_no_environment_errors():
     assert environment_error(_step("grasp", True, {"reason": ""})) is None
     assert environment_error(_step("find_object", False, {"mask": {}})) is None
     # a malformed call is refused before anything moves: the agent's error
-    assert environment_error({"kind": "tool", "name": "grasp", "ok": False,
-                              "result": {"error": "no mask 'mask_9'", "replay": {}}}) is None  # fmt: skip
+    assert (
+        environment_error(
+            {
+                "kind": "tool",
+                "name": "grasp",
+                "ok": False,
+                "result": {"error": "no mask 'mask_9'", "replay": {}},
+            }
+        )
+        is None
+    )
     assert environment_error({"kind": "answer", "name": "answer_question", "ok": True}) is None
 
 
 def test_a_grasp_refused_because_neighbours_hem_it_in_is_the_agents_choice():
-    plan = {"rejected": {"fingers would hit": 20, "surfaces not antipodal": 12,
-                         "knuckles would hit": 3}}  # fmt: skip
+    plan = {
+        "rejected": {"fingers would hit": 20, "surfaces not antipodal": 12, "knuckles would hit": 3}
+    }
     assert (
         environment_error(_step("grasp", False, {"reason": "no feasible grasp", "plan": plan}))
         is None

@@ -31,11 +31,22 @@ def dual_arm_project(tmp_path_factory):
     path = imported_project(tmp, "dual.reasonscope")
     with open_project(path) as project:
         project.episodes.add(
-            {"uid": "mgvqa-1", "benchmark": "mgvqa", "model": "vlm", "mode": "perception",
-             "task": "count"},
-            [{"kind": "answer", "name": "answer_question", "arguments": {"answer": "2"},
-              "ok": True}],
-        )  # fmt: skip
+            {
+                "uid": "mgvqa-1",
+                "benchmark": "mgvqa",
+                "model": "vlm",
+                "mode": "perception",
+                "task": "count",
+            },
+            [
+                {
+                    "kind": "answer",
+                    "name": "answer_question",
+                    "arguments": {"answer": "2"},
+                    "ok": True,
+                }
+            ],
+        )
         record_reference_episode(project, "stack_blocks_two", 0)
     return path
 
@@ -49,9 +60,10 @@ def window(qtbot, dual_arm_project, tmp_path):
 
 def _open(qtbot, replay, uid=None, agent=None):
     row = next(
-        i for i, e in enumerate(replay.state.episodes)
+        i
+        for i, e in enumerate(replay.state.episodes)
         if (uid is None or e.uid == uid) and (agent is None or e.agent == agent)
-    )  # fmt: skip
+    )
     replay.episodes.select_row(row)
     qtbot.waitUntil(lambda: replay.view.loaded is not None, timeout=60000)
     return replay.state.episode
@@ -133,17 +145,23 @@ def test_labels_offer_the_dual_arm_kinds_suggest_format_errors_and_save_at_once(
     labels.note.setText("the right arm cannot reach the block on the left")
     labels.choose("perceptual_reasoning", "end_effector_allocation")
     with open_project(tmp_path / "copy.reasonscope") as project:  # another connection
-        saved = [(lab.step_index, lab.category, lab.subcategory, lab.note)
-                 for lab in project.episodes.labels(episode.id)]  # fmt: skip
+        saved = [
+            (lab.step_index, lab.category, lab.subcategory, lab.note)
+            for lab in project.episodes.labels(episode.id)
+        ]
         assert (
             project.annotators.get(project.episodes.labels(episode.id)[0].annotator_id).name
             == "Ada"
         )
     assert saved == [
-        (1, "perceptual_reasoning", "end_effector_allocation",
-         "the right arm cannot reach the block on the left"),
+        (
+            1,
+            "perceptual_reasoning",
+            "end_effector_allocation",
+            "the right arm cannot reach the block on the left",
+        ),
         (2, "format", "", ""),
-    ]  # fmt: skip
+    ]
 
 
 def test_a_recorded_episode_restores_the_world_and_a_log_replays_in_sim(qtbot, window, tmp_path):

@@ -55,10 +55,13 @@ def test_a_grasp_that_never_closed_says_planned_only(qtbot, window):
     replay = window.replay
     with open_project(window.session.path, readonly=True) as project:
         never = [
-            (e, s.index) for e in project.episodes.ids() for s in project.episodes.steps(e)
-            if s.name == "grasp" and not s.ok
+            (e, s.index)
+            for e in project.episodes.ids()
+            for s in project.episodes.steps(e)
+            if s.name == "grasp"
+            and not s.ok
             and not ((s.result or {}).get("replay") or {}).get("tool_at_close")
-        ]  # fmt: skip
+        ]
     assert never, "the demo has no grasp that failed before the fingers closed"
     episode_id, index = never[0]
     _show(qtbot, replay, episode_id, index)

@@ -14,8 +14,16 @@ import pytest
 from gestures import open_as_ada, press_shortcut
 from PySide6.QtCore import QPoint, Qt
 
-MANIPULATION = ["observe", "find_object", "push", "find_object", "grasp", "find_object", "grasp",
-                "answer_question"]  # fmt: skip
+MANIPULATION = [
+    "observe",
+    "find_object",
+    "push",
+    "find_object",
+    "grasp",
+    "find_object",
+    "grasp",
+    "answer_question",
+]
 FAILED_GRASP = 6
 
 
@@ -32,9 +40,13 @@ def _open(qtbot, replay, row=0):
 
 
 def _rendered(qtbot, replay, index):
-    qtbot.waitUntil(lambda: replay.image.caption.text().endswith(
-        ("saw", "mask outlined", f"After step {index}")) and replay.state.index == index,
-        timeout=20000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: (
+            replay.image.caption.text().endswith(("saw", "mask outlined", f"After step {index}"))
+            and replay.state.index == index
+        ),
+        timeout=20000,
+    )
 
 
 def test_keys_step_through_the_episode_and_seek_restores_the_record(qtbot, window):
@@ -112,8 +124,13 @@ def test_a_grasp_step_shows_its_mask_points_and_plan(qtbot, window):
     _rendered(qtbot, replay, 4)
     assert replay.image.caption.text().startswith("After step 4")
     replay.state.seek(FAILED_GRASP)  # no fingers ever closed: the plan alone
-    qtbot.waitUntil(lambda: "planned" in replay.view.lines.names and "actual" not in (
-        replay.view.lines.names) and replay.state.index == FAILED_GRASP)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: (
+            "planned" in replay.view.lines.names
+            and "actual" not in (replay.view.lines.names)
+            and replay.state.index == FAILED_GRASP
+        )
+    )
     assert "The fingers never closed: no feasible grasp" in replay.step_panel.text
 
 
@@ -128,12 +145,17 @@ def test_an_error_label_is_saved_with_the_annotator(qtbot, window):
     (saved,) = session.project.episodes.labels(episode)
     assert saved.annotator_id == session.annotator.id and session.annotator.name == "Ada"
     assert (saved.step_index, saved.category, saved.subcategory, saved.note) == (
-        FAILED_GRASP, "evidence_gathering", "failed_grasp_recovery", "tried the wide box anyway",
-    )  # fmt: skip
+        FAILED_GRASP,
+        "evidence_gathering",
+        "failed_grasp_recovery",
+        "tried the wide box anyway",
+    )
     assert "Saved: Evidence gathering failure" in replay.mode.statusBar().currentMessage()
     assert labels.note.text() == ""
-    assert "step 6 · Evidence gathering failure (MG-VQA) › No recovery after a failed grasp " \
-           "— Ada: tried the wide box anyway" == labels.existing.item(0).text()  # fmt: skip
+    assert (
+        "step 6 · Evidence gathering failure (MG-VQA) › No recovery after a failed grasp "
+        "— Ada: tried the wide box anyway" == labels.existing.item(0).text()
+    )
     replay.state.seek(1)  # another step: its own ticks
     item = labels.items[("evidence_gathering", "failed_grasp_recovery")]
     assert item.checkState(0) == Qt.CheckState.Unchecked
@@ -171,8 +193,9 @@ def test_resimulate_from_the_push_matches_the_record(qtbot, window):
     _open(qtbot, replay)
     replay.state.seek(2)
     press_shortcut(qtbot, window, Qt.Key.Key_R)
-    qtbot.waitUntil(lambda: replay.resim_task is None and replay.view.report is not None,
-                    timeout=60000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: replay.resim_task is None and replay.view.report is not None, timeout=60000
+    )
     report = replay.view.report
     assert report.from_index == 2 and len(report.steps) == 6
     assert report.matches, [s.diff() for s in report.steps]

@@ -58,22 +58,36 @@ def jrdb_questions(project, sequence_id: int) -> dict[str, dict]:
     step = {"description": "all persons", "entity_ids": [key], "slot": 0, "boxes": {key: box}}
     return {
         "vg": {
-            **base, "task": "vg", "text": "Find the tallest person in the picture.",
+            **base,
+            "task": "vg",
+            "text": "Find the tallest person in the picture.",
             "answer": {"entity_ids": [key], "image_id": image_id, "boxes": [box]},
-            "evidence_ids": [key], "steps": [step],
-            "difficulty": {"S": 1, "R": 0, "T": 1}, "criteria": criteria,
+            "evidence_ids": [key],
+            "steps": [step],
+            "difficulty": {"S": 1, "R": 0, "T": 1},
+            "criteria": criteria,
         },
         "count": {
-            **base, "task": "vqa-count", "text": "How many persons are in the picture?",
-            "answer": len(people), "evidence_ids": [key], "steps": [step],
-            "difficulty": {"S": 2, "R": 1, "T": 1}, "criteria": criteria,
+            **base,
+            "task": "vqa-count",
+            "text": "How many persons are in the picture?",
+            "answer": len(people),
+            "evidence_ids": [key],
+            "steps": [step],
+            "difficulty": {"S": 2, "R": 1, "T": 1},
+            "criteria": criteria,
         },
         "wh": {
-            **base, "task": "vqa-wh", "text": "What is the age of the woman?",
-            "answer": WH_ANSWER, "evidence_ids": [key], "steps": [step],
-            "difficulty": {"S": 3, "R": 2, "T": 1}, "criteria": {**criteria, "asked": "age"},
+            **base,
+            "task": "vqa-wh",
+            "text": "What is the age of the woman?",
+            "answer": WH_ANSWER,
+            "evidence_ids": [key],
+            "steps": [step],
+            "difficulty": {"S": 3, "R": 2, "T": 1},
+            "criteria": {**criteria, "asked": "age"},
         },
-    }  # fmt: skip
+    }
 
 
 @pytest.fixture(scope="module")
@@ -310,5 +324,8 @@ def test_a_box_drawn_across_the_seam_is_stored_across_it_and_scores(qtbot, seam_
     assert answer.correct and answer.iou > 0.9
     # a drag that starts in the strip left of 0 is stored from the right end, across the seam
     assert drag_box((-58, 102), (58, 298), width=PANORAMA_WIDTH, height=480, wrap=True) == [
-        PANORAMA_WIDTH - 58, 102.0, 116.0, 196.0
-    ]  # fmt: skip
+        PANORAMA_WIDTH - 58,
+        102.0,
+        116.0,
+        196.0,
+    ]

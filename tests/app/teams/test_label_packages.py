@@ -21,9 +21,15 @@ def hoi(tmp_path):
     with open_project(base.db) as p:
         ana = p.annotators.sign_in("ana")
         for frame in base.frame_ids[:2]:
-            p.hoi.add_label(frame_id=frame, subject_entity_id=persons[0],
-                            object_entity_id=objects[0], category="human-object",
-                            predicate="holding", difficulty=2, annotator=ana)  # fmt: skip
+            p.hoi.add_label(
+                frame_id=frame,
+                subject_entity_id=persons[0],
+                object_entity_id=objects[0],
+                category="human-object",
+                predicate="holding",
+                difficulty=2,
+                annotator=ana,
+            )
     return base
 
 
@@ -81,8 +87,11 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
     manifest = create_package(hoi.db, request, out)
     assert [i["kind"] for i in manifest["items"]] == ["frame"] * 3 and not manifest["notes"]
     with pytest.raises(ProjectError, match="frame 2 of synthetic-cafe_0 is out with fay"):
-        create_package(hoi.db, PackageRequest("gil", "annotator", sequence="synthetic-cafe_0",
-                                              frames=(2, 3)), tmp_path / "gil.rspack")  # fmt: skip
+        create_package(
+            hoi.db,
+            PackageRequest("gil", "annotator", sequence="synthetic-cafe_0", frames=(2, 3)),
+            tmp_path / "gil.rspack",
+        )
     laptop = tmp_path / "laptop"
     laptop.mkdir()
     moved = laptop / "fay.rspack"
@@ -97,13 +106,25 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
             assert all((folder / sequence.name / c).is_file() for c in frame.pointcloud_paths)
         fay = p.annotators.sign_in("fay")
         persons = [e.id for e in p.sequences.entities(sequence.id, "human")]
-        p.hoi.add_label(frame_id=frames[2].id, subject_entity_id=persons[1],
-                                object_entity_id=None, category="human-human",
-                                predicate="talking", difficulty=1, annotator=fay)  # fmt: skip
+        p.hoi.add_label(
+            frame_id=frames[2].id,
+            subject_entity_id=persons[1],
+            object_entity_id=None,
+            category="human-human",
+            predicate="talking",
+            difficulty=1,
+            annotator=fay,
+        )
         drawn = p.sequences.add_entity(sequence.id, "cup:99", "object", "cup", source="annotator")
-        p.hoi.add_label(frame_id=frames[2].id, subject_entity_id=persons[1],
-                        object_entity_id=drawn, category="human-object",
-                        predicate="holding", difficulty=2, annotator=fay)  # fmt: skip
+        p.hoi.add_label(
+            frame_id=frames[2].id,
+            subject_entity_id=persons[1],
+            object_entity_id=drawn,
+            category="human-object",
+            predicate="holding",
+            difficulty=2,
+            annotator=fay,
+        )
     report = merge_package(hoi.db, moved)
     assert report.merged["labels"] == 1
     assert [c["reason"] for c in report.conflicts] == [
@@ -117,8 +138,9 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
 
 def test_a_carried_file_changed_is_tampering(hoi, tmp_path):
     out = tmp_path / "fay.rspack"
-    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0",
-                                          frames=(0, 0)), out)  # fmt: skip
+    create_package(
+        hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0", frames=(0, 0)), out
+    )
     conn = sqlite3.connect(out)
     conn.execute("UPDATE package_files SET data = x'00', sha256 = 'x' WHERE rowid = 1")
     conn.commit()
@@ -156,9 +178,15 @@ def test_a_frame_goes_to_an_annotator_once(hoi, tmp_path):
     with open_project(out) as p:
         fay = p.annotators.sign_in("fay")
         person = p.sequences.entities(p.sequences.list()[0].id, "human")[0].id
-        p.hoi.add_label(frame_id=p.sequences.frames(p.sequences.list()[0].id)[0].id,
-                        subject_entity_id=person, object_entity_id=None, category="human-human",
-                        predicate="talking", difficulty=1, annotator=fay)  # fmt: skip
+        p.hoi.add_label(
+            frame_id=p.sequences.frames(p.sequences.list()[0].id)[0].id,
+            subject_entity_id=person,
+            object_entity_id=None,
+            category="human-human",
+            predicate="talking",
+            difficulty=1,
+            annotator=fay,
+        )
     merge_package(hoi.db, out)
     with pytest.raises(ProjectError, match="frame 0 of synthetic-cafe_0 is out with fay already"):
         create_package(hoi.db, request, tmp_path / "again.rspack")

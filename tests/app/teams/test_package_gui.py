@@ -95,8 +95,23 @@ def test_two_verifiers_on_two_machines_then_merge(qtbot, team_project, tmp_path,
     for qid in (first.id, second.id):
         argv = ["verify", str(qid), "--as", "Ben", "--decision", "approve", "--criteria", "1,2,3"]
         assert cli([*argv, "--db", str(ben)]) == 0
-    assert cli(["verify", str(first.id), "--as", "Ada", "--decision", "approve",
-                "--criteria", "1,2,3", "--db", str(ben)]) == 2  # fmt: skip
+    assert (
+        cli(
+            [
+                "verify",
+                str(first.id),
+                "--as",
+                "Ada",
+                "--decision",
+                "approve",
+                "--criteria",
+                "1,2,3",
+                "--db",
+                str(ben),
+            ]
+        )
+        == 2
+    )
     assert "Ben's; Ada cannot work in it" in capsys.readouterr().err
 
     # Back at the owner's: merge both from the menu, one twice.

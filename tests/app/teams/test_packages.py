@@ -14,8 +14,13 @@ from store import ProjectError, open_project
 
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
-BODY = {"id": "mug_1", "name": "red mug", "asset": "mug.urdf", "position": [0, 0, 0.8],
-        "orientation": [0, 0, 0, 1]}  # fmt: skip
+BODY = {
+    "id": "mug_1",
+    "name": "red mug",
+    "asset": "mug.urdf",
+    "position": [0, 0, 0.8],
+    "orientation": [0, 0, 0, 1],
+}
 
 
 @pytest.fixture
@@ -24,8 +29,16 @@ def main(tmp_path):
     with open_project(path, create=True) as p:
         scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
         for i in range(4):
-            p.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"How many mugs? {i}",
-                             "answer": 1, "evidence_ids": ["mug_1"], "scene_id": scene})  # fmt: skip
+            p.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"How many mugs? {i}",
+                    "answer": 1,
+                    "evidence_ids": ["mug_1"],
+                    "scene_id": scene,
+                }
+            )
     return path
 
 
@@ -178,8 +191,15 @@ def test_kill_9_during_a_merge_leaves_nothing_partial(tmp_path):
     path = tmp_path / "big.rsproj"
     with open_project(path, create=True) as p:
         for i in range(60):
-            p.questions.add({"benchmark": "mgvqa", "task": "count", "text": f"How many? {i}",
-                             "answer": 1, "evidence_ids": []})  # fmt: skip
+            p.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"How many? {i}",
+                    "answer": 1,
+                    "evidence_ids": [],
+                }
+            )
     pack, _ = _pack(path, tmp_path, "ana")
     with open_project(pack) as p:
         ana = p.annotators.sign_in("ana")
@@ -187,8 +207,9 @@ def test_kill_9_during_a_merge_leaves_nothing_partial(tmp_path):
             p.verifications.submit(q.id, ana, APPROVE, 1.0)
     before = _state(path)
     script = Path(__file__).with_name("merge_process.py")
-    proc = subprocess.Popen([sys.executable, str(script), str(path), str(pack), "40"],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(path), str(pack), "40"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "paused"  # 40 of 60 verdicts in, uncommitted
         proc.send_signal(signal.SIGKILL)
@@ -204,29 +225,48 @@ def test_kill_9_during_a_merge_leaves_nothing_partial(tmp_path):
 def _steps(*calls):
     steps = [{"kind": "observation", "name": "observe", "ok": True, "state": {"t": 0}}]
     for name, ok in calls:
-        steps.append({"kind": "tool", "name": name, "arguments": {}, "ok": ok, "feedback": "",
-                      "state": {"t": len(steps)}})  # fmt: skip
+        steps.append(
+            {
+                "kind": "tool",
+                "name": name,
+                "arguments": {},
+                "ok": ok,
+                "feedback": "",
+                "state": {"t": len(steps)},
+            }
+        )
     return steps
 
 
 def test_error_labels_come_back_from_an_episode_package(main, tmp_path):
     with open_project(main) as p:
-        ok = p.episodes.add({"model": "m1", "task": "count", "success": True, "scene_id": 1},
-                            _steps(("grasp", True)))  # fmt: skip
-        bad = p.episodes.add({"model": "m1", "task": "find", "success": False, "scene_id": 1},
-                             _steps(("grasp", False), ("grasp", False)))  # fmt: skip
+        ok = p.episodes.add(
+            {"model": "m1", "task": "count", "success": True, "scene_id": 1},
+            _steps(("grasp", True)),
+        )
+        bad = p.episodes.add(
+            {"model": "m1", "task": "find", "success": False, "scene_id": 1},
+            _steps(("grasp", False), ("grasp", False)),
+        )
     out = tmp_path / "eve.rspack"
     manifest = create_package(main, PackageRequest("eve", "annotator", episodes="failed"), out)
     assert [(i["kind"], i["id"]) for i in manifest["items"]] == [("episode", bad.id)]
     with pytest.raises(ProjectError, match=f"episode {bad.id} is out with eve"):
-        create_package(main, PackageRequest("fox", "annotator", episodes=[bad.id]),
-                       tmp_path / "fox.rspack")  # fmt: skip
+        create_package(
+            main, PackageRequest("fox", "annotator", episodes=[bad.id]), tmp_path / "fox.rspack"
+        )
     with open_project(out) as p:
         assert p.episodes.ids() == [bad.id] and len(p.episodes.steps(bad.id)) == 3
         assert p.episodes.steps(bad.id)[2].state == {"t": 2}  # the states came along
         eve = p.annotators.sign_in("eve")
-        p.episodes.add_label(bad.id, 2, "evidence_gathering", "failed_grasp_recovery",
-                             "grasped the same mug again", eve)  # fmt: skip
+        p.episodes.add_label(
+            bad.id,
+            2,
+            "evidence_gathering",
+            "failed_grasp_recovery",
+            "grasped the same mug again",
+            eve,
+        )
     report = merge_package(main, out)
     assert report.merged["error labels"] == 1
     with open_project(main) as p:
@@ -319,8 +359,9 @@ def test_a_refused_request_creates_nobody_and_an_id_given_twice_goes_once(main, 
         p.verifications.submit(1, p.annotators.sign_in("x1"), APPROVE, 1.0)
         p.verifications.submit(1, p.annotators.sign_in("x2"), APPROVE, 1.0)
     with pytest.raises(ProjectError, match="question 1: is approved"):
-        create_package(main, package_request("zed", "verifier", questions="1"),
-                       tmp_path / "z.rspack")  # fmt: skip
+        create_package(
+            main, package_request("zed", "verifier", questions="1"), tmp_path / "z.rspack"
+        )
     with open_project(main) as p:
         assert p.annotators.find("zed") is None
     request = package_request("zed", "verifier", questions="2,2")

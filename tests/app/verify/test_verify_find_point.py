@@ -28,9 +28,15 @@ def find_project(tmp_path_factory):
             project.questions.add(candidate.question_record(sid))
         candidate.scene.world.close()
         project.questions.add(
-            {"benchmark": "mgvqa", "task": "count", "text": "How many objects are there?",
-             "answer": 3, "evidence_ids": [], "scene_id": sid}
-        )  # fmt: skip
+            {
+                "benchmark": "mgvqa",
+                "task": "count",
+                "text": "How many objects are there?",
+                "answer": 3,
+                "evidence_ids": [],
+                "scene_id": sid,
+            }
+        )
     return path
 
 

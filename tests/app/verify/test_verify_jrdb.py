@@ -41,10 +41,26 @@ KINDS = {  # which question each generated record is, in the order they are stor
 
 def _question(**changes) -> Question:
     fields = dict(
-        id=1, uid="u", version=1, benchmark="jrdb", task="vg", text="Find her.", options=None,
-        answer=None, evidence_ids=[], steps=[], difficulty=None, criteria={}, status="pending",
-        is_current=True, scene_id=None, sequence_id=1, seed=0, created_at="", created_by=None,
-    )  # fmt: skip
+        id=1,
+        uid="u",
+        version=1,
+        benchmark="jrdb",
+        task="vg",
+        text="Find her.",
+        options=None,
+        answer=None,
+        evidence_ids=[],
+        steps=[],
+        difficulty=None,
+        criteria={},
+        status="pending",
+        is_current=True,
+        scene_id=None,
+        sequence_id=1,
+        seed=0,
+        created_at="",
+        created_by=None,
+    )
     return Question(**{**fields, **changes})
 
 
@@ -67,11 +83,21 @@ def test_answers_difficulty_and_wording_in_words():
 
 def test_evidence_rows_put_the_answer_first_then_the_steps():
     steps = [
-        {"description": "all people", "entity_ids": ["pedestrian:1", "pedestrian:2"], "slot": 0,
-         "question": "Find all people.", "boxes": {"pedestrian:1": [1, 2, 3, 4]}},
-        {"description": "female", "entity_ids": ["pedestrian:2"], "slot": 2,
-         "question": "Find the women.", "boxes": {"pedestrian:2": [5, 6, 7, 8]}},
-    ]  # fmt: skip
+        {
+            "description": "all people",
+            "entity_ids": ["pedestrian:1", "pedestrian:2"],
+            "slot": 0,
+            "question": "Find all people.",
+            "boxes": {"pedestrian:1": [1, 2, 3, 4]},
+        },
+        {
+            "description": "female",
+            "entity_ids": ["pedestrian:2"],
+            "slot": 2,
+            "question": "Find the women.",
+            "boxes": {"pedestrian:2": [5, 6, 7, 8]},
+        },
+    ]
     answer = {"entity_ids": ["pedestrian:2"], "image_id": "c.jpg", "boxes": [[5, 6, 7, 8]]}
     criteria = {"frame_ids": [7, 8, 9], "image_ids": ["a.jpg", "b.jpg", "c.jpg"], "answer_slot": 2}
     rows = evidence_rows(_question(answer=answer, steps=steps, criteria=criteria))
@@ -95,8 +121,11 @@ def test_focus_rect_keeps_the_full_height_around_the_boxes():
     # at the edge: shifted inside the image; spanning it: the whole image
     assert focus_rect([(3700, 0, 40, 40)], width=3760, height=480, aspect=1)[0] == 3280
     assert focus_rect([(0, 0, 10, 9), (3700, 0, 10, 9)], width=3760, height=480, aspect=1) == (
-        0.0, 0.0, 3760, 480,
-    )  # fmt: skip
+        0.0,
+        0.0,
+        3760,
+        480,
+    )
     # a box across the seam counts with its larger part (here at the left edge)
     x, _, w, _ = focus_rect([(3740, 0, 100, 50)], width=3760, height=480, aspect=1)
     assert x == 0 and w == 480
@@ -105,9 +134,15 @@ def test_focus_rect_keeps_the_full_height_around_the_boxes():
 
 def test_the_state_refuses_a_correction_in_jrdb_words(project, alice):
     project.questions.add(
-        {"benchmark": "jrdb", "task": "vqa-count", "text": "How many people are there?",
-         "answer": 3, "evidence_ids": [], "sequence_id": None}
-    )  # fmt: skip
+        {
+            "benchmark": "jrdb",
+            "task": "vqa-count",
+            "text": "How many people are there?",
+            "answer": 3,
+            "evidence_ids": [],
+            "sequence_id": None,
+        }
+    )
     state = VerifyState(project.verifications, alice, needs=decision_needs)
     refused = []
     state.refused.connect(refused.append)
@@ -134,9 +169,15 @@ def jrdb_project(tmp_path_factory):
         objects = [b.key for b in scene.world.objects()]
         scene.world.close()
         project.questions.add(
-            {"benchmark": "mgvqa", "task": "count", "text": "How many objects are there?",
-             "answer": len(objects), "evidence_ids": objects[:2], "scene_id": sid}
-        )  # fmt: skip
+            {
+                "benchmark": "mgvqa",
+                "task": "count",
+                "text": "How many objects are there?",
+                "answer": len(objects),
+                "evidence_ids": objects[:2],
+                "scene_id": sid,
+            }
+        )
     return base.db
 
 
@@ -277,14 +318,13 @@ def test_the_overview_strip_moves_the_detail_and_the_wheel_keeps_it(qtbot, windo
     view = verify.jrdb.view
     strip, detail = view.overview, view.detail
     assert view.window_item.isVisible()  # the detail's part of the image, framed
-    assert view.window_item.rect() == detail.visible_rect().intersected(
-        strip.scene.sceneRect()
-    )  # fmt: skip
+    assert view.window_item.rect() == detail.visible_rect().intersected(strip.scene.sceneRect())
     far = 100.0 if detail.visible_rect().center().x() > strip.width_px / 2 else 3600.0
     qtbot.mouseClick(
-        strip.view.viewport(), Qt.MouseButton.LeftButton,
+        strip.view.viewport(),
+        Qt.MouseButton.LeftButton,
         pos=strip.scene_to_widget(far, strip.height_px / 2).toPoint(),
-    )  # fmt: skip
+    )
     assert detail.visible_rect().left() <= far <= detail.visible_rect().right()
     assert not view.auto_zoom  # the person moved it: a resize keeps it there
     detail.zoom_by(0.8)
@@ -380,9 +420,10 @@ def test_the_graph_dock_shows_the_jrdb_graph_with_the_evidence(qtbot, window):
     detail = verify.jrdb.view.detail
     box = detail.box_rects(verify.jrdb.view.evidence.entity_rows[other])[0]
     qtbot.mouseClick(
-        detail.view.viewport(), Qt.MouseButton.LeftButton, pos=detail.scene_to_widget(
-            box.center().x(), box.center().y()).toPoint(),
-    )  # fmt: skip
+        detail.view.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=detail.scene_to_widget(box.center().x(), box.center().y()).toPoint(),
+    )
     assert graph.selected == other
     open_kind(qtbot, verify, "tabletop")  # a scene again: its simulator graph
     qtbot.waitUntil(lambda: "pedestrian:1" not in graph.graph.entities, timeout=30000)

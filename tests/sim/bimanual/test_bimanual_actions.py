@@ -164,12 +164,14 @@ def test_independent_actions_of_two_arms_overlap(world):
 def test_a_box_too_wide_for_the_gripper_is_refused_with_the_usable_limit():
     with DualArmWorld() as w:
         w.add_primitive(
-            "big_box", "box", (0.06,) * 3, (-0.2, -0.05, TABLE_TOP_Z + 0.06),
-            rgba=(0.8, 0.6, 0.2, 1), mass=0.2,
-        )  # fmt: skip
-        w.step(30)
-        (res,) = BimanualExecutor(w).execute(
-            [act("grasp_actor", actor="big_box", arm_tag="left")]
+            "big_box",
+            "box",
+            (0.06,) * 3,
+            (-0.2, -0.05, TABLE_TOP_Z + 0.06),
+            rgba=(0.8, 0.6, 0.2, 1),
+            mass=0.2,
         )
+        w.step(30)
+        (res,) = BimanualExecutor(w).execute([act("grasp_actor", actor="big_box", arm_tag="left")])
     assert "120 mm wide at the grasp point" in res.feedback
     assert "more than the 79 mm the gripper can take (it opens 85 mm)" in res.feedback

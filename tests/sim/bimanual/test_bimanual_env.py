@@ -13,13 +13,30 @@ from PIL import Image
 from sim.bimanual.env import BimanualEnv, executable_items
 
 SIZE = (160, 120)
-STEP_KEYS = {"kind", "name", "arguments", "model_text", "raw_output", "result", "feedback",
-             "ok", "state", "image_sha256"}  # fmt: skip
+STEP_KEYS = {
+    "kind",
+    "name",
+    "arguments",
+    "model_text",
+    "raw_output",
+    "result",
+    "feedback",
+    "ok",
+    "state",
+    "image_sha256",
+}
 
 
 def reply(plan, **fields) -> str:
-    return json.dumps({"visual_state_description": "two blocks", "reasoning_and_reflection": "",
-                       "language_plan": "go", "executable_plan": plan, **fields})  # fmt: skip
+    return json.dumps(
+        {
+            "visual_state_description": "two blocks",
+            "reasoning_and_reflection": "",
+            "language_plan": "go",
+            "executable_plan": plan,
+            **fields,
+        }
+    )
 
 
 def pose(arm: str) -> dict:
@@ -57,8 +74,7 @@ def test_the_reference_plan_solves_the_task_in_one_step(env):
     assert (
         step["arguments"]["tier"] == "primitive" and step["arguments"]["pose_order"] == "xyz_wxyz"
     )
-    assert [a["action_name"] for a in step["arguments"]["plan"]] == [
-        a["action_name"] for a in plan]  # fmt: skip
+    assert [a["action_name"] for a in step["arguments"]["plan"]] == [a["action_name"] for a in plan]
     result = step["result"]
     assert result["executed"] == len(plan) and result["task_success"] is True
     assert all(a["ok"] for a in result["actions"]) and result["actions"][0]["arm"] == "left"
@@ -69,8 +85,11 @@ def test_the_reference_plan_solves_the_task_in_one_step(env):
 
 
 def test_the_allocation_guard_refuses_the_far_arm_and_the_rest_waits(env):
-    far = {"action_id": "2.2", "action_name": "grasp_actor",
-           "parameters": {"actor": "red_block", "arm_tag": "right"}}  # fmt: skip
+    far = {
+        "action_id": "2.2",
+        "action_name": "grasp_actor",
+        "parameters": {"actor": "red_block", "arm_tag": "right"},
+    }
     feedback = env.step(reply([far, pose("left")]))
     assert "target red_block is too far, right arm can not finish this 'grasp' action!" in feedback
     assert feedback.startswith("Action failed: Action Failed:") and "action 1 of 2" in feedback
@@ -94,10 +113,12 @@ def test_a_reply_that_cannot_be_read_is_a_format_error_and_the_episode_goes_on(e
 def test_repaired_json_truncation_and_get_arm_pose():
     env = BimanualEnv("stack_blocks_two", 0, image_size=SIZE, truncate=1)
     try:
-        text = ("```json\n{'visual_state_description': 'ok', 'language_plan': 'look',"
-                "'executable_plan': [{'action_name': 'get_arm_pose', 'parameters': "
-                "{'arm_tag': 'left'}}, {'action_name': 'get_arm_pose', 'parameters': "
-                "{'arm_tag': 'right'}},],}\n```")  # fmt: skip
+        text = (
+            "```json\n{'visual_state_description': 'ok', 'language_plan': 'look',"
+            "'executable_plan': [{'action_name': 'get_arm_pose', 'parameters': "
+            "{'arm_tag': 'left'}}, {'action_name': 'get_arm_pose', 'parameters': "
+            "{'arm_tag': 'right'}},],}\n```"
+        )
         feedback = env.step(text, model_text={"reasoning": "thought"})
         step = env.steps[-1]
         assert step["kind"] == "action" and step["ok"] is True

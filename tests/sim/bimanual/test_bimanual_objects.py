@@ -74,8 +74,9 @@ def test_the_three_bowls_nest_and_the_stack_check_sees_it(kitchen):
         w.bodies["skillet"].uid, (0.3, 0.1, TABLE_TOP_Z), (0, 0, 0, 1)
     )
     for key, drop in (("bowl2", 0.03), ("bowl3", 0.06)):
-        c.resetBasePositionAndOrientation(w.bodies[key].uid, (0.004, -0.1, TABLE_TOP_Z + drop),
-                                          (0, 0, 0, 1))  # fmt: skip
+        c.resetBasePositionAndOrientation(
+            w.bodies[key].uid, (0.004, -0.1, TABLE_TOP_Z + drop), (0, 0, 0, 1)
+        )
         w.step(120)
     ok, reason = TASKS["stack_bowls_three"].check(w)
     assert ok, reason

@@ -43,7 +43,10 @@ def test_a_recorded_episode_replays_step_by_step():
     assert report.success and report.seed == 1 and report.tier == "primitive"
     assert [s.kind for s in report.steps] == ["format_error", "action", "action"]
     assert [(s.recorded_ok, s.our_ok) for s in report.steps] == [
-        (False, False), (True, True), (True, True)]  # fmt: skip
+        (False, False),
+        (True, True),
+        (True, True),
+    ]
     assert report.steps[0].our_feedback == steps[1]["feedback"]
     assert report.header["agent"] == "replay-in-sim"
     assert report.header["bimanual"]["source_episode"] == 12

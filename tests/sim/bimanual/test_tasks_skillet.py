@@ -59,9 +59,10 @@ def test_place5_accepts_a_skillet_on_the_table_place10_wants_it_lifted():
             world.bodies["skillet"].uid, (*SKILLET_AT, TABLE_TOP_Z), (0, 0, 0, 1)
         )
         c.resetBasePositionAndOrientation(
-            world.bodies["bread"].uid, (SKILLET_AT[0], SKILLET_AT[1], TABLE_TOP_Z + 0.02),
+            world.bodies["bread"].uid,
+            (SKILLET_AT[0], SKILLET_AT[1], TABLE_TOP_Z + 0.02),
             (0, 0, 0, 1),
-        )  # fmt: skip
+        )
         world.step(120)
         ok, reason = TASKS["place_bread_skillet"].check(world)
         assert ok, reason

@@ -13,17 +13,32 @@ def covered_cube_world() -> TabletopWorld:
     """A small red cube with a flat blue box lying over it, and a loose green box to one side."""
     world = TabletopWorld()
     world.add_primitive(
-        "cube", "box", (0.012, 0.012, 0.012), (X, Y, TABLE_TOP_Z + 0.012),
-        rgba=(0.9, 0.1, 0.1, 1), mass=0.05, name="red cube",
-    )  # fmt: skip
+        "cube",
+        "box",
+        (0.012, 0.012, 0.012),
+        (X, Y, TABLE_TOP_Z + 0.012),
+        rgba=(0.9, 0.1, 0.1, 1),
+        mass=0.05,
+        name="red cube",
+    )
     world.add_primitive(
-        "cover", "box", (0.035, 0.03, 0.01), (X, Y, TABLE_TOP_Z + 0.036),
-        rgba=(0.1, 0.2, 0.9, 1), mass=0.1, name="blue box",
-    )  # fmt: skip
+        "cover",
+        "box",
+        (0.035, 0.03, 0.01),
+        (X, Y, TABLE_TOP_Z + 0.036),
+        rgba=(0.1, 0.2, 0.9, 1),
+        mass=0.1,
+        name="blue box",
+    )
     world.add_primitive(
-        "side", "box", (0.02, 0.02, 0.02), (X + 0.15, Y + 0.1, TABLE_TOP_Z + 0.02),
-        rgba=(0.1, 0.7, 0.2, 1), mass=0.1, name="green box",
-    )  # fmt: skip
+        "side",
+        "box",
+        (0.02, 0.02, 0.02),
+        (X + 0.15, Y + 0.1, TABLE_TOP_Z + 0.02),
+        rgba=(0.1, 0.7, 0.2, 1),
+        mass=0.1,
+        name="green box",
+    )
     world.step(240)
     return world
 

@@ -15,9 +15,12 @@ CAM = TOP_DOWN.with_size(256, 256)
 def test_chance_answers_as_the_paper_baseline():
     answers = {}
     with covered_cube_world() as world:
-        for task, options, truth in (("count", None, 2), ("find", ["yes", "no"], {"answer": "no"}),
-                              ("beneath", ["a", "b", "None of the above"], "a"),
-                              ("compare", ["A", "B", "C"], "B")):  # fmt: skip
+        for task, options, truth in (
+            ("count", None, 2),
+            ("find", ["yes", "no"], {"answer": "no"}),
+            ("beneath", ["a", "b", "None of the above"], "a"),
+            ("compare", ["A", "B", "C"], "B"),
+        ):
             q = SimpleNamespace(task=task, text="?", options=options, answer=truth, criteria={})
             env = ToolEnv(world, q, "direct", camera=CAM)
             ChanceAgent(seed=3).run(env)

@@ -62,19 +62,29 @@ def test_resting_objects_stay_within_a_centimetre_of_the_spec(built):
     [
         ({"format": "other/1"}, "format: expected 'reasonscope-scene-spec/1'"),
         ({"objects": []}, "objects: expected a non-empty list"),
-        ({"objects": [{"catalog": "purple book", "position": [0, 0]}]},
-         "objects[0].catalog: 'purple book' is not in the catalog"),
-        ({"objects": [{"catalog": "red book", "position": [0, 2.0]}]},
-         "objects[0].position: (0, 2) is off the table"),
-        ({"objects": [{"catalog": "red book", "position": [0, 0], "scale": 9}]},
-         "objects[0].scale: 9 is outside red book's range"),
-        ({"objects": [{"catalog": "red book", "position": [0, "a"]}]},
-         "objects[0].position: expected a number"),
-        ({"objects": [{"catalog": "red book", "position": [0, 0], "colour": "x"}]},
-         "objects[0]: unknown key 'colour'"),
+        (
+            {"objects": [{"catalog": "purple book", "position": [0, 0]}]},
+            "objects[0].catalog: 'purple book' is not in the catalog",
+        ),
+        (
+            {"objects": [{"catalog": "red book", "position": [0, 2.0]}]},
+            "objects[0].position: (0, 2) is off the table",
+        ),
+        (
+            {"objects": [{"catalog": "red book", "position": [0, 0], "scale": 9}]},
+            "objects[0].scale: 9 is outside red book's range",
+        ),
+        (
+            {"objects": [{"catalog": "red book", "position": [0, "a"]}]},
+            "objects[0].position: expected a number",
+        ),
+        (
+            {"objects": [{"catalog": "red book", "position": [0, 0], "colour": "x"}]},
+            "objects[0]: unknown key 'colour'",
+        ),
         ({"table_texture": "resources:textures/table/nope.png"}, "table_texture: "),
     ],
-)  # fmt: skip
+)
 def test_bad_specs_name_the_entry(change, message):
     with pytest.raises(SceneSpecError) as caught:
         read_scene_spec({**SPEC, **change})

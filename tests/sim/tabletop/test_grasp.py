@@ -17,9 +17,15 @@ X, Y = WORKSPACE_CENTRE
 def _box(world, key, half, xy, yaw=0.0, name="red box"):
     orn = world.client.getQuaternionFromEuler((0, 0, yaw))
     return world.add_primitive(
-        key, "box", half, (xy[0], xy[1], TABLE_TOP_Z + half[2]), orn,
-        rgba=(0.9, 0.2, 0.2, 1), mass=0.15, name=name,
-    )  # fmt: skip
+        key,
+        "box",
+        half,
+        (xy[0], xy[1], TABLE_TOP_Z + half[2]),
+        orn,
+        rgba=(0.9, 0.2, 0.2, 1),
+        mass=0.15,
+        name=name,
+    )
 
 
 def test_a_grasped_box_ends_in_the_basket_held_by_friction_alone():

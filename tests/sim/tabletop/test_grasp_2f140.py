@@ -65,9 +65,14 @@ def test_a_failure_lists_every_grasp_tried_and_the_measured_slip():
     """A 6 kg box: each grasp closes on it, and it slips at lift every time."""
     with TabletopWorld(gripper="2f140") as world:
         box = world.add_primitive(
-            "brick", "box", (0.025, 0.04, 0.03), (X, Y, TABLE_TOP_Z + 0.03),
-            rgba=(0.5, 0.5, 0.55, 1), mass=6.0, name="iron block",
-        )  # fmt: skip
+            "brick",
+            "box",
+            (0.025, 0.04, 0.03),
+            (X, Y, TABLE_TOP_Z + 0.03),
+            rgba=(0.5, 0.5, 0.55, 1),
+            mass=6.0,
+            name="iron block",
+        )
         world.step(60)
         result = grasp(world, CAM, render(world, CAM).segmentation == box.uid)
     assert not result.ok and result.reason == "slipped"
@@ -79,6 +84,12 @@ def test_a_failure_lists_every_grasp_tried_and_the_measured_slip():
     listed = re.findall(r"(\d)\) across ([\d.]+) cm at (\d+) deg: slipped", result.feedback)
     assert [int(i) for i, _, _ in listed] == [1, 2, 3], result.feedback
     # no two attempts are the same grasp
-    poses = {(round(a.candidate.centre[0], 2), round(a.candidate.centre[1], 2),
-              round(np.degrees(a.candidate.yaw))) for a in result.attempts}  # fmt: skip
+    poses = {
+        (
+            round(a.candidate.centre[0], 2),
+            round(a.candidate.centre[1], 2),
+            round(np.degrees(a.candidate.yaw)),
+        )
+        for a in result.attempts
+    }
     assert len(poses) == 3

@@ -79,9 +79,11 @@ def _plan_alone(spawn_body, gripper="2f140"):
 def test_a_ball_is_planned_below_its_equator_not_on_its_cap():
     """A contact above the equator faces up: the pads would squeeze the ball down."""
     x, y = WORKSPACE_CENTRE
-    plan, centre, _ = _plan_alone(lambda w: w.add_primitive(
-        "ball", "sphere", (0.035,), (x, y, TABLE_TOP_Z + 0.035), rgba=(1, 0.5, 0, 1), mass=0.1
-    ))  # fmt: skip
+    plan, centre, _ = _plan_alone(
+        lambda w: w.add_primitive(
+            "ball", "sphere", (0.035,), (x, y, TABLE_TOP_Z + 0.035), rgba=(1, 0.5, 0, 1), mass=0.1
+        )
+    )
     assert plan.feasible
     assert plan.pads_z < centre[2] - 0.005
     assert plan.width == pytest.approx(0.07, abs=0.006)

@@ -43,9 +43,14 @@ def test_the_refusal_an_agent_sees_names_the_usable_limit():
     x, y = WORKSPACE_CENTRE
     with TabletopWorld(gripper="2f85") as world:
         box = world.add_primitive(
-            "slab", "box", (0.0405, 0.06, 0.01), (x, y, TABLE_TOP_Z + 0.01),
-            rgba=(0.2, 0.4, 0.9, 1), mass=0.2, name="blue box",
-        )  # fmt: skip
+            "slab",
+            "box",
+            (0.0405, 0.06, 0.01),
+            (x, y, TABLE_TOP_Z + 0.01),
+            rgba=(0.2, 0.4, 0.9, 1),
+            mass=0.2,
+            name="blue box",
+        )
         world.step(60)
         result = grasp(world, camera, render(world, camera).segmentation == box.uid)
     assert not result.ok and result.reason == "no feasible grasp", result.feedback

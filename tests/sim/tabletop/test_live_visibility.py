@@ -28,8 +28,11 @@ def test_windowed_updates_equal_a_full_measure(scene):
         (x, y, z), orientation = client.getBasePositionAndOrientation(uid)
         dx = 0.03 if step % 2 else -0.025
         turned = client.getQuaternionFromEuler((0, 0, 0.3 * step))
-        client.resetBasePositionAndOrientation(uid, (x + dx, y + 0.01, max(z, TABLE_TOP_Z + 0.05)),
-                                               turned if step % 3 == 0 else orientation)  # fmt: skip
+        client.resetBasePositionAndOrientation(
+            uid,
+            (x + dx, y + 0.01, max(z, TABLE_TOP_Z + 0.05)),
+            turned if step % 3 == 0 else orientation,
+        )
         got = live.moved(key)
         full = {k: v.fraction for k, v in visibility(world, camera, keys).items()}
         assert got.keys() == full.keys()
@@ -39,6 +42,7 @@ def test_windowed_updates_equal_a_full_measure(scene):
     a, b = keys[0], keys[1]
     pa = client.getBasePositionAndOrientation(world.bodies[a].uid)[0]
     before = live.fractions()[a]
-    client.resetBasePositionAndOrientation(world.bodies[b].uid, (pa[0], pa[1], pa[2] + 0.15),
-                                           (0, 0, 0, 1))  # fmt: skip
+    client.resetBasePositionAndOrientation(
+        world.bodies[b].uid, (pa[0], pa[1], pa[2] + 0.15), (0, 0, 0, 1)
+    )
     assert live.moved(b)[a] < before

@@ -97,16 +97,25 @@ def test_seek_restores_exactly_the_recorded_state(recorded):
 def test_steps_read_what_moved_and_what_was_acted_on(recorded):
     _, state, steps = recorded
     names = [s["name"] for s in steps]
-    assert names == ["observe", "find_object", "push", "find_object", "grasp", "find_object",
-                     "grasp", "answer_question"]  # fmt: skip
+    assert names == [
+        "observe",
+        "find_object",
+        "push",
+        "find_object",
+        "grasp",
+        "find_object",
+        "grasp",
+        "answer_question",
+    ]
     assert steps[4]["ok"] and not steps[6]["ok"]
     assert failed_steps(steps) == [6]
     assert acted_body(steps, 2) == "red_box" and acted_body(steps, 4) == "blue_box"
     assert acted_body(steps, 7) is None
     assert step_mask(steps, 4).shape == (256, 256) and step_mask(steps, 4).sum() > 50
     assert step_mask(steps, 0) is None
-    pushed = what_moved(steps[1]["state"], steps[2]["state"], ["red_box", "blue_box", "wide_box"],
-                        acted="red_box")  # fmt: skip
+    pushed = what_moved(
+        steps[1]["state"], steps[2]["state"], ["red_box", "blue_box", "wide_box"], acted="red_box"
+    )
     assert pushed and pushed[0].key == "red_box" and pushed[0].acted_on
     assert pushed[0].after[0] < pushed[0].before[0] - 0.02  # pushed left: towards -x
     grasped = what_moved(steps[3]["state"], steps[4]["state"], acted="blue_box")
@@ -170,8 +179,15 @@ def test_resimulation_from_the_push_matches_the_recording(recorded):
     world = world_from_records(records, state)
     messages = []
     try:
-        report = resimulate(world, Question(), "manipulation", CAMERA, steps, 2,
-                            progress=Progress(lambda d, t, m: messages.append((d, t))))  # fmt: skip
+        report = resimulate(
+            world,
+            Question(),
+            "manipulation",
+            CAMERA,
+            steps,
+            2,
+            progress=Progress(lambda d, t, m: messages.append((d, t))),
+        )
     finally:
         world.close()
     assert report.from_index == 2 and [s.index for s in report.steps] == [2, 3, 4, 5, 6, 7]

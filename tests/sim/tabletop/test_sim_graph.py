@@ -103,9 +103,14 @@ def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
     x, y = WORKSPACE_CENTRE
     with TabletopWorld() as world:
         box = world.add_primitive(
-            "box", "box", (0.018, 0.04, 0.025), (x + 0.05, y, TABLE_TOP_Z + 0.025),
-            rgba=(0.9, 0.2, 0.2, 1), mass=0.15, name="red box",
-        )  # fmt: skip
+            "box",
+            "box",
+            (0.018, 0.04, 0.025),
+            (x + 0.05, y, TABLE_TOP_Z + 0.025),
+            rgba=(0.9, 0.2, 0.2, 1),
+            mass=0.15,
+            name="red box",
+        )
         world.step(60)
         resting = graph_from_world(world, CAM)
         assert ("box", "on", TABLE_ID) in {

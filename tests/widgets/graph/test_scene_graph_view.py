@@ -218,10 +218,17 @@ def test_hovering_a_node_shows_its_attributes(view, qtbot):
 
 
 def test_hover_texts_are_short():
-    e = Entity("pedestrian:3", "human", "pedestrian 3", {
-        "slots": list(range(9)), "actions": {"walking": 1, "a": 2, "b": 3, "c": 1, "d": 2},
-        "distance": 1.23456, "nested": {"x": [1, 2, 3]},
-    })  # fmt: skip
+    e = Entity(
+        "pedestrian:3",
+        "human",
+        "pedestrian 3",
+        {
+            "slots": list(range(9)),
+            "actions": {"walking": 1, "a": 2, "b": 3, "c": 1, "d": 2},
+            "distance": 1.23456,
+            "nested": {"x": [1, 2, 3]},
+        },
+    )
     text = describe_entity(e)
     assert "slots: [0, 1, 2, 3, … +5]" in text
     assert "actions: {walking: 1, a: 2, b: 3, c: 1, … +1}" in text
@@ -256,9 +263,15 @@ def test_wheel_zooms_and_fit_brings_everything_back(view, qtbot):
     viewport = view.canvas.viewport()
     centre = QPointF(viewport.width() / 2, viewport.height() / 2)
     wheel = QWheelEvent(
-        centre, viewport.mapToGlobal(centre), QPoint(0, 0), QPoint(0, 240),
-        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False,
-    )  # fmt: skip
+        centre,
+        viewport.mapToGlobal(centre),
+        QPoint(0, 0),
+        QPoint(0, 240),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(viewport, wheel)
     assert view.canvas.transform().m11() > scale * 1.3 and not view.following
     view.set_graph(tabletop(["a", "b", "c", "d", "e"]))  # no refit while the user is zoomed in

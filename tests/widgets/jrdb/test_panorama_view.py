@@ -44,10 +44,15 @@ def wheel(view: PanoramaView, at: QPoint, steps: int) -> None:
     """Turn the wheel `steps` notches (positive: away from the person, zooming in)."""
     for _ in range(abs(steps)):
         event = QWheelEvent(
-            QPointF(at), QPointF(view.view.viewport().mapToGlobal(at)), QPoint(0, 0),
-            QPoint(0, 120 if steps > 0 else -120), Qt.MouseButton.NoButton,
-            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False,
-        )  # fmt: skip
+            QPointF(at),
+            QPointF(view.view.viewport().mapToGlobal(at)),
+            QPoint(0, 0),
+            QPoint(0, 120 if steps > 0 else -120),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
         QApplication.sendEvent(view.view.viewport(), event)
 
 

@@ -17,10 +17,12 @@ from widgets.replay.bimanual_step import (
 )
 
 PLAN = [
-    {"action_name": "place_actor",
-     "parameters": {"actor": "red_block", "arm_tag": "left", "target_pose": [0, -0.13, 0.77]}},
+    {
+        "action_name": "place_actor",
+        "parameters": {"actor": "red_block", "arm_tag": "left", "target_pose": [0, -0.13, 0.77]},
+    },
     {"action_name": "back_to_origin", "parameters": {"arm_tag": "left"}},
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +40,9 @@ def test_each_action_has_its_outcome_and_the_arms_their_pose(recorded):
     step = steps[1]
     items = plan_items(step)
     assert [(i.index, i.arm, i.ok, i.ran) for i in items] == [
-        (0, "left", False, True), (1, "left", None, False)]  # fmt: skip
+        (0, "left", False, True),
+        (1, "left", None, False),
+    ]
     assert items[0].feedback == "Action failed: red_block is not in the left gripper"
     assert items[0].text.startswith("place_actor(actor=red_block, arm_tag=left, target_pose=")
     assert items[1].feedback == "not run"
@@ -60,18 +64,30 @@ def test_the_panel_shows_the_step_as_text(qtbot, recorded):
     steps, _images, _pose = recorded
     panel = BimanualStepPanel()
     qtbot.addWidget(panel)
-    panel.show_bimanual_step(1, 1, steps[1], comparison={
-        "recorded_ok": True, "recorded_feedback": "Action succeeded.", "our_ok": False,
-        "our_feedback": steps[1]["feedback"], "task_success": False})  # fmt: skip
+    panel.show_bimanual_step(
+        1,
+        1,
+        steps[1],
+        comparison={
+            "recorded_ok": True,
+            "recorded_feedback": "Action succeeded.",
+            "our_ok": False,
+            "our_feedback": steps[1]["feedback"],
+            "task_success": False,
+        },
+    )
     text = panel.text.replace("\n", "\t")
     assert panel.title.styleSheet()  # a failed step's title is red
     for expected in (
         "Feedback\tAction failed: red_block is not in the left gripper",
-        "✗\tleft\tplace_actor(", "–\tleft\tback_to_origin(arm_tag=left)\tnot run",
-        "Replayed in our world\tDiffers from the record.", "Task not done after this step.",
-        "Language plan: Place the red block, then go home.", "Executable plan:",
+        "✗\tleft\tplace_actor(",
+        "–\tleft\tback_to_origin(arm_tag=left)\tnot run",
+        "Replayed in our world\tDiffers from the record.",
+        "Task not done after this step.",
+        "Language plan: Place the red block, then go home.",
+        "Executable plan:",
         "Valid JSON as written: no repairs.",
-    ):  # fmt: skip
+    ):
         assert expected in text, expected
     assert '"action_name": "back_to_origin"' in text
 

@@ -21,12 +21,20 @@ MODELS, TASKS = ("alpha", "beta", "gamma"), ("count", "find")
 
 def _episode(i):
     failed = i % 5 == 0
-    steps = [{"kind": "tool", "name": "find_object", "ok": True},
-             {"kind": "tool", "name": "grasp", "ok": not failed},
-             {"kind": "answer", "name": "answer_question", "arguments": {"answer": "1"}}]  # fmt: skip
-    header = {"benchmark": "mgvqa", "model": MODELS[i % 3], "agent": "openai",
-              "mode": "manipulation" if i % 2 else "direct", "task": TASKS[i % 2],
-              "outcome": "answered", "success": i % 4 == 0}  # fmt: skip
+    steps = [
+        {"kind": "tool", "name": "find_object", "ok": True},
+        {"kind": "tool", "name": "grasp", "ok": not failed},
+        {"kind": "answer", "name": "answer_question", "arguments": {"answer": "1"}},
+    ]
+    header = {
+        "benchmark": "mgvqa",
+        "model": MODELS[i % 3],
+        "agent": "openai",
+        "mode": "manipulation" if i % 2 else "direct",
+        "task": TASKS[i % 2],
+        "outcome": "answered",
+        "success": i % 4 == 0,
+    }
     return header, steps
 
 

@@ -45,9 +45,15 @@ def test_an_undefined_kappa_says_so_with_the_settings(qtbot):
     view = AgreementView()
     qtbot.addWidget(view)
     m = metrics(0.5)
-    m["criteria"] = {**m["criteria"], "evidence_recoverable": {
-        "kappa": None, "kappa_reason": "undefined (one category)", "percent_agreement": 100.0,
-        "disagreements": 0}}  # fmt: skip
+    m["criteria"] = {
+        **m["criteria"],
+        "evidence_recoverable": {
+            "kappa": None,
+            "kappa_reason": "undefined (one category)",
+            "percent_agreement": 100.0,
+            "disagreements": 0,
+        },
+    }
     m["settings"] = {"statistic": "Cohen's kappa of two rater slots"}
     view.set_metrics(m)
     assert view.table.item(3, 1).text() == "undefined (one category)"

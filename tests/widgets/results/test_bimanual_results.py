@@ -22,15 +22,18 @@ def db(tmp_path_factory):
     with open_project(path) as project:
         ada = project.annotators.sign_in("Ada")
         lost = project.episodes.find(LOST).id
-        project.episodes.add_label(lost, 1, "perceptual_reasoning", "end_effector_allocation",
-                                   "", ada)  # fmt: skip
+        project.episodes.add_label(
+            lost, 1, "perceptual_reasoning", "end_effector_allocation", "", ada
+        )
         project.episodes.add_label(lost, 3, "strategic_planning", "action_parameters", "", ada)
     return path
 
 
 def _cells(table):
-    return [[table.item(r, c).text() for c in range(table.columnCount())]
-            for r in range(table.rowCount())]  # fmt: skip
+    return [
+        [table.item(r, c).text() for c in range(table.columnCount())]
+        for r in range(table.rowCount())
+    ]
 
 
 def test_the_table_and_the_plot_show_the_metrics(qtbot, db):
@@ -125,8 +128,14 @@ def test_the_papers_table_layout(qtbot, db):
 def test_the_fine_control_table(qtbot):
     from annotation.bimanual.paper_tables import FINE, paper_tables
 
-    counts = {FINE: {"m": {"grab_roller": {"success": 3, "episodes": 4},
-                           "place_bread_skillet_vla": {"success": 1, "episodes": 2}}}}
+    counts = {
+        FINE: {
+            "m": {
+                "grab_roller": {"success": 3, "episodes": 4},
+                "place_bread_skillet_vla": {"success": 1, "episodes": 2},
+            }
+        }
+    }
     view = BimanualResultsView()
     qtbot.addWidget(view)
     view.show()

@@ -96,8 +96,15 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
     table = view.success_table
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headers[:8] == [
-        "Model / agent", "Mode", "n", "Count", "Find", "Beneath", "Compare", "Average"
-    ]  # fmt: skip
+        "Model / agent",
+        "Mode",
+        "n",
+        "Count",
+        "Find",
+        "Beneath",
+        "Compare",
+        "Average",
+    ]
     assert table.rowCount() == 3
     assert table.item(0, 0).text() == "chance (baseline)"
     assert view.baseline_rows() == [0]

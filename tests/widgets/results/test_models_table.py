@@ -11,22 +11,44 @@ from widgets.results.models import MODEL_COLUMNS
 
 
 def _answer(latency, tokens_in, tokens_out):
-    return {"kind": "answer", "name": "answer_question", "arguments": {"answer": "1"},
-            "latency_s": latency, "tokens_in": tokens_in, "tokens_out": tokens_out}  # fmt: skip
+    return {
+        "kind": "answer",
+        "name": "answer_question",
+        "arguments": {"answer": "1"},
+        "latency_s": latency,
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+    }
 
 
 def _metrics(tmp_path):
     with open_project(tmp_path / "models.reasonscope", create=True) as project:
-        for model, ok, step in (("vlm-a", True, _answer(1.0, 1200, 30)),
-                                ("vlm-a", False, _answer(2.0, 800, 10)),
-                                ("vlm-b", True, {"kind": "answer", "name": "answer_question"})):  # fmt: skip
-            project.episodes.add({"benchmark": "mgvqa", "model": model, "agent": "openai",
-                                  "task": "count", "mode": "direct", "success": ok}, [step])  # fmt: skip
+        for model, ok, step in (
+            ("vlm-a", True, _answer(1.0, 1200, 30)),
+            ("vlm-a", False, _answer(2.0, 800, 10)),
+            ("vlm-b", True, {"kind": "answer", "name": "answer_question"}),
+        ):
+            project.episodes.add(
+                {
+                    "benchmark": "mgvqa",
+                    "model": model,
+                    "agent": "openai",
+                    "task": "count",
+                    "mode": "direct",
+                    "success": ok,
+                },
+                [step],
+            )
         for ok in (True, False, False, True):
-            project.episodes.add({"benchmark": "bimanual", "model": "gpt-5",
-                                  "task": "handover_block", "success": ok},
-                                 [{"kind": "action", "latency_s": 5.0, "tokens_in": 2500,
-                                   "tokens_out": 60}])  # fmt: skip
+            project.episodes.add(
+                {
+                    "benchmark": "bimanual",
+                    "model": "gpt-5",
+                    "task": "handover_block",
+                    "success": ok,
+                },
+                [{"kind": "action", "latency_s": 5.0, "tokens_in": 2500, "tokens_out": 60}],
+            )
         return project_episode_metrics(project), project_bimanual_metrics(project)
 
 

@@ -7,8 +7,12 @@ from widgets.results.reasoning import HUMAN_ROW, ReasoningResultsView
 
 
 def cell(n, correct, iou=None, annotators=None):
-    c = {"n": n, "correct": correct, "accuracy_pct": 100.0 * correct / n if n else None,
-         "mean_iou": iou}  # fmt: skip
+    c = {
+        "n": n,
+        "correct": correct,
+        "accuracy_pct": 100.0 * correct / n if n else None,
+        "mean_iou": iou,
+    }
     if annotators is not None:
         c["annotators"] = annotators
     return c
@@ -18,18 +22,30 @@ def row(model, task, levels, **extra):
     cells = {lv: levels.get(lv, cell(0, 0, **extra)) for lv in ("D1", "D2", "D3", "other")}
     n = sum(c["n"] for c in cells.values())
     right = sum(c["correct"] for c in cells.values())
-    return {"model": model, "benchmark": "jrdb", "task": task, "levels": cells,
-            "all": cell(n, right, **extra)}  # fmt: skip
+    return {
+        "model": model,
+        "benchmark": "jrdb",
+        "task": task,
+        "levels": cells,
+        "all": cell(n, right, **extra),
+    }
 
 
 def curve(*accuracies):
-    return [{"step": k + 1, "n": 10, "correct": int(a / 10), "accuracy_pct": a}
-            for k, a in enumerate(accuracies)]  # fmt: skip
+    return [
+        {"step": k + 1, "n": 10, "correct": int(a / 10), "accuracy_pct": a}
+        for k, a in enumerate(accuracies)
+    ]
 
 
 METRICS = {
-    "counts": {"predictions": 12, "stale_predictions": 2, "human_answers": 3,
-               "stale_human_answers": 0, "ratings": 4},
+    "counts": {
+        "predictions": 12,
+        "stale_predictions": 2,
+        "human_answers": 3,
+        "stale_human_answers": 0,
+        "ratings": 4,
+    },
     "models": ["InternVL", "Qwen"],
     "accuracy": [
         row("Qwen", "vqa-wh", {"D1": cell(4, 2), "other": cell(2, 1)}),
@@ -42,9 +58,19 @@ METRICS = {
         {"model": "Qwen", "task": "vg", "level": "D1", "curve": curve(90, 60)},
         {"model": "InternVL", "task": "vg", "level": "all", "curve": curve(95, 70, 50)},
     ],
-    "spearman": [{"benchmark": "jrdb", "task": "vqa-wh", "n": 4, "ratings": 4,
-                  "annotators": 2, "rho": 0.8, "p": 0.2, "words": "very strong positive"}],
-}  # fmt: skip
+    "spearman": [
+        {
+            "benchmark": "jrdb",
+            "task": "vqa-wh",
+            "n": 4,
+            "ratings": 4,
+            "annotators": 2,
+            "rho": 0.8,
+            "p": 0.2,
+            "words": "very strong positive",
+        }
+    ],
+}
 
 
 def test_tables_per_task_with_models_then_human_eval(qtbot):

@@ -105,10 +105,15 @@ def test_a_wheel_event_sent_to_a_plot_scrolls_the_page(page):
     page.bar.setValue(0)
     centre = QPointF(plot.viewport().rect().center())
     event = QWheelEvent(
-        centre, QPointF(plot.viewport().mapToGlobal(centre.toPoint())), QPoint(0, 0),
-        QPoint(0, -120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase, False,
-    )  # fmt: skip
+        centre,
+        QPointF(plot.viewport().mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(plot.viewport(), event)
     assert page.bar.value() > 0
 

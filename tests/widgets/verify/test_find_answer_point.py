@@ -32,9 +32,12 @@ def world():
     w = TabletopWorld(with_robot=False)
     w.add_primitive("target", "box", (0.02,) * 3, TARGET, rgba=(0.9, 0.1, 0.1, 1))
     w.add_primitive(
-        "cover", "box", (0.06, 0.06, 0.01), (0.02, 0.04, COVER_TOP - 0.01),
+        "cover",
+        "box",
+        (0.06, 0.06, 0.01),
+        (0.02, 0.04, COVER_TOP - 0.01),
         rgba=(0.2, 0.6, 0.3, 1),
-    )  # fmt: skip
+    )
     yield w
     w.close()
 
@@ -57,10 +60,17 @@ def test_find_point_reads_only_a_find_answers_point():
     assert find_point({"answer": "yes", "point": [515.5, 530.1]}) == (515.5, 530.1)
     assert find_point({"answer": "yes", "point": [3, 4]}) == (3.0, 4.0)
     for answer in (
-        {"answer": "no", "point": None}, 3, "red mug", "B", None, {"answer": "yes"},
-        {"point": [1, 2, 3]}, {"point": ["a", 2]}, {"point": [True, 2]},
+        {"answer": "no", "point": None},
+        3,
+        "red mug",
+        "B",
+        None,
+        {"answer": "yes"},
+        {"point": [1, 2, 3]},
+        {"point": ["a", 2]},
+        {"point": [True, 2]},
         {"point": [float("nan"), 2]},
-    ):  # fmt: skip
+    ):
         assert find_point(answer) is None, answer
     small = TOP_DOWN.with_size(SIZE, SIZE)
     assert scaled_point((512.0, 256.0), small, TOP_DOWN) == (128.0, 64.0)

@@ -130,9 +130,12 @@ def test_selection_is_a_clearly_visible_outline_that_keeps_the_colour(viewport):
 
 def test_a_hidden_body_is_outlined_where_it_is_faded_through_what_hides_it(qtbot, world):
     world.add_primitive(
-        "shelf", "box", (0.07, 0.07, 0.005), (0.0, 0.05, TABLE_TOP_Z + 2 * HALF + 0.06),
+        "shelf",
+        "box",
+        (0.07, 0.07, 0.005),
+        (0.0, 0.05, TABLE_TOP_Z + 2 * HALF + 0.06),
         rgba=(0.2, 0.6, 0.3, 1),
-    )  # fmt: skip  # 6 cm above the cube, hiding it from above
+    )  # 6 cm above the cube, hiding it from above
     view = SceneViewport(world)
     qtbot.addWidget(view)
     view.resize(W, H)
