@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, overload
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
@@ -19,6 +20,12 @@ from PySide6.QtWidgets import (
 
 from app import settings as app_settings
 from app.modes import MODES, ModeController, ModeSpec
+from app.modes.annotate.mode import AnnotateMode
+from app.modes.explore.mode import ExploreMode
+from app.modes.replay.mode import ReplayMode
+from app.modes.results.mode import ResultsMode
+from app.modes.study.mode import StudyMode
+from app.modes.verify.mode import VerifyMode
 from app.paths import demo_project_path
 from app.session import ProjectSession
 from app.teams.menu import WorkPackagesMenu
@@ -46,8 +53,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("main_window")
         self.setWindowTitle("ReasonScope")
         self.setWindowIcon(icon("app"))
-        self.modes: dict[str, ModeWindow] = {}
-        self.controllers: dict[str, ModeController] = {}  # also attributes: window.replay, ...
+        self.mode_windows: dict[str, ModeWindow] = {}  # each mode's window, by key
+        self.controllers: dict[str, ModeController] = {}  # each mode's controller: `mode(key)`
         self.empty_states: dict[str, EmptyState] = {}
         self.summary_views: list[SummaryView] = []
         self.activity_panels: list[ActivityPanel] = []
@@ -155,7 +162,6 @@ class MainWindow(QMainWindow):
         mode = ModeWindow(spec.key, spec.title, pages)
         controller = spec.controller(mode, pages, self.session)
         self.controllers[spec.key] = controller
-        setattr(self, spec.key, controller)  # window.replay etc., for scripts and tests
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
         mode.add_dock("activity", "Activity", activity, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -173,7 +179,7 @@ class MainWindow(QMainWindow):
         self.summary_views.append(summary)
         self.activity_panels.append(activity)
         self.empty_states[spec.key] = empty
-        self.modes[spec.key] = mode
+        self.mode_windows[spec.key] = mode
         self.stack.addWidget(mode)
 
     def _build_status_bar(self) -> None:
@@ -193,23 +199,45 @@ class MainWindow(QMainWindow):
     def current_mode(self) -> str:
         return self.stack.currentWidget().key
 
+    @overload
+    def mode(self, key: Literal["explore"]) -> ExploreMode: ...
+    @overload
+    def mode(self, key: Literal["annotate"]) -> AnnotateMode: ...
+    @overload
+    def mode(self, key: Literal["verify"]) -> VerifyMode: ...
+    @overload
+    def mode(self, key: Literal["replay"]) -> ReplayMode: ...
+    @overload
+    def mode(self, key: Literal["results"]) -> ResultsMode: ...
+    @overload
+    def mode(self, key: Literal["study"]) -> StudyMode: ...
+    @overload
+    def mode(self, key: str) -> ModeController: ...
+
+    def mode(self, key: str) -> ModeController:
+        """The controller of mode `key` (its panels, state and actions), typed per mode for
+        scripts and tests; `mode_windows[key]` is the `ModeWindow` it fills."""
+        if key not in self.controllers:
+            raise KeyError(f"no mode {key!r}; modes are {list(self.controllers)}")
+        return self.controllers[key]
+
     def set_mode(self, key: str) -> None:
-        if key not in self.modes:
-            raise KeyError(f"no mode {key!r}; modes are {list(self.modes)}")
-        self.stack.setCurrentWidget(self.modes[key])
+        if key not in self.mode_windows:
+            raise KeyError(f"no mode {key!r}; modes are {list(self.mode_windows)}")
+        self.stack.setCurrentWidget(self.mode_windows[key])
         self.mode_actions[key].setChecked(True)
         self.refresh()
         self.mode_changed.emit(key)
 
     def reset_layout(self) -> None:
-        mode = self.modes[self.current_mode]
+        mode = self.mode_windows[self.current_mode]
         mode.restore_layout(mode.default_state)
         for dock in mode.docks.values():
             dock.show()
 
     def _fill_view_menu(self) -> None:
         self.view_menu.clear()
-        for dock in self.modes[self.current_mode].docks.values():
+        for dock in self.mode_windows[self.current_mode].docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.reload_action)
@@ -222,18 +250,18 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1280, 860)
-        for key, mode in self.modes.items():
+        for key, mode in self.mode_windows.items():
             state = s.value(f"modes/{key}/state")
             if isinstance(state, QByteArray):
                 mode.restore_layout(state)
         mode_key = s.value("window/mode", MODES[0].key)
-        self.set_mode(mode_key if mode_key in self.modes else MODES[0].key)
+        self.set_mode(mode_key if mode_key in self.mode_windows else MODES[0].key)
 
     def save_settings(self) -> None:
         s = app_settings.settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/mode", self.current_mode)
-        for key, mode in self.modes.items():
+        for key, mode in self.mode_windows.items():
             if (state := mode.layout_state()) is not None:  # one never shown keeps the old
                 s.setValue(f"modes/{key}/state", state)
         s.sync()
@@ -401,13 +429,16 @@ class MainWindow(QMainWindow):
         for action in self.menuBar().actions():
             if action.menu():
                 walk(action.menu(), action.text().replace("&", ""))
-        for mode in self.modes.values():  # each mode's own tools
+        for mode in self.mode_windows.values():  # each mode's own tools
             for bar in mode.findChildren(QToolBar):
                 pairs.extend((mode.title, a) for a in bar.actions() if not a.isSeparator())
         return pairs
 
     def show_shortcuts(self) -> None:
-        rows, current = shortcut_rows(self.shortcut_groups()), self.modes[self.current_mode].title
+        rows, current = (
+            shortcut_rows(self.shortcut_groups()),
+            self.mode_windows[self.current_mode].title,
+        )
         self.shortcut_sheet = ShortcutSheet(rows, self, current=current)  # its keys first
         self.shortcut_sheet.open()
 

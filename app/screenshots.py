@@ -32,7 +32,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.open_path(demo_project_path())
     window.session.sign_in("Ada (annotator)")
     written = []
-    explore = window.explore
+    explore = window.mode("explore")
     if explore.state.scenes:  # show a scene with a body selected, as a person would leave it
         explore.scene_list.select_row(0)
         deadline = 0
@@ -47,32 +47,32 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         window.set_mode(spec.key)
         settle(app)
         if spec.key == "annotate":
-            _select_person(app, window.annotate)
+            _select_person(app, window.mode("annotate"))
         elif spec.key == "verify":
-            open_question(app, window.verify)
+            open_question(app, window.mode("verify"))
         elif spec.key == "replay":
-            _open_grasp_step(app, window.replay)
+            _open_grasp_step(app, window.mode("replay"))
         elif spec.key == "study":
-            _study_image(app, window.study)
+            _study_image(app, window.mode("study"))
         path = out / f"{i:02d}-{spec.key}.png"
         window.grab().save(str(path))
         written.append(path)
         if spec.key == "annotate":
             written.append(_generator_step(app, window, out / f"{i:02d}-annotate-generator.png"))
         if spec.key == "study":  # the other task: answering a JRDB question as the baseline
-            window.study.set_task("answer")
-            _study_image(app, window.study)
+            window.mode("study").set_task("answer")
+            _study_image(app, window.mode("study"))
             written.append(out / f"{i:02d}-study-baseline.png")
             window.grab().save(str(written[-1]))
             written.append(_study_seam(app, window, out / f"{i:02d}-study-seam.png"))
-            window.study.set_task("rate")
-        if "graph" in window.modes[spec.key].docks:  # the same, the Scene graph tab in front
+            window.mode("study").set_task("rate")
+        if "graph" in window.mode_windows[spec.key].docks:  # the same, the Scene graph tab in front
             graph_png = out / f"{i:02d}-{spec.key}-graph.png"
             written.append(_graph_tab(app, window, spec.key, graph_png))
     written += _verify_jrdb(app, window, out)
     written += _replay_bimanual(app, window, out / "04-replay-bimanual.png")
     window.set_mode("results")  # the other Results tabs: episodes, HOI labels
-    tabs = window.results.tabs
+    tabs = window.mode("results").tabs
     for index in range(1, tabs.count()):
         tabs.setCurrentIndex(index)
         settle(app)
@@ -80,10 +80,12 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
         path = out / f"05-results-{name}.png"
         window.grab().save(str(path))
         written.append(path)
-    tabs.setCurrentWidget(window.results.bimanual_results)  # its lower half: spatial grounding
+    tabs.setCurrentWidget(
+        window.mode("results").bimanual_results
+    )  # its lower half: spatial grounding
     from PySide6.QtWidgets import QScrollArea
 
-    scroll = window.results.bimanual_results.findChild(QScrollArea)
+    scroll = window.mode("results").bimanual_results.findChild(QScrollArea)
     scroll.verticalScrollBar().setValue(scroll.verticalScrollBar().maximum())
     settle(app)
     path = out / "05-results-spatial.png"
@@ -116,7 +118,7 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
     from PySide6.QtCore import Qt
 
     window.set_mode("verify")
-    verify, state = window.verify, window.verify.state
+    verify, state = window.mode("verify"), window.mode("verify").state
     state.show_list("queue")  # new candidates wait in the first-round queue
     rows = [i for i, q in enumerate(state.questions) if q.benchmark == "jrdb" and q.task == "vg"]
     if not rows:
@@ -143,7 +145,7 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
     settle(app, 400)
     window.grab().save(str(paths[1]))
     view.select_row(0)
-    mode = window.modes["verify"]
+    mode = window.mode_windows["verify"]
     graph = mode.docks["graph"]
     graph.raise_()
     mode.resizeDocks([graph], [max(graph.height(), 460)], Qt.Orientation.Vertical)
@@ -172,7 +174,7 @@ def _study_seam(app, window, path: Path) -> Path:
     person draws one around someone standing right behind the robot)."""
     from annotation.jrdb.dataset import PANORAMA_WIDTH
 
-    image = window.study.image
+    image = window.mode("study").image
     image.panorama.zoom_by(3.0)
     image.panorama.view.centerOn(PANORAMA_WIDTH, 240)
     image.show_boxes([[PANORAMA_WIDTH - 70.0, 150.0, 120.0, 240.0]])
@@ -217,7 +219,7 @@ def _generator_step(app, window, path: Path) -> Path:
     (its boxes emphasised in the image and the cloud, the rest dimmed)."""
     from annotation.query.model import Preferences
 
-    annotate = window.annotate
+    annotate = window.mode("annotate")
     gen = annotate.generator
     annotate.state.select(None)
     gen.raise_dock()
@@ -241,8 +243,8 @@ def _graph_tab(app, window, key: str, path: Path) -> Path:
     Verify, on a question with a stored scene."""
     from PySide6.QtCore import Qt
 
-    mode = window.modes[key]
-    state = window.verify.state
+    mode = window.mode_windows[key]
+    state = window.mode("verify").state
     if key == "verify" and (state.current is None or state.current.scene_id is None):
         for name, questions in state.lists.items():
             rows = [i for i, q in enumerate(questions) if q.scene_id is not None]
@@ -270,7 +272,7 @@ def _replay_bimanual(app, window, path: Path) -> list[Path]:
     sim of a logged run if there is one (it has the world's states), then an imported log
     as it came (its stored views only; `-log` after the name)."""
     window.set_mode("replay")
-    replay = window.replay
+    replay = window.mode("replay")
     state = replay.state
     dual = [e for e in state.episodes if e.benchmark == "bimanual"]
     if not dual:

@@ -30,10 +30,10 @@ def package_shots(app, window, out: Path) -> list[Path]:
     shutil.copy(sent[0]["file"], package)
     window.open_path(package)
     window.set_mode("verify")
-    open_question(app, window.verify)
+    open_question(app, window.mode("verify"))
     window.grab().save(str(written[1]))
     eve = window.session.annotator
-    question = window.verify.state.current
+    question = window.mode("verify").state.current
     window.session.project.verifications.submit(
         question.id, eve, Verdict(True, False, True, "reject", reason="the mug shows"), 30.0
     )
@@ -47,7 +47,7 @@ def package_shots(app, window, out: Path) -> list[Path]:
     package.unlink()
     shutil.rmtree(package.with_name(package.name + ".files"), ignore_errors=True)
     window.set_mode("results")
-    window.results.tabs.setCurrentWidget(window.results.team_results)
+    window.mode("results").tabs.setCurrentWidget(window.mode("results").team_results)
     settle(app)
     written.append(out / "08-results-team-after-merge.png")
     window.grab().save(str(written[-1]))
@@ -58,7 +58,7 @@ def editor_shots(app, window, out: Path) -> list[Path]:
     """A demo scene being edited: the catalog, an object added and selected, the live
     visibility list, and the Author question dock with its objects clicked."""
     window.set_mode("explore")
-    explore = window.explore
+    explore = window.mode("explore")
     explore.scene_list.select_row(0)
     for _ in range(200):
         if explore.state.loaded is not None:

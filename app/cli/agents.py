@@ -17,6 +17,7 @@ from app.cli.support import (
     fail,
     gripper_arg,
 )
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 from store import open_project
 
 
@@ -213,7 +214,7 @@ def _run_mgvqa(args, path, models, retry, progress):
         config=args.config,
         models=models,
         retry=retry or _default_retry(),
-        image_size=args.image_size or 1024,
+        image_size=args.image_size or MODEL_IMAGE_SIZE,
         gripper=args.gripper,
         progress=progress,
         workers=args.workers,

@@ -19,6 +19,7 @@ from typing import Any
 from annotation.progress import Progress
 from app.jobs.batch import run_batch, sim_turn
 from sim.llm import DEFAULT_RETRY, EndpointStats, OpenAIConfig, RetryPolicy
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 from store import Project, ProjectError, open_project
 
 AGENT_NAMES = ("chance", "search", "openai")
@@ -153,7 +154,7 @@ def play_episode(
     agent,
     mode: str,
     *,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     gripper: str | None = None,
 ) -> dict[str, Any]:
     """Run `agent` on one question in its rebuilt scene; the episode as plain data
@@ -209,7 +210,7 @@ def run_episode(
     agent,
     mode: str,
     *,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     gripper: str | None = None,
 ) -> int:
     """Run `agent` on one question and store the episode; return its id."""
@@ -277,7 +278,7 @@ def run_agent(
     config: str | None = None,
     models: Sequence[OpenAIConfig] | None = None,
     retry: RetryPolicy = DEFAULT_RETRY,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     gripper: str | None = None,
     progress: Progress | None = None,
     workers: int = 1,

@@ -11,6 +11,7 @@ from app.jobs.batch import run_batch
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.questions import MAX_VISIBILITY, Candidate, generate
 from sim.tabletop.scenes import scene_record
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 from store import ProjectError, open_project
 
 BUILT_TASKS = ("count", "find", "beneath", "compare")
@@ -65,7 +66,7 @@ def generate_questions(
     n: int,
     seed: int,
     threshold: float = MAX_VISIBILITY,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     gripper: str = DEFAULT_GRIPPER,
     progress: Progress | None = None,
     workers: int = 1,
@@ -140,7 +141,7 @@ def add_question(
     *,
     tags: list[str] = (),
     threshold: float = MAX_VISIBILITY,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     extreme: str = "largest",
 ) -> int:
     """Author a question on a stored scene with the generators' checks; store it pending, for

@@ -9,7 +9,7 @@ from app.perf.harness import PerfResult, perf_case, report
 from sim.render import visibility
 from sim.tabletop.authoring.live import LiveVisibility
 from sim.tabletop.scenes import generate_scene
-from sim.tabletop.world import TOP_DOWN
+from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN
 
 ORDER = 25  # beside the visibility cases (see app.perf.harness)
 
@@ -21,7 +21,7 @@ GOAL_MS = 100.0
 def editor_visibility_update(quick: bool) -> PerfResult:
     """A drag step in the scene editor: one object moved 2 cm, every object's visibility in
     the 1024 px model view brought up to date; against measuring everything again."""
-    camera = TOP_DOWN.with_size(1024, 1024)
+    camera = TOP_DOWN.with_size(MODEL_IMAGE_SIZE, MODEL_IMAGE_SIZE)
     live_ms, full_ms = [], []
     for seed in range(SCENES[quick]):
         report(f"editor_visibility_update: scene {seed + 1} of {SCENES[quick]}")

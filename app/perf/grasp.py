@@ -17,8 +17,8 @@ from app.perf.harness import PerfResult, perf_case, report
 from sim.render import render
 from sim.robotiq import DEFAULT_GRIPPER, GRIPPERS
 from sim.tabletop.catalog import entries_by_kind
-from sim.tabletop.grasp import grasp
-from sim.tabletop.grasp_plan import (
+from sim.tabletop.grasp.execute import grasp
+from sim.tabletop.grasp.plan import (
     FINGERS_HIT,
     KNUCKLES_HIT,
     NOT_ANTIPODAL,

@@ -22,6 +22,7 @@ import sys
 import time
 
 from app.perf.harness import PerfResult, perf_case, report, scratch_folder
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 
 ORDER = 35  # after the viewport's cases, before the generators'
 
@@ -126,8 +127,8 @@ def verify_next_question(quick: bool) -> PerfResult:
     from PySide6.QtWidgets import QStackedWidget, QWidget
 
     from app.jobs.questions import generate_questions
+    from app.modes.verify.mode import VerifyMode
     from app.session import ProjectSession
-    from app.verify.mode import VerifyMode
     from store import open_project
     from widgets.mode import ModeWindow
 
@@ -145,10 +146,11 @@ def verify_next_question(quick: bool) -> PerfResult:
             pages = QStackedWidget()
             pages.addWidget(QWidget())
             mode = ModeWindow("verify", "Verify", pages)
-            verify = VerifyMode(mode, pages, session)
-            verify.image_size = 1024  # as Verify restores (the model view at full size)
-            if not prefetch:
-                verify.prefetch.prefetch = lambda scene: False  # nothing restored ahead
+            # as Verify restores (the model view at full size); without prefetch nothing is
+            # restored ahead
+            verify = VerifyMode(
+                mode, pages, session, image_size=MODEL_IMAGE_SIZE, prefetch_ahead=prefetch
+            )
             mode.resize(1280, 860)
             mode.show()
             session.open(path)

@@ -27,7 +27,7 @@ import numpy as np
 from annotation.scene_graph import Entity, Relation, SceneGraph
 from sim.camera import CameraSpec, project_points
 from sim.render import RenderedView, render, visibility
-from sim.tabletop.grasp import held_object_uid, in_basket
+from sim.tabletop.grasp.execute import held_object_uid, in_basket
 from sim.tabletop.perception import SIDE_MARGIN_PX
 from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, TabletopWorld
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.tabletop.toolenv import MODES, TOOL_SPECS
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 
 PROMPT_VARIANTS = ("plain", "search", "search-persistent", "multiview")
 TOP_DOWN_VIEW, OBLIQUE_VIEW = "top_down", "oblique"
@@ -87,7 +88,10 @@ def search_guidance(task: str, mode: str = "manipulation") -> str:
 
 
 def system_prompt(
-    mode: str, *, image_size: tuple[int, int] = (1024, 1024), variant: str = "plain"
+    mode: str,
+    *,
+    image_size: tuple[int, int] = (MODEL_IMAGE_SIZE, MODEL_IMAGE_SIZE),
+    variant: str = "plain",
 ) -> str:
     """The role, the tools of the mode, the image coordinates and how to answer each task."""
     check_variant(variant)

@@ -26,7 +26,7 @@ from sim.render import counterfactual_visibility, label_visibility, render, visi
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import CatalogEntry, load_catalog
 from sim.tabletop.scenes import GeneratedScene, generate_scene
-from sim.tabletop.world import TOP_DOWN
+from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN
 
 TASKS = ("count", "find", "beneath", "compare")
 MAX_VISIBILITY = 0.10  # answer-critical objects show at most this fraction of themselves
@@ -119,7 +119,7 @@ def generate(
     seed: int,
     *,
     threshold: float = MAX_VISIBILITY,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     entries: Sequence[CatalogEntry] | None = None,
     gripper: str = DEFAULT_GRIPPER,
 ) -> Candidate | Rejection:

@@ -23,16 +23,23 @@ import numpy as np
 from sim.camera import CameraSpec
 from sim.render import RenderedView, render
 from sim.robotiq import GRIPPERS, ROBOTIQ_2F85, GripperModel
-from sim.tabletop.grasp import grasp_height
-from sim.tabletop.grasp_plan import GraspPlan, tool_axis
+from sim.tabletop.grasp.execute import grasp_height
+from sim.tabletop.grasp.plan import GraspPlan, tool_axis
 from sim.tabletop.heightmap import lift_pixels
 from sim.tabletop.masks import decode_mask
-from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TOP_DOWN, TabletopWorld
+from sim.tabletop.world import (
+    BASKET_CENTRE,
+    BASKET_SIZE,
+    MODEL_IMAGE_SIZE,
+    TABLE_TOP_Z,
+    TOP_DOWN,
+    TabletopWorld,
+)
 
 MOVED_M = 0.005  # a body moved when its centre travelled more than this ...
 MOVED_DEG = 5.0  # ... or it turned more than this
 ACTING_TOOLS = ("grasp", "push")
-DEFAULT_IMAGE_SIZE = 1024  # the agent's image size when the episode header does not say
+DEFAULT_IMAGE_SIZE = MODEL_IMAGE_SIZE  # the agent's image size when the episode header does not say
 
 
 # -- reading recorded steps ------------------------------------------------------------------

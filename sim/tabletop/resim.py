@@ -15,7 +15,7 @@ import numpy as np
 
 from annotation.progress import Progress
 from sim.camera import CameraSpec
-from sim.tabletop.grasp import enable_finger_dynamics
+from sim.tabletop.grasp.execute import enable_finger_dynamics
 from sim.tabletop.replay import as_step, in_basket, restorable, state_at
 from sim.tabletop.toolenv import ToolEnv, ToolError
 from sim.tabletop.world import TabletopWorld

@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.camera import CameraSpec
 from sim.render import render
-from sim.tabletop.grasp import grasp
+from sim.tabletop.grasp.execute import grasp
 from sim.tabletop.masks import decode_mask, encode_mask
 from sim.tabletop.perception import Perceiver, SimulatorPerceiver, find_object
 from sim.tabletop.push import DIRECTIONS, push

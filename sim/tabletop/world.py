@@ -56,6 +56,8 @@ TOP_DOWN = CameraSpec(
     far=3.0,
     name="top_down",
 )
+# The side of the square top-down image a model sees, and that generation measures.
+MODEL_IMAGE_SIZE = TOP_DOWN.width
 OBLIQUE = CameraSpec(
     width=1024,
     height=768,

@@ -66,7 +66,7 @@ def test_a_new_label_stays_selected_across_frames_and_copies(qtbot, hoi_db, tmp_
     from PySide6.QtCore import Qt
 
     window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
-    a = window.annotate
+    a = window.mode("annotate")
     qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
     hoi = a.hoi.state
     refused: list[str] = []
@@ -103,7 +103,7 @@ def test_questions_added_by_another_process_appear_in_the_open_queue(qtbot, make
     window = make_window()
     assert window.open_path(project, create=True)
     window.set_mode("verify")
-    verify = window.verify
+    verify = window.mode("verify")
     assert verify.state.current is None
     # another process (as `reasonscope ... --db` would) adds a question to the open project
     code = (
@@ -252,10 +252,10 @@ def test_the_model_view_shows_the_panorama_again_after_a_tabletop_question(
     from PySide6.QtCore import Qt
 
     def small(w):
-        w.verify.image_size = 256
+        w.mode("verify").image_size = 256
 
     window = open_as_ada(qtbot, mixed_db, "verify", copy_to=tmp_path, prepare=small)
-    verify = window.verify
+    verify = window.mode("verify")
     image = verify.image.image_item
     assert verify.state.current.benchmark == "jrdb"
     qtbot.waitUntil(lambda: not image.pixmap().isNull(), timeout=20_000)  # the panorama
@@ -291,10 +291,10 @@ def test_the_next_question_is_restored_ahead_and_opens_at_once(qtbot, two_scenes
     from PySide6.QtCore import Qt
 
     def small(w):
-        w.verify.image_size = 128
+        w.mode("verify").image_size = 128
 
     window = open_as_ada(qtbot, two_scenes_db, "verify", copy_to=tmp_path, prepare=small)
-    verify = window.verify
+    verify = window.mode("verify")
     first, second = verify.state.questions[:2]
     assert first.scene_id != second.scene_id
     qtbot.waitUntil(lambda: verify.loaded is not None, timeout=30_000)
@@ -321,7 +321,7 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(
     from PySide6.QtCore import Qt
 
     window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
-    a = window.annotate
+    a = window.mode("annotate")
     qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
     hoi, panel = a.hoi.state, a.hoi.panel
     press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # the first person
@@ -412,7 +412,7 @@ def test_a_mode_never_shown_keeps_a_usable_layout_after_a_restart(qtbot, make_wi
     second.resize(1280, 860)
     second.set_mode("verify")
     qtbot.wait(200)
-    question = second.modes["verify"].docks["question"]
+    question = second.mode_windows["verify"].docks["question"]
     assert question.isVisible() and question.width() >= 300, question.width()
     second.set_mode("explore")
-    assert second.modes["explore"].was_shown and second.modes["verify"].was_shown
+    assert second.mode_windows["explore"].was_shown and second.mode_windows["verify"].was_shown

@@ -82,17 +82,17 @@ def test_empty_states_report_the_projects_real_contents(qtbot, window, tmp_path)
 
 def test_layout_and_mode_persist_across_restarts(qtbot, window):
     window.set_mode("verify")
-    window.modes["verify"].docks["activity"].hide()
+    window.mode_windows["verify"].docks["activity"].hide()
     window.close()
     again = MainWindow()
     qtbot.addWidget(again)
     again.show()
     qtbot.waitExposed(again)
     assert again.current_mode == "verify"
-    assert not again.modes["verify"].docks["activity"].isVisible()
-    assert again.modes["annotate"].docks["activity"].isVisibleTo(again.modes["annotate"])
+    assert not again.mode_windows["verify"].docks["activity"].isVisible()
+    assert again.mode_windows["annotate"].docks["activity"].isVisibleTo(again.mode_windows["annotate"])
     again.reset_layout()
-    assert again.modes["verify"].docks["activity"].isVisible()
+    assert again.mode_windows["verify"].docks["activity"].isVisible()
     again.close()
 
 

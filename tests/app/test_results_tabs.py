@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStackedWidget
 
 from annotation.verification import Verdict
-from app.results.mode import ResultsMode
+from app.modes.results.mode import ResultsMode
 from app.session import ProjectSession
 from store import open_project
 from widgets.mode import ModeWindow

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from annotation.agreement import ONE_CATEGORY
 from annotation.verification import Verdict
-from app.results.team import team_rows
+from app.modes.results.team import team_rows
 from app.teams.create import PackageRequest, create_package
 from app.teams.merge import merge_package
 from store import open_project
@@ -169,7 +169,7 @@ def test_results_team_tab_in_the_main_window(qtbot, team_project, tmp_path):
     window = shown_window(qtbot)
     window.session.open(tmp_path / "empty.reasonscope", create=True)
     window.set_mode("results")
-    results = window.results
+    results = window.mode("results")
     tabs = results.tabs
     team_index = tabs.indexOf(results.team_results)
     assert tabs.tabText(team_index) == "Team"

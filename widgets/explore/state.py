@@ -12,8 +12,7 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Signal
 
 from annotation.models import Scene, SceneSummary
-from sim.render import RenderedView, Visibility
-from sim.tabletop.world import TabletopWorld
+from sim.tabletop.restore import LoadedScene
 
 
 class SceneSource(Protocol):
@@ -27,16 +26,6 @@ class SceneSource(Protocol):
     ) -> list[SceneSummary]: ...
 
     def get(self, scene_id: int) -> Scene: ...
-
-
-@dataclass
-class LoadedScene:
-    """A stored scene restored into a live world, with its model-facing view measured."""
-
-    scene: Scene
-    world: TabletopWorld
-    view: RenderedView
-    visibility: dict[str, Visibility]
 
 
 @dataclass(frozen=True)
@@ -107,15 +96,3 @@ class ExploreState(QObject):
             return ""
         info = self.loaded.world.info(int(uid))
         return info.key if info else ""
-
-
-def load_scene(scene: Scene, *, image_size: int = 1024) -> LoadedScene:
-    """Restore a stored scene and measure its top-down view (slow: run it off the GUI thread)."""
-    from sim.camera import CameraSpec
-    from sim.render import render, visibility
-    from sim.tabletop.scenes import world_from_records
-
-    world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
-    camera = CameraSpec.from_dict(scene.camera).with_size(image_size, image_size)
-    view = render(world, camera)
-    return LoadedScene(scene, world, view, visibility(world, camera, view=view))

@@ -4,7 +4,7 @@ reasoning, save it as a candidate.
 The panel holds no project and runs no engine: it emits `generate_requested`
 (preferences and seed), `step_selected` (the step's graph entity ids and its
 time slot) and `save_requested`, and shows what it is handed (`show_question`,
-`show_message`). `app/annotate/generator.py` connects it to a frame's scene graph.
+`show_message`). `app/modes/annotate/generator.py` connects it to a frame's scene graph.
 
 Keys inside the panel: Up / Down (in the step list) or `[` / `]` (anywhere in
 it) move through the steps, Ctrl+Return generates, Ctrl+S saves the shown

@@ -48,7 +48,7 @@ class HoiReviewState(QObject):
         self.current: LabelRecord | None = None
         self.draft = ReviewDraft()
         # Re-reading the lists scans the sequence: after other changes the mode calls
-        # `refresh` once typing pauses (app.annotate.hoi_panels); a review refreshes at once.
+        # `refresh` once typing pauses (app.modes.annotate.hoi_panels); a review refreshes at once.
         hoi.view.sequence_changed.connect(self.refresh)
 
     @property

@@ -1,7 +1,7 @@
 """Results > Team: per person, their packages' items with dates, what is still out, and
 their agreement with the others so far; then the packages not yet returned.
 
-Shows the rows of `app.results.team.team_rows` (plain dicts); it never reads the project.
+Shows the rows of `app.modes.results.team.team_rows` (plain dicts); it never reads the project.
 """
 
 from __future__ import annotations

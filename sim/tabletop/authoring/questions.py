@@ -30,7 +30,7 @@ from sim.camera import project_points
 from sim.render import counterfactual_visibility, label_visibility, render, visibility
 from sim.tabletop.catalog import catalog_by_name, load_catalog
 from sim.tabletop.questions import LABEL_OCCLUDED, MAX_VISIBILITY, MIN_REVEAL, SIZE_RATIO
-from sim.tabletop.world import TOP_DOWN, TabletopWorld
+from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN, TabletopWorld
 
 GENERATOR = "authored/1"
 EXTREMES = ("largest", "smallest")
@@ -81,7 +81,7 @@ def author_question(
     targets: list[str],
     *,
     threshold: float = MAX_VISIBILITY,
-    image_size: int = 1024,
+    image_size: int = MODEL_IMAGE_SIZE,
     extreme: str = "largest",
     seed: int = 0,
 ) -> AuthoredQuestion:

@@ -231,7 +231,7 @@ def test_results_mode_shows_the_spatial_scores(qtbot, generated, db, tmp_path):
     assert main(["import", "spatial-predictions", str(preds), "--model", "m", "--db", str(db)]) == 0
     window = open_as_ada(qtbot, db, "results", copy_to=tmp_path)
     try:
-        results = window.results
+        results = window.mode("results")
         assert results.tabs.currentWidget() is results.bimanual_results  # its only data
         assert results.spatial_results.table.rowCount() == 1
         assert results.spatial_results.table.item(0, 1).text() == "100.0"

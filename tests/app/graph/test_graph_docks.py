@@ -45,7 +45,7 @@ def jrdb_project(tmp_path_factory):
 
 def show_graph(qtbot, window, key):
     """Click the Scene graph tab of the mode's dock group."""
-    mode = window.modes[key]
+    mode = window.mode_windows[key]
     mode.docks["graph"].raise_()
     view = mode.docks["graph"].widget()
     qtbot.waitUntil(lambda: not view.visibleRegion().isEmpty(), timeout=5000)
@@ -69,7 +69,7 @@ def test_the_graph_dock_waits_behind_each_modes_right_hand_dock(qtbot, scene_pro
     try:
         for key, front in FRONT.items():
             window.set_mode(key)
-            mode = window.modes[key]
+            mode = window.mode_windows[key]
             graph = mode.docks["graph"]
             assert mode.dockWidgetArea(graph) == Qt.DockWidgetArea.RightDockWidgetArea
             beside = {"hoi_labels": "relations"}.get(front, front)
@@ -83,12 +83,12 @@ def test_the_graph_dock_waits_behind_each_modes_right_hand_dock(qtbot, scene_pro
 
 
 def test_explore_graph_follows_the_scene_live_and_selects_bodies(qtbot, scene_project, tmp_path):
-    from sim.tabletop.grasp import BASKET_CENTRE
+    from sim.tabletop.grasp.execute import BASKET_CENTRE
     from sim.tabletop.world import TABLE_TOP_Z
 
     window = open_as_ada(qtbot, scene_project, "explore", copy_to=tmp_path)
     try:
-        explore = window.explore
+        explore = window.mode("explore")
         view = show_graph(qtbot, window, "explore")
         assert "No scene open" in view.status.text()
         explore.scene_list.select_row(0)
@@ -121,7 +121,7 @@ def test_explore_graph_follows_the_scene_live_and_selects_bodies(qtbot, scene_pr
 def test_annotate_graph_follows_the_frame_labels_and_selection(qtbot, jrdb_project, tmp_path):
     window = open_as_ada(qtbot, jrdb_project, "annotate", copy_to=tmp_path)
     try:
-        a = window.annotate
+        a = window.mode("annotate")
         view = show_graph(qtbot, window, "annotate")
 
         def shows_frame():
@@ -164,11 +164,11 @@ def test_annotate_graph_follows_the_frame_labels_and_selection(qtbot, jrdb_proje
 
 def test_verify_graph_shows_the_questions_scene_with_its_evidence(qtbot, scene_project, tmp_path):
     def small_renders(w):
-        w.verify.image_size = 256
+        w.mode("verify").image_size = 256
 
     window = open_as_ada(qtbot, scene_project, "verify", copy_to=tmp_path, prepare=small_renders)
     try:
-        verify = window.verify
+        verify = window.mode("verify")
         view = show_graph(qtbot, window, "verify")
         question = verify.state.current
         qtbot.waitUntil(lambda: "table" in view.graph.entities, timeout=30000)
@@ -185,7 +185,7 @@ def test_verify_graph_shows_the_questions_scene_with_its_evidence(qtbot, scene_p
 def test_replay_graph_updates_on_every_seek(qtbot, episode_project, tmp_path):
     window = open_as_ada(qtbot, episode_project, "replay", copy_to=tmp_path)
     try:
-        replay = window.replay
+        replay = window.mode("replay")
         view = show_graph(qtbot, window, "replay")
         replay.episodes.select_row(0)
         state = replay.state

@@ -214,7 +214,7 @@ def test_replay_opens_and_seeks_through_an_imported_episode(qtbot, capsys, corpu
 
     assert run(capsys, corpus / "bimanibench", "--format", "bimanibench", "--db", db)[0] == 0
     window = open_as_ada(qtbot, db, "replay")
-    replay = window.replay
+    replay = window.mode("replay")
     try:
         for row, steps in ((0, 3), (1, 5)):
             replay.episodes.select_row(row)

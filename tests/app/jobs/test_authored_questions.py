@@ -201,16 +201,16 @@ def test_results_and_metrics_filtered_by_tag(hard, capsys, qtbot):
     assert json.loads(capsys.readouterr().out)["episodes"]["n"] == len(episodes)
     window = open_as_ada(qtbot, hard, "results")
     try:
-        view = window.results.episode_results
+        view = window.mode("results").episode_results
         assert view.tag_row.isVisibleTo(view)
         assert [view.tag_box.itemData(i) for i in range(view.tag_box.count())] == [
             None,
             "authored",
             "hard",
         ]
-        assert window.results.metrics["episodes"]["n"] == len(episodes)
+        assert window.mode("results").metrics["episodes"]["n"] == len(episodes)
         view.tag_box.setCurrentIndex(view.tag_box.findData("hard"))
-        assert window.results.metrics["episodes"]["n"] == on_hard
+        assert window.mode("results").metrics["episodes"]["n"] == on_hard
         assert view.summary.text().startswith(f"{on_hard} episode")
     finally:
         window.close()

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QStackedWidget
 
 from app.cli import main
 from app.jobs.metrics import project_metrics
-from app.results.mode import ResultsMode
+from app.modes.results.mode import ResultsMode
 from app.session import ProjectSession
 from store import open_project
 from widgets.mode import ModeWindow

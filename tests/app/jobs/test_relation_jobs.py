@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from annotation.jrdb.geometry import METHOD_BOX_CENTRE
-from app.annotate.loading import list_sequences, load_frame
 from app.demo.jrdb_synth import SynthConfig, write_sequence
 from app.io.jrdb import frame_points, read_jrdb, store_jrdb
 from app.jobs.relations import (
@@ -17,6 +16,7 @@ from app.jobs.relations import (
     compute_sequence_relations_at,
     relations_for_frame,
 )
+from app.modes.annotate.loading import list_sequences, load_frame
 from store import open_project
 
 CONFIG = SynthConfig(frames=2, people=3, objects=3, points_per_sweep=4_000)

@@ -25,7 +25,7 @@ def team_project(tmp_path_factory):
 
 def _window(qtbot, path=None):
     window = MainWindow()
-    window.verify.image_size = 256
+    window.mode("verify").image_size = 256
     qtbot.addWidget(window)
     window.resize(1280, 860)
     window.show()
@@ -64,7 +64,7 @@ def test_two_verifiers_on_two_machines_then_merge(qtbot, team_project, tmp_path,
     project.rename(owner / "elsewhere")
     settings.remember_annotator("Zed")  # whoever used this app last: the package says who works
     window = _window(qtbot, laptop / "ada.rspack")
-    session, verify = window.session, window.verify
+    session, verify = window.session, window.mode("verify")
     assert session.annotator.name == "Ada"
     assert "Work package: Ada, verifier, 2 questions" in window.project_label.text()
     with pytest.raises(ProjectError, match="this work package is Ada's; Zed cannot"):

@@ -96,8 +96,8 @@ def test_object_attributes(graph):
 def test_an_object_lifted_between_the_fingers_is_held_by_the_gripper():
     """Close the gripper on a box and lift it: the graph says `held by`, not `on` the table."""
     from sim.render import render
-    from sim.tabletop.grasp import drive_fingers, enable_finger_dynamics, grasp_height
-    from sim.tabletop.grasp_plan import plan_grasp
+    from sim.tabletop.grasp.execute import drive_fingers, enable_finger_dynamics, grasp_height
+    from sim.tabletop.grasp.plan import plan_grasp
     from sim.tabletop.motion import DOWN, move_tool_to
 
     x, y = WORKSPACE_CENTRE

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from annotation.jrdb.hoi_review import ACCEPTED, HALF, RETURNED, UNREVIEWED
-from app.annotate.hoi_panels import install_hoi_panels
+from app.modes.annotate.hoi_panels import install_hoi_panels
 from app.session import ProjectSession
 from store import open_project
 from widgets.hoi.review_state import QUALITY, HoiReviewState

@@ -90,7 +90,7 @@ def test_results_mode_has_a_bimanual_tab(qtbot, db, tmp_path):
 
     window = open_as_ada(qtbot, db, "results", copy_to=tmp_path)
     try:
-        results = window.results
+        results = window.mode("results")
         tabs = results.tabs
         assert tabs.tabText(tabs.indexOf(results.bimanual_results)) == "Bimanual"
         assert tabs.currentWidget() is results.bimanual_results  # the only data there is

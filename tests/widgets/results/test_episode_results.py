@@ -178,7 +178,7 @@ def test_results_mode_opens_on_episodes_when_a_project_has_only_episodes(qtbot, 
     qtbot.addWidget(window)
     window.session.open(path)
     window.set_mode("results")
-    results = window.results
+    results = window.mode("results")
     assert results.pages.currentIndex() == 1
     assert results.tabs.currentWidget() is results.episode_results
     assert results.episode_results.success_table.rowCount() == 1

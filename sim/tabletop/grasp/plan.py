@@ -1,0 +1,371 @@
+"""Planning two-finger grasps from a mask, the depth image and the intrinsics.
+
+The planner sees what a real one would: the masked pixels and the whole depth
+image, lifted to 3D with the camera intrinsics. It samples antipodal
+candidates: a centre among the object's points and a closing direction; the
+contacts are where the object's cross-section ends along that line, in a strip
+as wide as the pads, at the height the pads would hold it (a tray is taken by
+its wall, a mug by its body). Each candidate is then checked against the depth
+image around it:
+
+- width: the object's extent between the contacts must fit the gripper's
+  stroke less a few millimetres on each side ("too wide even open");
+- normals: the object's outline at each contact must face the closing line
+  within the friction cone, measured from the outline's slope across the strip
+  ("surfaces not antipodal");
+- clearance: the fingers, pre-opened a little wider than the object, descend
+  beside it and sweep in as they close; whatever the depth image shows in
+  that swept volume (a neighbour, the object's own handle) must lie below the
+  pads ("fingers would hit ..."), and the linkage above the pads must clear
+  what stands around ("the gripper's knuckles would hit ...").
+
+Feasible candidates are ranked by width margin, normals, how deep the pads can
+reach and distance from the mask's centre; `sim.tabletop.grasp.execute` tries the best
+few in simulation. Nothing here touches the simulator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from sim.camera import CameraSpec, intrinsics
+from sim.render import RenderedView
+from sim.robotiq import ROBOTIQ_2F85, GripperModel
+from sim.tabletop.grasp.candidates import (
+    FINGERS_HIT,
+    KNUCKLES_HIT,
+    NOT_ANTIPODAL,
+    TOO_THIN,
+    TOO_WIDE,
+    GraspCandidate,
+    GraspPlan,
+    tool_axis,
+)
+from sim.tabletop.grasp.envelope import envelope_for_gap
+from sim.tabletop.grasp.sections import FINGER_THICKNESS, cross_sections, outline
+from sim.tabletop.grasp.text import across_middle, refusal, too_wide_reason
+from sim.tabletop.heightmap import CELL, HeightMap, height_map, lift_pixels
+
+__all__ = [
+    "FINGERS_HIT",
+    "KNUCKLES_HIT",
+    "NOT_ANTIPODAL",
+    "TOO_THIN",
+    "TOO_WIDE",
+    "GraspCandidate",
+    "GraspPlan",
+    "MAX_GRASP_WIDTH",
+    "MAX_OPENING",
+    "plan_grasp",
+    "refusal",
+    "tool_axis",
+    "too_wide_reason",
+]
+
+# Kept for the 2F-85's refusal text and for callers that predate GripperModel.
+MAX_OPENING = ROBOTIQ_2F85.stroke_m
+MAX_GRASP_WIDTH = ROBOTIQ_2F85.max_grasp_width
+
+MAX_POINTS = 4000  # object points kept for the cross-sections
+FRICTION_CONE_DEG = 30.0  # outline normals further than this from the closing line slip
+PRESHAPE_MARGIN = 0.012  # the fingers open this much wider than the object on each side
+TABLE_CLEARANCE = 0.003  # the pads' lowest point stays this far above whatever is beneath
+MIN_CONTACT = 0.0025  # the pads must overlap the object by at least this much in height
+TILTS = (0.26, -0.26, 0.52, -0.52)  # radians (15 and 30 degrees) the tool may lean
+TILT_COST = 0.4  # score given up for leaning the most
+MAX_TRIED = 3  # candidates tried in simulation before a grasp reports failure
+
+_ALONG = np.linspace(0.0, 1.0, 6)
+_ACROSS = np.linspace(-1.0, 1.0, 7)
+_UNIT = np.stack(np.meshgrid(_ALONG, _ACROSS, indexing="ij"), axis=-1).reshape(-1, 2)
+_SPAN_UNIT = np.stack(np.meshgrid(np.linspace(0.0, 1.0, 9), _ACROSS, indexing="ij"), -1).reshape(
+    -1, 2
+)
+
+
+def plan_grasp(
+    camera: CameraSpec,
+    mask: np.ndarray,
+    view: RenderedView,
+    model: GripperModel = ROBOTIQ_2F85,
+    *,
+    table_z: float,
+    avoid: tuple[tuple[float, float, float], ...] = (),
+    names: dict[int, str] | None = None,
+) -> GraspPlan:
+    """Antipodal two-finger grasps of the masked object from above, best first.
+
+    `avoid` lists (x, y, yaw) of grasps already tried: candidates within 2 cm
+    and 20 degrees of one are left out. `names` (segmentation id -> name) lets a
+    refusal name what is in the way.
+    """
+    ys, xs = np.nonzero(mask)
+    if len(xs) < 10:
+        return GraspPlan((0, 0, 0), 0, 0, 0, False, "no feasible grasp: the mask is too small")
+    depth = view.depth_m[ys, xs]
+    flat_top = float(np.mean(depth - depth.min() < 0.01))
+    px = float(np.median(depth)) / intrinsics(camera)[0, 0]  # metres per pixel
+    if len(xs) > MAX_POINTS:  # an even subsample keeps the outline within a pixel or two
+        pick = np.random.default_rng(len(xs)).choice(len(xs), MAX_POINTS, replace=False)
+        pick = np.union1d(
+            pick, outline(mask, ys, xs)
+        )  # every outline pixel: the contacts lie there
+        ys, xs = ys[pick], xs[pick]
+    pts = lift_pixels(camera, view.depth_m, ys, xs)
+    top_z = float(pts[:, 2].max())
+    middle = pts.mean(axis=0)
+    raw = cross_sections(pts, model, px)
+    size = max(float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()), 0.01)
+    hmap = height_map(view, middle[:2], size + model.stroke_m / 2 + FINGER_THICKNESS + 0.02)
+    target = masked_body(view, mask)  # its own parts may rise beside the contacts
+    assessed = _assess(raw, model, hmap, middle, table_z, target, radius=size)
+    candidates = _dedupe(assessed, avoid)
+    feasible = sorted((c for c in candidates if c.feasible), key=lambda c: -c.score)
+    rejected = Counter(c.rejected for c in candidates if not c.feasible)
+    base = dict(flat_top=flat_top, rejected=dict(rejected), considered=len(candidates))
+    if feasible:
+        best = feasible[0]
+        return GraspPlan(
+            (best.centre[0], best.centre[1], float(middle[2])),
+            best.top_z,
+            best.yaw,
+            best.width,
+            True,
+            "",
+            pads_z=best.pads_z,
+            candidates=tuple(feasible),
+            **base,
+        )
+    narrowest = across_middle(candidates)
+    reason = refusal(candidates, model, names or {})
+    return GraspPlan(
+        (float(middle[0]), float(middle[1]), float(middle[2])),
+        top_z,
+        0.0,
+        narrowest,
+        False,
+        reason,
+        **base,
+    )
+
+
+def masked_body(view: RenderedView, mask: np.ndarray) -> int | None:
+    """The body most of the mask's pixels show (the planner's own bookkeeping)."""
+    seg = view.segmentation[mask]
+    if seg.size == 0:
+        return None
+    values, counts = np.unique(seg, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def preshape_gap(model: GripperModel, width):
+    """How far apart the pads come down beside an object `width` across (a number or an
+    array): PRESHAPE_MARGIN wider on each side, at most fully open. The planner checks the
+    fingers' swept volume at this opening, and the execution opens them to it."""
+    return np.minimum(model.pad_gap[0], np.asarray(width) + 2 * PRESHAPE_MARGIN)
+
+
+def _assess(
+    raw: np.ndarray,
+    model,
+    hmap: HeightMap,
+    middle,
+    table_z: float,
+    target: int,
+    *,
+    radius: float,
+) -> list[GraspCandidate]:
+    """Width, normals and clearance of every cross-section, all candidates at once."""
+    if raw.size == 0:
+        return []
+    yaw, tc, lo, hi, top, depth, normal, widens, outer, reach = raw.T
+    a = np.c_[np.cos(yaw), np.sin(yaw)]
+    n = np.c_[-a[:, 1], a[:, 0]]
+    width = hi - lo
+    centre = ((lo + hi) / 2)[:, None] * a + tc[:, None] * n
+    offset = np.linalg.norm(centre - middle[:2], axis=1)
+    half_pad = model.pad_width / 2
+    pre = preshape_gap(model, width)
+    inner = width / 2 + model.clearance + CELL
+    outer = np.maximum(inner, pre / 2) + FINGER_THICKNESS
+
+    def place(along, across, rows):  # (cands, K) offsets -> world xy (cands, K, 2)
+        return (
+            centre[rows, None, :]
+            + along[..., None] * a[rows, None, :]
+            + across[..., None] * n[rows, None, :]
+        )
+
+    count = len(raw)
+    # only candidates that pass the cheap checks are looked at against the height map
+    shaped = np.flatnonzero(
+        (width <= model.max_grasp_width) & (normal <= FRICTION_CONE_DEG) & (widens == 0)
+    )
+    want = top - depth
+    landing = np.full(count, table_z)
+    pads_z = want.copy()
+    on_itself = np.zeros(count, dtype=bool)
+    land_h = np.full(count, -np.inf)
+    land_body = np.full(count, -1)
+    if shaped.size:
+        along = inner[shaped, None] + (outer - inner)[shaped, None] * _UNIT[None, :, 0]
+        across = np.broadcast_to(half_pad * _UNIT[None, :, 1], along.shape)
+        fingers = np.concatenate(
+            [place(along, across, shaped), place(-along, across, shaped)], axis=1
+        )
+        h, body = hmap.sample(fingers)
+        k = np.argmax(h, axis=1)
+        land_h[shaped] = h[np.arange(len(k)), k]
+        land_body[shaped] = body[np.arange(len(k)), k]
+        landing[shaped] = np.maximum(land_h[shaped], table_z)
+        pads_z[shaped] = np.maximum(want[shaped], landing[shaped] + TABLE_CLEARANCE)
+        # the fingers would come down on the object's own flank: it widens below the pads
+        # (a ball held above its equator), so the pads would press on a surface facing up
+        on_itself[shaped] = (
+            (land_body[shaped] == target)
+            & (landing[shaped] + TABLE_CLEARANCE > want[shaped])
+            & (landing[shaped] > table_z + 0.002)
+        )
+    # the linkage and housing above the pads, as far out as the pre-opened fingers put them,
+    # against the neighbours (the object's own top is what the pad depth allows for)
+    landed = shaped[(~on_itself[shaped]) & (top[shaped] - pads_z[shaped] >= MIN_CONTACT)]
+    envs = {i: envelope_for_gap(model.key, pre[i]) for i in landed}
+
+    def linkage(rows: np.ndarray, tilt: float):
+        """Room (m) between each row's linkage and the highest neighbour under it, the tool
+        leaning `tilt`: each part of the gripper above the pads shifts across the closing
+        line by its height times sin(tilt) and comes down by cos(tilt)."""
+        room = np.full(len(rows), np.inf)
+        worst_body = np.full(len(rows), -1)
+        worst_h = np.full(len(rows), -np.inf)
+        sin_t, cos_t = math.sin(tilt), math.cos(tilt)
+        for env in {envs[i] for i in rows}:
+            sel = np.flatnonzero([envs[i] is env for i in rows])
+            sub = rows[sel]
+            for part in env.parts:
+                lo_a, hi_a = part.along
+                low, high = part.rise * sin_t, (part.rise + part.height) * sin_t
+                b_lo, b_hi = min(low, high) - part.across, max(low, high) + part.across
+                unit = _SPAN_UNIT[None, :, :]
+                along_p = np.broadcast_to(
+                    lo_a + (hi_a - lo_a) * unit[..., 0], (len(sub), len(_SPAN_UNIT))
+                )
+                across_p = np.broadcast_to(
+                    b_lo + (b_hi - b_lo) * (unit[..., 1] + 1) / 2, along_p.shape
+                )
+                hp, bp = hmap.sample(place(along_p, across_p, sub))
+                hp = np.where(bp == target, -np.inf, hp)
+                k = np.argmax(hp, axis=1)
+                top_h = hp[np.arange(len(k)), k]
+                lowest = part.rise * cos_t - part.across * abs(sin_t)
+                r = pads_z[sub] + lowest - top_h
+                worse = r < room[sel]
+                room[sel[worse]] = r[worse]
+                worst_body[sel[worse]] = bp[np.arange(len(k)), k][worse]
+                worst_h[sel[worse]] = top_h[worse]
+        return room, worst_body, worst_h
+
+    knuckle_room = np.full(count, np.inf)
+    knuckle_body = np.full(count, -1)
+    knuckle_h = np.full(count, -np.inf)
+    tilt = np.zeros(count)
+    if landed.size:
+        knuckle_room[landed], knuckle_body[landed], knuckle_h[landed] = linkage(landed, 0.0)
+    # where the upright gripper's linkage meets a neighbour, lean it away about the
+    # closing line (the fingers still close level, so the contacts stay as checked)
+    blocked = landed[knuckle_room[landed] < 0]
+    for lean in TILTS:
+        if not blocked.size:
+            break
+        room, _, _ = linkage(blocked, lean)
+        fits = room >= 0
+        tilt[blocked[fits]] = lean
+        knuckle_room[blocked[fits]] = room[fits]
+        blocked = blocked[~fits]
+    out = []
+    for i in range(len(raw)):
+        common = dict(
+            centre=(float(centre[i, 0]), float(centre[i, 1])),
+            yaw=float(yaw[i]),
+            width=float(width[i]),
+            top_z=float(top[i]),
+            normal_deg=float(normal[i]),
+            offset_m=float(offset[i]),
+        )
+        if width[i] > model.max_grasp_width:
+            rejected, blocker, detail = TOO_WIDE, None, f"{100 * width[i]:.1f} cm"
+        elif normal[i] > FRICTION_CONE_DEG:
+            rejected, blocker, detail = NOT_ANTIPODAL, None, f"{normal[i]:.0f} degrees"
+        elif widens[i] or on_itself[i]:
+            rejected, blocker = NOT_ANTIPODAL, None
+            detail = "the object widens below the pads"
+        elif top[i] - pads_z[i] < MIN_CONTACT and land_h[i] <= table_z + 0.002:
+            rejected, blocker = TOO_THIN, None  # nothing beside it but the table
+            detail = f"{1000 * (top[i] - table_z):.0f} mm above the table"
+        elif top[i] - pads_z[i] < MIN_CONTACT:
+            blocker = int(land_body[i])
+            rejected, detail = FINGERS_HIT, f"{100 * (landing[i] - table_z):.1f} cm high beside it"
+        elif knuckle_room[i] < 0:
+            rejected, blocker = KNUCKLES_HIT, int(knuckle_body[i])
+            detail = f"{100 * (knuckle_h[i] - table_z):.1f} cm high near it"
+        else:
+            rejected, blocker, detail = "", None, ""
+        if rejected:
+            out.append(
+                GraspCandidate(
+                    pads_z=float(pads_z[i]),
+                    score=0.0,
+                    rejected=rejected,
+                    blocker=blocker,
+                    detail=detail,
+                    **common,
+                )
+            )
+            continue
+        grip = top[i] - pads_z[i]
+        margin = (model.max_grasp_width - width[i]) / model.max_grasp_width
+        # the pads as deep as the planner of old put them: below the middle of what stands
+        # above the support, round things below their equator, within the fingers' reach
+        # (a hollow thing taken from outside: as deep as its rim lets the knuckles go)
+        desired = min(0.5 * (top[i] - landing[i]) + 0.02, reach[i])
+        # pads near the middle hold the object about its centre of mass: it does not
+        # turn out of the fingers as it comes up (a mug by its body, not its rim)
+        score = (
+            margin
+            + math.cos(math.radians(normal[i]))
+            + 2.0 * min(1.0, grip / max(desired, 1e-3))
+            + 1.5 * (1.0 - min(offset[i] / radius, 1.0))
+        )
+        score -= TILT_COST * abs(tilt[i]) / max(TILTS, default=1.0)  # upright when it fits
+        out.append(
+            GraspCandidate(
+                pads_z=float(pads_z[i]), score=float(score), tilt=float(tilt[i]), **common
+            )
+        )
+    return out
+
+
+def _dedupe(candidates: list[GraspCandidate], avoid) -> list[GraspCandidate]:
+    """One candidate per (centre to 5 mm, yaw, width to 2 mm), and none near a tried grasp."""
+    seen, out = set(), []
+    for c in candidates:
+        key = (
+            round(c.centre[0] / 0.005),
+            round(c.centre[1] / 0.005),
+            round(c.yaw, 3),
+            round(c.width / 0.002),
+            c.rejected,
+        )
+        if key in seen:
+            continue
+        if any(
+            math.dist(c.centre, (x, y)) < 0.02 and abs(math.sin(c.yaw - yaw)) < math.sin(0.35)
+            for x, y, yaw in avoid
+        ):
+            continue
+        seen.add(key)
+        out.append(c)
+    return out

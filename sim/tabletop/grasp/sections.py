@@ -1,0 +1,166 @@
+"""Cross-sections of an object seen from above: where two fingers could close on it.
+
+For each closing direction the object's lifted points are cut into strips as
+wide as a pad; in each strip, at a few pad depths below its top, the points
+above the pads are split wherever a finger fits between them, and each
+stretch is a pair of contacts. What `sim.tabletop.grasp.plan` then checks
+against the depth image around the object comes from here: the stretch, the
+outline's slope at its ends (`normal_angle`) and whether the object widens
+below the pads (`widens_below`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sim.robotiq import GripperModel
+
+YAWS = 8  # closing directions sampled over half a turn (22.5 degrees apart)
+FINGER_THICKNESS = 0.012  # a finger's extent along the closing line, pad included
+EDGE_BAND = 0.01  # metres: the strip's ends, where the knuckles come down beside the object
+FLAT_EDGE = 0.008  # an end this close to the strip's top is an edge the knuckles meet
+
+
+def runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end indices of the stretches of sorted values `s` split where consecutive
+    values are more than `gap` apart (room for a finger)."""
+    breaks = np.flatnonzero(s[1:] - s[:-1] > gap)
+    return np.concatenate(([0], breaks + 1)), np.concatenate((breaks, [s.size - 1]))
+
+
+def outline(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """Indices into (ys, xs) of the mask's pixels with a 4-neighbour outside it."""
+    m = np.pad(mask, 1)
+    eroded = m[1:-1, 1:-1] & m[:-2, 1:-1] & m[2:, 1:-1] & m[1:-1, :-2] & m[1:-1, 2:]
+    return np.flatnonzero(~eroded[ys, xs])
+
+
+def yaws(pts: np.ndarray) -> np.ndarray:
+    """Closing directions: YAWS evenly over half a turn, plus the outline's two principal axes."""
+    xy = pts[:, :2] - pts[:, :2].mean(axis=0)
+    _, vecs = np.linalg.eigh(np.cov(xy.T)) if len(xy) > 2 else (None, np.eye(2))
+    principal = [math.atan2(v[1], v[0]) % math.pi for v in vecs.T]
+    return np.r_[np.arange(YAWS) * math.pi / YAWS, principal]
+
+
+def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarray:
+    """Every (closing direction, strip, pad depth, stretch) of the object: rows of
+    yaw, t (strip's lateral offset), lo, hi (the stretch along the closing line), top, depth,
+    normal angle, whether the object widens below the pads (`widens_below`), whether the
+    stretch is the whole outline taken from outside (hollows ignored), and the deepest the
+    pads may go in that strip."""
+    half_pad = model.pad_width / 2
+    gap = FINGER_THICKNESS + 2 * model.clearance
+    rows = []
+    for yaw in yaws(pts):
+        a = np.array([math.cos(yaw), math.sin(yaw)])
+        n = np.array([-a[1], a[0]])
+        s_all, t_all = pts[:, :2] @ a, pts[:, :2] @ n
+        by_t = np.argsort(t_all)
+        t_sorted = t_all[by_t]
+        t_lo, t_hi = t_sorted[0], t_sorted[-1]
+        step = max(half_pad, (t_hi - t_lo) / 7)
+        for tc in np.arange(t_lo + min(half_pad, (t_hi - t_lo) / 2), t_hi + 1e-9, step):
+            i0, i1 = np.searchsorted(t_sorted, (tc - half_pad, tc + half_pad))
+            if i1 - i0 < 3:
+                continue
+            idx = by_t[i0:i1]
+            z = pts[idx, 2]
+            by_s = np.argsort(s_all[idx])
+            s, t, z = s_all[idx][by_s], t_all[idx][by_s] - tc, z[by_s]
+            local_top = float(z.max())
+            # how deep the pads may go: the knuckles above them meet an edge as high as the
+            # top (a can's rim, a box) sooner than a rounded one (a ball)
+            ends = (s <= s[0] + EDGE_BAND) | (s >= s[-1] - EDGE_BAND)
+            flat = float(z[ends].max()) > local_top - FLAT_EDGE
+            reach = model.max_depth_flat if flat else model.max_depth_round
+            depths = (reach, 0.6 * reach, 0.35 * reach)
+            all_runs = runs(s, gap)  # the strip's outline at any height
+            seen = set()
+            for depth in depths:
+                keep = z >= local_top - depth
+                sk, tk = s[keep], t[keep]
+                for i, j in zip(*runs(sk, gap), strict=True):
+                    if j - i < 2 or (sk[i], sk[j]) in seen:
+                        continue
+                    seen.add((sk[i], sk[j]))
+                    lo, hi = sk[i], sk[j]
+                    if hi - lo + px > model.max_grasp_width:  # refused on width alone
+                        rows.append(
+                            (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, 0, 0, 0, reach)
+                        )
+                        continue
+                    normal = normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
+                    widens = widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
+                    rows.append(
+                        (
+                            yaw,
+                            tc,
+                            lo - px / 2,
+                            hi + px / 2,
+                            local_top,
+                            depth,
+                            normal,
+                            widens,
+                            0,
+                            reach,
+                        )
+                    )
+            # the whole outline at the deepest pads, hollows ignored: a mug by its body, a
+            # bowl from outside (the split stretches above offer its rim)
+            for i, j in zip(*all_runs, strict=True):
+                lo, hi = s[i], s[j]
+                if j - i < 2 or (lo, hi) in seen or hi - lo + px > model.max_grasp_width:
+                    continue
+                normal = normal_angle(s[i : j + 1], t[i : j + 1], model.pad_width)
+                rim = min(reach, model.max_depth_flat)  # the knuckles meet a rim as a flat top
+                rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1, rim))
+    return np.array(rows, dtype=float).reshape(-1, 10)
+
+
+def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:
+    """Whether the object's outline in the strip reaches further out than the contacts
+    [lo, hi] at a height below `cut` (a ball above its equator): the pads would press on
+    a surface facing up. `s`, `z`: the strip's points sorted along the closing line;
+    `all_runs`: its stretches at any height."""
+    starts, ends = all_runs
+    k = int(np.searchsorted(s[starts], lo, side="right")) - 1
+    if k < 0:
+        return False
+    first, last = s[starts[k]], s[ends[k]]
+    near_first = z[starts[k] : int(np.searchsorted(s, first + px, side="right"))]
+    near_last = z[int(np.searchsorted(s, last - px)) : ends[k] + 1]
+    out_lo = lo - first > px and near_first.size and np.median(near_first) < cut
+    out_hi = last - hi > px and near_last.size and np.median(near_last) < cut
+    return bool(out_lo or out_hi)
+
+
+def normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:
+    """The larger angle (degrees) between the closing line and the outline's normal at
+    either end: the slope of the outline's ends across the strip, fitted over 2 mm slices
+    (a strip over a round object's flank, a chord, slopes steeply at both ends)."""
+    bins = ((t - t.min()) * 500.0).astype(int)  # 2 mm slices
+    if bins.max() < 2:
+        return 0.0  # a sliver: no slope to measure
+    # `s` is sorted: a slice's first point is its lowest s, its last its highest
+    order = np.argsort(bins, kind="stable")
+    sorted_bins = bins[order]
+    change = np.empty(len(sorted_bins), dtype=bool)
+    change[0] = True
+    np.not_equal(sorted_bins[1:], sorted_bins[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
+    counts = np.diff(starts, append=len(order))
+    lo = s[order[starts]]
+    hi = s[order[starts + counts - 1]]
+    # slices with a point or two are grazing views of a face, not the outline
+    full = counts >= 3
+    if full.sum() < 3:
+        return 0.0
+    x = sorted_bins[starts][full].astype(float)
+    x -= x.mean()
+    var = float(x @ x) * 0.002  # slope per metre: slices are 2 mm apart
+    slope_lo = float(x @ (lo[full] - lo[full].mean())) / var
+    slope_hi = float(x @ (hi[full] - hi[full].mean())) / var
+    return math.degrees(math.atan(max(abs(slope_lo), abs(slope_hi))))
