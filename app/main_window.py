@@ -28,7 +28,7 @@ from app.modes.study.mode import StudyMode
 from app.modes.verify.mode import VerifyMode
 from app.paths import demo_project_path
 from app.session import ProjectSession
-from app.teams.menu import WorkPackagesMenu
+from app.work_package_menu import WorkPackagesMenu
 from store import ProjectError
 from widgets.activity import ActivityPanel
 from widgets.empty_state import EmptyState
@@ -130,7 +130,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction(self.demo_action)
-        self.work_packages = WorkPackagesMenu(self, file_menu.addMenu("&Work packages"))
+        self.work_packages = WorkPackagesMenu(self, self, file_menu.addMenu("&Work packages"))
         file_menu.addSeparator()
         file_menu.addAction(self.sign_in_action)
         file_menu.addSeparator()
@@ -220,6 +220,15 @@ class MainWindow(QMainWindow):
         if key not in self.controllers:
             raise KeyError(f"no mode {key!r}; modes are {list(self.controllers)}")
         return self.controllers[key]
+
+    def switch_to(self, mode: str, page: str | None = None) -> None:
+        """Bring `mode` to the front, at its page `page` (`ModeController.show_page`)."""
+        self.set_mode(mode)
+        if page is not None:
+            self.controllers[mode].show_page(page)
+
+    def show_status(self, text: str, timeout_ms: int) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
 
     def set_mode(self, key: str) -> None:
         if key not in self.mode_windows:

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from annotation.models import Annotator, ProjectSummary
-from app.teams.files import unpack_files
+from app.work_packages.files import unpack_files
 from store import Project, ProjectError, open_project
 
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import networkx as nx
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -245,3 +246,90 @@ def test_no_test_module_imports_another():
                 if n.rpartition(".")[2].startswith("test_")
             ]
     assert not offenders, offenders
+
+
+QT_MODULES = ("PySide6", "pyqtgraph", "OpenGL", "widgets")
+
+
+def _imports_of(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def qt_free_app_packages(root: Path = ROOT) -> set[str]:
+    """The packages directly under app/ none of whose modules imports Qt or a widget."""
+    free = set()
+    for folder in sorted(p for p in (root / "app").iterdir() if (p / "__init__.py").exists()):
+        imports = set().union(*(_imports_of(m) for m in folder.rglob("*.py")))
+        if not any(name.split(".")[0] in QT_MODULES for name in imports):
+            free.add(f"app.{folder.name}")
+    return free
+
+
+def test_every_qt_free_app_package_is_under_a_no_qt_contract():
+    """A new headless package (importers, jobs, ...) joins the contract that keeps it so;
+    otherwise the first Qt import slips in unnoticed."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    guarded = {
+        module
+        for contract in contracts["contracts"]
+        if contract["type"] == "forbidden" and "PySide6" in contract["forbidden_modules"]
+        for module in contract["source_modules"]
+    }
+    assert qt_free_app_packages() - guarded == set()
+
+
+def test_the_qt_free_check_sees_a_new_headless_package(tmp_path):
+    (tmp_path / "app" / "gui_part").mkdir(parents=True)
+    (tmp_path / "app" / "headless").mkdir()
+    for folder in ("gui_part", "headless"):
+        (tmp_path / "app" / folder / "__init__.py").write_text("")
+    (tmp_path / "app" / "gui_part" / "view.py").write_text("from PySide6.QtCore import Qt\n")
+    (tmp_path / "app" / "headless" / "job.py").write_text("from store import open_project\n")
+    assert qt_free_app_packages(tmp_path) == {"app.headless"}
+
+
+# Only the window holds the modes' controllers; the screenshot and perf scripts drive the
+# app the way tests do.
+MODE_HOLDERS = ("app/main_window.py", "app/screenshots", "app/perf")
+
+
+def reaches_into_modes(root: Path = ROOT) -> list[str]:
+    """`x.controllers` or `x.mode(...)` outside the window: a part reaching into a mode
+    through its host instead of being handed what it needs (or asking `switch_to`)."""
+    found = []
+    for path in sorted((root / "app").rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        if where.startswith(MODE_HOLDERS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            reach = isinstance(node, ast.Attribute) and node.attr == "controllers"
+            reach |= (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "mode"
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self")
+            )
+            if reach:
+                found.append(f"{where}:{node.lineno}")
+    return sorted(found)
+
+
+def test_no_part_reaches_into_a_mode():
+    assert reaches_into_modes() == []
+
+
+def test_the_reach_check_sees_one(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "menu.py").write_text(
+        "def show(window):\n"
+        "    window.controllers['results'].tabs.setCurrentIndex(5)\n"
+        "    window.mode('results').tabs.setCurrentIndex(5)\n"
+        "    window.switch_to('results', 'team')\n"
+    )
+    assert reaches_into_modes(tmp_path) == ["app/menu.py:2", "app/menu.py:3"]

@@ -37,6 +37,13 @@ class ModeWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self.was_shown = False  # a layout is worth saving only once it had real sizes
 
+    def show_dock(self, name: str) -> None:
+        """Show the dock `name` and bring it to the front of its tab stack."""
+        if name not in self.docks:
+            raise KeyError(f"{self.title} has no panel {name!r}; it has {sorted(self.docks)}")
+        self.docks[name].show()
+        self.docks[name].raise_()
+
     def add_dock(
         self,
         name: str,

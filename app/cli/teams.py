@@ -103,7 +103,7 @@ def add_parser(commands: CommandTree) -> None:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from app.teams.create import create_package, package_request
+    from app.work_packages.create import create_package, package_request
 
     if args.limit is not None and args.limit < 1:
         return fail(f"--limit {args.limit}: need at least one item")
@@ -136,7 +136,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from app.teams.merge import merge_package
+    from app.work_packages.merge import merge_package
 
     report = merge_package(default_db(args), args.file, dry_run=args.dry_run)
     if args.json:
@@ -206,7 +206,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_conflicts(args: argparse.Namespace) -> int:
     if args.apply is not None:
-        from app.teams.merge import apply_conflict
+        from app.work_packages.merge import apply_conflict
 
         target = apply_conflict(default_db(args), args.apply)
         print(f"Conflict #{args.apply}: its work is applied (row {target})")

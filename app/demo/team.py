@@ -4,8 +4,8 @@ question; Dan's came back and is merged, Eve's is still out (Results > Team)."""
 from __future__ import annotations
 
 from annotation.verification import Verdict
-from app.teams.create import PackageRequest, create_package
-from app.teams.merge import merge_package
+from app.work_packages.create import PackageRequest, create_package
+from app.work_packages.merge import merge_package
 from store import Project, open_project
 
 DEMO_VERIFIERS = ("Dan (verifier)", "Eve (verifier)")

@@ -34,6 +34,10 @@ from widgets.mode import ModeWindow
 class ModeController(Protocol):
     """What the window needs of a mode's controller once it is built."""
 
+    def show_page(self, name: str) -> None:
+        """Bring the mode's page or panel `name` to the front (Results: a tab such as
+        "team"; the other modes: a dock such as "hoi_review"); KeyError for an unknown one."""
+
     def shutdown(self) -> None:
         """Stop the mode's workers and timers (the window is closing)."""
 

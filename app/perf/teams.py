@@ -12,8 +12,8 @@ from pathlib import Path
 from annotation.verification import Verdict
 from app.io.benchmark import export_benchmark, import_benchmark
 from app.perf.harness import PerfResult, perf_case, report, scratch_folder
-from app.teams.create import PackageRequest, create_package
-from app.teams.merge import merge_package
+from app.work_packages.create import PackageRequest, create_package
+from app.work_packages.merge import merge_package
 from store import open_project
 
 ORDER = 36  # after the results cases (see app.perf.harness)

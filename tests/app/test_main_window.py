@@ -90,7 +90,9 @@ def test_layout_and_mode_persist_across_restarts(qtbot, window):
     qtbot.waitExposed(again)
     assert again.current_mode == "verify"
     assert not again.mode_windows["verify"].docks["activity"].isVisible()
-    assert again.mode_windows["annotate"].docks["activity"].isVisibleTo(again.mode_windows["annotate"])
+    assert (
+        again.mode_windows["annotate"].docks["activity"].isVisibleTo(again.mode_windows["annotate"])
+    )
     again.reset_layout()
     assert again.mode_windows["verify"].docks["activity"].isVisible()
     again.close()

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from annotation.agreement import ONE_CATEGORY
 from annotation.verification import Verdict
 from app.modes.results.team import team_rows
-from app.teams.create import PackageRequest, create_package
-from app.teams.merge import merge_package
+from app.work_packages.create import PackageRequest, create_package
+from app.work_packages.merge import merge_package
 from store import open_project
 
 APPROVE = Verdict(True, True, True, "approve")

@@ -420,6 +420,9 @@ class AnnotateMode(QObject):
         if target is not None:
             self.panorama.centre_on(target)
 
+    def show_page(self, name: str) -> None:
+        self.mode.show_dock(name)
+
     def shutdown(self) -> None:
         self.hoi.shutdown()
         self.generator.shutdown()

@@ -152,6 +152,9 @@ class ExploreMode(QObject):
             scene_id, self.pending = self.pending, None
             self.open_scene(scene_id)
 
+    def show_page(self, name: str) -> None:
+        self.mode.show_dock(name)
+
     def shutdown(self) -> None:
         self.graph.shutdown()
         self.generator.shutdown()

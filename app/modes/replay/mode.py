@@ -368,6 +368,9 @@ class ReplayMode(QObject):
     def _resim_done(self) -> None:
         self.resim_task = None
 
+    def show_page(self, name: str) -> None:
+        self.mode.show_dock(name)
+
     def shutdown(self) -> None:
         self.graph.shutdown()
         self.bimanual.shutdown()

@@ -201,5 +201,21 @@ class ResultsMode(QObject):
         )
         return True
 
+    def show_page(self, name: str) -> None:
+        """A tab by its name ("verification", "episodes", "hoi", "reasoning", "bimanual",
+        "team"), else a dock."""
+        tabs = {
+            "verification": self.agreement,
+            "episodes": self.episode_results,
+            "hoi": self.hoi_results,
+            "reasoning": self.reasoning_results,
+            "bimanual": self.bimanual_results,
+            "team": self.team_results,
+        }
+        if name in tabs:
+            self.tabs.setCurrentWidget(tabs[name])
+        else:
+            self.mode.show_dock(name)
+
     def shutdown(self) -> None:
         """Nothing runs in the background here: results are read on the GUI thread."""

@@ -364,6 +364,9 @@ class StudyMode(QObject):
         while len(self.images) > CACHED_IMAGES:
             self.images.popitem(last=False)
 
+    def show_page(self, name: str) -> None:
+        self.mode.show_dock(name)
+
     def shutdown(self) -> None:
         self.wanted = None
         if self.task is not None:

@@ -367,6 +367,9 @@ class VerifyMode(QObject):
             self.viewport.set_transparent(keys, alpha)
         self.viewport.set_highlight(rendering.highlighted)
 
+    def show_page(self, name: str) -> None:
+        self.mode.show_dock(name)
+
     def shutdown(self) -> None:
         self.graph.shutdown()
         self.jrdb.shutdown()

@@ -4,25 +4,44 @@ report, recall one (docs/work-packages.md#in-the-app)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 
-from app.teams.create import create_package, package_request
-from app.teams.merge import MergeReport, merge_package
+from app.session import ProjectSession
+from app.work_packages.create import create_package, package_request
+from app.work_packages.merge import MergeReport, merge_package
 from store import ProjectError
-from widgets.teams.create_dialog import CreatePackageDialog
+from widgets.work_packages.create_dialog import CreatePackageDialog
 
 PACKAGE_FILTER = "Work packages (*.rspack);;All files (*)"
 
 
-class WorkPackagesMenu(QObject):
-    """The submenu and its dialogs; `window` is the main window (session, show_message)."""
+class WorkPackageHost(Protocol):
+    """What the menu needs of the window that hosts it, and nothing more."""
 
-    def __init__(self, window: QWidget, menu: QMenu) -> None:
+    session: ProjectSession
+
+    def show_message(self, title: str, text: str, icon_kind: QMessageBox.Icon) -> None:
+        """A message box the person dismisses."""
+
+    def show_status(self, text: str, timeout_ms: int) -> None:
+        """A passing line in the status bar."""
+
+    def switch_to(self, mode: str, page: str | None = None) -> None:
+        """Bring mode `mode` to the front, at its page `page` when given."""
+
+
+class WorkPackagesMenu(QObject):
+    """The submenu and its dialogs; `window` is the widget that parents the dialogs and
+    `host` what they report to (in the app both are the main window)."""
+
+    def __init__(self, window: QWidget, host: WorkPackageHost, menu: QMenu) -> None:
         super().__init__(window)
         self.window = window
+        self.host = host
         self.menu = menu
         self.create_action = menu.addAction("&Create package…", self.create_dialog)
         self.merge_action = menu.addAction("&Merge returned package…", self.merge_dialog)
@@ -34,8 +53,8 @@ class WorkPackagesMenu(QObject):
         self.last_report: MergeReport | None = None
 
     @property
-    def session(self):
-        return self.window.session
+    def session(self) -> ProjectSession:
+        return self.host.session
 
     def update(self) -> None:
         """Packages are sent from and merged into a project, not from inside a package."""
@@ -70,12 +89,12 @@ class WorkPackagesMenu(QObject):
             with _busy():
                 manifest = create_package(self.session.path, request, order.out)
         except (ProjectError, OSError) as exc:  # a bad file or folder: said, nothing changed
-            self.window.show_message("Package not created", str(exc), QMessageBox.Icon.Warning)
+            self.host.show_message("Package not created", str(exc), QMessageBox.Icon.Warning)
             return
         self.session.reload()
         n, kind = len(manifest["items"]), manifest["items"][0]["kind"]
         notes = "".join(f"\nNote: {note}" for note in manifest["notes"][:5])
-        self.window.show_message(
+        self.host.show_message(
             "Package created",
             f"Wrote {order.out}: {n} {kind}{'s' if n != 1 else ''} for {manifest['person']} "
             f"as {manifest['role']}. Send the file; they open it in ReasonScope, work, and "
@@ -99,7 +118,7 @@ class WorkPackagesMenu(QObject):
             with _busy():
                 report = merge_package(self.session.path, Path(path))
         except (ProjectError, OSError) as exc:  # a bad file or folder: said, nothing changed
-            self.window.show_message("Package not merged", str(exc), QMessageBox.Icon.Warning)
+            self.host.show_message("Package not merged", str(exc), QMessageBox.Icon.Warning)
             return None
         self.last_report = report
         self.session.reload()
@@ -108,7 +127,7 @@ class WorkPackagesMenu(QObject):
         text = "\n".join(report.lines())
         if report.conflicts:
             text += "\n\nConflicting work is kept aside: reasonscope pack conflicts --db PROJECT."
-        self.window.show_message(title, text, icon)
+        self.host.show_message(title, text, icon)
         return report
 
     def recall_dialog(self) -> None:
@@ -120,7 +139,7 @@ class WorkPackagesMenu(QObject):
             for p in out
         ]
         if not labels:
-            self.window.show_message(
+            self.host.show_message(
                 "Nothing to recall", "No package is out.", QMessageBox.Icon.Information
             )
             return
@@ -131,18 +150,14 @@ class WorkPackagesMenu(QObject):
             package = out[labels.index(choice)]
             count = self.session.project.packages.recall(package["package_id"])
             self.session.reload()
-            self.window.statusBar().showMessage(
-                f"Recalled {count} items of {package['person']}'s package", 6000
-            )
+            self.host.show_status(f"Recalled {count} items of {package['person']}'s package", 6000)
 
     def show_team(self) -> None:
-        self.window.set_mode("results")
-        results = self.window.controllers["results"]
-        results.tabs.setCurrentWidget(results.team_results)
+        self.host.switch_to("results", "team")
 
     def _project_open(self) -> bool:
         if self.session.project is None or self.session.package is not None:
-            self.window.show_message(
+            self.host.show_message(
                 "Open the project",
                 "Work packages are created and merged in the project they belong to; "
                 "open it first (File ▸ Open project).",

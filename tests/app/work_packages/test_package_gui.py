@@ -14,7 +14,7 @@ from question_fixtures import write_question_project
 from app import settings
 from app.cli import main as cli
 from app.main_window import MainWindow
-from app.teams.create import PackageRequest, create_package
+from app.work_packages.create import PackageRequest, create_package
 from store import ProjectError
 
 

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[3]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from app.teams.merge import merge_package  # noqa: E402
+from app.work_packages.merge import merge_package  # noqa: E402
 
 
 def main() -> None:

@@ -8,9 +8,9 @@ import sqlite3
 import pytest
 from hoi_fixtures import build_hoi_project
 
-from app.teams.create import PackageRequest, create_package
-from app.teams.files import unpack_files
-from app.teams.merge import apply_conflict, merge_package
+from app.work_packages.create import PackageRequest, create_package
+from app.work_packages.files import unpack_files
+from app.work_packages.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
 
 

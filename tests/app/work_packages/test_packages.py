@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from annotation.verification import Verdict
-from app.teams.create import PackageRequest, create_package
-from app.teams.merge import apply_conflict, merge_package
+from app.work_packages.create import PackageRequest, create_package
+from app.work_packages.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
 
 APPROVE = Verdict(True, True, True, "approve")
@@ -327,7 +327,7 @@ def test_work_on_a_recalled_package_and_work_changed_after_a_merge_are_kept_asid
 
 
 def test_a_package_cannot_unpack_outside_its_folder(main, tmp_path):
-    from app.teams.files import unpack_files
+    from app.work_packages.files import unpack_files
 
     pack, _ = _pack(main, tmp_path, "ana", limit=1)
     with open_project(pack) as p, p.write():
@@ -353,7 +353,7 @@ def test_a_verdict_given_in_the_project_cannot_take_a_slot_out_in_a_package(main
 
 
 def test_a_refused_request_creates_nobody_and_an_id_given_twice_goes_once(main, tmp_path):
-    from app.teams.create import package_request
+    from app.work_packages.create import package_request
 
     with open_project(main) as p:
         p.verifications.submit(1, p.annotators.sign_in("x1"), APPROVE, 1.0)

@@ -1,1 +1,0 @@
-"""Teams on many machines: work packages out to each person and merged back."""
