@@ -14,11 +14,11 @@ from store.connection import ProjectFile
 from store.episode_queries import EpisodeQueryRepository
 from store.episodes import EpisodeRepository, ImageRepository
 from store.hoi import HoiRepository
-from store.jrdb import SequenceRepository
 from store.packages import PackageRepository
 from store.questions import QuestionRepository
 from store.reasoning import ReasoningRepository
 from store.scenes import SceneRepository
+from store.sequences import SequenceRepository
 from store.spatial import SpatialRepository
 from store.states import StateRepository
 from store.summary import SummaryRepository

@@ -4,7 +4,7 @@ Everything here is pure: it takes decoded JSON (or YAML text) and returns
 dataclasses, or raises `LayoutError` whose message names the offending key
 (`labels["000012.jpg"][3].box: ...`); the caller prefixes the file. Reading
 files, point clouds and the database happens elsewhere (`app.io.jrdb`,
-`sim.jrdb.lidar`, `store.jrdb`). The formats are described in docs/jrdb-import.md.
+`sim.jrdb.lidar`, `store.sequences`). The formats are described in docs/jrdb-import.md.
 """
 
 from __future__ import annotations

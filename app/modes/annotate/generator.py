@@ -2,7 +2,7 @@
 the current frame, steps through their reasoning in every view, and saves candidates.
 
 `GeneratorDock` adds the "Question generator" dock
-(`widgets.graph.generator_panel.GeneratorPanel`) beside the Relations dock of the
+(`widgets.query.generator_panel.GeneratorPanel`) beside the Relations dock of the
 Annotate HOI mode and wires it, from the parts it is handed:
 
 - Generate: the current frame (image) or the `DEFAULT_WINDOW` frames ending
@@ -31,12 +31,12 @@ from annotation.query.model import GeneratedQuestion, NoQuestion, Preferences
 from app.jobs.reasoning import DEFAULT_WINDOW, FrameWindow, load_window, question_record
 from app.session import ProjectSession
 from store import open_project
-from widgets.graph.generator_panel import GeneratorPanel
 from widgets.graph.view import SceneGraphView
 from widgets.jrdb.cloud_view import CloudView
 from widgets.jrdb.panorama import PanoramaView
 from widgets.jrdb.state import JrdbViewState
 from widgets.mode import ModeWindow
+from widgets.query.generator_panel import GeneratorPanel
 from widgets.tasks import TaskRunner
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea

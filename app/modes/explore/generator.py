@@ -2,7 +2,7 @@
 and step through their reasoning in the 3D viewport and the Scene graph dock.
 
 `ExploreGenerator` adds the same panel as Annotate HOI's
-(`widgets.graph.generator_panel.GeneratorPanel`) as a "Question generator" dock of
+(`widgets.query.generator_panel.GeneratorPanel`) as a "Question generator" dock of
 an `ExploreMode`. The engine runs on the scene's graph as it is now
 (`sim.tabletop.graph.graph_from_world`, computed off the GUI thread on a private
 copy of the world by `app.graph.sources.WorldGraphs`, so live physics is not
@@ -22,9 +22,9 @@ from annotation.query.model import NoQuestion, Preferences
 from annotation.scene_graph import SceneGraph
 from app.graph.sources import WorldGraphs, graph_camera
 from widgets.explore.state import ExploreState
-from widgets.graph.generator_panel import GeneratorPanel
 from widgets.graph.view import SceneGraphView
 from widgets.mode import ModeWindow
+from widgets.query.generator_panel import GeneratorPanel
 from widgets.viewport.view import SceneViewport
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea

@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QGraphicsPathItem
 
 from annotation.models import Box2D, Box3D
 from annotation.query.model import GeneratedQuestion, Preferences, Step
-from widgets.graph.generator_panel import GeneratorPanel, difficulty_text
 from widgets.jrdb.cloud_points import box_wires, colour_points, prepare_cloud
 from widgets.jrdb.cloud_view import CloudView
 from widgets.jrdb.panorama import DIMMED, PanoramaView
+from widgets.query.generator_panel import GeneratorPanel, difficulty_text
 
 PEOPLE = ("pedestrian:1", "pedestrian:2", "pedestrian:3")
 
