@@ -30,7 +30,8 @@ def _split(script: str) -> list[str]:
 
 
 def known_migration_names() -> list[str]:
-    return [m.name for m in migrations._migrations]
+    """Every registered migration, in order: what sqlite-utils would apply to an empty file."""
+    return [m.name for m in migrations.pending(Database(memory=True))]
 
 
 @migrations(name="0002_scene_body_roles")

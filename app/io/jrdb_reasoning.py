@@ -383,11 +383,3 @@ def export_jrdb_reasoning(
             elements.append(el)
     write_lines(out, [json.dumps(elements, indent=1)])  # the whole file or nothing
     return {"written": len(elements), "other": other, "no_box": no_box}
-
-
-def export_jrdb_reasoning_vg(
-    db: str | os.PathLike[str], out: str | os.PathLike[str], *, status: str = "approved"
-) -> tuple[int, int]:
-    """The VG file; returns (written, other questions left out)."""
-    counts = export_jrdb_reasoning(db, out, fmt=FORMAT, status=status)
-    return counts["written"], counts["other"]

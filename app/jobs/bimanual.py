@@ -41,11 +41,6 @@ def store_episode_data(project: Project, data: dict[str, Any]) -> int:
         return project.episodes.add(data["header"], data["steps"], source=data["source"]).id
 
 
-def store_env_episode(project: Project, env, header: dict[str, Any], *, source: str) -> int:
-    """Store a `BimanualEnv`'s steps and images under `header`; return the episode id."""
-    return store_episode_data(project, episode_data(env, header, source=source))
-
-
 def reference_chunks(plan: list[dict]) -> list[list[dict]]:
     """A reference plan cut into model-sized steps: each ends where an arm goes home."""
     chunks: list[list[dict]] = [[]]

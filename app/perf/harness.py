@@ -3,8 +3,10 @@
 These machines are noisy, so a case never compares a wall-clock time with a fixed
 number from elsewhere: it times its subject and a baseline in the same process,
 one after the other, and reports the ratio (or, where the goal is a latency a
-person feels, the median of many repetitions). Nothing here imports Qt; every
-measurement goes through the public store API, never through SQL.
+person feels, the median of many repetitions). The harness imports no Qt; the
+cases that measure what a person sees (`cloud`, `display`, `graph_view`,
+`results`, `startup`, `viewport`) import Qt inside the case, when it runs. Every measurement goes through the public store API,
+never through SQL.
 
 A case is a function `fn(quick: bool) -> PerfResult` registered by name::
 

@@ -3,10 +3,7 @@ window's shared docks once it has added them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QWidget
 
 from widgets.mode import ModeWindow
 
@@ -32,20 +29,3 @@ def arrange_docks(mode: ModeWindow) -> None:
     mode.resizeDocks(right, [400, 400], Qt.Orientation.Horizontal)
     mode.resizeDocks(right, [250, 330], Qt.Orientation.Vertical)
     mode.resizeDocks([docks["frame"]], [200], Qt.Orientation.Vertical)
-
-
-def add_label_panels(
-    mode: ModeWindow, panels: Iterable[tuple[str, str, QWidget]], area: Qt.DockWidgetArea = RIGHT
-) -> list[QDockWidget]:
-    """Dock labelling panels, given as (name, title, widget), beside the entity list.
-
-    They share the mode's `JrdbViewState` (the frame, the selection, `picking`);
-    the first one is raised in front of the relations. Returns the docks.
-    """
-    docks = [mode.add_dock(name, title, widget, area) for name, title, widget in panels]
-    if docks and area == RIGHT:
-        mode.tabifyDockWidget(mode.docks["relations"], docks[0])
-        for dock in docks[1:]:
-            mode.tabifyDockWidget(docks[0], dock)
-        docks[0].raise_()
-    return docks
