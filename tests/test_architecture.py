@@ -36,7 +36,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "annotation/model_output.py:_rebuild": 62,
     "app/demo/jrdb_synth.py:write_sequence": 61,
     "app/io/jrdb_reasoning.py:element": 61,
-    "app/screenshots.py:take_screenshots": 90,
 }
 
 

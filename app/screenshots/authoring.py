@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.screenshot_tools import open_question, settle
+from app.screenshots.tools import open_question, settle
 
 
 def package_shots(app, window, out: Path) -> list[Path]:

@@ -1,118 +1,14 @@
-"""`make screenshots`: one PNG per mode, with the demo project, into build/screenshots/.
-
-Run under a display (xvfb-run); it builds the demo project in a scratch
-folder so it never touches the user's own.
-"""
+"""`make screenshots`: how each mode is shown before its picture is taken (a person
+selected, a question open, a grasp step, ...), as a person would leave it."""
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
-import tempfile
 from pathlib import Path
 
-from app.screenshot_tools import open_question, settle
+from app.screenshots.tools import settle
 
 
-def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[Path]:
-    from app.demo import build_demo
-    from app.gui import create_application
-    from app.main_window import MainWindow
-    from app.modes import MODES
-    from app.paths import demo_project_path
-    from app.screenshots_authoring import editor_shots, package_shots
-
-    out.mkdir(parents=True, exist_ok=True)
-    build_demo(demo_project_path())
-    app = create_application()
-    window = MainWindow()
-    window.resize(*size)
-    window.show()
-    window.open_path(demo_project_path())
-    window.session.sign_in("Ada (annotator)")
-    written = []
-    explore = window.mode("explore")
-    if explore.state.scenes:  # show a scene with a body selected, as a person would leave it
-        explore.scene_list.select_row(0)
-        deadline = 0
-        while explore.state.loaded is None and deadline < 200:
-            settle(app, 100)
-            deadline += 1
-        objects = explore.state.loaded.world.objects() if explore.state.loaded else []
-        if objects:
-            explore.state.select(objects[0].key)
-        explore.image.overlay_box.setChecked(True)
-    for i, spec in enumerate(MODES, start=1):
-        window.set_mode(spec.key)
-        settle(app)
-        if spec.key == "annotate":
-            _select_person(app, window.mode("annotate"))
-        elif spec.key == "verify":
-            open_question(app, window.mode("verify"))
-        elif spec.key == "replay":
-            _open_grasp_step(app, window.mode("replay"))
-        elif spec.key == "study":
-            _study_image(app, window.mode("study"))
-        path = out / f"{i:02d}-{spec.key}.png"
-        window.grab().save(str(path))
-        written.append(path)
-        if spec.key == "annotate":
-            written.append(_generator_step(app, window, out / f"{i:02d}-annotate-generator.png"))
-        if spec.key == "study":  # the other task: answering a JRDB question as the baseline
-            window.mode("study").set_task("answer")
-            _study_image(app, window.mode("study"))
-            written.append(out / f"{i:02d}-study-baseline.png")
-            window.grab().save(str(written[-1]))
-            written.append(_study_seam(app, window, out / f"{i:02d}-study-seam.png"))
-            window.mode("study").set_task("rate")
-        if "graph" in window.mode_windows[spec.key].docks:  # the same, the Scene graph tab in front
-            graph_png = out / f"{i:02d}-{spec.key}-graph.png"
-            written.append(_graph_tab(app, window, spec.key, graph_png))
-    written += _verify_jrdb(app, window, out)
-    written += _replay_bimanual(app, window, out / "04-replay-bimanual.png")
-    window.set_mode("results")  # the other Results tabs: episodes, HOI labels
-    tabs = window.mode("results").tabs
-    for index in range(1, tabs.count()):
-        tabs.setCurrentIndex(index)
-        settle(app)
-        name = tabs.tabText(index).lower().replace(" ", "-")
-        path = out / f"05-results-{name}.png"
-        window.grab().save(str(path))
-        written.append(path)
-    tabs.setCurrentWidget(
-        window.mode("results").bimanual_results
-    )  # its lower half: spatial grounding
-    from PySide6.QtWidgets import QScrollArea
-
-    scroll = window.mode("results").bimanual_results.findChild(QScrollArea)
-    scroll.verticalScrollBar().setValue(scroll.verticalScrollBar().maximum())
-    settle(app)
-    path = out / "05-results-spatial.png"
-    window.grab().save(str(path))
-    written.append(path)
-    tabs.setCurrentIndex(0)
-    window.set_mode("annotate")  # the F1 sheet of a mode with many keys of its own
-    settle(app)
-    window.show_shortcuts()
-    settle(app)
-    path = out / "06-shortcuts.png"
-    window.shortcut_sheet.grab().save(str(path))
-    written.append(path)
-    window.shortcut_sheet.close()
-    written += package_shots(app, window, out)
-    written += editor_shots(app, window, out)
-    window.request_sign_in()
-    settle(app)
-    path = out / "07-sign-in.png"
-    window.sign_in_dialog.grab().save(str(path))
-    written.append(path)
-    window.sign_in_dialog.reject()
-    window.close()
-    return written
-
-
-def _verify_jrdb(app, window, out: Path) -> list[Path]:
+def verify_jrdb(app, window, out: Path) -> list[Path]:
     """Verify questions on a JRDB-Reasoning question: the evidence view (answer row, then a
     step), and the Scene graph dock with the question's evidence highlighted."""
     from PySide6.QtCore import Qt
@@ -160,7 +56,7 @@ def _verify_jrdb(app, window, out: Path) -> list[Path]:
     return paths
 
 
-def _study_image(app, study) -> None:
+def study_image(app, study) -> None:
     """Let Human study's image arrive (a tabletop scene renders off the GUI thread)."""
     for _ in range(300):
         if study.task is None and study.wanted is None:
@@ -169,7 +65,7 @@ def _study_image(app, study) -> None:
     settle(app, 300)
 
 
-def _study_seam(app, window, path: Path) -> Path:
+def study_seam(app, window, path: Path) -> Path:
     """The baseline's panorama zoomed on its seam, with a box drawn across it (as a
     person draws one around someone standing right behind the robot)."""
     from annotation.jrdb.dataset import PANORAMA_WIDTH
@@ -185,7 +81,7 @@ def _study_seam(app, window, path: Path) -> Path:
     return path
 
 
-def _select_person(app, annotate) -> None:
+def select_person(app, annotate) -> None:
     """Leave Annotate HOI on the demo sequence with someone near objects selected, the points
     coloured by entity."""
     state = annotate.state
@@ -214,7 +110,7 @@ def _select_person(app, annotate) -> None:
     settle(app, 600)
 
 
-def _generator_step(app, window, path: Path) -> Path:
+def generator_step(app, window, path: Path) -> Path:
     """Annotate HOI with the question generator in front: a clique question, a step selected
     (its boxes emphasised in the image and the cloud, the rest dimmed)."""
     from annotation.query.model import Preferences
@@ -237,7 +133,7 @@ def _generator_step(app, window, path: Path) -> Path:
     return path
 
 
-def _graph_tab(app, window, key: str, path: Path) -> Path:
+def graph_tab(app, window, key: str, path: Path) -> Path:
     """Grab mode `key` with its Scene graph dock raised (its graph computed) and made
     taller, as a person looking at it would; then put back the dock that was in front. In
     Verify, on a question with a stored scene."""
@@ -267,7 +163,7 @@ def _graph_tab(app, window, key: str, path: Path) -> Path:
     return path
 
 
-def _replay_bimanual(app, window, path: Path) -> list[Path]:
+def replay_bimanual(app, window, path: Path) -> list[Path]:
     """Replay episodes on dual-arm episodes at a step with a failed action: the replay in
     sim of a logged run if there is one (it has the world's states), then an imported log
     as it came (its stored views only; `-log` after the name)."""
@@ -298,7 +194,7 @@ def _replay_bimanual(app, window, path: Path) -> list[Path]:
     return written
 
 
-def _grasp_step(project, episode_id: int) -> tuple[int, int] | None:
+def grasp_step(project, episode_id: int) -> tuple[int, int] | None:
     """(rank, index) of the episode's most telling grasp step: a failed grasp whose fingers
     closed (planned vs actual gripper, rank 0), else one that closed (1), else any (2)."""
     grasps = [s for s in project.episodes.steps(episode_id) if s.name == "grasp"]
@@ -318,11 +214,11 @@ def _grasp_step(project, episode_id: int) -> tuple[int, int] | None:
     return None
 
 
-def _open_grasp_step(app, replay) -> None:
+def open_grasp_step(app, replay) -> None:
     """Leave Replay episodes on a grasp step: the mask, the points, the plan, the fingers."""
     state = replay.state
     project = replay.session.project
-    found = [(e.id, _grasp_step(project, e.id)) for e in state.episodes]
+    found = [(e.id, grasp_step(project, e.id)) for e in state.episodes]
     with_grasp = sorted(((g[0], e, g[1]) for e, g in found if g is not None))
     if not found:
         return  # a demo without episodes shows the mode's empty list
@@ -338,24 +234,3 @@ def _open_grasp_step(app, replay) -> None:
             break
         settle(app, 100)
     settle(app, 400)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", nargs="?", type=Path, default=Path("build/screenshots"))
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as scratch:
-        for var, name in (
-            ("REASONSCOPE_DATA_DIR", "data"),
-            ("REASONSCOPE_CONFIG_DIR", "config"),
-            ("REASONSCOPE_LOG_DIR", "logs"),
-        ):
-            os.environ[var] = str(Path(scratch) / name)
-        os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
-        for path in take_screenshots(args.out):
-            print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
