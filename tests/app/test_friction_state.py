@@ -79,7 +79,8 @@ def test_a_new_label_stays_selected_across_frames_and_copies(qtbot, hoi_db, tmp_
     assert hoi.selected is None
     press_shortcut(qtbot, window, Qt.Key.Key_PageUp)  # back: it is selected again
     assert hoi.selected_id == label.id
-    shown = [item.data(Qt.ItemDataRole.UserRole) for item in a.hoi.panel.list.selectedItems()]
+    selected = a.hoi.panel.list.selectionModel().selectedIndexes()
+    shown = [index.data(Qt.ItemDataRole.UserRole) for index in selected]
     assert shown == [label.id]  # and the list shows it selected
     press_shortcut(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
     assert not [r for r in refused if r.startswith("Nothing to copy")], refused
@@ -338,12 +339,13 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(
         ),
     )
     assert [c for c, _d in panel.chooser.candidates] == by_distance
-    assert panel.targets.count() == len(objects) and " m" in panel.targets.item(0).text()
+    targets = panel.targets.model()
+    assert targets.rowCount() == len(objects) and " m" in targets.index(0, 0).data()
     assert panel.chooser.current == by_distance[0]
     assert a.panorama.highlighted == frozenset({person, by_distance[0]})  # shown in the views
     press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # Tab now moves through the objects ...
     assert hoi.person == person and panel.chooser.current == by_distance[1]
-    assert panel.targets.item(1).isSelected()
+    assert panel.targets.selectionModel().isSelected(targets.index(1, 0))
     press_shortcut(qtbot, window, Qt.Key.Key_Return)  # ... and Enter takes one
     (label,) = hoi.labels
     assert (label.label.predicate, label.label.object_entity_id) == ("holding", by_distance[1])
@@ -352,11 +354,11 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(
     # a click in the list takes a target too (here: another label, looking at)
     hoi.retarget()
     assert a.state.picking
-    item = panel.targets.item(0)
+    row = panel.targets.model().index(0, 0)
     qtbot.mouseClick(
         panel.targets.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=panel.targets.visualItemRect(item).center(),
+        pos=panel.targets.visualRect(row).center(),
     )
     (label,) = hoi.labels
     assert label.label.object_entity_id == by_distance[0]

@@ -2,20 +2,23 @@
 author and review status; the difficulty new labels get; copying along the track; progress.
 
 It reads a `HoiState` on its signals and writes only through its methods. The
-label keys themselves are the mode's "HOI labels" toolbar (one action a label).
+label keys themselves are the mode's "HOI labels" toolbar (one action a label). Its
+two lists are views of models over the state: `LabelListModel` (the person's labels)
+and `TargetListModel` (the objects offered as a waiting label's target).
 """
 
 from __future__ import annotations
 
 import html
+from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractListModel, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -26,6 +29,9 @@ from annotation.jrdb.hoi_review import ACCEPTED, HALF, RETURNED, REVIEW, UNREVIE
 from annotation.models import HOI_DIFFICULTIES
 from widgets.hoi.state import HoiState
 from widgets.hoi.targets import TargetChooser
+from widgets.table_model import Index
+
+ID_ROLE = Qt.ItemDataRole.UserRole  # a label's id, a target's entity id
 
 STATUS_WORDS = {
     UNREVIEWED: "not reviewed",
@@ -56,6 +62,86 @@ def describe_label(state: HoiState, record: LabelRecord, *, own_id: int | None) 
     )
 
 
+class LabelListModel(QAbstractListModel):
+    """The selected person's labels in this frame (`HoiState.labels`), one row a label: its
+    words, its id (ID_ROLE), dark grey when someone else's (review it, do not edit), who
+    wrote it and, once returned, the reviews in the tooltip."""
+
+    def __init__(self, state: HoiState, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        # the rows: `state.labels` (the state's own records) when last refreshed; the state
+        # computes that list, so the model keeps the one its views were told about
+        self.records: list[LabelRecord] = []
+
+    def refresh(self) -> None:
+        """Read the labels again (on `HoiState.labels_changed`)."""
+        self.beginResetModel()
+        self.records = self.state.labels
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.records)
+
+    def row_of(self, label_id: object) -> int:
+        """The row of the label with this id, or -1."""
+        return next((r for r, record in enumerate(self.records) if record.id == label_id), -1)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.records):
+            return None
+        record, state = self.records[index.row()], self.state
+        own = state.annotator.id if state.annotator else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return describe_label(state, record, own_id=own)
+        if role == ID_ROLE:
+            return record.id
+        if role == Qt.ItemDataRole.ForegroundRole and record.label.annotator_id != own:
+            return QBrush(Qt.GlobalColor.darkGray)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tips = [f"#{record.id}, by {record.author_name}, round {record.round}"]
+            tips += [f"{r.reviewer_name}: {r.verdict} {r.comment}" for r in record.current(REVIEW)]
+            return "\n".join(tips) if record.status == RETURNED else tips[0]
+        return None
+
+
+class TargetListModel(QAbstractListModel):
+    """The objects offered as the waiting label's target (`TargetChooser.candidates`),
+    nearest the person first: name and distance, the entity id in ID_ROLE."""
+
+    def __init__(self, chooser: TargetChooser, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.chooser = chooser
+
+    def refresh(self) -> None:
+        """Read the candidates again (on `TargetChooser.changed`)."""
+        self.beginResetModel()
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.chooser.candidates)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        candidates = self.chooser.candidates
+        if not index.isValid() or not 0 <= index.row() < len(candidates):
+            return None
+        entity_id, distance = candidates[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.chooser.describe(entity_id, distance)
+        if role == ID_ROLE:
+            return entity_id
+        return None
+
+
+def list_view(name: str, model: QAbstractListModel) -> QListView:
+    """A list the keyboard never enters (keys stay with the mode's actions)."""
+    view = QListView()
+    view.setObjectName(name)
+    view.setModel(model)
+    view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    return view
+
+
 class HoiPanel(QWidget):
     """The current person's HOI labels and the controls that act on them."""
 
@@ -69,18 +155,15 @@ class HoiPanel(QWidget):
         self.banner.setStyleSheet(BANNER_STYLE)
         self.banner.hide()
         self.chooser = TargetChooser(state)
-        self.targets = QListWidget()  # while a label waits for its target: the nearest objects
-        self.targets.setObjectName("hoi_target_list")
-        self.targets.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.targets.itemClicked.connect(
-            lambda item: self.chooser.take(item.data(Qt.ItemDataRole.UserRole))
-        )
+        # while a label waits for its target: the nearest objects
+        self.target_model = TargetListModel(self.chooser, self)
+        self.targets = list_view("hoi_target_list", self.target_model)
+        self.targets.clicked.connect(lambda index: self.chooser.take(index.data(ID_ROLE)))
         self.targets.hide()
         self.chooser.changed.connect(self._show_targets)
-        self.list = QListWidget()
-        self.list.setObjectName("hoi_label_list")
-        self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the mode's actions
-        self.list.itemClicked.connect(self._clicked)
+        self.label_model = LabelListModel(state, self)
+        self.list = list_view("hoi_label_list", self.label_model)
+        self.list.clicked.connect(self._clicked)
         self.empty = QLabel(wordWrap=True)
         self.empty.setStyleSheet("color: #666")
 
@@ -135,17 +218,7 @@ class HoiPanel(QWidget):
     # -- reading the state ----------------------------------------------------------------
     def _show_labels(self) -> None:
         state = self.state
-        own = state.annotator.id if state.annotator else None
-        self.list.clear()
-        for record in state.labels:
-            item = QListWidgetItem(describe_label(state, record, own_id=own))
-            item.setData(Qt.ItemDataRole.UserRole, record.id)
-            if record.label.annotator_id != own:  # someone else's: review it, do not edit
-                item.setForeground(Qt.GlobalColor.darkGray)
-            tips = [f"#{record.id}, by {record.author_name}, round {record.round}"]
-            tips += [f"{r.reviewer_name}: {r.verdict} {r.comment}" for r in record.current(REVIEW)]
-            item.setToolTip("\n".join(tips) if record.status == RETURNED else tips[0])
-            self.list.addItem(item)
+        self.label_model.refresh()
         view, person = state.view, state.person
         frame = view.frame
         if frame is None:
@@ -164,9 +237,7 @@ class HoiPanel(QWidget):
         self._show_selection(state.selected_id)
 
     def _show_selection(self, label_id: object) -> None:
-        for row in range(self.list.count()):
-            item = self.list.item(row)
-            item.setSelected(item.data(Qt.ItemDataRole.UserRole) == label_id)
+        _select_row(self.list, self.label_model.row_of(label_id))
         self._show_defaults()
 
     def _show_defaults(self) -> None:
@@ -190,14 +261,9 @@ class HoiPanel(QWidget):
 
     def _show_targets(self) -> None:
         chooser = self.chooser
-        self.targets.clear()
-        for entity_id, distance in chooser.candidates:
-            item = QListWidgetItem(chooser.describe(entity_id, distance))
-            item.setData(Qt.ItemDataRole.UserRole, entity_id)
-            self.targets.addItem(item)
-        if 0 <= chooser.index < self.targets.count():
-            self.targets.item(chooser.index).setSelected(True)
-            self.targets.scrollToItem(self.targets.item(chooser.index))
+        self.target_model.refresh()
+        if _select_row(self.targets, chooser.index):
+            self.targets.scrollTo(self.target_model.index(chooser.index))
         self.targets.setVisible(bool(chooser.candidates))
 
     def show_progress(self) -> None:
@@ -213,5 +279,15 @@ class HoiPanel(QWidget):
             f"{p.accepted} accepted, {p.returned} returned."
         )
 
-    def _clicked(self, item: QListWidgetItem) -> None:
-        self.state.select_label(item.data(Qt.ItemDataRole.UserRole))
+    def _clicked(self, index: QModelIndex) -> None:
+        self.state.select_label(index.data(ID_ROLE))
+
+
+def _select_row(view: QListView, row: int) -> bool:
+    """Select only `row` of a list (none when it has no such row); whether it had it."""
+    selection, model = view.selectionModel(), view.model()
+    if 0 <= row < model.rowCount():
+        selection.select(model.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        return True
+    selection.clearSelection()
+    return False
