@@ -3,7 +3,7 @@
 A results row that lacks a column (a model run on three of four tasks, a spatial
 run on one setting) has no average: averaging only the columns it has would rank a
 model that did one easy task above one that did them all. Such a row is reported
-as incomplete, with the columns it lacks.
+as incomplete, with the columns it lacks. A cell's rate is a percentage (`pct`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,11 @@ AVERAGE_RULE = (
     "mean over every column (task or setting), each weighing the same; "
     "null for a row that lacks any column (shown as incomplete)"
 )
+
+
+def pct(part: int, whole: int) -> float | None:
+    """`part` as a percentage of `whole`, or None when there is nothing to divide by."""
+    return None if whole == 0 else 100.0 * part / whole
 
 
 def full_mean(

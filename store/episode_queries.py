@@ -5,7 +5,8 @@ questions asked of all of them at once without loading any episode whole. The me
 queries GROUP BY what the figures depend on (model, agent, mode, task, success, calls
 per episode, ...), so their rows are few whatever the number of episodes, and the
 figures themselves are computed by the pure functions of
-`annotation.tabletop.episode_metrics` from those groups. Where a figure needs an
+`annotation.tabletop.episode_metrics`, `annotation.bimanual.metrics` and
+`annotation.model_usage` from those groups. Where a figure needs an
 episode's sequence of calls (what it did after a failed grasp), one query streams just
 those calls, never the state snapshots.
 

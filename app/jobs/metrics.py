@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import Any
 
 from annotation.averages import average_text
+from annotation.bimanual.metrics import BimanualFacts, summarize_bimanual
 from annotation.jrdb.hoi_review import hoi_agreement, hoi_counts, in_qc_sample, sequence_progress
 from annotation.jrdb.hoi_taxonomy import load_hoi_taxonomy
 from annotation.jrdb.reasoning_eval import (
@@ -19,17 +20,12 @@ from annotation.jrdb.reasoning_eval import (
     spearman_table,
     step_curves,
 )
+from annotation.model_usage import PER_MODEL_SETTINGS, ModelUsage, model_name, per_model_rows
 from annotation.tabletop.episode_metrics import (
-    PER_MODEL_SETTINGS,
-    BimanualFacts,
     EpisodeFacts,
-    ModelUsage,
     classify_tool_calls,
     compare_count,
-    model_name,
-    per_model_rows,
     presence_of,
-    summarize_bimanual,
     summarize_episodes,
     unwrap_answer,
 )
@@ -55,7 +51,7 @@ def project_metrics(db_path: str | os.PathLike[str], tag: str | None = None) -> 
 
     Read-only where needed, and one-line `ProjectError`s, as `verification_metrics`.
     The `episodes` shape is documented in `annotation.tabletop.episode_metrics.episode_metrics`,
-    the `bimanual` one in `annotation.tabletop.episode_metrics.bimanual_metrics`. With
+    the `bimanual` one in `annotation.bimanual.metrics.bimanual_metrics`. With
     `tag`, the `episodes` figures count only the episodes on questions carrying it.
     """
     with open_for_reading(db_path) as project:

@@ -156,7 +156,8 @@ def time_metrics(path: Path) -> float:
 def time_python_metrics(path: Path) -> float:
     """Seconds for the `episodes` metrics the way they were computed before: every
     episode and its steps loaded into Python (for comparison only)."""
-    from annotation.tabletop.episode_metrics import episode_metrics, is_bimanual
+    from annotation.bimanual.metrics import is_bimanual
+    from annotation.tabletop.episode_metrics import episode_metrics
 
     with open_for_reading(path) as project:
         t0 = time.perf_counter()

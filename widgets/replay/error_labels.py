@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from annotation.tabletop.episode_metrics import BIMANUAL_CATEGORIES, is_bimanual
+from annotation.bimanual.metrics import BIMANUAL_CATEGORIES, is_bimanual
 from widgets.replay.state import ReplayState
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole

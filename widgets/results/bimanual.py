@@ -2,7 +2,7 @@
 of the dual-arm benchmark's analysis (papers/003, appendix D).
 
 Shows the `bimanual` dict of `reasonscope metrics --json` (built by
-`annotation.tabletop.episode_metrics.bimanual_metrics`); it never reads the project itself.
+`annotation.bimanual.metrics.bimanual_metrics`); it never reads the project itself.
 The page keeps a slot, below the tables, for the spatial-grounding scores
 (`set_spatial_widget`).
 """
@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
+from annotation.bimanual.metrics import BIMANUAL_ERROR_KINDS, error_key
 from annotation.metric_text import settings_text
-from annotation.tabletop.episode_metrics import BIMANUAL_ERROR_KINDS, error_key
 from widgets.results.bimanual_paper import PaperTablesView
 from widgets.results.models import ModelsTable
 from widgets.results.plots import BarPlot

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from annotation.tabletop.episode_metrics import REPLAY_IN_SIM_AGENT, is_bimanual
+from annotation.bimanual.metrics import REPLAY_IN_SIM_AGENT, is_bimanual
 from app.modes.replay.presenter import StepPresenter
 from app.modes.replay.resim import (
     comparisons_from_run,

@@ -14,9 +14,9 @@ import html
 import os
 from typing import Any
 
+from annotation.bimanual.metrics import REPLAY_IN_SIM_AGENT
 from annotation.models import Episode
 from annotation.progress import Progress
-from annotation.tabletop.episode_metrics import REPLAY_IN_SIM_AGENT
 from sim.tabletop.replay import as_step
 from store import open_project
 

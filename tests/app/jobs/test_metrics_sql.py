@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from annotation.tabletop.episode_metrics import bimanual_metrics, episode_metrics, is_bimanual
+from annotation.bimanual.metrics import bimanual_metrics, is_bimanual
+from annotation.tabletop.episode_metrics import episode_metrics
 from app.cli import main
 from app.jobs.metrics import project_bimanual_metrics, project_episode_metrics
 from store import open_project
