@@ -92,3 +92,30 @@ def open_as_ada(qtbot, project_path, mode: str, *, copy_to=None, prepare=None):
     assert window.open_path(path)
     window.set_mode(mode)
     return window
+
+
+CRITERIA_KEYS = (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3)
+
+
+def approve_question(qtbot, window) -> None:
+    """In Verify: tick the three criteria with 1, 2, 3 and approve with A, as a verifier
+    does from the keyboard."""
+    for key in (*CRITERIA_KEYS, Qt.Key.Key_A):
+        press_shortcut(qtbot, window, key)
+
+
+def reject_question(qtbot, window, reason: str, criteria=(Qt.Key.Key_1,)) -> None:
+    """In Verify: tick `criteria`, press R, type the reason and press Enter to save it."""
+    for key in criteria:
+        press_shortcut(qtbot, window, key)
+    press_shortcut(qtbot, window, Qt.Key.Key_R)
+    reason_box = window.mode("verify").panel.reason
+    qtbot.keyClicks(reason_box, reason)
+    qtbot.keyClick(reason_box, Qt.Key.Key_Return)
+
+
+def seek_to_step(qtbot, window, index: int) -> None:
+    """In Replay: Home to the first step, then → `index` times, as from the keyboard."""
+    press_shortcut(qtbot, window, Qt.Key.Key_Home)
+    for _ in range(index):
+        press_shortcut(qtbot, window, Qt.Key.Key_Right)

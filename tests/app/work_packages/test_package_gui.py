@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from gestures import press_shortcut
+from gestures import approve_question, reject_question
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from question_fixtures import write_question_project
@@ -76,14 +76,10 @@ def test_two_verifiers_on_two_machines_then_merge(qtbot, team_project, tmp_path,
         lambda: verify.loaded is not None and verify.loaded.scene.id == first.scene_id,
         timeout=30000,
     )  # the evidence view restores the scene from the package alone
-    for key in (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_A):
-        press_shortcut(qtbot, window, key)
+    approve_question(qtbot, window)
     second = verify.state.current
     assert second.id != first.id
-    press_shortcut(qtbot, window, Qt.Key.Key_1)
-    press_shortcut(qtbot, window, Qt.Key.Key_R)
-    qtbot.keyClicks(verify.panel.reason, "two objects are hidden")
-    qtbot.keyClick(verify.panel.reason, Qt.Key.Key_Return)
+    reject_question(qtbot, window, "two objects are hidden")
     assert verify.state.current is None  # her queue is done
     window.close()
     (owner / "elsewhere").rename(project)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import open_as_ada, press_shortcut, seek_to_step
 from PySide6.QtCore import QPoint, Qt
 
 MANIPULATION = [
@@ -106,7 +106,7 @@ def test_keys_step_through_the_episode_and_seek_restores_the_record(qtbot, windo
 def test_a_grasp_step_shows_its_mask_points_and_plan(qtbot, window):
     replay = window.mode("replay")
     _open(qtbot, replay)
-    replay.state.seek(4)  # the successful grasp of the blue box
+    seek_to_step(qtbot, window, 4)  # the successful grasp of the blue box
     _rendered(qtbot, replay, 4)
     assert replay.image.caption.text() == "Before step 4: what the grasp saw, mask outlined"
     assert replay.image.mask is not None and replay.image.mask.sum() > 50

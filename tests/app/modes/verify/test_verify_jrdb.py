@@ -5,7 +5,7 @@ words, the JRDB scene graph, and the same blind two-verifier protocol."""
 from __future__ import annotations
 
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import approve_question, open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
@@ -223,15 +223,11 @@ def entity_rows(verify, keys) -> set[int]:
     return {rows[k] for k in keys if k in rows}
 
 
-CRITERIA_KEYS = (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3)
-
-
 def test_two_blind_verifiers_approve_a_jrdb_question(qtbot, window):
     verify, session = window.mode("verify"), window.session
     repo = session.project.verifications
     question = open_kind(qtbot, verify, "vg")
-    for key in (*CRITERIA_KEYS, Qt.Key.Key_A):
-        press_shortcut(qtbot, window, key)
+    approve_question(qtbot, window)
     assert repo.last_verdict(session.annotator).question_id == question.id
     assert repo.outcome(question.id).status == "pending"
 
@@ -240,8 +236,7 @@ def test_two_blind_verifiers_approve_a_jrdb_question(qtbot, window):
     open_kind(qtbot, verify, "vg")
     assert verify.state.current.id == question.id
     assert "Ada" not in verify.panel.verdicts.text()  # blind
-    for key in (*CRITERIA_KEYS, Qt.Key.Key_A):
-        press_shortcut(qtbot, window, key)
+    approve_question(qtbot, window)
     assert repo.outcome(question.id).status == "approved"
     assert session.project.questions.get(question.id).status == "approved"
     assert "Ada" in verify.panel.last.text()  # both are in: now Ben may see Ada's verdict

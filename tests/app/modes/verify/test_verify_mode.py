@@ -8,7 +8,7 @@ widgets.
 from __future__ import annotations
 
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import CRITERIA_KEYS, approve_question, open_as_ada, press_shortcut
 from PySide6.QtCore import Qt
 from question_fixtures import write_question_project
 
@@ -210,9 +210,6 @@ def _keys(qtbot, window, *keys):
         press_shortcut(qtbot, window, key)
 
 
-CRITERIA_KEYS = (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3)
-
-
 def test_two_blind_verifiers_disagree_and_a_third_adjudicates(qtbot, window):
     verify, session = window.mode("verify"), window.session
     project, repo = session.project, session.project.verifications
@@ -259,7 +256,7 @@ def test_two_blind_verifiers_disagree_and_a_third_adjudicates(qtbot, window):
     assert verify.state.list_name == ADJUDICATION and verify.state.current.id == first.id
     text = verify.panel.verdicts.text()
     assert "Ada" in text and "Ben" in text and "reject" in text
-    _keys(qtbot, window, *CRITERIA_KEYS, Qt.Key.Key_A)
+    approve_question(qtbot, window)
     assert repo.outcome(first.id).status == "approved"
     assert project.questions.get(first.id).status == "approved"
     assert verify.state.lists[ADJUDICATION] == []
@@ -269,7 +266,7 @@ def test_undo_is_saved_and_reopens_the_question(qtbot, window):
     verify, session = window.mode("verify"), window.session
     repo = session.project.verifications
     first = verify.state.current
-    _keys(qtbot, window, *CRITERIA_KEYS, Qt.Key.Key_A)
+    approve_question(qtbot, window)
     assert verify.state.current.id != first.id
     press_shortcut(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert repo.last_verdict(session.annotator) is None
@@ -351,7 +348,7 @@ def test_refusals_are_messages_not_exceptions(qtbot, window):
     assert repo.last_verdict(session.annotator) is None
     for name in ("Ben", "Cleo"):  # both slots fill while Ada looks at it
         repo.submit(question.id, project.annotators.sign_in(name), ALL, 5.0)
-    _keys(qtbot, window, *CRITERIA_KEYS, Qt.Key.Key_A)
+    approve_question(qtbot, window)
     assert "two verdicts" in verify.mode.statusBar().currentMessage()
     assert "two verdicts" in verify.panel.message.text()
     assert repo.last_verdict(session.annotator) is None
