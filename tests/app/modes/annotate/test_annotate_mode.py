@@ -86,8 +86,8 @@ def test_clicking_a_person_in_the_image_selects_them_everywhere(qtbot, window):
     chosen = box.entity_id
     assert a.state.selected == chosen
     assert a.panorama.selected == chosen and a.cloud.selected == chosen
-    current = a.entity_list.tree.currentItem()
-    assert current is not None and current.data(0, Qt.ItemDataRole.UserRole) == chosen
+    current = a.entity_list.tree.currentIndex()
+    assert current.isValid() and current.siblingAtColumn(0).data(Qt.ItemDataRole.UserRole) == chosen
     assert a.relations.selected == chosen
     assert any(
         title.startswith(f"Seen from {a.state.label(chosen)}") for title, _ in a.relations.groups()
@@ -118,8 +118,8 @@ def test_clicking_in_the_cloud_and_the_list_selects_too(qtbot, window):
     assert pos is not None
     qtbot.mouseClick(a.cloud.view, Qt.MouseButton.LeftButton, pos=pos.toPoint())
     assert a.state.selected == a.cloud.entity_at(pos.x(), pos.y())
-    item = a.entity_list.items[a.state.objects_in_frame()[0]]
-    rect = a.entity_list.tree.visualItemRect(item)
+    row = a.entity_list.model.index_of(a.state.objects_in_frame()[0])
+    rect = a.entity_list.tree.visualRect(row)
     qtbot.mouseClick(a.entity_list.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert a.state.selected == a.state.objects_in_frame()[0]
     assert a.panorama.selected == a.state.selected == a.cloud.selected
