@@ -76,3 +76,19 @@ def ray_local():
     import ray
 
     ray.shutdown()
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """Make main windows on screen (`gestures.shown_window`); all closed after the test."""
+    from gestures import shown_window
+
+    made = []
+
+    def make():
+        made.append(shown_window(qtbot))
+        return made[-1]
+
+    yield make
+    for w in made:
+        w.close()

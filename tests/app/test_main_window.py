@@ -13,12 +13,14 @@ from gestures import (
     switch_mode,
 )
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from app import settings as app_settings
 from app.main_window import MainWindow
 from app.modes import MODES
 from app.paths import demo_project_path
 from store import open_project
+from widgets.signin import SignInDialog
 
 
 @pytest.fixture
@@ -151,3 +153,57 @@ def test_sign_in_dialog_refuses_an_empty_name(qtbot, window, tmp_path):
     dialog.combo.lineEdit().setText("Ivy")
     assert dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
     dialog.reject()
+
+
+def _open_dialogs() -> list[SignInDialog]:
+    return [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, SignInDialog) and w.isVisible()
+    ]
+
+
+def test_one_who_is_working_dialog_after_a_cancelled_first_sign_in(qtbot, make_window, tmp_path):
+    project = tmp_path / "fresh.reasonscope"
+    first = make_window()
+    first.open_path(project, create=True)
+    qtbot.waitUntil(lambda: len(_open_dialogs()) == 1)
+    _open_dialogs()[0].reject()  # cancel: nobody signed in
+    first.close()
+    # start again: the project opens, then opens again when the demo-style completion ends
+    second = make_window()
+    second.open_path(project)
+    second.open_path(project)
+    qtbot.wait(50)
+    second.request_sign_in()  # and the person clicks "Sign in" meanwhile
+    qtbot.wait(50)
+    dialogs = _open_dialogs()
+    assert len(dialogs) == 1
+    dialogs[0].combo.lineEdit().setText("Ivy")
+    dialogs[0].accept()
+    assert second.session.annotator.name == "Ivy" and _open_dialogs() == []
+
+
+def test_the_main_status_bar_has_room_for_messages(qtbot, make_window):
+    window = make_window()
+    window.resize(1280, 860)
+    window.statusBar().showMessage("The project was changed by another program: updated.")
+    qtbot.wait(50)
+    # the path label no longer stretches over the message area (it took all of it)
+    bar = window.statusBar()
+    free = bar.width() - window.project_label.width() - window.annotator_button.width()
+    assert free > bar.width() // 2
+
+
+def test_a_mode_never_shown_keeps_a_usable_layout_after_a_restart(qtbot, make_window, tmp_path):
+    first = make_window()
+    first.resize(1280, 860)
+    first.set_mode("explore")  # Verify is never on screen in this session
+    qtbot.wait(100)
+    first.close()  # saves the layouts
+    second = make_window()
+    second.resize(1280, 860)
+    second.set_mode("verify")
+    qtbot.wait(200)
+    question = second.mode_windows["verify"].docks["question"]
+    assert question.isVisible() and question.width() >= 300, question.width()
+    second.set_mode("explore")
+    assert second.mode_windows["explore"].was_shown and second.mode_windows["verify"].was_shown

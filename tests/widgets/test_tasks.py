@@ -69,3 +69,39 @@ def test_failure_is_reported_with_a_one_line_summary(qtbot):
     summary, details = blocker.args
     assert summary == "disk full"
     assert "OSError" in details
+
+
+def test_one_overall_bar_across_parts_with_time_left(qtbot):
+    from annotation.progress import PART_SCALE, Progress
+    from widgets.tasks import TaskRunner, time_left_text
+
+    seen: list[tuple[int, int, str]] = []
+    overall = Progress(lambda d, t, m: seen.append((d, t, m)))
+    for i, name in enumerate(("Scenes", "Questions", "Episodes")):
+        part = overall.part(i, 3, name)
+        for k in range(5):
+            part.report(k, 4, f"step {k}")
+    values = [d for d, _t, _m in seen]
+    assert values == sorted(values) and values[-1] == PART_SCALE  # never back to 0
+    assert seen[0][2] == "Scenes (part 1 of 3): step 0"
+    assert time_left_text(30, 0.25) == "about 1 min 30 s left"
+    assert time_left_text(1, 0.5) == "" and time_left_text(20, 0.01) == ""
+    # the runner's dialog label wraps instead of cutting, and says the time left
+    lines: list[str] = []
+
+    def work(progress):
+        import time
+
+        for k in range(4):
+            progress.report(k, 4, f"A long part name that used to be cut off, step {k}")
+            time.sleep(0.05)
+        return "done"
+
+    runner = TaskRunner("Preparing", work)
+    runner.progressed.connect(lines.append)
+    with qtbot.waitSignal(runner.finished, timeout=20_000):
+        runner.start()
+        runner.started_at -= 30  # as if it had run for half a minute (reports are queued)
+    assert runner.dialog.labelText() and runner.dialog.minimumWidth() >= 520
+    assert any("left" in line for line in lines), lines
+    assert all("\n" not in line for line in lines)

@@ -201,3 +201,97 @@ def test_ctrl_r_recomputes_a_frame_after_its_boxes_changed(qtbot, window):
     assert to_robot.distance_bin == "very-close" and to_robot.direction == "front"
     name = a.state.label(person)
     assert f"{name}: very close, in front of the robot" in a.relations.texts()
+
+
+# -- Annotate HOI: the selected label follows the frames -------------------------------------
+@pytest.fixture(scope="module")
+def hoi_db(tmp_path_factory):
+    from hoi_fixtures import build_hoi_project
+
+    from app.demo.jrdb_synth import SynthConfig
+
+    config = SynthConfig(frames=3, people=3, objects=2, points_per_sweep=2_000)
+    return build_hoi_project(tmp_path_factory.mktemp("friction"), config).db
+
+
+def test_a_new_label_stays_selected_across_frames_and_copies(qtbot, hoi_db, tmp_path):
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
+    a = window.mode("annotate")
+    qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
+    hoi = a.hoi.state
+    refused: list[str] = []
+    hoi.refused.connect(refused.append)
+    press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # the first person
+    press_shortcut(qtbot, window, Qt.Key.Key_W)  # walking: a new label, selected
+    (label,) = hoi.labels
+    assert hoi.selected_id == label.id
+    press_shortcut(qtbot, window, Qt.Key.Key_PageDown)  # a frame without it
+    assert hoi.selected is None
+    press_shortcut(qtbot, window, Qt.Key.Key_PageUp)  # back: it is selected again
+    assert hoi.selected_id == label.id
+    selected = a.hoi.panel.list.selectionModel().selectedIndexes()
+    shown = [index.data(Qt.ItemDataRole.UserRole) for index in selected]
+    assert shown == [label.id]  # and the list shows it selected
+    press_shortcut(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    assert not [r for r in refused if r.startswith("Nothing to copy")], refused
+    project = window.session.project
+    assert project.hoi.progress(a.state.sequence.id).labels == 3  # copied to frames 2 and 3
+    qtbot.waitUntil(lambda: a.task is None, timeout=30000)
+    window.close()
+
+
+# -- Annotate HOI: the target by keys or from a list ------------------------------------------
+def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(
+    qtbot, hoi_db, tmp_path
+):
+    import math
+
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
+    a = window.mode("annotate")
+    qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
+    hoi, panel = a.hoi.state, a.hoi.panel
+    press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # the first person
+    person = hoi.person
+    press_shortcut(qtbot, window, Qt.Key.Key_H)  # holding: waits for its target
+    assert a.state.picking and panel.targets.isVisible()
+    # the frame's objects, nearest the person first (3D box centres)
+    p = a.state.box_3d(person)
+    objects = a.state.objects_in_frame()
+    by_distance = sorted(
+        objects,
+        key=lambda o: math.dist(
+            (p.cx, p.cy, p.cz), (a.state.box_3d(o).cx, a.state.box_3d(o).cy, a.state.box_3d(o).cz)
+        ),
+    )
+    assert [c for c, _d in panel.chooser.candidates] == by_distance
+    targets = panel.targets.model()
+    assert targets.rowCount() == len(objects) and " m" in targets.index(0, 0).data()
+    assert panel.chooser.current == by_distance[0]
+    assert a.panorama.highlighted == frozenset({person, by_distance[0]})  # shown in the views
+    press_shortcut(qtbot, window, Qt.Key.Key_Tab)  # Tab now moves through the objects ...
+    assert hoi.person == person and panel.chooser.current == by_distance[1]
+    assert panel.targets.selectionModel().isSelected(targets.index(1, 0))
+    press_shortcut(qtbot, window, Qt.Key.Key_Return)  # ... and Enter takes one
+    (label,) = hoi.labels
+    assert (label.label.predicate, label.label.object_entity_id) == ("holding", by_distance[1])
+    assert not a.state.picking and not panel.targets.isVisible()
+    assert a.panorama.highlighted is None
+    # a click in the list takes a target too (here: another label, looking at)
+    hoi.retarget()
+    assert a.state.picking
+    row = panel.targets.model().index(0, 0)
+    qtbot.mouseClick(
+        panel.targets.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=panel.targets.visualRect(row).center(),
+    )
+    (label,) = hoi.labels
+    assert label.label.object_entity_id == by_distance[0]
+    qtbot.waitUntil(lambda: a.task is None, timeout=30000)
+    window.close()

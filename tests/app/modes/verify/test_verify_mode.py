@@ -364,3 +364,85 @@ def test_a_project_without_questions_shows_the_empty_state(qtbot, window, tmp_pa
     verify = window.mode("verify")
     assert verify.pages.currentIndex() == 0
     assert verify.state.current is None and verify.loaded is None
+
+
+# -- Verify: the model view after a tabletop question -----------------------------------------
+@pytest.fixture(scope="module")
+def mixed_db(tmp_path_factory):
+    """A JRDB question (panorama) and a tabletop question (a restored scene) in one queue."""
+    from pathlib import Path
+
+    from hoi_fixtures import build_hoi_project
+
+    from app.demo.jrdb_synth import SynthConfig
+    from app.jobs.questions import generate_questions
+    from store import open_project
+
+    hp = build_hoi_project(
+        tmp_path_factory.mktemp("mixed"),
+        SynthConfig(frames=1, people=2, objects=1, points_per_sweep=1_000),
+    )
+    with open_project(hp.db) as project:
+        frame = project.sequences.frames(hp.sequence_id)[0]
+        box = project.sequences.boxes_2d(frame.id)[0]
+        key = {e.id: e.key for e in project.sequences.entities(hp.sequence_id)}[box.entity_id]
+        image = Path(frame.image_path).name
+        xywh = [box.x, box.y, box.w, box.h]
+        project.questions.add(
+            {
+                "benchmark": "jrdb",
+                "task": "vg",
+                "text": "Find the person.",
+                "seed": 0,
+                "sequence_id": hp.sequence_id,
+                "evidence_ids": [key],
+                "answer": {"entity_ids": [key], "image_id": image, "boxes": [xywh]},
+                "steps": [
+                    {
+                        "description": "all persons",
+                        "entity_ids": [key],
+                        "slot": 0,
+                        "boxes": {key: xywh},
+                    }
+                ],
+                "difficulty": {"S": 1, "R": 0, "T": 1},
+                "criteria": {
+                    "generator": "jrdb-query-engine/1",
+                    "frame_ids": [frame.id],
+                    "image_ids": [image],
+                    "preferences": {"task": "vg"},
+                },
+            }
+        )
+    generate_questions(hp.db, tasks=["count"], n=1, seed=1, image_size=256)  # and a scene's
+    return hp.db
+
+
+def test_the_model_view_shows_the_panorama_again_after_a_tabletop_question(
+    qtbot, mixed_db, tmp_path
+):
+    from gestures import open_as_ada, press_shortcut
+    from PySide6.QtCore import Qt
+
+    def small(w):
+        w.mode("verify").image_size = 256
+
+    window = open_as_ada(qtbot, mixed_db, "verify", copy_to=tmp_path, prepare=small)
+    verify = window.mode("verify")
+    image = verify.image.image_item
+    assert verify.state.current.benchmark == "jrdb"
+    qtbot.waitUntil(lambda: not image.pixmap().isNull(), timeout=20_000)  # the panorama
+    press_shortcut(qtbot, window, Qt.Key.Key_J)  # the tabletop question
+    assert verify.state.current.benchmark == "mgvqa"
+    # while its scene is restored: no stale panorama, and the view says what is coming
+    assert image.pixmap().isNull()
+    assert verify.central.currentWidget() is verify.busy
+    assert "Restoring scene" in verify.busy.text()
+    qtbot.waitUntil(lambda: verify.loaded is not None, timeout=30_000)
+    assert verify.central.currentWidget() is verify.viewport and not image.pixmap().isNull()
+    press_shortcut(qtbot, window, Qt.Key.Key_K)  # back to the JRDB question (cached image)
+    assert verify.state.current.benchmark == "jrdb"
+    qtbot.waitUntil(lambda: not image.pixmap().isNull(), timeout=5_000)
+    assert "The model's image" in verify.image.caption.text()
+    qtbot.waitUntil(lambda: verify.task is None and verify.jrdb.task is None, timeout=30_000)
+    window.close()
