@@ -3,9 +3,16 @@
 Every subcommand has --help, reports with --json where it reports, and exits
 2 with one line naming the file and the problem on bad input.
 
-Each command module has an `add_parser(commands)` that registers its subcommands on the
+One module per command, named after it: a top-level command `x-y` is `app/cli/x_y.py`, a
+group's subcommand `g s` is `app/cli/g/s.py` (a trailing underscore where the name is a
+keyword or a builtin: `import_/`, `pack/list_.py`). What several commands share is in
+`app/cli/support.py` (the command tree, one-line errors, progress, common options) and
+`app/cli/person.py` (who `verify`, `review` and `queue` work as).
+
+Each command module has an `add_parser(commands)` that registers its command on the
 CommandTree (`app/cli/support.py`); COMMAND_MODULES lists them in the order of
-`reasonscope --help` and of each group's help.
+`reasonscope --help` and of each group's help (a group is listed where its first
+subcommand is).
 """
 
 from __future__ import annotations
@@ -17,23 +24,36 @@ from collections.abc import Sequence
 
 from annotation.progress import Cancelled
 from app.cli import (
-    agents,
-    authoring,
     bench,
     demo,
-    export,
-    imports,
-    jrdb,
-    labels,
+    info,
     metrics,
-    questions,
-    reasoning,
-    resim,
-    scenes,
-    spatial,
-    teams,
-    work,
+    new,
+    queue,
+    replay_in_sim,
+    review,
+    run_agent,
+    verify,
 )
+from app.cli.export import benchmark as export_benchmark
+from app.cli.export import episodes as export_episodes
+from app.cli.export import labels as export_labels
+from app.cli.import_ import benchmark as import_benchmark
+from app.cli.import_ import episodes as import_episodes
+from app.cli.import_ import jrdb as import_jrdb
+from app.cli.import_ import predictions as import_predictions
+from app.cli.import_ import spatial_predictions as import_spatial_predictions
+from app.cli.pack import conflicts as pack_conflicts
+from app.cli.pack import create as pack_create
+from app.cli.pack import list_ as pack_list
+from app.cli.pack import merge as pack_merge
+from app.cli.pack import recall as pack_recall
+from app.cli.questions import add as questions_add
+from app.cli.questions import generate as questions_generate
+from app.cli.scenes import create as scenes_create
+from app.cli.scenes import export as scenes_export
+from app.cli.scenes import generate as scenes_generate
+from app.cli.spatial import generate as spatial_generate
 from app.cli.support import CommandTree, OneLineParser, db_arg, fail
 from store import ProjectError
 
@@ -41,22 +61,35 @@ from store import ProjectError
 OPENS = (".rspack", ".reasonscope")
 
 COMMAND_MODULES = (
-    demo,  # demo, new, info
-    scenes,  # scenes generate, scenes export
-    questions,  # questions generate
-    authoring,  # questions add
-    work,  # verify, review, queue
-    teams,  # pack create, merge, list, recall, conflicts
-    export,  # export benchmark, export episodes
-    labels,  # export labels
-    imports,  # import benchmark, import episodes
-    jrdb,  # import jrdb
-    reasoning,  # import predictions
-    spatial,  # spatial generate, import spatial-predictions
-    agents,  # run-agent
-    resim,  # replay-in-sim
-    metrics,  # metrics
-    bench,  # bench
+    demo,
+    new,
+    info,
+    scenes_generate,
+    scenes_create,
+    scenes_export,
+    questions_generate,
+    questions_add,
+    verify,
+    review,
+    queue,
+    pack_create,
+    pack_merge,
+    pack_list,
+    pack_recall,
+    pack_conflicts,
+    export_benchmark,
+    export_episodes,
+    export_labels,
+    import_benchmark,
+    import_episodes,
+    import_jrdb,
+    import_predictions,
+    import_spatial_predictions,  # before `spatial`: the `import` group comes first in --help
+    spatial_generate,
+    run_agent,
+    replay_in_sim,
+    metrics,
+    bench,
 )
 
 

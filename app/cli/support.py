@@ -143,8 +143,8 @@ class Group:
     metavar: str
 
 
-# Declared here, not in a command module, because several modules add to `export` and
-# `import`; one place for each group's own text.
+# Declared here, not in a command module, because each of a group's subcommands is a module
+# of its own (app/cli/<group>/<subcommand>.py); one place for each group's own text.
 GROUPS: dict[str, Group] = {
     "scenes": Group(
         "generate and export tabletop scenes",

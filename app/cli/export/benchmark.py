@@ -1,7 +1,5 @@
-"""`reasonscope export benchmark` and `export episodes`: the project in interchange formats.
-
-`export labels` is in `app/cli/labels.py`.
-"""
+"""`reasonscope export benchmark`: questions with their scenes as reasonscope-benchmark/1 JSON
+Lines, or as a JRDB-Reasoning question file."""
 
 from __future__ import annotations
 
@@ -12,9 +10,8 @@ from app.cli.support import CommandTree, db_arg, default_db, fail
 
 
 def add_parser(commands: CommandTree) -> None:
-    """Register `export benchmark` and `export episodes`."""
-    export = commands.group("export")
-    p = export.add_parser(
+    """Register `export benchmark`."""
+    p = commands.group("export").add_parser(
         "benchmark",
         help="questions with their scenes as reasonscope-benchmark/1 JSON Lines",
         description="Write the current version of each question, one JSON object a line, with "
@@ -42,16 +39,6 @@ def add_parser(commands: CommandTree) -> None:
         "VQA-Wh and VQA-Count ones (docs/jrdb-questions.md)",
     )
     p.set_defaults(func=cmd_export_benchmark)
-
-    p = export.add_parser(
-        "episodes",
-        help="episodes with their steps as reasonscope-episode/1 JSON Lines",
-        description="Write every episode, one JSON object a line, with its steps and their "
-        "state snapshots (docs/episode-format.md).",
-    )
-    db_arg(p, help_text="project file (default: the demo project)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
-    p.set_defaults(func=cmd_export_episodes)
 
 
 def _nothing_approved(db) -> str | None:
@@ -98,12 +85,4 @@ def cmd_export_benchmark(args: argparse.Namespace) -> int:
     count = export_benchmark(default_db(args), args.out, status=args.status, tag=args.tag)
     tagged = f" tagged {args.tag}" if args.tag else ""
     print(f"Wrote {count} questions{tagged} to {args.out}")
-    return 0
-
-
-def cmd_export_episodes(args: argparse.Namespace) -> int:
-    from app.io.episodes import export_episodes
-
-    count = export_episodes(default_db(args), args.out)
-    print(f"Wrote {count} episodes to {args.out}")
     return 0

@@ -1,9 +1,5 @@
-"""`reasonscope import benchmark` and `import episodes`: interchange files into a project.
-
-(Not `import.py`: `import` is a Python keyword.) The other `import` subcommands are with
-their domain: `jrdb.py` (`import jrdb`), `reasoning.py` (`import predictions`),
-`spatial.py` (`import spatial-predictions`).
-"""
+"""`reasonscope import benchmark`: a reasonscope-benchmark/1 file's questions and scenes read into
+a project."""
 
 from __future__ import annotations
 
@@ -14,9 +10,8 @@ from app.cli.support import CommandTree, db_arg, default_db
 
 
 def add_parser(commands: CommandTree) -> None:
-    """Register `import benchmark` and `import episodes`."""
-    imports = commands.group("import")
-    p = imports.add_parser(
+    """Register `import benchmark`."""
+    p = commands.group("import").add_parser(
         "benchmark",
         help="read a reasonscope-benchmark/1 file",
         description="Read questions and their scenes from a reasonscope-benchmark/1 file. Every "
@@ -26,53 +21,10 @@ def add_parser(commands: CommandTree) -> None:
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_benchmark)
 
-    p = imports.add_parser(
-        "episodes",
-        help="read recorded episodes",
-        description="Read episodes in one transaction. Model replies that cannot be read "
-        "become format-error steps, recorded rather than refused.",
-    )
-    p.add_argument("file", type=Path, metavar="FILE")
-    p.add_argument(
-        "--format",
-        default="reasonscope",
-        choices=["reasonscope", "mgvqa", "bimanibench", "embodiedbench"],
-        help="reasonscope (a reasonscope-episode/1 file), mgvqa (an MG-VQA transcript "
-        "file, or a folder of *.json transcripts; docs/mgvqa-transcripts.md), bimanibench "
-        "(a BiManiBench / ST-BiBench evaluation folder) or embodiedbench (a folder of "
-        "episode_*_step_*.json logs); docs/bimanual-logs.md",
-    )
-    p.add_argument(
-        "--model",
-        help="bimanibench/embodiedbench: the model's name (default: "
-        "from the log's folder or model_name.txt)",
-    )
-    p.add_argument(
-        "--pose-order",
-        default="xyz_wxyz",
-        choices=["xyz_wxyz", "xyz_xyzw"],
-        help="bimanibench/embodiedbench: how poses are written in the log (default "
-        "xyz_wxyz, RoboTwin's [x, y, z, qw, qx, qy, qz])",
-    )
-    db_arg(p, help_text="project file (default: the demo project)")
-    p.set_defaults(func=cmd_import_episodes)
-
 
 def cmd_import_benchmark(args: argparse.Namespace) -> int:
     from app.io.benchmark import import_benchmark
 
     count = import_benchmark(default_db(args), args.file)
     print(f"Imported {count} questions from {args.file}")
-    return 0
-
-
-def cmd_import_episodes(args: argparse.Namespace) -> int:
-    from app.io.episodes import import_episodes
-
-    count, format_errors = import_episodes(
-        default_db(args), args.file, args.format, model=args.model, pose_order=args.pose_order
-    )
-    print(
-        f"Imported {count} episodes from {args.file} ({format_errors} format-error steps recorded)"
-    )
     return 0
