@@ -7,8 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
 
 from widgets.table_model import Index
+
+
+def bold_font() -> QFont:
+    """The font of a heading (the view's own, bold)."""
+    font = QFont()
+    font.setBold(True)
+    return font
 
 
 class GroupTreeModel(QAbstractItemModel):

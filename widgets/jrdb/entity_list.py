@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QIcon, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeView, QVBoxLayout, QWidget
 
 from widgets.jrdb.state import JrdbViewState, entity_colour
-from widgets.tree_model import GroupTreeModel
+from widgets.tree_model import GroupTreeModel, bold_font
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 HEADINGS = ("People", "Objects")
@@ -25,12 +25,6 @@ def colour_icon(rgb: tuple[int, int, int], size: int = 12) -> QIcon:
     pixmap = QPixmap(size, size)
     pixmap.fill(QColor(*rgb))
     return QIcon(pixmap)
-
-
-def bold_font() -> QFont:
-    font = QFont()
-    font.setBold(True)
-    return font
 
 
 class EntityTreeModel(GroupTreeModel):
