@@ -332,3 +332,20 @@ def test_the_reach_check_sees_one(tmp_path):
         "    window.switch_to('results', 'team')\n"
     )
     assert reaches_into_modes(tmp_path) == ["app/menu.py:2", "app/menu.py:3"]
+
+
+def test_every_mode_folder_has_the_same_shape():
+    """app/modes/<mode>/: `mode.py` (the controller) and `docks.py` (where its docks go)
+    in each, `graph.py` in each mode with a Scene graph dock; every mode folder is under
+    the "modes do not import each other" contract."""
+    folders = {p.name: p for p in (ROOT / "app" / "modes").iterdir() if (p / "mode.py").exists()}
+    shapeless = [p.name for p in (ROOT / "app" / "modes").iterdir() if p.is_dir()]
+    shapeless = [n for n in shapeless if n != "__pycache__" and n not in folders]
+    assert not shapeless, f"mode folders without mode.py: {shapeless}"
+    for name, folder in folders.items():
+        assert (folder / "docks.py").exists(), f"app/modes/{name}/docks.py"
+        builds_graph_dock = any("(GraphDock)" in p.read_text() for p in folder.glob("*.py"))
+        assert not builds_graph_dock or (folder / "graph.py").exists(), f"{name}: graph.py"
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (independent,) = [c for c in contracts["contracts"] if c["name"].startswith("Modes do not")]
+    assert set(independent["modules"]) == {f"app.modes.{name}" for name in folders}

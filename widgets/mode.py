@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -99,3 +100,13 @@ def mode_toolbar(
         bar.addAction(action)
         actions[key] = action
     return bar, actions
+
+
+@dataclass(frozen=True)
+class DockLayout:
+    """Where the window's shared docks (Project, Activity) go in a mode."""
+
+    project_behind: str | None = None  # tab Project behind this dock of the mode's, kept in front
+    project_hidden: bool = False  # Project starts hidden (View ▸ Project shows it)
+    activity_hidden: bool = True  # Activity starts hidden
+    arrange: Callable[[ModeWindow], None] | None = None  # the mode's own arrangement, last

@@ -2,12 +2,13 @@
 
 The main window builds every mode from its `ModeSpec` alone: it makes the mode's
 `ModeWindow`, hands it to `controller` (the mode's class, from its package under
-`app/`), adds the shared Project and Activity docks and arranges them as `docks`
-says. Adding a mode is adding a spec here; the window knows no mode by name.
+`app/modes/<mode>/`), adds the shared Project and Activity docks and arranges them as
+`docks` says (each mode's `docks.py`). Adding a mode is adding its folder and a spec here;
+the window knows no mode by name.
 
-`TAB_LABELS` are the short names docks take while they share a tab stack, so that every
-tab can be told apart at 1280 x 860; the full title stays the tab's tooltip and the View
-menu's entry, and comes back when the dock stands alone or floats (`DockTabLabels`).
+Every mode folder has the same shape: `mode.py` (the controller, which builds and wires
+the panels), `docks.py` (where its docks go), `graph.py` where it has a Scene graph dock,
+`loading.py` where it loads in the background, and modules for its own parts.
 """
 
 from __future__ import annotations
@@ -16,19 +17,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QStackedWidget, QTabBar, QToolTip
+from PySide6.QtWidgets import QStackedWidget
 
 from annotation.models import ProjectSummary
-from app.modes.annotate.docks import arrange_docks as arrange_annotate_docks
+from app.modes.annotate.docks import LAYOUT as ANNOTATE_DOCKS
 from app.modes.annotate.mode import AnnotateMode
+from app.modes.explore.docks import LAYOUT as EXPLORE_DOCKS
 from app.modes.explore.mode import ExploreMode
+from app.modes.replay.docks import LAYOUT as REPLAY_DOCKS
 from app.modes.replay.mode import ReplayMode
+from app.modes.results.docks import LAYOUT as RESULTS_DOCKS
 from app.modes.results.mode import ResultsMode
+from app.modes.study.docks import LAYOUT as STUDY_DOCKS
 from app.modes.study.mode import StudyMode
+from app.modes.verify.docks import LAYOUT as VERIFY_DOCKS
 from app.modes.verify.mode import VerifyMode
 from app.session import ProjectSession
-from widgets.mode import ModeWindow
+from widgets.mode import DockLayout, ModeWindow
 
 
 class ModeController(Protocol):
@@ -40,98 +45,6 @@ class ModeController(Protocol):
 
     def shutdown(self) -> None:
         """Stop the mode's workers and timers (the window is closing)."""
-
-
-@dataclass(frozen=True)
-class DockLayout:
-    """Where the window's shared docks (Project, Activity) go in a mode."""
-
-    project_behind: str | None = None  # tab Project behind this dock of the mode's, kept in front
-    project_hidden: bool = False  # Project starts hidden (View ▸ Project shows it)
-    activity_hidden: bool = True  # Activity starts hidden
-    arrange: Callable[[ModeWindow], None] | None = None  # the mode's own arrangement, last
-
-
-# dock name: its label on a tab (the Annotate HOI stack holds seven at 1280 x 860)
-TAB_LABELS = {
-    "image": "Model view",
-    "graph": "Graph",
-    "generator": "Questions",
-    "activity": "Log",
-    "hoi_labels": "HOI",
-    "hoi_review": "Review",
-}
-
-
-class DockTabLabels(QObject):
-    """Gives a mode's docks their short `labels` while they share a tab stack with a shown
-    dock, and their full titles otherwise; each tab's tooltip is the full title."""
-
-    def __init__(self, mode: ModeWindow, labels: dict[str, str]) -> None:
-        super().__init__(mode)
-        self.mode = mode
-        self.labels = {name: label for name, label in labels.items() if name in mode.docks}
-        self.full = {name: dock.windowTitle() for name, dock in mode.docks.items()}
-        self.timer = QTimer(self, singleShot=True, interval=0)
-        self.timer.timeout.connect(self.update)
-        for name, dock in mode.docks.items():
-            for signal in (dock.visibilityChanged, dock.topLevelChanged, dock.dockLocationChanged):
-                signal.connect(lambda *_: self.timer.start())
-            dock.windowTitleChanged.connect(lambda title, n=name: self._titled(n, title))
-        self.update()
-
-    def _titled(self, name: str, title: str) -> None:
-        if title != self.labels.get(name):  # the mode gave the dock a new title
-            self.full[name] = title
-            self.timer.start()
-
-    def tabbed(self, dock: QDockWidget) -> bool:
-        shown = [d for d in self.mode.tabifiedDockWidgets(dock) if not d.isHidden()]
-        return bool(shown) and not dock.isHidden() and not dock.isFloating()
-
-    def update(self) -> None:
-        for name, label in self.labels.items():
-            dock = self.mode.docks[name]
-            title = label if self.tabbed(dock) else self.full[name]
-            if dock.windowTitle() != title:
-                dock.setWindowTitle(title)
-                dock.toggleViewAction().setText(self.full[name])  # View menu: the full name
-        for bar in self.mode.findChildren(
-            QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly
-        ):
-            if not bar.property("full_tab_tooltips"):  # the window's own dock tabs
-                bar.setProperty("full_tab_tooltips", True)
-                bar.installEventFilter(self)
-            self.set_tooltips(bar)
-
-    def set_tooltips(self, bar: QTabBar) -> None:
-        """Each tab's tooltip: its dock's full title (Qt sets the tab's text there)."""
-        full = {self.mode.docks[n].windowTitle(): title for n, title in self.full.items()}
-        for i in range(bar.count()):
-            bar.setTabToolTip(i, full.get(bar.tabText(i), bar.tabText(i)))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if event.type() != QEvent.Type.ToolTip or not isinstance(watched, QTabBar):
-            return False
-        # Qt shows a dock tab's tooltip only while the tabs are cut short: show it always
-        self.set_tooltips(watched)  # a tab Qt made since has its short label there
-        index = watched.tabAt(event.pos())
-        if index < 0:
-            return False
-        tip = watched.tabToolTip(index)
-        QToolTip.showText(event.globalPos(), tip, watched, watched.tabRect(index))
-        return True
-
-
-def short_tabs(arrange: Callable[[ModeWindow], None] | None = None) -> Callable[[ModeWindow], None]:
-    """A dock arrangement: `arrange`, then the short tab labels (`TAB_LABELS`)."""
-
-    def run(mode: ModeWindow) -> None:
-        if arrange is not None:
-            arrange(mode)
-        DockTabLabels(mode, TAB_LABELS)
-
-    return run
 
 
 @dataclass(frozen=True)
@@ -161,7 +74,7 @@ MODES: tuple[ModeSpec, ...] = (
         "PROJECT</code>; the demo project comes with a few.",
         lambda s: f"This project holds {_plural(s.scenes, 'scene')}.",
         ExploreMode,
-        DockLayout(project_behind="image", arrange=short_tabs()),
+        EXPLORE_DOCKS,
     ),
     ModeSpec(
         "annotate",
@@ -179,7 +92,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."
         ),
         AnnotateMode,
-        DockLayout(activity_hidden=False, arrange=short_tabs(arrange_annotate_docks)),
+        ANNOTATE_DOCKS,
     ),
     ModeSpec(
         "verify",
@@ -197,7 +110,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.verifications, 'verification')}."
         ),
         VerifyMode,
-        DockLayout(project_behind="image", arrange=short_tabs()),
+        VERIFY_DOCKS,
     ),
     ModeSpec(
         "replay",
@@ -215,7 +128,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.error_labels, 'error label')}."
         ),
         ReplayMode,
-        DockLayout(project_behind="labels", project_hidden=True, arrange=short_tabs()),
+        REPLAY_DOCKS,
     ),
     ModeSpec(
         "results",
@@ -232,7 +145,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."
         ),
         ResultsMode,
-        DockLayout(project_hidden=True, arrange=short_tabs()),  # the tables need the width
+        RESULTS_DOCKS,
     ),
     ModeSpec(
         "study",
@@ -249,6 +162,6 @@ MODES: tuple[ModeSpec, ...] = (
             "and answer."
         ),
         StudyMode,
-        DockLayout(project_hidden=True, arrange=short_tabs()),
+        STUDY_DOCKS,
     ),
 )

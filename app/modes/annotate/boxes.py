@@ -25,7 +25,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRectF, Qt
 from PySide6.QtWidgets import QInputDialog
 
-from annotation.jrdb.dataset import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
+from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
 from annotation.models import Annotator
 from app.io.jrdb import stored_calibration
 from app.session import ProjectSession

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from widgets.mode import ModeWindow
+from widgets.dock_tabs import short_tabs
+from widgets.mode import DockLayout, ModeWindow
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 
@@ -29,3 +30,6 @@ def arrange_docks(mode: ModeWindow) -> None:
     mode.resizeDocks(right, [400, 400], Qt.Orientation.Horizontal)
     mode.resizeDocks(right, [250, 330], Qt.Orientation.Vertical)
     mode.resizeDocks([docks["frame"]], [200], Qt.Orientation.Vertical)
+
+
+LAYOUT = DockLayout(activity_hidden=False, arrange=short_tabs(arrange_docks))

@@ -15,7 +15,7 @@ from annotation.models import Scene
 from app.modes.verify.graph import VerifyGraph
 from app.modes.verify.jrdb import BANNER as JRDB_BANNER
 from app.modes.verify.jrdb import EvidencePage
-from app.modes.verify.prefetch import ScenePrefetch
+from app.modes.verify.loading import ScenePrefetch
 from app.session import ProjectSession
 from sim.tabletop.restore import LoadedScene, load_scene
 from sim.tabletop.world import MODEL_IMAGE_SIZE
