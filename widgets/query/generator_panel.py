@@ -9,20 +9,22 @@ time slot) and `save_requested`, and shows what it is handed (`show_question`,
 Keys inside the panel: Up / Down (in the step list) or `[` / `]` (anywhere in
 it) move through the steps, Ctrl+Return generates, Ctrl+S saves the shown
 question. `[` and `]` are taken from the window's own keys only while the
-focus is in the panel.
+focus is in the panel. The steps are a list view of `StepListModel`, which holds
+the shown question.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from annotation.jrdb.reasoning_eval import difficulty_level
 from annotation.query.model import GeneratedQuestion, Preferences
+from widgets.table_model import Index
 
 #: (value, words) of each choice, in the order the combo boxes list them.
 TASK_CHOICES = (("vg", "VG (find)"), ("vqa-wh", "VQA-Wh"), ("vqa-count", "VQA-Count"))
@@ -65,6 +68,35 @@ def step_text(index: int, description: str, count: int) -> str:
     return f"{index + 1}. {description} — {count} {'entity' if count == 1 else 'entities'}"
 
 
+class StepListModel(QAbstractListModel):
+    """The shown question (None: none) and its reasoning steps, a row a step: "2. female —
+    2 entities", the step's own question in the tooltip."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.question: GeneratedQuestion | None = None
+
+    def set_question(self, question: GeneratedQuestion | None) -> None:
+        self.beginResetModel()
+        self.question = question
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        if parent.isValid() or self.question is None:
+            return 0
+        return len(self.question.steps)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self.question is None:
+            return None
+        step = self.question.steps[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return step_text(index.row(), step.description, len(step.entity_ids))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return step.question
+        return None
+
+
 class GeneratorPanel(QWidget):
     """Preferences, seed, the previewed question with its answer, difficulty and steps."""
 
@@ -75,7 +107,7 @@ class GeneratorPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("generator_panel")
-        self.question: GeneratedQuestion | None = None
+        self.step_model = StepListModel(self)
         self.saving = True
         self.task = self._combo(
             "generator_task",
@@ -130,8 +162,9 @@ class GeneratorPanel(QWidget):
         self.answer.setObjectName("generator_answer")
         self.difficulty = QLabel()
         self.difficulty.setObjectName("generator_difficulty")
-        self.steps = QListWidget()
+        self.steps = QListView()
         self.steps.setObjectName("generator_steps")
+        self.steps.setModel(self.step_model)
         self.steps.setWordWrap(True)
         self.steps.setToolTip(
             "The reasoning, step by step: select one to see its entities (Up / Down, [ / ])"
@@ -143,7 +176,7 @@ class GeneratorPanel(QWidget):
         self.generate_button.clicked.connect(self.request_generate)
         self.next_button.clicked.connect(self.next_seed)
         self.save_button.clicked.connect(self._request_save)
-        self.steps.currentRowChanged.connect(self._step_changed)
+        self.steps.selectionModel().currentRowChanged.connect(self._step_changed)
         for keys, slot in (("Ctrl+S", self._request_save), ("Ctrl+Return", self.request_generate)):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -194,6 +227,11 @@ class GeneratorPanel(QWidget):
         layout.addWidget(self.answer)
         layout.addLayout(facts)
         layout.addWidget(self.steps, 1)
+
+    @property
+    def question(self) -> GeneratedQuestion | None:
+        """The question shown (None: a message instead)."""
+        return self.step_model.question
 
     # -- preferences -----------------------------------------------------------------------------
     def preferences(self) -> Preferences:
@@ -270,7 +308,6 @@ class GeneratorPanel(QWidget):
 
     def show_message(self, text: str, *, warn: bool = True, context: str = "") -> None:
         """No question to show: say why (e.g. the engine's NoQuestion) in the panel."""
-        self.question = None
         self.generate_button.setEnabled(True)
         self.next_button.setEnabled(True)
         self.save_button.setEnabled(False)
@@ -282,9 +319,7 @@ class GeneratorPanel(QWidget):
         self.message.show()
         self.answer.clear()
         self.difficulty.clear()
-        self.steps.blockSignals(True)
-        self.steps.clear()
-        self.steps.blockSignals(False)
+        self._show_steps(None)
 
     def show_question(
         self,
@@ -297,19 +332,13 @@ class GeneratorPanel(QWidget):
         """Show a generated question; `names` words graph entity ids ("pedestrian:3" -> "person
         3") in the answer; the first step is selected (and announced) unless told otherwise."""
         self.show_message("")
-        self.question = question
         self.message.hide()
         self.context.setText(context)
         self.text.setText(question.text)
         self.text.show()
         self.answer.setText(f"Answer: {answer_text(question, names)}")
         self.difficulty.setText(difficulty_text(question))
-        self.steps.blockSignals(True)
-        for i, step in enumerate(question.steps):
-            item = QListWidgetItem(step_text(i, step.description, len(step.entity_ids)))
-            item.setToolTip(step.question)
-            self.steps.addItem(item)
-        self.steps.blockSignals(False)
+        self._show_steps(question)
         self.save_button.setEnabled(True)
         if select_first and question.steps:
             self.select_step(0)
@@ -320,21 +349,30 @@ class GeneratorPanel(QWidget):
         self.context.setText(text)
 
     # -- steps -----------------------------------------------------------------------------------
+    def _show_steps(self, question: GeneratedQuestion | None) -> None:
+        """List the question's steps, none selected (and `step_selected` not emitted)."""
+        selection = self.steps.selectionModel()
+        selection.blockSignals(True)
+        self.step_model.set_question(question)
+        selection.blockSignals(False)
+
     @property
     def step_index(self) -> int | None:
-        row = self.steps.currentRow()
+        row = self.steps.currentIndex().row()
         return row if row >= 0 else None
 
     def select_step(self, index: int) -> None:
         """Select step `index` (clamped); emits `step_selected` when it changes."""
-        if self.steps.count():
-            self.steps.setCurrentRow(max(0, min(index, self.steps.count() - 1)))
+        count = self.step_model.rowCount()
+        if count:
+            self.steps.setCurrentIndex(self.step_model.index(max(0, min(index, count - 1))))
 
     def move_step(self, delta: int) -> None:
         current = self.step_index
         self.select_step(0 if current is None else current + delta)
 
-    def _step_changed(self, row: int) -> None:
+    def _step_changed(self, current: QModelIndex, _previous: QModelIndex | None = None) -> None:
+        row = current.row()
         if self.question is not None and 0 <= row < len(self.question.steps):
             step = self.question.steps[row]
             self.step_selected.emit(list(step.entity_ids), step.slot)

@@ -14,7 +14,7 @@ from annotation.query.model import GeneratedQuestion, Preferences, Step
 from widgets.jrdb.cloud_points import box_wires, colour_points, prepare_cloud
 from widgets.jrdb.cloud_view import CloudView
 from widgets.jrdb.panorama import DIMMED, PanoramaView
-from widgets.query.generator_panel import GeneratorPanel, difficulty_text
+from widgets.query.generator_panel import GeneratorPanel, StepListModel, difficulty_text
 
 PEOPLE = ("pedestrian:1", "pedestrian:2", "pedestrian:3")
 
@@ -59,6 +59,26 @@ def test_difficulty_in_a_line():
     assert difficulty_text(video) == "S 2 · R 1 · T 2 · D 5 (level other: reported apart)"
 
 
+def test_the_step_model_has_a_row_a_step_of_the_question(qapp):
+    model = StepListModel()
+    assert model.question is None and model.rowCount() == 0
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    q = question()
+    model.set_question(q)
+    assert resets == [1] and model.question is q and model.rowCount() == 3
+    assert model.rowCount(model.index(0, 0)) == 0  # a flat list
+    assert [model.index(r, 0).data() for r in range(3)] == [
+        "1. all people — 3 entities",
+        "2. female — 2 entities",
+        "3. walking — 1 entity",
+    ]
+    assert model.index(2, 0).data(Qt.ItemDataRole.ToolTipRole) == "Find the women who are walking."
+    assert model.index(0, 0).data(Qt.ItemDataRole.UserRole) is None
+    model.set_question(None)
+    assert model.rowCount() == 0 and model.index(0, 0).data() is None
+
+
 def test_a_question_is_shown_and_its_steps_are_walked_with_keys(qtbot, panel):
     chosen, generate = [], []
     panel.step_selected.connect(lambda ids, slot: chosen.append((ids, slot)))
@@ -66,13 +86,16 @@ def test_a_question_is_shown_and_its_steps_are_walked_with_keys(qtbot, panel):
     panel.show_question(question(), names={"pedestrian:3": "person 3"}, context="frame #000004")
     assert panel.text.text() == "Find the woman who is walking."
     assert panel.answer.text() == "Answer: person 3" and not panel.message.isVisible()
-    assert [panel.steps.item(i).text() for i in range(3)] == [
+    steps = panel.steps.model()
+    assert [steps.index(i, 0).data() for i in range(3)] == [
         "1. all people — 3 entities",
         "2. female — 2 entities",
         "3. walking — 1 entity",
     ]
-    assert panel.steps.item(1).toolTip() == "Find the women."
+    assert steps.index(1, 0).data(Qt.ItemDataRole.ToolTipRole) == "Find the women."
     assert chosen == [(list(PEOPLE), 0)]  # the first step, selected on showing
+    assert panel.steps.model() is panel.step_model and panel.step_model.question is panel.question
+    assert panel.steps.selectionModel().isSelected(steps.index(0, 0))
     panel.steps.setFocus()
     qtbot.keyClick(panel.steps, Qt.Key.Key_BracketRight)
     qtbot.keyClick(panel.steps, Qt.Key.Key_Down)
@@ -99,7 +122,7 @@ def test_save_is_offered_once_for_a_shown_question(qtbot, panel):
 def test_a_message_replaces_the_question(panel):
     panel.show_question(question())
     panel.show_message("No question: the graph offers no pair pattern.")
-    assert panel.question is None and panel.steps.count() == 0
+    assert panel.question is None and panel.steps.model().rowCount() == 0
     assert panel.message.isVisible() and not panel.text.isVisible()
     assert not panel.save_button.isEnabled()
 
