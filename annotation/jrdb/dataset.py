@@ -1,10 +1,11 @@
 """The JRDB folder layout: where its files live, what their records are, how to check them.
 
-Everything here is pure: it takes decoded JSON (or YAML text) and returns
-dataclasses, or raises `LayoutError` whose message names the offending key
-(`labels["000012.jpg"][3].box: ...`); the caller prefixes the file. Reading
+Everything here is pure: it takes decoded JSON (or YAML text, read with PyYAML) and
+returns dataclasses, or raises `LayoutError` whose message names the offending key
+(`labels["000012.jpg"][3].box: ...`) or line; the caller prefixes the file. Reading
 files, point clouds and the database happens elsewhere (`app.io.jrdb`,
-`sim.jrdb.lidar`, `store.sequences`). The formats are described in docs/jrdb-import.md.
+`sim.jrdb.lidar`, `store.sequences`); where label-frame points land on the stitched
+panorama is `annotation.jrdb.panorama`. The formats are described in docs/jrdb-import.md.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import yaml
 
 # -- where things are, relative to the dataset root ----------------------------
 LABELS_2D = "labels/labels_2d_stitched"
@@ -27,6 +29,7 @@ IMAGES = "images/image_stitched"
 POINTCLOUDS = {"upper": "pointclouds/upper_velodyne", "lower": "pointclouds/lower_velodyne"}
 CALIBRATION = "calibration/defaults.yaml"
 
+#: The stitched images' size in pixels (`annotation.jrdb.panorama` maps points onto them).
 PANORAMA_WIDTH = 3760
 PANORAMA_HEIGHT = 480
 #: JRDB annotates its stitched frames at this rate; frame timestamps are index / rate.
@@ -200,7 +203,7 @@ class Calibration:
         for sensor in SENSORS:
             key = f"lidar_{sensor}_to_rgb"
             entry = data.get(key)
-            if not isinstance(entry, dict):
+            if not isinstance(entry, dict) or not entry:
                 raise LayoutError(f"{key}: missing (expected translation and rotation)")
             poses[sensor] = SensorPose(
                 _numbers(entry.get("translation"), 3, f"{key}.translation"),
@@ -551,9 +554,29 @@ def decode_json(raw: bytes) -> Any:
 
 
 # -- calibration/defaults.yaml ------------------------------------------------------
+class _CalibrationLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, reading numbers as YAML 1.2 (and Python) do: `1e-05` (no
+    decimal point, as Python's `g` format writes it), `1.5e3` (no sign after the e)
+    and `-.5` are floats, where YAML 1.1 would leave them strings."""
+
+
+_CalibrationLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+|\.[0-9_]+(?:[eE][-+]?[0-9]+)?)$"
+    ),
+    list("-+0123456789."),
+)
+
+
 def parse_calibration(text: str) -> Calibration:
     """The lidar poses in a JRDB `calibration/defaults.yaml` (its `calibrated` section)."""
-    data = parse_yaml_subset(text)
+    try:
+        data = yaml.load(text, Loader=_CalibrationLoader)  # a safe loader
+    except yaml.YAMLError as exc:
+        raise LayoutError(_yaml_problem(exc)) from None
+    if data is not None and not isinstance(data, dict):
+        raise LayoutError("top level: expected a mapping")
     calibrated = data.get("calibrated") if isinstance(data, dict) else None
     if not isinstance(calibrated, dict):
         raise LayoutError("calibrated: missing (expected lidar_upper_to_rgb, lidar_lower_to_rgb)")
@@ -565,180 +588,12 @@ def parse_calibration(text: str) -> Calibration:
     return Calibration.from_dict(merged)
 
 
-def parse_yaml_subset(text: str) -> dict[str, Any]:
-    """Read the YAML that calibration files use: nested block mappings, block lists,
-    flow lists `[a, b]` and plain or quoted scalars. Anything fancier is kept as its
-    raw text; only broken structure (indentation) is an error."""
-    lines: list[tuple[int, int, str]] = []  # (line number, indent, content)
-    pending: tuple[int, int, str] | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        content = _strip_comment(raw).rstrip()
-        if pending is not None:  # a flow list continued over several lines
-            pending = (pending[0], pending[1], pending[2] + " " + content.strip())
-            if _balanced(pending[2]):
-                lines.append(pending)
-                pending = None
-            continue
-        if not content.strip() or content.strip() in ("---", "...") or content.startswith("%"):
-            continue
-        if "\t" in raw[: len(raw) - len(raw.lstrip())]:
-            raise LayoutError(f"line {number}: tabs are not allowed for indentation")
-        entry = (number, len(content) - len(content.lstrip()), content.strip())
-        if _balanced(entry[2]):
-            lines.append(entry)
-        else:
-            pending = entry
-    if pending is not None:
-        raise LayoutError(f"line {pending[0]}: unclosed [")
-    if not lines:
-        return {}
-    value, end = _yaml_block(lines, 0, lines[0][1])
-    if end != len(lines):
-        raise LayoutError(f"line {lines[end][0]}: unexpected indentation")
-    if not isinstance(value, dict):
-        raise LayoutError("top level: expected a mapping")
-    return value
-
-
-def _strip_comment(line: str) -> str:
-    quote = None
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
-            return line[:i]
-    return line
-
-
-def _balanced(text: str) -> bool:
-    return text.count("[") <= text.count("]") and text.count("{") <= text.count("}")
-
-
-def _split_key(content: str) -> tuple[str, str] | None:
-    if content.endswith(":"):
-        key, rest = content[:-1], ""
-    elif ": " in content:
-        key, rest = content.split(": ", 1)
-    else:
-        return None
-    return key.strip().strip("'\""), rest.strip()
-
-
-def _yaml_block(lines: list[tuple[int, int, str]], i: int, indent: int) -> tuple[Any, int]:
-    if lines[i][2].startswith("- ") or lines[i][2] == "-":
-        items = []
-        while i < len(lines) and lines[i][1] == indent and lines[i][2].startswith("-"):
-            number, _, content = lines[i]
-            rest = content[1:].strip()
-            if not rest:
-                if i + 1 < len(lines) and lines[i + 1][1] > indent:
-                    value, i = _yaml_block(lines, i + 1, lines[i + 1][1])
-                else:
-                    value, i = None, i + 1
-            elif _split_key(rest) is not None:  # "- key: value" starts a mapping
-                inner = indent + 2
-                lines = lines[:i] + [(number, inner, rest)] + lines[i + 1 :]
-                value, i = _yaml_block(lines, i, inner)
-            else:
-                value, i = _scalar(rest), i + 1
-            items.append(value)
-        return items, i
-    mapping: dict[str, Any] = {}
-    while i < len(lines) and lines[i][1] == indent and not lines[i][2].startswith("- "):
-        number, _, content = lines[i]
-        split = _split_key(content)
-        if split is None:
-            raise LayoutError(f"line {number}: expected 'key: value'")
-        key, rest = split
-        if rest:
-            mapping[key], i = _scalar(rest), i + 1
-        elif i + 1 < len(lines) and lines[i + 1][1] > indent:
-            mapping[key], i = _yaml_block(lines, i + 1, lines[i + 1][1])
-        elif i + 1 < len(lines) and lines[i + 1][1] == indent and lines[i + 1][2].startswith("-"):
-            mapping[key], i = _yaml_block(lines, i + 1, indent)
-        else:
-            mapping[key], i = None, i + 1
-    if i < len(lines) and lines[i][1] > indent:
-        raise LayoutError(f"line {lines[i][0]}: unexpected indentation")
-    return mapping, i
-
-
-def _scalar(text: str) -> Any:
-    text = text.strip()
-    if text.startswith("[") and text.endswith("]"):
-        inner = text[1:-1].strip()
-        return [_scalar(part) for part in _split_flow(inner)] if inner else []
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("null", "~"):
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def _split_flow(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p for p in parts if p.strip()]
-
-
-# -- geometry of the stitched panorama ------------------------------------------------
-#: The stitched image is a cylinder around the label frame's z axis: forward (+x)
-#: at the centre column, left (+y) towards smaller columns, the seam straight behind.
-PANORAMA_FOCAL_PX = 480.0
-PANORAMA_HORIZON_ROW = 210.0
-
-
-def project_to_panorama(
-    points: np.ndarray, width: int = PANORAMA_WIDTH
-) -> tuple[np.ndarray, np.ndarray]:
-    """Columns and rows of label-frame points on the stitched cylinder (columns in [0, width))."""
-    points = np.asarray(points, dtype=float).reshape(-1, 3)
-    azimuth = np.arctan2(points[:, 1], points[:, 0])
-    rho = np.maximum(np.hypot(points[:, 0], points[:, 1]), 1e-6)
-    u = np.mod(width / 2 - azimuth * width / (2 * math.pi), width)
-    v = PANORAMA_HORIZON_ROW - PANORAMA_FOCAL_PX * points[:, 2] / rho
-    return u, v
-
-
-def box_corners(box: tuple[float, ...]) -> np.ndarray:
-    """The eight corners of a 3D box (cx, cy, cz, l, w, h, rot_z); l runs along the yaw."""
-    cx, cy, cz, length, width, height, yaw = box[:7]
-    dx, dy, dz = np.meshgrid([-0.5, 0.5], [-0.5, 0.5], [-0.5, 0.5], indexing="ij")
-    local = np.stack([dx.ravel() * length, dy.ravel() * width, dz.ravel() * height], axis=1)
-    c, s = math.cos(yaw), math.sin(yaw)
-    rotated = local @ np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]])
-    return rotated + np.array([cx, cy, cz])
-
-
-def panorama_box(box: tuple[float, ...], width: int = PANORAMA_WIDTH) -> tuple[float, ...]:
-    """The [x, y, w, h] panorama box around a 3D box; x is in [0, width), x + w may pass it."""
-    corners = box_corners(box)
-    u, v = project_to_panorama(corners, width)
-    centre_u = project_to_panorama(np.array(box[:3]), width)[0][0]
-    # unwrap the corners around the centre's column so that a box on the seam stays whole
-    du = (u - centre_u + width / 2) % width - width / 2
-    x0, x1 = centre_u + du.min(), centre_u + du.max()
-    if x0 < 0:
-        x0, x1 = x0 + width, x1 + width
-    return (float(x0), float(v.min()), float(x1 - x0), float(v.max() - v.min()))
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error on one line: `line N: not YAML (what, while what at line M)`."""
+    mark = getattr(exc, "problem_mark", None)
+    what = getattr(exc, "problem", None) or str(exc)
+    context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context:
+        what += f", {context}" + (f" at line {start.line + 1}" if start is not None else "")
+    where = f"line {mark.line + 1}: " if mark is not None else ""
+    return " ".join(f"{where}not YAML ({what})".split())

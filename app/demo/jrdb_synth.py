@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from annotation.jrdb import dataset as L
+from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW, panorama_box
 from annotation.progress import Progress
 from sim.jrdb.lidar import SweepWorld, cast_sweep, points_in_box, to_label_frame, write_sweep
 
@@ -234,8 +235,8 @@ def _occlusion(box: tuple[float, ...], nearer: list[tuple[float, ...]]) -> str:
 def _background() -> Image.Image:
     w, h = L.PANORAMA_WIDTH, L.PANORAMA_HEIGHT
     rows = np.arange(h, dtype=float)[:, None]
-    wall_top = L.PANORAMA_HORIZON_ROW - L.PANORAMA_FOCAL_PX * (FLOOR_Z + 3.0) / 12.0
-    wall_foot = L.PANORAMA_HORIZON_ROW - L.PANORAMA_FOCAL_PX * FLOOR_Z / 12.0
+    wall_top = PANORAMA_HORIZON_ROW - PANORAMA_FOCAL_PX * (FLOOR_Z + 3.0) / 12.0
+    wall_foot = PANORAMA_HORIZON_ROW - PANORAMA_FOCAL_PX * FLOOR_Z / 12.0
     sky = np.array([190, 210, 235]) - rows[..., None] * 0.1
     wall = np.array([222, 214, 196]) - (rows[..., None] - wall_top) * 0.15
     floor = np.array([150, 146, 140]) - (rows[..., None] - wall_foot) * 0.25
@@ -308,7 +309,7 @@ def write_sequence(
             hits.append(to_label_frame(sweep, pose))
         merged = np.concatenate(hits)
         image_name = L.frame_name(f)
-        boxes_2d = {k: _clip(L.panorama_box(b)) for k, b in boxes.items()}
+        boxes_2d = {k: _clip(panorama_box(b)) for k, b in boxes.items()}
         order = sorted(
             actors, key=lambda a: (-round(math.hypot(*boxes[a.label_id][:2]), 1), a.is_person)
         )

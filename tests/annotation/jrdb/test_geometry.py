@@ -364,3 +364,19 @@ def test_describe_relation():
     assert describe_relation(ahead, "the cup", "person 2", show_vertical=True) == (
         "the cup: very close, in front of and below person 2"
     )
+
+
+def test_box_corners_come_in_a_fixed_order():
+    # the bottom four counter-clockwise from front-left (+length, +width), then the top four
+    # above them; a yaw turns them all about the centre
+    corners = box_corners(box(cx=1.0, cy=2.0, cz=3.0, l=4.0, w=2.0, h=1.0))
+    front_left, back_left, back_right, front_right = (2, 1), (-2, 1), (-2, -1), (2, -1)
+    expected = [
+        [1.0 + dx, 2.0 + dy, 3.0 + dz]
+        for dz in (-0.5, 0.5)
+        for dx, dy in (front_left, back_left, back_right, front_right)
+    ]
+    assert corners.tolist() == expected
+    turned = box_corners(box(l=4.0, w=2.0, h=1.0, rot_z=math.pi / 2))
+    assert np.allclose(turned[0], [-1.0, 2.0, -0.5])  # front-left now points along +y
+    assert np.allclose(turned[3], [1.0, 2.0, -0.5])

@@ -1,4 +1,5 @@
-"""Parsing and checking the JRDB label files, the calibration YAML and panorama geometry."""
+"""Parsing and checking the JRDB label files and the calibration YAML (the panorama
+projection is tests/annotation/jrdb/test_panorama_projection.py)."""
 
 from __future__ import annotations
 
@@ -218,15 +219,17 @@ image:
 """
 
 
-def test_the_yaml_subset_reads_a_defaults_file():
-    data = L.parse_yaml_subset(DEFAULTS_YAML)
-    assert data["calibrated"]["lidar_lower_to_rgb"]["translation"] == [0, 0, 0.13511]
-    assert data["image"]["stitched_image0"]["names"] == ["sensor_0", "sensor_2"]
-    assert data["image"]["stitched_image0"]["cameras"] == [{"name": "a", "id": 1}]
-    assert data["image"]["stitched_image0"]["row"] == "{ a: 1 }"  # kept raw, not needed
+def test_a_defaults_file_is_read():
     calibration = L.parse_calibration(DEFAULTS_YAML)
+    assert calibration.lower.translation == (0.0, 0.0, 0.13511)  # a list over two lines
     assert calibration.upper == L.SensorPose((0.0, 0.0, -0.33529), (0.0, 0.0, 0.085))
     assert calibration.image_size == (3760, 480)
+
+
+def test_calibration_numbers_are_read_as_python_writes_them():
+    # YAML 1.1 reads 1e-05 (Python's "g" format, no decimal point) and -.5 as strings
+    text = DEFAULTS_YAML.replace("[0, 0, 0.085]", "[-.5, 1.5e3, 1e-05]")
+    assert L.parse_calibration(text).upper.rotation == (-0.5, 1500.0, 1e-05)
 
 
 @pytest.mark.parametrize(
@@ -235,8 +238,9 @@ def test_the_yaml_subset_reads_a_defaults_file():
         ("image:\n  width: 3\n", "calibrated: missing"),
         ("calibrated:\n  lidar_upper_to_rgb:\n    translation: [0, 0]\n", "translation"),
         ("calibrated:\n  lidar_upper_to_rgb: {}\n", "lidar_upper_to_rgb: missing"),
-        ("calibrated:\n  a: 1\n    b: 2\n", "line 3: unexpected indentation"),
-        ("calibrated:\n  a: [1, 2\n", "unclosed ["),
+        ("calibrated:\n  a: 1\n    b: 2\n", "line 3: not YAML"),
+        ("calibrated:\n  a: [1, 2\n", "while parsing a flow sequence at line 2"),
+        ("- calibrated\n", "top level: expected a mapping"),
     ],
 )
 def test_a_broken_calibration_names_the_key_or_line(text, needle):
@@ -266,23 +270,6 @@ def test_sensor_pose_follows_jrdbs_subtract_then_rotate_convention():
     # (p - t) = (1, 0, 0.5), rotated +90 degrees about z -> (0, 1, 0.5)
     assert np.allclose(m @ p, [0.0, 1.0, 0.5, 1.0])
     assert np.allclose(pose.origin(), m[:3, 3])
-
-
-def test_panorama_projection_puts_forward_in_the_middle_and_left_to_the_left():
-    u, v = L.project_to_panorama(np.array([[5, 0, 0], [0, 5, 0], [0, -5, 0], [5, 0, -1]]))
-    assert u[0] == pytest.approx(L.PANORAMA_WIDTH / 2)
-    assert u[1] == pytest.approx(L.PANORAMA_WIDTH / 4)
-    assert u[2] == pytest.approx(3 * L.PANORAMA_WIDTH / 4)
-    assert v[0] == pytest.approx(L.PANORAMA_HORIZON_ROW) and v[3] > v[0]
-
-
-def test_panorama_box_of_a_person_behind_the_robot_runs_past_the_seam():
-    x, y, w, h = L.panorama_box((-4.0, 0.0, -0.1, 0.5, 0.6, 1.7, 0.0))
-    assert 0 <= x < L.PANORAMA_WIDTH < x + w
-    assert 0 < w < 200 and h > 100
-    ahead = L.panorama_box((4.0, 0.0, -0.1, 0.5, 0.6, 1.7, 0.0))
-    assert ahead[0] < L.PANORAMA_WIDTH / 2 < ahead[0] + ahead[2]
-    assert ahead[2] == pytest.approx(w, rel=0.05)
 
 
 def test_entity_kinds_and_frame_names():

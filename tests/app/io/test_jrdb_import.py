@@ -204,6 +204,10 @@ BROKEN = {
         lambda r: (r / L.CALIBRATION).write_text("image:\n  width: 3760\n"),
         "defaults.yaml: calibrated: missing",
     ),
+    "a calibration that is not YAML": (
+        lambda r: (r / L.CALIBRATION).write_text("calibrated:\n  lidar_upper_to_rgb: [0, 0\n"),
+        "defaults.yaml: line 3: not YAML",
+    ),
     "a non-integer difficulty": (_bad_difficulty, 'action_label["walking"]: difficulty'),
     "an object that is a person": (_object_named_like_a_person, "names a person"),
 }
