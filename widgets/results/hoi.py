@@ -8,21 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QLabel,
-    QScrollArea,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QGroupBox, QLabel, QScrollArea, QTableView, QVBoxLayout, QWidget
 
 from annotation.agreement import kappa_text
 from annotation.metric_text import settings_text
 from widgets.results.agreement import kappa_cell
-from widgets.results.table import fit_table_height, results_table, settings_label
+from widgets.results.table import cell_table, fill_table, settings_label, text_row
 
 AGREEMENT_ROWS = (
     ("author_vs_reviewer", "Difficulty: author vs each reviewer"),
@@ -35,15 +26,8 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0f} %"
 
 
-def _fill(table: QTableWidget, rows: list[tuple[str, ...]]) -> None:
-    table.setRowCount(len(rows))
-    for r, cells in enumerate(rows):
-        for c, text in enumerate(cells):
-            item = QTableWidgetItem(text)
-            if c:
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            table.setItem(r, c, item)
-    fit_table_height(table, margin=4)
+def _fill(table: QTableView, rows: list[tuple[str, ...]]) -> None:
+    fill_table(table, [text_row(texts) for texts in rows], margin=4)
 
 
 class HoiResultsView(QScrollArea):
@@ -56,9 +40,7 @@ class HoiResultsView(QScrollArea):
         self.setWidget(body)
         self.summary = QLabel(wordWrap=True)
         self.summary.setObjectName("hoi_results_summary")
-        self.agreement = results_table(
-            ["", "Pairs", "Kappa", "Agreement", "Notes"], alternating=True
-        )
+        self.agreement = cell_table(["", "Pairs", "Kappa", "Agreement", "Notes"], alternating=True)
         self.agreement.setObjectName("hoi_agreement_table")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555")
@@ -69,10 +51,10 @@ class HoiResultsView(QScrollArea):
             "as a reject."
         )
         self.settings = settings_label()
-        self.categories = results_table(
+        self.categories = cell_table(
             ["Category", "Labels", "Accepted", "Accepted %"], alternating=True
         )
-        self.sequences = results_table(
+        self.sequences = cell_table(
             ["Sequence", "Person-frames labelled", "Labels", "Reviewed twice", "Accepted"],
             alternating=True,
         )
@@ -94,7 +76,7 @@ class HoiResultsView(QScrollArea):
         if not h:
             self.summary.setText("No project open.")
             for table in (self.agreement, self.categories, self.sequences):
-                table.setRowCount(0)
+                table.model().set_rows([])
             return
         counts, v, qc = h["status_counts"], h["verdicts"], h["qc"]
         self.summary.setText(

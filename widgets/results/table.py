@@ -1,46 +1,164 @@
 """What every Results page builds its tables from: cells, tables, a scrolling page, and
-wheel turns over a table or a plot that scroll the page."""
+wheel turns over a table or a plot that scroll the page.
+
+A table is either a `QTableWidget` filled cell by cell (`results_table`, `table_cell`)
+or a `QTableView` over a `CellTableModel` holding rows of `Cell` (`cell_table`, filled
+with `fill_table`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QHeaderView,
     QLabel,
     QScrollArea,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from widgets.table_model import Index, RowTableModel
+
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
 
 def table_cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetItem:
     """A results-table cell: numbers right-aligned, with an optional tooltip."""
     item = QTableWidgetItem(text)
     if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        item.setTextAlignment(RIGHT)
     if tip:
         item.setToolTip(tip)
     return item
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell of a `CellTableModel`: its text, right-aligned (numbers) or not, an optional
+    tooltip, background shade and bold."""
+
+    text: str
+    right: bool = True
+    tip: str = ""
+    shade: QColor | None = None
+    bold: bool = False
+
+
+def text_row(texts: Sequence[str]) -> list[Cell]:
+    """A row of plain text: the first cell (the row's name) left-aligned, the rest right."""
+    return [Cell(text, right=c > 0) for c, text in enumerate(texts)]
+
+
+class CellTableModel(RowTableModel):
+    """A read-only results table over rows of `Cell`; a column head is its title, or
+    (title, tooltip)."""
+
+    def __init__(self, columns: Sequence[str | tuple[str, str]] = (), parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[Sequence[Cell]] = []
+        self.columns: list[tuple[str, str]] = _heads(columns)
+
+    def row_list(self) -> list[Sequence[Cell]]:
+        return self.rows
+
+    def set_rows(
+        self, rows: Sequence[Sequence[Cell]], columns: Sequence[str | tuple[str, str]] | None = None
+    ) -> None:
+        """Show these rows (and, if given, these column heads instead)."""
+        self.beginResetModel()
+        self.rows = list(rows)
+        if columns is not None:
+            self.columns = _heads(columns)
+        self.endResetModel()
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(  # noqa: N802
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
+            return None
+        title, tip = self.columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return title
+        if role == Qt.ItemDataRole.ToolTipRole and tip:
+            return tip
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        cell = self.rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell.text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return cell.tip or None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(RIGHT) if cell.right else None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(cell.shade) if cell.shade is not None else None
+        if role == Qt.ItemDataRole.FontRole and cell.bold:
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+
+def _heads(columns: Sequence[str | tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(c, "") if isinstance(c, str) else (c[0], c[1]) for c in columns]
+
+
+def _read_only(table: QTableView, alternating: bool) -> None:
+    """A results table's look: no row numbers, no editing; the first column stretches, the
+    others fit their text."""
+    table.verticalHeader().hide()
+    table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(alternating)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if table.model().columnCount():
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
 
 def results_table(columns, *, alternating: bool = False) -> QTableWidget:
     """A read-only results table: the first column stretches, the others fit their text."""
     table = QTableWidget(0, len(columns))
     table.setHorizontalHeaderLabels(list(columns))
-    table.verticalHeader().hide()
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setAlternatingRowColors(alternating)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    if columns:
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    _read_only(table, alternating)
     return table
+
+
+def cell_table(
+    columns: Sequence[str | tuple[str, str]] = (), *, alternating: bool = False
+) -> QTableView:
+    """A read-only results table over a `CellTableModel` (its `model()`), laid out as
+    `results_table`; fill it with `fill_table`."""
+    table = QTableView()
+    table.setModel(CellTableModel(columns, table))
+    _read_only(table, alternating)
+    return table
+
+
+def fill_table(
+    table: QTableView,
+    rows: Sequence[Sequence[Cell]],
+    columns: Sequence[str | tuple[str, str]] | None = None,
+    *,
+    margin: int = 6,
+) -> None:
+    """Show `rows` in a `cell_table` (with new column heads if given), as tall as its rows."""
+    table.model().set_rows(rows, columns)
+    fit_table_height(table, margin=margin)
 
 
 def scrolling_page(owner: QWidget, summary: QLabel, sections) -> QWidget:
@@ -85,7 +203,7 @@ class _PagePart(QObject):
         super().__init__(part)
         self.part = part
         part.viewport().installEventFilter(self)
-        if isinstance(part, QTableWidget):
+        if isinstance(part, QTableView):
             part.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
@@ -109,33 +227,33 @@ def pass_wheel_to_page(part: QAbstractScrollArea) -> None:
         _PagePart(part)
 
 
-def _refit(table: QTableWidget, width: int | None = None) -> None:
+def _refit(table: QTableView, width: int | None = None) -> None:
     """The first column takes the room left, or shows its longest name whole and the
     table scrolls sideways when the columns do not fit; the height shows every row and
     the horizontal scroll bar when there is one."""
-    header = table.horizontalHeader()
-    shown = [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]
+    header, model = table.horizontalHeader(), table.model()
+    shown = [c for c in range(model.columnCount()) if not table.isColumnHidden(c)]
     need = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in shown)
     room = (table.width() if width is None else width) - 2 * table.frameWidth()
     wide = need > room
-    if table.property("first_column_stretches") and table.columnCount():
+    if table.property("first_column_stretches") and model.columnCount():
         mode = QHeaderView.ResizeMode
         header.setSectionResizeMode(0, mode.ResizeToContents if wide else mode.Stretch)
-    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    rows = sum(table.rowHeight(r) for r in range(model.rowCount()))
     bar = table.horizontalScrollBar().sizeHint().height() if wide else 0
     table.setFixedHeight(rows + header.height() + bar + table.property("fit_margin"))
 
 
-def fit_table_height(table: QTableWidget, margin: int = 6) -> None:
+def fit_table_height(table: QTableView, margin: int = 6) -> None:
     """Make a table exactly as tall as its rows (the page scrolls, not the table; wheel
     turns over it scroll the page), with a horizontal scroll bar when it is too wide."""
     header = table.horizontalHeader()
-    if table.property("fit_margin") is None and table.columnCount():
+    if table.property("fit_margin") is None and table.model().columnCount():
         stretches = header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
         table.setProperty("first_column_stretches", stretches)
     table.setProperty("fit_margin", margin)
     table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    table.setHorizontalScrollMode(QTableWidget.ScrollMode.ScrollPerPixel)
+    table.setHorizontalScrollMode(QTableView.ScrollMode.ScrollPerPixel)
     pass_wheel_to_page(table)
     _refit(table)
 
@@ -149,9 +267,15 @@ def settings_label() -> QLabel:
     return label
 
 
-def average_cell(value: str, missing: Sequence[str], tip: str, lacking: str) -> QTableWidgetItem:
+def average(value: str, missing: Sequence[str], tip: str, lacking: str) -> Cell:
     """A row's Avg. cell: `value` (with `tip`), or "incomplete" when the row lacks columns,
     its tooltip saying which (`lacking` with "{}" where their names go)."""
     if missing:
-        return table_cell("incomplete", tip="no average: no " + lacking.format(", ".join(missing)))
-    return table_cell(value, tip=tip)
+        return Cell("incomplete", tip="no average: no " + lacking.format(", ".join(missing)))
+    return Cell(value, tip=tip)
+
+
+def average_cell(value: str, missing: Sequence[str], tip: str, lacking: str) -> QTableWidgetItem:
+    """`average` as a `QTableWidgetItem`."""
+    cell = average(value, missing, tip, lacking)
+    return table_cell(cell.text, tip=cell.tip)

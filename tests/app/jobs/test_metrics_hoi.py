@@ -92,6 +92,7 @@ def test_results_mode_has_an_hoi_tab(qtbot, hp):
     assert tabs.currentWidget() is results.hoi_results  # the only tab with data
     view = results.hoi_results
     assert "3 HOI labels" in view.summary.text()
-    assert view.agreement.rowCount() == 3 and view.sequences.rowCount() == 1
-    assert view.agreement.item(0, 1).text() == "6"
+    agreement = view.agreement.model()
+    assert agreement.rowCount() == 3 and view.sequences.model().rowCount() == 1
+    assert agreement.index(0, 1).data() == "6"
     session.close()

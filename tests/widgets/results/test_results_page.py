@@ -1,17 +1,29 @@
 """A Results page as a person reads it: the wheel scrolls the page wherever the pointer is
 (over a plot, its axes, or a table as tall as its rows), and plot titles and legends fit
-the plot's width instead of running off its edge."""
+the plot's width instead of running off its edge; a table over a `CellTableModel` shows
+its cells as the filled-in tables do."""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QColor, QWheelEvent
+from PySide6.QtGui import QBrush, QColor, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QScrollArea, QWidget
+from PySide6.QtWidgets import QApplication, QGridLayout, QHeaderView, QLabel, QScrollArea, QWidget
 
 from widgets.results.plots import BarPlot
-from widgets.results.table import fit_table_height, results_table, scrolling_page, table_cell
+from widgets.results.table import (
+    Cell,
+    CellTableModel,
+    average,
+    cell_table,
+    fill_table,
+    fit_table_height,
+    results_table,
+    scrolling_page,
+    table_cell,
+    text_row,
+)
 
 TITLE = "Success per task and mode (mean over models)"
 SERIES = ("Direct", "Perception", "Manipulation", "Chance (direct)", "No number")
@@ -37,18 +49,31 @@ def a_table(rows: int = 4, columns=COLUMNS):
     return table
 
 
+def a_cell_table(rows: int = 4, columns=COLUMNS):
+    table = cell_table(columns)
+    cells = [
+        text_row(
+            [f"scripted-search-agent-{r}"] + [f"{r * c}.0 (12)" for c in range(1, len(columns))]
+        )
+        for r in range(rows)
+    ]
+    fill_table(table, cells)
+    return table
+
+
 @pytest.fixture
 def page(qtbot):
     """A page 860 px wide (what Results gets at 1280 x 860 beside the Project panel):
     a table, two plots side by side, another table."""
     owner = QWidget()
     owner.plots = [bar_plot(), bar_plot("Count: under, exact and over")]
-    owner.tables = [a_table(), a_table(6)]
+    owner.tables = [a_table(), a_table(6), a_cell_table(5)]
     grid = QGridLayout()
     for i, plot in enumerate(owner.plots):
         grid.addWidget(plot, 0, i)
         grid.setColumnStretch(i, 1)
-    scrolling_page(owner, QLabel("A summary."), (owner.tables[0], grid, owner.tables[1]))
+    sections = (owner.tables[0], grid, owner.tables[1], owner.tables[2])
+    scrolling_page(owner, QLabel("A summary."), sections)
     owner.resize(860, 480)
     qtbot.addWidget(owner)
     owner.show()
@@ -157,3 +182,62 @@ def test_a_wide_plot_keeps_one_line_and_one_legend_row(qtbot):
     plot.show()
     qtbot.waitExposed(plot)
     assert plot.title_lines == [TITLE] and plot.legend.columnCount == 3
+
+
+def test_the_cell_model_shows_rows_of_cells(qapp):
+    model = CellTableModel(["Model", ("n", "episodes run")])
+    assert (model.rowCount(), model.columnCount()) == (0, 2)
+    heads = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(2)]
+    tips = [
+        model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        for c in range(2)
+    ]
+    assert heads == ["Model", "n"] and tips == [None, "episodes run"]
+    assert model.headerData(0, Qt.Orientation.Vertical) is None
+    shade = QColor(236, 240, 246)
+    model.set_rows(
+        [
+            text_row(["gpt-5", "12"]),
+            [Cell("m", right=False), Cell("7.00", tip="mean", shade=shade, bold=True)],
+            [Cell("x", right=False), average("1.00", ["Rank1", "Hand2"], "mean", "runs of {}")],
+        ]
+    )
+    assert (model.rowCount(), model.columnCount()) == (3, 2)
+    assert [[model.index(r, c).data() for c in range(2)] for r in range(3)] == [
+        ["gpt-5", "12"],
+        ["m", "7.00"],
+        ["x", "incomplete"],
+    ]
+    right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    align = Qt.ItemDataRole.TextAlignmentRole
+    assert model.index(0, 0).data(align) is None and model.index(0, 1).data(align) == right
+    plain, rich = model.index(0, 1), model.index(1, 1)
+    for role in (
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.BackgroundRole,
+        Qt.ItemDataRole.FontRole,
+    ):
+        assert plain.data(role) is None, role
+    assert rich.data(Qt.ItemDataRole.ToolTipRole) == "mean"
+    assert rich.data(Qt.ItemDataRole.BackgroundRole) == QBrush(shade)
+    assert rich.data(Qt.ItemDataRole.FontRole).bold()
+    tip = model.index(2, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "no average: no runs of Rank1, Hand2"
+    model.set_rows([text_row(["a", "b", "c"])], ["One", "Two", ("Three", "the third")])
+    assert (model.rowCount(), model.columnCount()) == (1, 3)
+    assert model.headerData(2, Qt.Orientation.Horizontal) == "Three"
+
+
+def test_a_cell_table_is_as_tall_as_its_rows(qtbot):
+    table = a_cell_table(3)
+    qtbot.addWidget(table)
+    assert isinstance(table.model(), CellTableModel) and table.model().rowCount() == 3
+    assert table.verticalHeader().isHidden() and table.model().columnCount() == len(COLUMNS)
+    header = table.horizontalHeader()
+    assert header.sectionResizeMode(1) == QHeaderView.ResizeMode.ResizeToContents
+    rows = sum(table.rowHeight(r) for r in range(3))
+    assert table.height() - header.height() - rows in (
+        6,
+        6 + table.horizontalScrollBar().sizeHint().height(),
+    )
+    assert not (table.model().flags(table.model().index(0, 0)) & Qt.ItemFlag.ItemIsEditable)
