@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGroupBox, QLabel, QTableWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from annotation.metric_text import settings_text
-from widgets.results.table import average_cell, fit_table_height, results_table, table_cell
+from widgets.results.table import Cell, average, cell_table, fill_table
 
 AVERAGE_SHADE = QColor(236, 240, 246)  # the average columns, set apart as the paper's are
 SHORT_GROUP = {"Independent Parallel": "Indep.", "Sequential Collaborative": "Seq."}
@@ -30,35 +30,16 @@ def short_id(task_id: str) -> str:
     return task_id
 
 
-def _rate_cell(cell: dict[str, Any] | None, task: str):
+def _rate_cell(cell: dict[str, Any] | None, task: str) -> Cell:
     if not cell:
-        return table_cell("–", tip=f"no episodes of {task} in this tier")
+        return Cell("–", tip=f"no episodes of {task} in this tier")
     tip = f"{task}: {cell['success']} of {cell['episodes']} episodes succeeded"
-    return table_cell(f"{cell['rate_pct']:.0f}", tip=tip)
+    return Cell(f"{cell['rate_pct']:.0f}", tip=tip)
 
 
-def _average(value: float | None, missing: list[str], what: str):
-    item = average_cell("–" if value is None else f"{value:.2f}", missing, what, "episodes of {}")
-    item.setBackground(AVERAGE_SHADE)
-    if value is not None:
-        font = QFont(item.font())
-        font.setBold(True)
-        item.setFont(font)
-    return item
-
-
-def _fill(table: QTableWidget, headers: list[tuple[str, str]], rows: list[list]) -> None:
-    table.clear()
-    table.setColumnCount(len(headers))
-    table.setHorizontalHeaderLabels([h for h, _ in headers])
-    for c, (_, tip) in enumerate(headers):
-        if tip:
-            table.horizontalHeaderItem(c).setToolTip(tip)
-    table.setRowCount(len(rows))
-    for r, cells in enumerate(rows):
-        for c, item in enumerate(cells):
-            table.setItem(r, c, item)
-    fit_table_height(table)
+def _average(value: float | None, missing: list[str], what: str) -> Cell:
+    cell = average("–" if value is None else f"{value:.2f}", missing, what, "episodes of {}")
+    return Cell(cell.text, tip=cell.tip, shade=AVERAGE_SHADE, bold=value is not None)
 
 
 class PaperTablesView(QWidget):
@@ -68,9 +49,9 @@ class PaperTablesView(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.planning_table = results_table([])
+        self.planning_table = cell_table()
         self.planning_table.setObjectName("bimanual_paper_planning")
-        self.fine_table = results_table([])
+        self.fine_table = cell_table()
         self.fine_table.setObjectName("bimanual_paper_fine")
         self.note = QLabel(wordWrap=True)
         self.planning_box = QGroupBox()
@@ -106,7 +87,7 @@ class PaperTablesView(QWidget):
         headers.append(("Total\nAvg.", "mean over all fourteen planning tasks"))
         rows = []
         for r in p["rows"]:
-            cells = [table_cell(r["model"], right=False)]
+            cells = [Cell(r["model"], right=False)]
             for g in p["groups"]:
                 ids = [c["id"] for c in g["columns"]]
                 lacking = [i for i in ids if r["cells"][i] is None]
@@ -114,7 +95,7 @@ class PaperTablesView(QWidget):
                 cells += [_rate_cell(r["cells"][c["id"]], c["task"]) for c in g["columns"]]
             cells.append(_average(r["total_avg"], r["missing"], "mean of all 14 tasks"))
             rows.append(cells)
-        _fill(self.planning_table, headers, rows)
+        fill_table(self.planning_table, rows, headers)
 
     def _fill_fine(self, p: dict[str, Any]) -> None:
         self.fine_box.setTitle(f"{p['title']} (papers/003 Table 3 layout)")
@@ -122,8 +103,8 @@ class PaperTablesView(QWidget):
         headers.append(("Avg.", "mean over the five fine-control tasks"))
         rows = []
         for r in p["rows"]:
-            cells = [table_cell(r["model"], right=False)]
+            cells = [Cell(r["model"], right=False)]
             cells += [_rate_cell(r["cells"][c["id"]], c["task"]) for c in p["columns"]]
             cells.append(_average(r["avg"], r["missing"], "mean of the five tasks"))
             rows.append(cells)
-        _fill(self.fine_table, headers, rows)
+        fill_table(self.fine_table, rows, headers)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from bimanual_corpus import imported_project
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from app.jobs.metrics import project_bimanual_metrics
@@ -30,10 +31,22 @@ def db(tmp_path_factory):
 
 
 def _cells(table):
+    model = table.model()
     return [
-        [table.item(r, c).text() for c in range(table.columnCount())]
-        for r in range(table.rowCount())
+        [model.index(r, c).data() for c in range(model.columnCount())]
+        for r in range(model.rowCount())
     ]
+
+
+def _heads(table, role=Qt.ItemDataRole.DisplayRole):
+    model = table.model()
+    return [
+        model.headerData(c, Qt.Orientation.Horizontal, role) for c in range(model.columnCount())
+    ]
+
+
+def _tip(table, row, column):
+    return table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
 
 
 def test_the_table_and_the_plot_show_the_metrics(qtbot, db):
@@ -110,16 +123,16 @@ def test_the_papers_table_layout(qtbot, db):
     view.set_metrics(metrics)
     paper = view.paper_tables
     table = paper.planning_table
-    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    headers = _heads(table)
     assert headers[:3] == ["Models", "Indep.\nAvg.", "Place1"]
     assert headers[4:6] == ["Rank1", "Rank2"]  # the paper's own column heads
     assert headers[8:11] == ["Seq.\nAvg.", "Hand1", "Hand2"]
     assert headers[-1] == "Total\nAvg." and len(headers) == 18
-    assert table.horizontalHeaderItem(10).toolTip() == "Handover2: handover_block"
+    assert _heads(table, Qt.ItemDataRole.ToolTipRole)[10] == "Handover2: handover_block"
     rows = {r[0]: r for r in _cells(table)}
     assert rows["gpt-5"][10] == "50" and rows["gpt-5"][2] == "–"
     assert rows["gpt-5"][1] == "incomplete" and rows["gpt-5"][-1] == "incomplete"
-    assert table.item(0, 10).toolTip() == "handover_block: 1 of 2 episodes succeeded"
+    assert _tip(table, 0, 10) == "handover_block: 1 of 2 episodes succeeded"
     assert paper.planning_box.isVisible() and not paper.fine_box.isVisible()
     assert "Table 1 layout" in paper.planning_box.title()
     assert "gpt-5_base" not in rows  # none of its episodes is of a Table 1 task
@@ -141,9 +154,9 @@ def test_the_fine_control_table(qtbot):
     view.show()
     view.paper_tables.set_tables(paper_tables(counts, ["m"]))
     table = view.paper_tables.fine_table
-    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    headers = _heads(table)
     assert headers == ["Models", "Place8", "Place9", "Place10", "Grab1", "Stack3", "Avg."]
     assert _cells(table) == [["m", "–", "–", "50", "75", "–", "incomplete"]]
-    assert table.item(0, 6).toolTip().startswith("no average: no episodes of Place8")
+    assert _tip(table, 0, 6).startswith("no average: no episodes of Place8")
     assert not view.paper_tables.fine_box.isHidden()
     assert view.paper_tables.planning_box.isHidden()
