@@ -119,6 +119,44 @@ class QuestionPanel(QScrollArea):
         body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # where focus goes after typing
         self.body = body
         self.setWidget(body)
+        self._build_facts()
+        criteria = self._build_criteria(state)
+        row = self._build_decisions(state)
+        self._build_editor(state)
+
+        self._syncing = False
+        self.message = rich_label()
+        self.verdicts, self.last = rich_label(), rich_label()
+        self.verdicts.setObjectName("verify_visible_verdicts")
+        self.last.setObjectName("verify_last_verdict")
+
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.addWidget(self.header)
+        layout.addWidget(self.text)
+        layout.addLayout(self.facts)
+        layout.addWidget(criteria)
+        layout.addLayout(row)
+        layout.addWidget(self.reason)
+        layout.addWidget(self.editor)
+        layout.addWidget(self.message)
+        layout.addWidget(heading("Verdicts on this question"))
+        layout.addWidget(self.verdicts)
+        layout.addWidget(heading("Your last verdict (Ctrl+Z undoes it)"))
+        layout.addWidget(self.last)
+        layout.addStretch(1)
+
+        state.question_opened.connect(self._show_question)
+        state.draft_changed.connect(self._show_draft)
+        state.evidence_changed.connect(self._show_evidence)
+        state.focus_requested.connect(self._focus)
+        state.refused.connect(lambda text: self._set_message(text, error=True))
+        state.verdict_saved.connect(self._saved)
+        self._show_question()
+
+    def _build_facts(self) -> None:
+        """The question's header, text and facts (options, answer, difficulty, steps,
+        evidence)."""
         self.header = QLabel()
         self.header.setObjectName("verify_question_header")
         self.text = rich_label()
@@ -136,6 +174,8 @@ class QuestionPanel(QScrollArea):
         facts.addRow("Steps", self.steps)
         facts.addRow("Evidence", self.evidence)
 
+    def _build_criteria(self, state: VerifyState) -> QGroupBox:
+        """The three criteria as check boxes (keys 1, 2, 3 belong to the mode's actions)."""
         self.criteria: dict[str, QCheckBox] = {}
         self.wording = TABLETOP_WORDING
         criteria = QGroupBox("Criteria (1, 2, 3)")
@@ -146,7 +186,10 @@ class QuestionPanel(QScrollArea):
             box.clicked.connect(lambda checked, n=name: state.set_criterion(n, checked))
             column.addWidget(box)
             self.criteria[name] = box
+        return criteria
 
+    def _build_decisions(self, state: VerifyState) -> QHBoxLayout:
+        """Approve, Reject, Correct, and the reason a reject needs."""
         self.buttons = {
             "approve": QPushButton("Approve (A)"),
             "reject": QPushButton("Reject (R)"),
@@ -160,7 +203,10 @@ class QuestionPanel(QScrollArea):
         self.reason = QLineEdit(placeholderText="Reason (needed to reject); Enter saves the reject")
         self.reason.textEdited.connect(state.set_reason)
         self.reason.returnPressed.connect(state.reject)
+        return row
 
+    def _build_editor(self, state: VerifyState) -> None:
+        """The correction form: text, options and answer, saved with Ctrl+Enter."""
         self.editor = QGroupBox("Correction")
         self.editor_note = note = rich_label()
         self.edit_text, self.edit_options = QPlainTextEdit(), QPlainTextEdit()
@@ -192,36 +238,6 @@ class QuestionPanel(QScrollArea):
         escape = QShortcut(QKeySequence("Escape"), self.editor)
         escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         escape.activated.connect(state.cancel_correction)
-
-        self._syncing = False
-        self.message = rich_label()
-        self.verdicts, self.last = rich_label(), rich_label()
-        self.verdicts.setObjectName("verify_visible_verdicts")
-        self.last.setObjectName("verify_last_verdict")
-
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(10, 8, 10, 8)
-        layout.addWidget(self.header)
-        layout.addWidget(self.text)
-        layout.addLayout(facts)
-        layout.addWidget(criteria)
-        layout.addLayout(row)
-        layout.addWidget(self.reason)
-        layout.addWidget(self.editor)
-        layout.addWidget(self.message)
-        layout.addWidget(heading("Verdicts on this question"))
-        layout.addWidget(self.verdicts)
-        layout.addWidget(heading("Your last verdict (Ctrl+Z undoes it)"))
-        layout.addWidget(self.last)
-        layout.addStretch(1)
-
-        state.question_opened.connect(self._show_question)
-        state.draft_changed.connect(self._show_draft)
-        state.evidence_changed.connect(self._show_evidence)
-        state.focus_requested.connect(self._focus)
-        state.refused.connect(lambda text: self._set_message(text, error=True))
-        state.verdict_saved.connect(self._saved)
-        self._show_question()
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(400, 640)

@@ -48,26 +48,7 @@ class ReplayMode(QObject):
         self.state = ReplayState()
         self.viewport = SceneViewport()
         self.timeline = Timeline()
-        self.banner = QLabel("Pick an episode on the left.")
-        self.banner.setObjectName("replay_banner")
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("padding: 4px 8px;")
-        self.page = QWidget()
-        column = QVBoxLayout(self.page)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        column.addWidget(self.banner)
-        self.grasp_legend = QLabel()  # what the grippers drawn over the scene are
-        self.grasp_legend.setObjectName("replay_grasp_legend")
-        self.grasp_legend.setWordWrap(True)
-        self.grasp_legend.setStyleSheet("padding: 0 8px 4px 8px;")
-        self.grasp_legend.hide()
-        column.addWidget(self.grasp_legend)
-        self.centre = QStackedWidget()  # the viewport; a dual-arm log's views in its place
-        self.centre.addWidget(self.viewport)
-        column.addWidget(self.centre, 1)
-        column.addWidget(self.timeline)
-        pages.addWidget(self.page)
+        self._build_page(pages)
         self.episodes = EpisodeListPanel(self.state)
         self.image = MaskImagePanel()
         self.step_panel = StepPanel()
@@ -79,27 +60,7 @@ class ReplayMode(QObject):
         self.resim_view.setPlaceholderText(
             "Re-simulate from a step (R) to compare with the record."
         )
-        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
-        # left: what the agent saw; right: what happened, and the labels
-        docks = [
-            mode.add_dock("episodes", "Episodes", self.episodes, left),
-            mode.add_dock("image", "Model view (top-down)", self.image, left),
-            mode.add_dock("cloud", "Grasp points", self.cloud, left),
-            mode.add_dock("step", "Step", self.step_panel, right),
-            mode.add_dock("labels", "Error labels", self.labels, right),
-            mode.add_dock("resim", "Re-simulation", self.resim_view, right),
-        ]
-        # the Grasp points behind the Model view, so the Episodes list has room for its rows
-        mode.tabifyDockWidget(docks[1], docks[2])
-        docks[1].raise_()
-        # lay the docks out at a window's size now, so the default layout (the one Reset
-        # panel layout goes back to) gives the Episodes list room for 8 rows at 1280 x 860
-        mode.resize(1280, 760)
-        mode.layout().activate()
-        mode.resizeDocks(docks[:2], [350, 380], Qt.Orientation.Vertical)
-        mode.resizeDocks(docks[3:5], [400, 330], Qt.Orientation.Vertical)
-        mode.tabifyDockWidget(docks[4], docks[5])
-        docks[4].raise_()
+        self._add_docks(mode)
         self.renderer = StepRenderer(mode)
         self.task: TaskRunner | None = None  # restoring a scene
         self.wanted: int | None = None  # the episode the views should show
@@ -156,6 +117,55 @@ class ReplayMode(QObject):
         )  # the Scene graph dock, behind Error labels
         for key in ("step", "labels", "resim", "graph"):
             mode.docks[key].setMinimumWidth(RIGHT_COLUMN_MIN_WIDTH)
+
+    def _build_page(self, pages: QStackedWidget) -> None:
+        """The centre: a banner, the grasp legend, the viewport (or a dual-arm log's views)
+        and the timeline."""
+        self.banner = QLabel("Pick an episode on the left.")
+        self.banner.setObjectName("replay_banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("padding: 4px 8px;")
+        self.page = QWidget()
+        column = QVBoxLayout(self.page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.banner)
+        self.grasp_legend = QLabel()  # what the grippers drawn over the scene are
+        self.grasp_legend.setObjectName("replay_grasp_legend")
+        self.grasp_legend.setWordWrap(True)
+        self.grasp_legend.setStyleSheet("padding: 0 8px 4px 8px;")
+        self.grasp_legend.hide()
+        column.addWidget(self.grasp_legend)
+        self.centre = QStackedWidget()  # the viewport; a dual-arm log's views in its place
+        self.centre.addWidget(self.viewport)
+        column.addWidget(self.centre, 1)
+        column.addWidget(self.timeline)
+        pages.addWidget(self.page)
+
+    def _add_docks(self, mode: ModeWindow) -> None:
+        """Left: what the agent saw; right: what happened, and the labels; sized so the
+        Episodes list has room for its rows."""
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        # left: what the agent saw; right: what happened, and the labels
+        docks = [
+            mode.add_dock("episodes", "Episodes", self.episodes, left),
+            mode.add_dock("image", "Model view (top-down)", self.image, left),
+            mode.add_dock("cloud", "Grasp points", self.cloud, left),
+            mode.add_dock("step", "Step", self.step_panel, right),
+            mode.add_dock("labels", "Error labels", self.labels, right),
+            mode.add_dock("resim", "Re-simulation", self.resim_view, right),
+        ]
+        # the Grasp points behind the Model view, so the Episodes list has room for its rows
+        mode.tabifyDockWidget(docks[1], docks[2])
+        docks[1].raise_()
+        # lay the docks out at a window's size now, so the default layout (the one Reset
+        # panel layout goes back to) gives the Episodes list room for 8 rows at 1280 x 860
+        mode.resize(1280, 760)
+        mode.layout().activate()
+        mode.resizeDocks(docks[:2], [350, 380], Qt.Orientation.Vertical)
+        mode.resizeDocks(docks[3:5], [400, 330], Qt.Orientation.Vertical)
+        mode.tabifyDockWidget(docks[4], docks[5])
+        docks[4].raise_()
 
     def _world_bodies(self):
         loaded = self.view.loaded
