@@ -85,7 +85,7 @@ def add_parser(commands: CommandTree) -> None:
         type=int,
         default=None,
         metavar="PX",
-        help="observation width (mgvqa 1024 square; bimanual 640, 4:3)",
+        help=f"observation width (mgvqa {MODEL_IMAGE_SIZE} square; bimanual 640, 4:3)",
     )
     gripper_arg(p, recorded=True)
     batch_args(

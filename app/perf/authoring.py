@@ -51,7 +51,7 @@ def editor_visibility_update(quick: bool) -> PerfResult:
         "ms",
         f"median <= {GOAL_MS:g} ms a move",
         median <= GOAL_MS,
-        f"{len(live_ms)} moves in {SCENES[quick]} scenes at 1024 px: median {median:.0f} ms, "
+        f"{len(live_ms)} moves in {SCENES[quick]} scenes at {MODEL_IMAGE_SIZE} px: median {median:.0f} ms, "
         f"worst {max(live_ms):.0f} ms; measuring every object again {full:.0f} ms "
         f"({full / median:.1f}x)",
     )

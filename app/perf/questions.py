@@ -7,6 +7,7 @@ import time
 from app.perf.harness import PerfResult, perf_case, report
 from sim.tabletop.catalog import load_catalog
 from sim.tabletop.questions import TASKS, Candidate, generate
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 
 ORDER = 40  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
@@ -45,7 +46,7 @@ def _case(task: str):
             "accepted/min",
             goal,
             accepted > 0,
-            f"{accepted} of {tried} candidates accepted in {wall:.1f} s at 1024 x 1024; "
+            f"{accepted} of {tried} candidates accepted in {wall:.1f} s at {MODEL_IMAGE_SIZE} x {MODEL_IMAGE_SIZE}; "
             f"visibility checks {100 * share:.0f} % and scene settling {100 * (1 - share):.0f} % "
             f"of generation time ({vis_s:.1f} s vs {scene_s:.1f} s)",
         )

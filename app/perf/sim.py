@@ -10,13 +10,13 @@ from app.perf.harness import PerfResult, perf_case, report
 from sim.render import alone_pixel_counts, counterfactual_visibility, render
 from sim.tabletop.catalog import load_catalog
 from sim.tabletop.scenes import drop, generate_scene, settle, table_textures
-from sim.tabletop.world import TOP_DOWN, TabletopWorld
+from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN, TabletopWorld
 
 ORDER = 20  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 SETTLE_SEEDS = {False: 20, True: 4}
 VISIBILITY_SEEDS = {False: 4, True: 2}
-VISIBILITY_SIZE = {False: 1024, True: 512}
+VISIBILITY_SIZE = {False: MODEL_IMAGE_SIZE, True: 512}
 OVERHEAD_SEEDS = {False: 6, True: 3}
 
 

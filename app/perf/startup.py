@@ -181,7 +181,7 @@ def verify_next_question(quick: bool) -> PerfResult:
         NEXT_GOAL,
         ratio <= 0.25,
         f"next tabletop question on screen in {1000 * a:.0f} ms when restored ahead, "
-        f"{1000 * t:.0f} ms restoring it then (1024 px model view, as in the app; medians of {len(ahead)})",
+        f"{1000 * t:.0f} ms restoring it then ({MODEL_IMAGE_SIZE} px model view, as in the app; medians of {len(ahead)})",
     )
 
 

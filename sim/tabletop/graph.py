@@ -29,11 +29,13 @@ from sim.camera import CameraSpec, project_points
 from sim.render import RenderedView, render, visibility
 from sim.tabletop.grasp.execute import held_object_uid, in_basket
 from sim.tabletop.perception import SIDE_MARGIN_PX
-from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, TabletopWorld
+from sim.tabletop.world import MODEL_IMAGE_SIZE, TABLE_TOP_Z, TOP_DOWN, TabletopWorld
 
 NEAR_M = 0.10  # centre distance below which two objects are 'near'
 CONTACT_TOLERANCE_M = 0.002  # contact points farther apart than this do not count as touching
-REFERENCE_WIDTH_PX = 1024  # SIDE_MARGIN_PX is meant for images this wide; scaled for others
+REFERENCE_WIDTH_PX = (
+    MODEL_IMAGE_SIZE  # SIDE_MARGIN_PX is meant for images this wide; scaled for others
+)
 TABLE_ID, BASKET_ID, GRIPPER_ID = "table", "basket", "gripper"
 
 #: Named colours for an object's RGB (0..1); the nearest name wins.
