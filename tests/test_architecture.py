@@ -347,3 +347,38 @@ def test_every_mode_folder_has_the_same_shape():
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     (independent,) = [c for c in contracts["contracts"] if c["name"].startswith("Modes do not")]
     assert set(independent["modules"]) == {f"app.modes.{name}" for name in folders}
+
+
+def modules_without_own_tests(root: Path = ROOT) -> list[str]:
+    """Widget modules that no test outside tests/app/ imports: reached only through the whole
+    window, so a failure does not say which module broke."""
+    imported: set[str] = set()
+    for path in (root / "tests").rglob("test_*.py"):
+        if path.relative_to(root / "tests").parts[0] == "app":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module)
+                imported.update(f"{node.module}.{a.name}" for a in node.names)
+    return sorted(
+        name
+        for name, path in _modules(root).items()
+        if name.startswith("widgets.") and path.name != "__init__.py" and name not in imported
+    )
+
+
+def test_every_widget_module_has_tests_of_its_own():
+    assert modules_without_own_tests() == []
+
+
+def test_the_own_tests_check_sees_a_module_tested_only_through_the_window(tmp_path):
+    for layer in LAYERS:
+        (tmp_path / layer).mkdir()
+    (tmp_path / "widgets" / "panel.py").write_text("")
+    (tmp_path / "widgets" / "list.py").write_text("")
+    (tmp_path / "tests" / "app").mkdir(parents=True)
+    (tmp_path / "tests" / "app" / "test_window.py").write_text("import widgets.panel\n")
+    (tmp_path / "tests" / "test_list.py").write_text("from widgets import list\n")
+    assert modules_without_own_tests(tmp_path) == ["widgets.panel"]
