@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QHeaderView,
-    QLabel,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from annotation.agreement import kappa_text
 from annotation.metric_text import settings_text
-from widgets.results.table import settings_label
+from widgets.results.table import cell_table, fill_table, settings_label, text_row
 
 ROWS = (
     ("decision", "Decision (approve / correct / reject)"),
@@ -25,6 +16,7 @@ ROWS = (
     ("evidence_withheld", "First view withholds the evidence"),
     ("evidence_recoverable", "Clearing clutter reveals it"),
 )
+BLANK = [text_row([""] * 4) for _ in ROWS]  # the rows before (or without) any metrics
 
 
 def kappa_words(kappa: float | None) -> str:
@@ -55,14 +47,10 @@ class AgreementView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel(wordWrap=True)
-        self.table = QTableWidget(len(ROWS), 4)
-        self.table.setHorizontalHeaderLabels(["", "Cohen's kappa", "Agreement", "Disagreements"])
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.setAlternatingRowColors(True)
+        self.table = cell_table(
+            ["", "Cohen's kappa", "Agreement", "Disagreements"], alternating=True
+        )
+        self.table.model().set_rows(BLANK)  # a row per criterion, empty until filled
         self.status = QLabel(wordWrap=True)
         box = QGroupBox("Question verification: agreement between the two verifiers")
         inner = QVBoxLayout(box)
@@ -79,7 +67,7 @@ class AgreementView(QWidget):
     def set_metrics(self, v: dict[str, Any] | None) -> None:
         if not v:
             self.summary.setText("No project open.")
-            self.table.clearContents()
+            self.table.model().set_rows(BLANK)
             self.status.setText("")
             self.settings.setText("")
             return
@@ -88,26 +76,20 @@ class AgreementView(QWidget):
             f"{n} question{'s' if n != 1 else ''} verified by two annotators."
             + ("" if n else " Agreement appears once both verifiers of a question have submitted.")
         )
-        for r, (key, title) in enumerate(ROWS):
+        rows = []
+        for key, title in ROWS:
             m = v["decision"] if key == "decision" else v["criteria"][key]
             kappa = m.get("kappa")
             pct = m.get("percent_agreement")
-            cells = (
+            texts = (
                 title,
                 kappa_cell(kappa, m.get("kappa_reason")),
                 "n/a" if pct is None else f"{pct:.0f} %",
                 str(m.get("disagreements", 0)),
             )
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                self.table.setItem(r, c, item)
+            rows.append(text_row(texts))
+        fill_table(self.table, rows, margin=4)
         self.settings.setText(settings_text(v.get("settings")))
-        rows_height = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        self.table.setFixedHeight(rows_height + self.table.horizontalHeader().height() + 4)
         counts = v.get("status_counts", {})
         time_on_task = v.get("time_on_task", {})
         median = time_on_task.get("median_s")
