@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout
 
-from widgets.results.table import fit_table_height, results_table, table_cell
+from widgets.results.table import Cell, cell_table, fill_table
 
 MODEL_COLUMNS = ("Model", "Episodes", "Success", "Mean latency", "Tokens in", "Tokens out")
 NOTE = (
@@ -33,7 +33,7 @@ class ModelsTable(QGroupBox):
 
     def __init__(self, title: str = "Models: episodes, success, latency and tokens") -> None:
         super().__init__(title)
-        self.table = results_table(MODEL_COLUMNS)
+        self.table = cell_table(MODEL_COLUMNS)
         self.table.setObjectName("results_models")
         self.note = QLabel(NOTE, wordWrap=True)
         inner = QVBoxLayout(self)
@@ -42,33 +42,35 @@ class ModelsTable(QGroupBox):
 
     def set_rows(self, rows: list[dict[str, Any]] | None) -> None:
         rows = rows or []
-        table = self.table
-        table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
+        cells = []
+        for row in rows:
             rate = row["success_pct"]
             latency = row["mean_latency_s"]
             tin = tokens_text(row["tokens_in"], row["mean_tokens_in"])
             tout = tokens_text(row["tokens_out"], row["mean_tokens_out"])
-            cells = [
-                table_cell(row["model"], right=False),
-                table_cell(f"{row['episodes']:,}"),
-                table_cell(
-                    "–" if rate is None else f"{rate:.1f} % ({row['succeeded']:,})",
-                    tip=f"{row['succeeded']:,} of {row['episodes']:,} episodes succeeded",
-                ),
-                table_cell(
-                    "–" if latency is None else f"{latency:.2f} s",
-                    tip=f"over {row['requests']:,} model requests",
-                ),
-                table_cell(tin[0], tip=tin[1]),
-                table_cell(tout[0], tip=tout[1]),
-            ]
-            for c, item in enumerate(cells):
-                table.setItem(r, c, item)
-        fit_table_height(table)
+            cells.append(
+                [
+                    Cell(row["model"], right=False),
+                    Cell(f"{row['episodes']:,}"),
+                    Cell(
+                        "–" if rate is None else f"{rate:.1f} % ({row['succeeded']:,})",
+                        tip=f"{row['succeeded']:,} of {row['episodes']:,} episodes succeeded",
+                    ),
+                    Cell(
+                        "–" if latency is None else f"{latency:.2f} s",
+                        tip=f"over {row['requests']:,} model requests",
+                    ),
+                    Cell(tin[0], tip=tin[1]),
+                    Cell(tout[0], tip=tout[1]),
+                ]
+            )
+        fill_table(self.table, cells)
         self.setVisible(bool(rows))
 
     def cell_texts(self) -> list[list[str]]:
         """What the table shows, row by row (for tests)."""
-        t = self.table
-        return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
+        model = self.table.model()
+        return [
+            [model.index(r, c).data() for c in range(model.columnCount())]
+            for r in range(model.rowCount())
+        ]

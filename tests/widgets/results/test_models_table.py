@@ -3,6 +3,8 @@ what its model requests took, from stored episodes whose steps carry latency and
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from app.jobs.metrics import project_bimanual_metrics, project_episode_metrics
 from store import open_project
 from widgets.results.bimanual import BimanualResultsView
@@ -57,15 +59,14 @@ def test_models_table_on_the_episodes_and_bimanual_pages(qtbot, tmp_path):
     view = EpisodeResultsView()
     qtbot.addWidget(view)
     view.set_metrics(episodes)
-    table = view.models.table
-    assert [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())] == list(
-        MODEL_COLUMNS
-    )
+    model = view.models.table.model()
+    heads = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert heads == list(MODEL_COLUMNS)
     assert view.models.cell_texts() == [
         ["vlm-a", "2", "50.0 % (1)", "1.50 s", "2,000 (1,000 / ep.)", "40 (20 / ep.)"],
         ["vlm-b", "1", "100.0 % (1)", "–", "–", "–"],
     ]
-    assert table.item(0, 3).toolTip() == "over 2 model requests"
+    assert model.index(0, 3).data(Qt.ItemDataRole.ToolTipRole) == "over 2 model requests"
     assert not view.models.isHidden()
 
     dual = BimanualResultsView()
@@ -75,4 +76,4 @@ def test_models_table_on_the_episodes_and_bimanual_pages(qtbot, tmp_path):
         ["gpt-5", "4", "50.0 % (2)", "5.00 s", "10,000 (2,500 / ep.)", "240 (60 / ep.)"]
     ]
     view.set_metrics(None)
-    assert view.models.table.rowCount() == 0 and view.models.isHidden()
+    assert view.models.table.model().rowCount() == 0 and view.models.isHidden()
