@@ -14,13 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from annotation.metric_text import settings_text
-from widgets.results.table import (
-    average_cell,
-    fit_table_height,
-    results_table,
-    settings_label,
-    table_cell,
-)
+from widgets.results.table import Cell, average, cell_table, fill_table, settings_label
 
 SETTINGS = ("sparse", "dense", "cluttered")
 COLUMNS = ("Model", "Sparse", "Dense", "Cluttered", "Avg.", "Items")
@@ -47,7 +41,7 @@ class SpatialResultsTable(QWidget):
         self.message = QLabel(wordWrap=True)
         self.message.setObjectName("spatial_results_message")
         self.message.setTextFormat(Qt.TextFormat.RichText)
-        self.table = results_table(COLUMNS, alternating=True)
+        self.table = cell_table(COLUMNS, alternating=True)
         self.table.setObjectName("spatial_results_table")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555")
@@ -68,7 +62,7 @@ class SpatialResultsTable(QWidget):
         if not by_model:
             self.message.setText(EMPTY_TEXT)
             self.message.show()
-            self.table.setRowCount(0)
+            self.table.model().set_rows([])
             self.table.hide()
             self.note.hide()
             self.settings.hide()
@@ -79,33 +73,7 @@ class SpatialResultsTable(QWidget):
         self.settings.show()
         sigma = summary.get("sigma")
         models = sorted(by_model, key=str.lower)
-        self.table.setRowCount(len(models))
-        for r, model in enumerate(models):
-            row = by_model[model]
-            self.table.setItem(r, 0, table_cell(model, right=False))
-            counts = []
-            for c, setting in enumerate(SETTINGS, start=1):
-                cell = row.get(setting)
-                if cell is None:
-                    self.table.setItem(r, c, table_cell("–", tip=f"no {setting} items scored"))
-                    continue
-                n = cell["items"]
-                counts.append(f"{n} {setting}")
-                tip = f"mean of {n} item{'s' * (n != 1)}"
-                self.table.setItem(r, c, table_cell(score_text(cell["score"]), tip=tip))
-            self.table.setItem(
-                r,
-                4,
-                average_cell(
-                    score_text(row.get("average")),
-                    row.get("missing") or [],
-                    "mean of the three settings (Avg.)",
-                    "{} items",
-                ),
-            )
-            total = sum(row[s]["items"] for s in SETTINGS if s in row)
-            self.table.setItem(r, 5, table_cell(str(total), tip=", ".join(counts)))
-        fit_table_height(self.table)
+        fill_table(self.table, [self._row(model, by_model[model]) for model in models])
         self.note.setText(
             "Gaussian-weighted spatial score, 0-100 per asked object: 100 for the arm on the "
             "object's side of the centreline, 100 exp(-x² / 2σ²) for the other arm, 0 when "
@@ -116,9 +84,34 @@ class SpatialResultsTable(QWidget):
         )
         self.settings.setText(settings_text(summary.get("settings")))
 
+    @staticmethod
+    def _row(model: str, row: dict[str, Any]) -> list[Cell]:
+        cells = [Cell(model, right=False)]
+        counts = []
+        for setting in SETTINGS:
+            cell = row.get(setting)
+            if cell is None:
+                cells.append(Cell("–", tip=f"no {setting} items scored"))
+                continue
+            n = cell["items"]
+            counts.append(f"{n} {setting}")
+            cells.append(Cell(score_text(cell["score"]), tip=f"mean of {n} item{'s' * (n != 1)}"))
+        cells.append(
+            average(
+                score_text(row.get("average")),
+                row.get("missing") or [],
+                "mean of the three settings (Avg.)",
+                "{} items",
+            )
+        )
+        total = sum(row[s]["items"] for s in SETTINGS if s in row)
+        cells.append(Cell(str(total), tip=", ".join(counts)))
+        return cells
+
     def rows(self) -> list[list[str]]:
         """The table's cells as shown, row by row (for tests and copying)."""
+        model = self.table.model()
         return [
-            [self.table.item(r, c).text() for c in range(self.table.columnCount())]
-            for r in range(self.table.rowCount())
+            [model.index(r, c).data() for c in range(model.columnCount())]
+            for r in range(model.rowCount())
         ]

@@ -233,8 +233,9 @@ def test_results_mode_shows_the_spatial_scores(qtbot, generated, db, tmp_path):
     try:
         results = window.mode("results")
         assert results.tabs.currentWidget() is results.bimanual_results  # its only data
-        assert results.spatial_results.table.rowCount() == 1
-        assert results.spatial_results.table.item(0, 1).text() == "100.0"
+        model = results.spatial_results.table.model()
+        assert model.rowCount() == 1
+        assert model.index(0, 1).data() == "100.0"
     finally:
         window.close()
 

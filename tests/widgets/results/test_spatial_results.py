@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from widgets.results.spatial import COLUMNS, SpatialResultsTable
 
 SUMMARY = {
@@ -24,20 +26,25 @@ SUMMARY = {
 }
 
 
+def _tip(view, row, column):
+    return view.table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
+
+
 def test_one_row_per_model_with_scores_and_counts(qtbot):
     view = SpatialResultsTable()
     qtbot.addWidget(view)
     view.show()
     view.set_summary(SUMMARY)
-    assert [view.table.horizontalHeaderItem(c).text() for c in range(6)] == list(COLUMNS)
+    model = view.table.model()
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(6)] == list(COLUMNS)
     assert view.rows() == [
         ["GPT-4o", "100.0", "90.0", "77.8", "89.3", "30"],
         ["qwen", "83.3", "61.3", "–", "incomplete", "22"],
     ]
-    assert view.table.item(1, 3).toolTip() == "no cluttered items scored"
-    assert view.table.item(0, 3).toolTip() == "mean of 8 items"
-    assert view.table.item(1, 5).toolTip() == "10 sparse, 12 dense"
-    assert view.table.item(1, 4).toolTip() == "no average: no cluttered items"
+    assert _tip(view, 1, 3) == "no cluttered items scored"
+    assert _tip(view, 0, 3) == "mean of 8 items"
+    assert _tip(view, 1, 5) == "10 sparse, 12 dense"
+    assert _tip(view, 1, 4) == "no average: no cluttered items"
     assert "σ = 0.1 m" in view.note.text()
     assert view.table.isVisible() and not view.message.isVisible()
 
@@ -50,5 +57,5 @@ def test_empty_state_says_how_to_get_results(qtbot):
     assert view.message.isVisible() and not view.table.isVisible()
     view.set_summary(SUMMARY)
     view.set_summary({"sigma": 0.1, "by_model": {}})
-    assert view.table.rowCount() == 0 and view.message.isVisible()
+    assert view.table.model().rowCount() == 0 and view.message.isVisible()
     assert "reasonscope import spatial-predictions" in view.message.text()
