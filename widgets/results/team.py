@@ -23,13 +23,7 @@ from annotation.metric_text import settings_text
 from widgets.empty_state import EmptyState
 from widgets.icons import icon
 from widgets.results.agreement import kappa_cell
-from widgets.results.table import (
-    fit_table_height,
-    results_table,
-    scrolling_page,
-    settings_label,
-    table_cell,
-)
+from widgets.results.table import Cell, cell_table, fill_table, scrolling_page, settings_label
 
 PEOPLE_COLUMNS = (
     "Person",
@@ -106,14 +100,14 @@ class TeamResultsView(QStackedWidget):
         page = QWidget()
         self.summary = QLabel(wordWrap=True)
         self.summary.setObjectName("team_summary")
-        self.people = results_table(PEOPLE_COLUMNS, alternating=True)
+        self.people = cell_table(PEOPLE_COLUMNS, alternating=True)
         self.people.setObjectName("team_people")
         self.settings = settings_label()
         people_box = QGroupBox("Per person: items in packages and agreement with the others")
         inner = QVBoxLayout(people_box)
         inner.addWidget(self.people)
         inner.addWidget(self.settings)
-        self.out = results_table(OUT_COLUMNS, alternating=True)
+        self.out = cell_table(OUT_COLUMNS, alternating=True)
         self.out.setObjectName("team_packages_out")
         header = self.out.horizontalHeader()  # the file name takes the room, not the person
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -132,8 +126,8 @@ class TeamResultsView(QStackedWidget):
         people = team["people"] if team else []
         if not people:
             self.empty.set_status("No project open." if team is None else "No team work yet.")
-            self.people.setRowCount(0)
-            self.out.setRowCount(0)
+            self.people.model().set_rows([])
+            self.out.model().set_rows([])
             self.setCurrentIndex(0)
             return
         out = team["packages_out"]
@@ -152,50 +146,47 @@ class TeamResultsView(QStackedWidget):
         self.setCurrentIndex(1)
 
     def _fill_people(self, people: list[dict[str, Any]]) -> None:
-        table = self.people
-        table.setRowCount(len(people))
-        for r, p in enumerate(people):
+        rows = []
+        for p in people:
             has_packages = p["packages"] is not None
             verification = agreement_cell(p["verification"], "questions verified")
             review = agreement_cell(p["review"], "label rounds reviewed")
             recalled = p["recalled"] or 0
-            cells = (
-                table_cell(p["person"], right=False),
-                table_cell(figure(p["packages"])),
-                table_cell(
-                    figure(p["assigned"]),
-                    tip=f"{recalled} of them recalled" if recalled else "",
-                ),
-                table_cell(figure(p["done"]), tip="items whose work was merged back"),
-                table_cell(figure(p["outstanding"]), tip="out, neither done nor recalled"),
-                table_cell(when(p["first_assigned"]) if has_packages else NONE),
-                table_cell(when(p["last_merged"]) if has_packages else NONE),
-                table_cell(out_list(p["not_returned"], has_packages), right=False),
-                table_cell(verification[0], tip=verification[1]),
-                table_cell(review[0], tip=review[1]),
+            rows.append(
+                (
+                    Cell(p["person"], right=False),
+                    Cell(figure(p["packages"])),
+                    Cell(
+                        figure(p["assigned"]),
+                        tip=f"{recalled} of them recalled" if recalled else "",
+                    ),
+                    Cell(figure(p["done"]), tip="items whose work was merged back"),
+                    Cell(figure(p["outstanding"]), tip="out, neither done nor recalled"),
+                    Cell(when(p["first_assigned"]) if has_packages else NONE),
+                    Cell(when(p["last_merged"]) if has_packages else NONE),
+                    Cell(out_list(p["not_returned"], has_packages), right=False),
+                    Cell(verification[0], tip=verification[1]),
+                    Cell(review[0], tip=review[1]),
+                )
             )
-            for c, item in enumerate(cells):
-                table.setItem(r, c, item)
-        fit_table_height(table)
+        fill_table(self.people, rows)
 
     def _fill_out(self, out: list[dict[str, Any]]) -> None:
-        table = self.out
-        table.setRowCount(len(out))
-        for r, p in enumerate(out):
-            cells = (
-                table_cell(p["person"], right=False),
-                table_cell(p["role"], right=False),
-                table_cell(when(p["created"])),
-                table_cell(str(p["items"])),
-                table_cell(Path(p["file"]).name, right=False, tip=p["file"]),
+        rows = [
+            (
+                Cell(p["person"], right=False),
+                Cell(p["role"], right=False),
+                Cell(when(p["created"])),
+                Cell(str(p["items"])),
+                Cell(Path(p["file"]).name, right=False, tip=p["file"]),
             )
-            for c, item in enumerate(cells):
-                table.setItem(r, c, item)
-        table.setVisible(bool(out))
+            for p in out
+        ]
+        self.out.setVisible(bool(out))
         self.out_note.setText(
             "Merge a returned package with reasonscope pack merge FILE (or File > Work "
             "packages > Merge); recall one with reasonscope pack recall PACKAGE_ID."
             if out
             else "Every package has come back (or was recalled)."
         )
-        fit_table_height(table)
+        fill_table(self.out, rows)

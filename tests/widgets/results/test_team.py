@@ -4,6 +4,7 @@ question in the project itself, one package is out with a third. Then the cell h
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from annotation.agreement import ONE_CATEGORY
 from annotation.verification import Verdict
@@ -66,10 +67,19 @@ def view(qtbot):
 
 
 def _cells(table) -> list[list[str]]:
+    model = table.model()
     return [
-        [table.item(r, c).text() for c in range(table.columnCount())]
-        for r in range(table.rowCount())
+        [model.index(r, c).data() for c in range(model.columnCount())]
+        for r in range(model.rowCount())
     ]
+
+
+def _tip(table, row, column) -> str:
+    return table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def _heads(table, count) -> list[str]:
+    return [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(count)]
 
 
 def test_no_project_or_no_team_shows_how_to_send_packages(view):
@@ -84,7 +94,7 @@ def test_no_project_or_no_team_shows_how_to_send_packages(view):
 def test_the_people_and_the_packages_out(view, team):
     view.set_rows(team)
     assert view.currentIndex() == 1
-    assert [view.people.horizontalHeaderItem(c).text() for c in range(10)] == list(PEOPLE_COLUMNS)
+    assert _heads(view.people, 10) == list(PEOPLE_COLUMNS)
     cells = {row[0]: row for row in _cells(view.people)}
     assert list(cells) == ["cy", "dora", "eve"]
     assert cells["cy"][1:5] == ["1", "1", "0", "1"]  # one package, one item, still out
@@ -93,7 +103,7 @@ def test_the_people_and_the_packages_out(view, team):
     assert cells["dora"][1:8] == [NONE] * 7  # worked in the project: no package figures
     assert cells["dora"][8] == f"{ONE_CATEGORY}, n = 1" and cells["dora"][9] == NONE
     dora = list(cells).index("dora")
-    assert view.people.item(dora, 8).toolTip() == (
+    assert _tip(view.people, dora, 8) == (
         "1 questions verified by this person and another; they agree on 100 %."
     )
     assert view.summary.text() == (
@@ -101,9 +111,9 @@ def test_the_people_and_the_packages_out(view, team):
         "0 of the 1 items assigned are done."
     )
     (out,) = _cells(view.out)
-    assert [view.out.horizontalHeaderItem(c).text() for c in range(5)] == list(OUT_COLUMNS)
+    assert _heads(view.out, 5) == list(OUT_COLUMNS)
     assert out[:2] == ["cy", "verifier"] and out[3:] == ["1", "cy.rspack"]
-    assert view.out.item(0, 4).toolTip().endswith("/cy.rspack")
+    assert _tip(view.out, 0, 4).endswith("/cy.rspack")
     assert view.out_note.text().startswith("Merge a returned package")
     assert view.settings.text().startswith("Computed with: ")
 
@@ -112,11 +122,11 @@ def test_when_everything_came_back_the_out_table_hides(view, team):
     returned = {**team, "packages_out": []}
     returned["people"] = [{**p, "not_returned": []} for p in team["people"]]
     view.set_rows(returned)
-    assert view.out.rowCount() == 0 and view.out.isHidden()
+    assert view.out.model().rowCount() == 0 and view.out.isHidden()
     assert view.out_note.text() == "Every package has come back (or was recalled)."
     assert _cells(view.people)[0][7] == "none"  # cy has a package, none of it out
     view.set_rows(None)  # the project closed
-    assert view.currentWidget() is view.empty and view.people.rowCount() == 0
+    assert view.currentWidget() is view.empty and view.people.model().rowCount() == 0
 
 
 def test_the_cell_helpers():

@@ -159,10 +159,15 @@ def test_an_empty_project_has_no_rows(tmp_path):
 
 
 def _cells(table) -> list[list[str]]:
+    model = table.model()
     return [
-        [table.item(r, c).text() for c in range(table.columnCount())]
-        for r in range(table.rowCount())
+        [model.index(r, c).data() for c in range(model.columnCount())]
+        for r in range(model.rowCount())
     ]
+
+
+def _tip(table, row, column) -> str:
+    return table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
 
 
 def test_results_team_tab_in_the_main_window(qtbot, team_project, tmp_path):
@@ -192,7 +197,7 @@ def test_results_team_tab_in_the_main_window(qtbot, team_project, tmp_path):
     assert cells["cy"][7].startswith("verifier 20")
     assert cells["dora"][1:8] == ["-"] * 7
     assert cells["dora"][8] == f"{ONE_CATEGORY}, n = 1"
-    assert "they agree on 75 %" in view.people.item(0, 8).toolTip()
+    assert "they agree on 75 %" in _tip(view.people, 0, 8)
     assert view.settings.text().startswith("Computed with: ")
     (out,) = _cells(view.out)
     assert out[0:2] == ["cy", "verifier"] and out[3:] == ["1", "cy-verifier.rspack"]
