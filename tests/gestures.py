@@ -119,3 +119,18 @@ def seek_to_step(qtbot, window, index: int) -> None:
     press_shortcut(qtbot, window, Qt.Key.Key_Home)
     for _ in range(index):
         press_shortcut(qtbot, window, Qt.Key.Key_Right)
+
+
+def shown_viewport(qtbot, world, size: tuple[int, int] = (400, 300), preset: str | None = None):
+    """A 3D viewport on `world`, on screen at `size`, optionally from a camera preset
+    ("top_down", "oblique", ...), as a person sees it once the window is up."""
+    from widgets.viewport.view import SceneViewport
+
+    view = SceneViewport(world)
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    if preset is not None:
+        view.set_camera_preset(preset)
+    return view

@@ -5,7 +5,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from annotation.models import Question
 from store import open_project
+
+
+def jrdb_question(**changes) -> Question:
+    """A pending JRDB-Reasoning VG question on sequence 1, as stored, with `changes`."""
+    fields = dict(
+        id=1,
+        uid="u",
+        version=1,
+        benchmark="jrdb",
+        task="vg",
+        text="Find her.",
+        options=None,
+        answer=None,
+        evidence_ids=[],
+        steps=[],
+        difficulty=None,
+        criteria={},
+        status="pending",
+        is_current=True,
+        scene_id=None,
+        sequence_id=1,
+        seed=0,
+        created_at="",
+        created_by=None,
+    )
+    return Question(**{**fields, **changes})
 
 
 def write_question_project(path: Path) -> Path:

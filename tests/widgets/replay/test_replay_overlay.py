@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gestures import shown_viewport
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage
 
@@ -18,7 +19,6 @@ from widgets.replay.overlay import (
     ViewportLines,
     mask_overlay,
 )
-from widgets.viewport.view import SceneViewport
 
 HALF = 0.04
 GREEN = (0.1, 0.95, 0.2, 1.0)
@@ -36,12 +36,7 @@ def world():
 
 @pytest.fixture
 def viewport(qtbot, world):
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(320, 240)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_camera_preset("top_down")
+    view = shown_viewport(qtbot, world, (320, 240), "top_down")
     return view
 
 

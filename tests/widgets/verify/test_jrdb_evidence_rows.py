@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from question_fixtures import jrdb_question
 
 from annotation.models import Question
 from widgets.verify.jrdb_evidence_rows import (
@@ -20,27 +21,7 @@ from widgets.verify.jrdb_evidence_rows import (
     is_jrdb,
 )
 
-BASE = Question(
-    id=1,
-    uid="u1",
-    version=1,
-    benchmark="jrdb",
-    task="vg",
-    text="Find the woman sitting at the table.",
-    options=None,
-    answer=None,
-    evidence_ids=[],
-    steps=[],
-    difficulty=None,
-    criteria={},
-    status="pending",
-    is_current=True,
-    scene_id=None,
-    sequence_id=1,
-    seed=0,
-    created_at="",
-    created_by=None,
-)
+BASE = jrdb_question(uid="u1", text="Find the woman sitting at the table.")
 STEPS = [
     {
         "description": "all people",

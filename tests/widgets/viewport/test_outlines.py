@@ -8,11 +8,11 @@ import colorsys
 
 import numpy as np
 import pytest
+from gestures import shown_viewport
 from PySide6.QtCore import QPoint, Qt
 
 from sim.camera import project_points
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
-from widgets.viewport.view import SceneViewport
 
 W, H = 400, 300
 YELLOW = (0.95, 0.85, 0.1, 1.0)
@@ -32,12 +32,7 @@ def world():
 
 @pytest.fixture
 def viewport(qtbot, world):
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(W, H)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_camera_preset("oblique")
+    view = shown_viewport(qtbot, world, (W, H), "oblique")
     return view
 
 
@@ -136,12 +131,7 @@ def test_a_hidden_body_is_outlined_where_it_is_faded_through_what_hides_it(qtbot
         (0.0, 0.05, TABLE_TOP_Z + 2 * HALF + 0.06),
         rgba=(0.2, 0.6, 0.3, 1),
     )  # 6 cm above the cube, hiding it from above
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(W, H)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_camera_preset("top_down")
+    view = shown_viewport(qtbot, world, (W, H), "top_down")
     plain = view.snapshot()
     assert not yellow_mask(plain).any()  # the shelf hides the cube
     view.set_highlight(["yellow_cube"])

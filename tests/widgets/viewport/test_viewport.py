@@ -9,6 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.opengl as gl
 import pytest
+from gestures import shown_viewport
 from PySide6.QtCore import QPoint, Qt
 
 from sim.camera import CameraSpec, project_points
@@ -61,11 +62,7 @@ def world():
 
 @pytest.fixture
 def viewport(qtbot, world):
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(W, H)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_viewport(qtbot, world, (W, H))
     yield view
     view.set_live(False)
 
@@ -186,12 +183,7 @@ def test_robot_and_mesh_silhouettes_match_pybullet(qtbot, world):
         (0, 0, 0.7, 0.714),
         scale=1.5,
     )
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(W, H)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_camera_preset("oblique")
+    view = shown_viewport(qtbot, world, (W, H), "oblique")
     spec = view.camera_spec()
     for key in ("robot_arm", "robot_gripper", "mug", "duck"):
         for item in view.items():

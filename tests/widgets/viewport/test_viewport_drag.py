@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gestures import shown_viewport
 from PySide6.QtCore import QPoint, Qt
 
 from sim.camera import project_points
@@ -30,12 +31,7 @@ def world():
 
 @pytest.fixture
 def viewport(qtbot, world):
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(400, 300)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_camera_preset("top_down")
+    view = shown_viewport(qtbot, world, (400, 300), "top_down")
     return view
 
 

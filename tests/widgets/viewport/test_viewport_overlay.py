@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gestures import shown_viewport
 
 from sim.camera import project_points
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
@@ -44,12 +45,7 @@ def test_a_heavy_shape_outlines_from_a_lighter_copy_made_once():
 def viewport(qtbot):
     world = TabletopWorld(with_robot=False)
     world.add_primitive("ball", "sphere", (RADIUS,), BALL, rgba=(0.95, 0.85, 0.1, 1))
-    view = SceneViewport(world)
-    qtbot.addWidget(view)
-    view.resize(320, 240)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_camera_preset("top_down")
+    view = shown_viewport(qtbot, world, (320, 240), "top_down")
     yield view
     world.close()
 

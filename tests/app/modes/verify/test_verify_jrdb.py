@@ -8,6 +8,7 @@ import pytest
 from gestures import approve_question, open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
+from question_fixtures import jrdb_question
 
 from annotation.models import Difficulty, Question
 from annotation.query.model import Preferences
@@ -39,38 +40,13 @@ KINDS = {  # which question each generated record is, in the order they are stor
 }
 
 
-def _question(**changes) -> Question:
-    fields = dict(
-        id=1,
-        uid="u",
-        version=1,
-        benchmark="jrdb",
-        task="vg",
-        text="Find her.",
-        options=None,
-        answer=None,
-        evidence_ids=[],
-        steps=[],
-        difficulty=None,
-        criteria={},
-        status="pending",
-        is_current=True,
-        scene_id=None,
-        sequence_id=1,
-        seed=0,
-        created_at="",
-        created_by=None,
-    )
-    return Question(**{**fields, **changes})
-
-
 # -- pure parts ------------------------------------------------------------------------------
 def test_answers_difficulty_and_wording_in_words():
     vg = {"entity_ids": ["pedestrian:3"], "image_id": "000012.jpg", "boxes": [[412, 188.5, 36, 97]]}
     assert describe_answer(vg) == "pedestrian 3 (box 412, 188.5, 36, 97 in 000012.jpg)"
     assert describe_answer(4) == "4" and describe_answer("female") == "female"
     assert describe_answer({"answer": "red mug", "point": None}) == "red mug"  # tabletop Find
-    q = _question(difficulty=Difficulty(2, 1, 1))
+    q = jrdb_question(difficulty=Difficulty(2, 1, 1))
     assert describe_difficulty(q) == "S 2 · R 1 · T 1 · D 4"
     assert criteria_wording("jrdb").labels == JRDB_LABELS
     assert criteria_wording("mgvqa") is TABLETOP_WORDING and criteria_wording(None).short[1] == (
@@ -100,15 +76,15 @@ def test_evidence_rows_put_the_answer_first_then_the_steps():
     ]
     answer = {"entity_ids": ["pedestrian:2"], "image_id": "c.jpg", "boxes": [[5, 6, 7, 8]]}
     criteria = {"frame_ids": [7, 8, 9], "image_ids": ["a.jpg", "b.jpg", "c.jpg"], "answer_slot": 2}
-    rows = evidence_rows(_question(answer=answer, steps=steps, criteria=criteria))
+    rows = evidence_rows(jrdb_question(answer=answer, steps=steps, criteria=criteria))
     assert [r.answer for r in rows] == [True, False, False]
     assert rows[0].keys == ("pedestrian:2",) and rows[0].slot == 2
     assert rows[0].boxes == {"pedestrian:2": [5.0, 6.0, 7.0, 8.0]}
     assert rows[1].text == "1. all people — 2 entities · a.jpg" and rows[1].slot == 0
     assert rows[2].tooltip == "Find the women." and rows[2].text.endswith("1 entity · c.jpg")
-    count = evidence_rows(_question(task="vqa-count", answer=1, steps=steps[:1]))
+    count = evidence_rows(jrdb_question(task="vqa-count", answer=1, steps=steps[:1]))
     assert count[0].text == "Answer: 1" and count[0].keys == ("pedestrian:1", "pedestrian:2")
-    assert is_jrdb(_question()) and not is_jrdb(_question(scene_id=3, sequence_id=None))
+    assert is_jrdb(jrdb_question()) and not is_jrdb(jrdb_question(scene_id=3, sequence_id=None))
 
 
 def test_focus_rect_keeps_the_full_height_around_the_boxes():
