@@ -19,22 +19,17 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QTableWidget,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from annotation.metric_text import settings_text
 from widgets.results.plots import ResultsPlot
-from widgets.results.table import (
-    fit_table_height,
-    results_table,
-    scrolling_page,
-    settings_label,
-    table_cell,
-)
+from widgets.results.table import Cell, cell_table, fill_table, scrolling_page, settings_label
 
 HUMAN_ROW = "Human eval"
+HUMAN_TIP = "mean of the annotators who answered, as the paper's rows"
 TASK_TITLES = {
     "vg": "Visual grounding (VG): a box is correct when IoU > 0.5",
     "vqa-wh": "VQA, what / which / who: accuracy",
@@ -126,7 +121,7 @@ class ReasoningResultsView(QWidget):
         self.summary = QLabel(wordWrap=True)
         self.summary.setObjectName("reasoning_results_summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.level_tables: dict[tuple[str, str], QTableWidget] = {}
+        self.level_tables: dict[tuple[str, str], QTableView] = {}
 
         self.levels_box = QGroupBox("Accuracy (%) by difficulty level")
         self.levels_layout = QVBoxLayout(self.levels_box)
@@ -162,7 +157,7 @@ class ReasoningResultsView(QWidget):
         self.step_level.currentIndexChanged.connect(self._draw_steps)
 
         self.ratings_box = QGroupBox("Rated difficulty vs computed D (Spearman)")
-        self.spearman_table = results_table(
+        self.spearman_table = cell_table(
             ["Task", "Benchmark", "Questions (n)", "Ratings", "Annotators", "rho", "In words"],
             alternating=True,
         )
@@ -185,7 +180,7 @@ class ReasoningResultsView(QWidget):
             self.summary.setText("No project open." if m is None else EMPTY_TEXT)
             self.content.hide()
             self._fill_levels([])
-            self.spearman_table.setRowCount(0)
+            self.spearman_table.model().set_rows([])
             self._fill_step_pickers([])
             return
         self.content.show()
@@ -229,52 +224,50 @@ class ReasoningResultsView(QWidget):
         font = QFont(title.font())
         font.setBold(True)
         title.setFont(font)
-        table = results_table(["Model", "n", "D1", "D2", "D3", "Other", "All"], alternating=True)
+        table = cell_table(["Model", "n", "D1", "D2", "D3", "Other", "All"], alternating=True)
         table.setObjectName(f"reasoning_levels_{benchmark}_{task}")
         boxes = task == "vg"
-        table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
+        cells = []
+        for row in rows:
             human = row["model"] == "human"
-            name = table_cell(HUMAN_ROW if human else row["model"], right=False)
-            if human:
-                name.setToolTip("mean of the annotators who answered, as the paper's rows")
-                bold = QFont(name.font())
-                bold.setBold(True)
-                name.setFont(bold)
-            table.setItem(r, 0, name)
             people = row["all"].get("annotators", 0)
             n_tip = f"answers from {people} annotator{'s' * (people != 1)}" if human else ""
-            table.setItem(r, 1, table_cell(str(row["all"]["n"]), tip=n_tip or "questions answered"))
-            for c, key in enumerate((*LEVEL_COLUMNS, "all"), start=2):
+            line = [
+                Cell(HUMAN_ROW, right=False, tip=HUMAN_TIP, bold=True)
+                if human
+                else Cell(row["model"], right=False),
+                Cell(str(row["all"]["n"]), tip=n_tip or "questions answered"),
+            ]
+            for key in (*LEVEL_COLUMNS, "all"):
                 cell = row["all"] if key == "all" else row["levels"][key]
                 text, tip = cell_text(cell, boxes=boxes)
-                table.setItem(r, c, table_cell(text, tip=tip))
+                line.append(Cell(text, tip=tip))
+            cells.append(line)
         other_used = any(row["levels"]["other"]["n"] for row in rows)
         table.setColumnHidden(5, not other_used)
-        fit_table_height(table)
+        fill_table(table, cells)
         inner.addWidget(title)
         inner.addWidget(table)
         self.level_tables[(benchmark, task)] = table
         return holder
 
     def _fill_spearman(self, rows: list[dict[str, Any]]) -> None:
-        table = self.spearman_table
-        table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
+        cells = []
+        for row in rows:
             p = row["p"]
             rho = "–" if row["rho"] is None else f"{row['rho']:.2f}"
-            cells = [
-                table_cell("all tasks" if row["task"] == "all" else row["task"], right=False),
-                table_cell(row["benchmark"], right=False),
-                table_cell(str(row["n"])),
-                table_cell(str(row["ratings"])),
-                table_cell(str(row["annotators"])),
-                table_cell(rho, tip="" if p is None else f"p = {p:.3g} (two-sided)"),
-                table_cell(row["words"], right=False),
-            ]
-            for c, item in enumerate(cells):
-                table.setItem(r, c, item)
-        fit_table_height(table)
+            cells.append(
+                [
+                    Cell("all tasks" if row["task"] == "all" else row["task"], right=False),
+                    Cell(row["benchmark"], right=False),
+                    Cell(str(row["n"])),
+                    Cell(str(row["ratings"])),
+                    Cell(str(row["annotators"])),
+                    Cell(rho, tip="" if p is None else f"p = {p:.3g} (two-sided)"),
+                    Cell(row["words"], right=False),
+                ]
+            )
+        fill_table(self.spearman_table, cells)
         self.ratings_note.setText(
             "No difficulty ratings yet."
             if not rows

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStackedWidget
 
 from app.cli import main
@@ -31,6 +32,14 @@ STEPS = [
         "boxes": {"pedestrian:3": BOX},
     },
 ]
+
+
+def _text(table, row, column):
+    return table.model().index(row, column).data()
+
+
+def _tip(table, row, column):
+    return table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
 
 
 def _q(uid, task, answer, srt):
@@ -208,19 +217,19 @@ def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db, tmp_p
     assert tabs.currentWidget() is results.reasoning_results
     view = results.reasoning_results
     table = view.level_tables[("jrdb", "vg")]
-    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    names = [_text(table, r, 0) for r in range(table.model().rowCount())]
     assert names == ["florence", HUMAN_ROW]
-    assert [table.item(r, 1).text() for r in range(2)] == ["2", "1"]  # answered
-    assert table.item(0, 2).text().startswith("100.0") and table.item(0, 3).text().startswith("0.0")
-    assert table.item(1, 2).text().startswith("100.0") and "1 of 1" in table.item(1, 2).toolTip()
+    assert [_text(table, r, 1) for r in range(2)] == ["2", "1"]  # answered
+    assert _text(table, 0, 2).startswith("100.0") and _text(table, 0, 3).startswith("0.0")
+    assert _text(table, 1, 2).startswith("100.0") and "1 of 1" in _tip(table, 1, 2)
     assert table.isColumnHidden(5)  # no "other" questions
     assert set(view.step_plot.lines) == {"florence"}
     assert view.step_task.currentData() == "vg" and view.step_level.currentData() == "all"
     qtbot.keyClicks(view.step_level, "D2")  # a level without step answers: an empty plot
     assert view.step_level.currentData() == "D2" and view.step_plot.lines == {}
     assert "No model gave per-step answers" in view.steps_note.text()
-    assert view.spearman_table.rowCount() == 1
-    assert view.spearman_table.item(0, 6).text() == "undefined"  # one question: no rho yet
+    assert view.spearman_table.model().rowCount() == 1
+    assert _text(view.spearman_table, 0, 6) == "undefined"  # one question: no rho yet
     assert "IoU on the panorama's cylinder" in view.settings.text()  # the footnote
     # Export table: the shown tables as CSV / LaTeX, the settings with them
     menu = results.export_button.menu()

@@ -3,7 +3,17 @@ there are none."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from widgets.results.reasoning import HUMAN_ROW, ReasoningResultsView
+
+
+def _text(table, row, column):
+    return table.model().index(row, column).data()
+
+
+def _tip(table, row, column):
+    return table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
 
 
 def cell(n, correct, iou=None, annotators=None):
@@ -79,15 +89,19 @@ def test_tables_per_task_with_models_then_human_eval(qtbot):
     view.set_metrics(METRICS)
     assert set(view.level_tables) == {("jrdb", "vg"), ("jrdb", "vqa-wh")}
     wh = view.level_tables[("jrdb", "vqa-wh")]
-    assert [wh.item(r, 0).text() for r in range(wh.rowCount())] == ["InternVL", "Qwen", HUMAN_ROW]
-    assert wh.item(0, 2).text() == "75.0" and wh.item(1, 5).text() == "50.0"
-    assert wh.item(0, 5).text() == "–" and not wh.isColumnHidden(5)  # Qwen has "other"
-    assert "mean of 3 annotators" in wh.item(2, 2).toolTip()
+    assert [_text(wh, r, 0) for r in range(wh.model().rowCount())] == [
+        "InternVL",
+        "Qwen",
+        HUMAN_ROW,
+    ]
+    assert _text(wh, 0, 2) == "75.0" and _text(wh, 1, 5) == "50.0"
+    assert _text(wh, 0, 5) == "–" and not wh.isColumnHidden(5)  # Qwen has "other"
+    assert "mean of 3 annotators" in _tip(wh, 2, 2)
     vg = view.level_tables[("jrdb", "vg")]
-    assert vg.item(0, 2).text() == "50.0  (IoU 0.50)" and vg.isColumnHidden(5)
+    assert _text(vg, 0, 2) == "50.0  (IoU 0.50)" and vg.isColumnHidden(5)
     assert "2 scores belong to questions corrected since" in view.summary.text()
-    assert view.spearman_table.item(0, 5).text() == "0.80"
-    assert view.spearman_table.item(0, 5).toolTip() == "p = 0.2 (two-sided)"
+    assert _text(view.spearman_table, 0, 5) == "0.80"
+    assert _tip(view.spearman_table, 0, 5) == "p = 0.2 (two-sided)"
 
 
 def test_step_curves_follow_the_pickers(qtbot):
