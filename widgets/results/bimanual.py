@@ -9,10 +9,11 @@ The page keeps a slot, below the tables, for the spatial-grounding scores
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from annotation.bimanual.metrics import BIMANUAL_ERROR_KINDS, error_key
@@ -20,13 +21,7 @@ from annotation.metric_text import settings_text
 from widgets.results.bimanual_paper import PaperTablesView
 from widgets.results.models import ModelsTable
 from widgets.results.plots import BarPlot
-from widgets.results.table import (
-    average_cell,
-    fit_table_height,
-    results_table,
-    scrolling_page,
-    table_cell,
-)
+from widgets.results.table import Cell, average, cell_table, fill_table, scrolling_page
 
 SCRIPTED = ("reference",)  # scripted plans, not models: set apart like a baseline
 # bar colours by top category (Okabe-Ito, told apart with colour-vision deficiencies)
@@ -79,7 +74,7 @@ class BimanualResultsView(QWidget):
         super().__init__(parent)
         self.summary = QLabel(wordWrap=True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.success_table = results_table([])
+        self.success_table = cell_table()
         self.success_table.setObjectName("bimanual_success")
         self.success_note = QLabel(wordWrap=True)
         success_box = QGroupBox("Success rate (%) per task and model: successes / episodes")
@@ -120,7 +115,7 @@ class BimanualResultsView(QWidget):
     def set_metrics(self, m: dict[str, Any] | None) -> None:
         if not m or not m.get("episodes"):
             self.summary.setText("No project open." if m is None else EMPTY_TEXT)
-            self.success_table.setRowCount(0)
+            self.success_table.model().set_rows([])
             self.error_plot.draw([], [])
             self.error_counts = {}
             self.content.setVisible(bool(self.spatial_widget))
@@ -152,41 +147,32 @@ class BimanualResultsView(QWidget):
 
     def _fill_success(self, m: dict[str, Any]) -> None:
         tasks = m["tasks"]
-        table = self.success_table
-        columns = ["Model", *tasks, "Average", "Format errors"]
-        table.setColumnCount(len(columns))
-        table.setHorizontalHeaderLabels(columns)
-        table.setRowCount(len(m["models"]))
-        for r, model in enumerate(m["models"]):
+        rows = []
+        for model in m["models"]:
             row = m["success_by_task"][model]
             scripted = model in SCRIPTED
-            cells = [table_cell(model + (" (scripted)" if scripted else ""), right=False)]
+            cells = [Cell(model + (" (scripted)" if scripted else ""), right=False)]
             for task in tasks:
                 text, tip = rate_text(row.get(task))
-                cells.append(table_cell(text, tip=tip))
-            average = m.get("average_by_model", {}).get(model, {})
-            rate = average.get("rate")
+                cells.append(Cell(text, tip=tip))
+            average_of = m.get("average_by_model", {}).get(model, {})
+            rate = average_of.get("rate")
             cells.append(
-                average_cell(
+                average(
                     "–" if rate is None else f"{100 * rate:.0f}",
-                    average.get("missing") or [],
+                    average_of.get("missing") or [],
                     "mean of every task's rate",
                     "episodes of {}",
                 )
             )
             cells.append(
-                table_cell(
+                Cell(
                     str(m["format_error_by_model"].get(model, 0)),
                     tip="steps whose reply could not be read",
                 )
             )
-            for c, item in enumerate(cells):
-                if scripted:
-                    font = QFont(item.font())
-                    font.setItalic(True)
-                    item.setFont(font)
-                table.setItem(r, c, item)
-        fit_table_height(table)
+            rows.append([replace(c, italic=True) for c in cells] if scripted else cells)
+        fill_table(self.success_table, rows, ["Model", *tasks, "Average", "Format errors"])
         unknown = sum(
             c.get("unknown", 0) for row in m["success_by_task"].values() for c in row.values()
         )

@@ -44,13 +44,14 @@ def table_cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetI
 @dataclass(frozen=True)
 class Cell:
     """A cell of a `CellTableModel`: its text, right-aligned (numbers) or not, an optional
-    tooltip, background shade and bold."""
+    tooltip, background shade, bold and italic."""
 
     text: str
     right: bool = True
     tip: str = ""
     shade: QColor | None = None
     bold: bool = False
+    italic: bool = False
 
 
 def text_row(texts: Sequence[str]) -> list[Cell]:
@@ -107,9 +108,12 @@ class CellTableModel(RowTableModel):
             return int(RIGHT) if cell.right else None
         if role == Qt.ItemDataRole.BackgroundRole:
             return QBrush(cell.shade) if cell.shade is not None else None
-        if role == Qt.ItemDataRole.FontRole and cell.bold:
-            font = QFont()
-            font.setBold(True)
+        if role == Qt.ItemDataRole.FontRole and (cell.bold or cell.italic):
+            font = QFont()  # only what the cell changes: the rest is the table's own font
+            if cell.bold:
+                font.setBold(True)
+            if cell.italic:
+                font.setItalic(True)
             return font
         return None
 

@@ -223,6 +223,10 @@ def test_the_cell_model_shows_rows_of_cells(qapp):
     assert rich.data(Qt.ItemDataRole.FontRole).bold()
     tip = model.index(2, 1).data(Qt.ItemDataRole.ToolTipRole)
     assert tip == "no average: no runs of Rank1, Hand2"
+    model.set_rows([[Cell("reference (scripted)", right=False, italic=True), Cell("1")]])
+    font = model.index(0, 0).data(Qt.ItemDataRole.FontRole)
+    assert font.italic() and not font.bold()
+    assert model.index(0, 1).data(Qt.ItemDataRole.FontRole) is None
     model.set_rows([text_row(["a", "b", "c"])], ["One", "Two", ("Three", "the third")])
     assert (model.rowCount(), model.columnCount()) == (1, 3)
     assert model.headerData(2, Qt.Orientation.Horizontal) == "Three"
