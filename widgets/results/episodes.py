@@ -6,16 +6,16 @@ Shows the `episodes` dict of `reasonscope metrics --json` (built by
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QVBoxLayout,
     QWidget,
@@ -25,12 +25,12 @@ from annotation.metric_text import settings_text
 from widgets.results.models import ModelsTable
 from widgets.results.plots import BarPlot
 from widgets.results.table import (
-    average_cell,
-    fit_table_height,
-    results_table,
+    Cell,
+    average,
+    cell_table,
+    fill_table,
     scrolling_page,
     settings_label,
-    table_cell,
 )
 
 MODE_COLOURS = {
@@ -41,6 +41,7 @@ MODE_COLOURS = {
 OTHER_COLOURS = (QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0))
 CHANCE_COLOUR = QColor(150, 150, 150)
 BASELINE_BRUSH = QColor(128, 128, 128, 55)
+BASELINE = "baseline"  # Qt.UserRole of a baseline row's cells
 COUNT_SEGMENTS = (
     ("under", "Under", QColor(213, 94, 0)),
     ("exact", "Exact", QColor(0, 158, 115)),
@@ -88,6 +89,39 @@ def mode_colour(mode: str, modes: list[str]) -> QColor:
     return OTHER_COLOURS[modes.index(mode) % len(OTHER_COLOURS)] if mode in modes else CHANCE_COLOUR
 
 
+def success_row(row: dict[str, Any], tasks: list[str]) -> list[Cell]:
+    """A row of the success table: who and how, each task's success, the average, the
+    manipulation effort and format errors; a baseline's cells italic, shaded and marked."""
+    manip = row["manipulation"]
+    median = manip["median_calls"]
+    cells = [
+        Cell(row_label(row), right=False),
+        Cell(row["mode"], right=False),
+        Cell(str(row["n"])),
+    ]
+    for t in tasks:
+        s = row["success"][t]
+        tip = f"{s['successes']} of {s['n']} episodes succeeded"
+        cells.append(Cell(f"{percent(s['success_pct'])} ({s['n']})", tip=tip))
+    cells += [
+        average(
+            percent(row["average_pct"]),
+            row.get("missing_tasks") or [],
+            "mean over all the tasks",
+            "episodes of {}",
+        ),
+        Cell(
+            "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
+            tip="" if median is None else f"median {median:g}",
+        ),
+        Cell(str(manip["acted_episodes"]), tip="episodes with a grasp or push"),
+        Cell(str(row["format_error_steps"]), tip=f"of {row['steps']} steps"),
+    ]
+    if not row["baseline"]:
+        return cells
+    return [replace(c, italic=True, shade=BASELINE_BRUSH, mark=BASELINE) for c in cells]
+
+
 class EpisodeResultsView(QWidget):
     """Tables and plots for the `episodes` metrics dict; `set_metrics(None)` clears them.
     Above them, a choice of questions (all, or those with a tag such as hard) emits
@@ -99,8 +133,8 @@ class EpisodeResultsView(QWidget):
         super().__init__(parent)
         self.summary = QLabel(wordWrap=True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.success_table = results_table([])
-        self.recovery_table = results_table(RECOVERY_COLUMNS)
+        self.success_table = cell_table()
+        self.recovery_table = cell_table(RECOVERY_COLUMNS)
         self.recovery_note = QLabel(wordWrap=True)
         self.format_errors = QLabel(wordWrap=True)
         self.settings = settings_label()
@@ -169,7 +203,7 @@ class EpisodeResultsView(QWidget):
             self.summary.setText("No project open." if m is None else EMPTY_TEXT)
             self.content.hide()
             for table in (self.success_table, self.recovery_table):
-                table.setRowCount(0)
+                table.model().set_rows([])
             self.models.set_rows(None)
             for plot in (self.task_plot, self.calls_plot, self.find_plot, self.count_plot):
                 plot.draw([], [])
@@ -189,53 +223,11 @@ class EpisodeResultsView(QWidget):
         self._draw_plots(m)
 
     def _fill_success(self, m: dict[str, Any]) -> None:
-        tasks, rows = m["tasks"], m["rows"]
+        tasks = m["tasks"]
         columns = ["Model / agent", "Mode", "n", *[t.capitalize() for t in tasks], "Average"]
         columns += ["Manip. / q", "Acted", "Format errors"]
-        table = self.success_table
-        table.setColumnCount(len(columns))
-        table.setHorizontalHeaderLabels(columns)
-        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            manip = row["manipulation"]
-            median = manip["median_calls"]
-            cells = [
-                table_cell(row_label(row), right=False),
-                table_cell(row["mode"], right=False),
-                table_cell(str(row["n"])),
-            ]
-            for t in tasks:
-                s = row["success"][t]
-                cells.append(
-                    table_cell(
-                        f"{percent(s['success_pct'])} ({s['n']})",
-                        tip=f"{s['successes']} of {s['n']} episodes succeeded",
-                    )
-                )
-            cells += [
-                average_cell(
-                    percent(row["average_pct"]),
-                    row.get("missing_tasks") or [],
-                    "mean over all the tasks",
-                    "episodes of {}",
-                ),
-                table_cell(
-                    "–" if manip["mean_calls"] is None else f"{manip['mean_calls']:.2f}",
-                    tip="" if median is None else f"median {median:g}",
-                ),
-                table_cell(str(manip["acted_episodes"]), tip="episodes with a grasp or push"),
-                table_cell(str(row["format_error_steps"]), tip=f"of {row['steps']} steps"),
-            ]
-            for c, item in enumerate(cells):
-                if row["baseline"]:
-                    font = QFont(item.font())
-                    font.setItalic(True)
-                    item.setFont(font)
-                    item.setBackground(QBrush(BASELINE_BRUSH))
-                    item.setData(Qt.ItemDataRole.UserRole, "baseline")
-                table.setItem(r, c, item)
-        fit_table_height(table)
+        rows = [success_row(row, tasks) for row in m["rows"]]
+        fill_table(self.success_table, rows, columns, first_stretches=True)
         self.settings.setText("Cells: success % (episodes). " + settings_text(m.get("settings")))
         errors = m.get("format_errors", [])
         total = sum(e["format_error_steps"] for e in errors)
@@ -250,25 +242,24 @@ class EpisodeResultsView(QWidget):
 
     def _fill_recovery(self, rows: list[dict[str, Any]]) -> None:
         shown = [r for r in rows if r["recovery"]["failed_grasp_episodes"]]
-        table = self.recovery_table
-        table.setRowCount(len(shown))
-        for r, row in enumerate(shown):
+        cells = []
+        for row in shown:
             rec = row["recovery"]
             nxt, npct = rec["next"], rec["next_pct"]
             reg, rpct = rec["regrounding"], rec["regrounding_pct"]
-            cells = [
-                table_cell(row_label(row), right=False),
-                table_cell(row["mode"], right=False),
-                table_cell(str(rec["failed_grasp_episodes"])),
-                *[table_cell(share(nxt[k], npct[k])) for k in ("push", "grasp", "none")],
-                *[
-                    table_cell(share(reg[k], rpct[k]))
-                    for k in ("scene_and_seg", "seg_only", "no_seg")
-                ],
-            ]
-            for c, item in enumerate(cells):
-                table.setItem(r, c, item)
-        fit_table_height(table)
+            cells.append(
+                [
+                    Cell(row_label(row), right=False),
+                    Cell(row["mode"], right=False),
+                    Cell(str(rec["failed_grasp_episodes"])),
+                    *[Cell(share(nxt[k], npct[k])) for k in ("push", "grasp", "none")],
+                    *[
+                        Cell(share(reg[k], rpct[k]))
+                        for k in ("scene_and_seg", "seg_only", "no_seg")
+                    ],
+                ]
+            )
+        fill_table(self.recovery_table, cells)
         self.recovery_note.setText(
             "No failed grasps recorded."
             if not shown
@@ -336,9 +327,9 @@ class EpisodeResultsView(QWidget):
 
     def baseline_rows(self) -> list[int]:
         """Rows of the success table shown as baseline (for tests and accessibility)."""
-        table = self.success_table
+        model = self.success_table.model()
         return [
             r
-            for r in range(table.rowCount())
-            if table.item(r, 0) and table.item(r, 0).data(Qt.ItemDataRole.UserRole) == "baseline"
+            for r in range(model.rowCount())
+            if model.index(r, 0).data(Qt.ItemDataRole.UserRole) == BASELINE
         ]

@@ -44,7 +44,8 @@ def table_cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetI
 @dataclass(frozen=True)
 class Cell:
     """A cell of a `CellTableModel`: its text, right-aligned (numbers) or not, an optional
-    tooltip, background shade, bold and italic."""
+    tooltip, background shade, bold and italic, and a word saying what kind of row it is
+    in (`Qt.UserRole`, e.g. "baseline"), for tests and accessibility."""
 
     text: str
     right: bool = True
@@ -52,6 +53,7 @@ class Cell:
     shade: QColor | None = None
     bold: bool = False
     italic: bool = False
+    mark: str = ""
 
 
 def text_row(texts: Sequence[str]) -> list[Cell]:
@@ -115,6 +117,8 @@ class CellTableModel(RowTableModel):
             if cell.italic:
                 font.setItalic(True)
             return font
+        if role == Qt.ItemDataRole.UserRole:
+            return cell.mark or None
         return None
 
 
@@ -159,9 +163,14 @@ def fill_table(
     columns: Sequence[str | tuple[str, str]] | None = None,
     *,
     margin: int = 6,
+    first_stretches: bool = False,
 ) -> None:
-    """Show `rows` in a `cell_table` (with new column heads if given), as tall as its rows."""
+    """Show `rows` in a `cell_table` (with new column heads if given), as tall as its rows.
+    `first_stretches`: the first column takes the room left, as in a table made with its
+    columns (a table made without any fits every column to its text)."""
     table.model().set_rows(rows, columns)
+    if first_stretches and table.model().columnCount():
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     fit_table_height(table, margin=margin)
 
 

@@ -5,11 +5,26 @@ from __future__ import annotations
 
 from itertools import count
 
+from PySide6.QtCore import Qt
+
 from annotation.models import Episode, Step
 from annotation.tabletop.episode_metrics import episode_metrics
 from widgets.results.episodes import EpisodeResultsView
 
 _ids = count(1)
+
+
+def _text(table, row, column):
+    return table.model().index(row, column).data()
+
+
+def _tip(table, row, column):
+    return table.model().index(row, column).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def _italic(table, row, column) -> bool:
+    font = table.model().index(row, column).data(Qt.ItemDataRole.FontRole)
+    return font is not None and font.italic()
 
 
 def episode(
@@ -94,7 +109,8 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
     qtbot.addWidget(view)
     view.set_metrics(metrics())
     table = view.success_table
-    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    model = table.model()
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     assert headers[:8] == [
         "Model / agent",
         "Mode",
@@ -105,26 +121,26 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
         "Compare",
         "Average",
     ]
-    assert table.rowCount() == 3
-    assert table.item(0, 0).text() == "chance (baseline)"
+    assert table.model().rowCount() == 3
+    assert _text(table, 0, 0) == "chance (baseline)"
     assert view.baseline_rows() == [0]
-    assert table.item(0, 0).font().italic() and not table.item(1, 0).font().italic()
-    assert [table.item(r, 1).text() for r in range(3)] == ["direct", "direct", "manipulation"]
+    assert _italic(table, 0, 0) and not _italic(table, 1, 0)
+    assert [_text(table, r, 1) for r in range(3)] == ["direct", "direct", "manipulation"]
     manip = 2
-    assert table.item(manip, 3).text() == "50.0 (2)"  # count: 1 of 2
-    assert table.item(manip, 3).toolTip() == "1 of 2 episodes succeeded"
-    assert table.item(manip, 4).text() == "50.0 (2)"  # find: 1 of 2
-    assert table.item(manip, 5).text() == "– (0)"  # no Beneath episodes ...
-    assert table.item(manip, 7).text() == "incomplete"  # ... so no average over all tasks
-    assert "beneath, compare" in table.item(manip, 7).toolTip()
-    assert table.item(manip, 8).text() == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
-    assert table.item(manip, 9).text() == "2"  # acted episodes
+    assert _text(table, manip, 3) == "50.0 (2)"  # count: 1 of 2
+    assert _tip(table, manip, 3) == "1 of 2 episodes succeeded"
+    assert _text(table, manip, 4) == "50.0 (2)"  # find: 1 of 2
+    assert _text(table, manip, 5) == "– (0)"  # no Beneath episodes ...
+    assert _text(table, manip, 7) == "incomplete"  # ... so no average over all tasks
+    assert "beneath, compare" in _tip(table, manip, 7)
+    assert _text(table, manip, 8) == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
+    assert _text(table, manip, 9) == "2"  # acted episodes
     assert "lacks any column" in view.settings.text()
-    assert table.item(1, 4).text() == "– (0)"  # no Find episodes in direct mode for vlm-a
+    assert _text(table, 1, 4) == "– (0)"  # no Find episodes in direct mode for vlm-a
 
     rec = view.recovery_table
-    assert rec.rowCount() == 1
-    assert [rec.item(0, c).text() for c in range(rec.columnCount())] == [
+    assert rec.model().rowCount() == 1
+    assert [_text(rec, 0, c) for c in range(rec.model().columnCount())] == [
         "vlm-a / openai",
         "manipulation",
         "1",
@@ -161,7 +177,9 @@ def test_empty_states(qtbot):
     view.set_metrics(episode_metrics([]))
     assert "No episodes yet" in view.summary.text()
     assert not view.content.isVisibleTo(view)
-    assert view.success_table.rowCount() == 0 and view.recovery_table.rowCount() == 0
+    assert (
+        view.success_table.model().rowCount() == 0 and view.recovery_table.model().rowCount() == 0
+    )
     view.set_metrics(None)
     assert view.summary.text() == "No project open."
 
@@ -181,6 +199,6 @@ def test_results_mode_opens_on_episodes_when_a_project_has_only_episodes(qtbot, 
     results = window.mode("results")
     assert results.pages.currentIndex() == 1
     assert results.tabs.currentWidget() is results.episode_results
-    assert results.episode_results.success_table.rowCount() == 1
+    assert results.episode_results.success_table.model().rowCount() == 1
     window.session.open(tmp_path / "empty.reasonscope", create=True)
     assert results.pages.currentIndex() == 0

@@ -227,6 +227,9 @@ def test_the_cell_model_shows_rows_of_cells(qapp):
     font = model.index(0, 0).data(Qt.ItemDataRole.FontRole)
     assert font.italic() and not font.bold()
     assert model.index(0, 1).data(Qt.ItemDataRole.FontRole) is None
+    model.set_rows([[Cell("chance (baseline)", right=False, mark="baseline"), Cell("1")]])
+    assert model.index(0, 0).data(Qt.ItemDataRole.UserRole) == "baseline"
+    assert model.index(0, 1).data(Qt.ItemDataRole.UserRole) is None
     model.set_rows([text_row(["a", "b", "c"])], ["One", "Two", ("Three", "the third")])
     assert (model.rowCount(), model.columnCount()) == (1, 3)
     assert model.headerData(2, Qt.Orientation.Horizontal) == "Three"
@@ -245,3 +248,23 @@ def test_a_cell_table_is_as_tall_as_its_rows(qtbot):
         6 + table.horizontalScrollBar().sizeHint().height(),
     )
     assert not (table.model().flags(table.model().index(0, 0)) & Qt.ItemFlag.ItemIsEditable)
+
+
+def test_a_table_made_without_columns_gets_them_with_its_rows(qtbot):
+    """Its columns fit their text; with `first_stretches` the first takes the room left,
+    and keeps it when the rows come again."""
+    mode = QHeaderView.ResizeMode
+    for stretches in (False, True):
+        table = cell_table()
+        qtbot.addWidget(table)
+        table.resize(900, 200)
+        for _ in range(2):
+            fill_table(
+                table, [text_row(["a", "1", "2"])], ["Model", "n", "m"], first_stretches=stretches
+            )
+            header = table.horizontalHeader()
+            assert table.model().columnCount() == 3
+            assert header.sectionResizeMode(0) == (
+                mode.Stretch if stretches else mode.ResizeToContents
+            )
+            assert header.sectionResizeMode(2) == mode.ResizeToContents
