@@ -1,9 +1,8 @@
 """What every Results page builds its tables from: cells, tables, a scrolling page, and
 wheel turns over a table or a plot that scroll the page.
 
-A table is either a `QTableWidget` filled cell by cell (`results_table`, `table_cell`)
-or a `QTableView` over a `CellTableModel` holding rows of `Cell` (`cell_table`, filled
-with `fill_table`)."""
+A table is a `QTableView` over a `CellTableModel` holding rows of `Cell` (`cell_table`,
+filled with `fill_table`): the rows are plain Python, the view keeps no copy of them."""
 
 from __future__ import annotations
 
@@ -20,8 +19,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -29,16 +26,6 @@ from PySide6.QtWidgets import (
 from widgets.table_model import Index, RowTableModel
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-
-
-def table_cell(text: str, *, right: bool = True, tip: str = "") -> QTableWidgetItem:
-    """A results-table cell: numbers right-aligned, with an optional tooltip."""
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(RIGHT)
-    if tip:
-        item.setToolTip(tip)
-    return item
 
 
 @dataclass(frozen=True)
@@ -138,19 +125,11 @@ def _read_only(table: QTableView, alternating: bool) -> None:
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
 
-def results_table(columns, *, alternating: bool = False) -> QTableWidget:
-    """A read-only results table: the first column stretches, the others fit their text."""
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    _read_only(table, alternating)
-    return table
-
-
 def cell_table(
     columns: Sequence[str | tuple[str, str]] = (), *, alternating: bool = False
 ) -> QTableView:
-    """A read-only results table over a `CellTableModel` (its `model()`), laid out as
-    `results_table`; fill it with `fill_table`."""
+    """A read-only results table over a `CellTableModel` (its `model()`): the first column
+    stretches, the others fit their text; fill it with `fill_table`."""
     table = QTableView()
     table.setModel(CellTableModel(columns, table))
     _read_only(table, alternating)
@@ -286,9 +265,3 @@ def average(value: str, missing: Sequence[str], tip: str, lacking: str) -> Cell:
     if missing:
         return Cell("incomplete", tip="no average: no " + lacking.format(", ".join(missing)))
     return Cell(value, tip=tip)
-
-
-def average_cell(value: str, missing: Sequence[str], tip: str, lacking: str) -> QTableWidgetItem:
-    """`average` as a `QTableWidgetItem`."""
-    cell = average(value, missing, tip, lacking)
-    return table_cell(cell.text, tip=cell.tip)

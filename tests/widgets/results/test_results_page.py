@@ -1,7 +1,7 @@
 """A Results page as a person reads it: the wheel scrolls the page wherever the pointer is
 (over a plot, its axes, or a table as tall as its rows), and plot titles and legends fit
-the plot's width instead of running off its edge; a table over a `CellTableModel` shows
-its cells as the filled-in tables do."""
+the plot's width instead of running off its edge; a table is a view over a `CellTableModel`
+of rows of cells."""
 
 from __future__ import annotations
 
@@ -18,10 +18,7 @@ from widgets.results.table import (
     average,
     cell_table,
     fill_table,
-    fit_table_height,
-    results_table,
     scrolling_page,
-    table_cell,
     text_row,
 )
 
@@ -39,17 +36,6 @@ def bar_plot(title=TITLE, names=SERIES) -> BarPlot:
 
 
 def a_table(rows: int = 4, columns=COLUMNS):
-    table = results_table(columns)
-    table.setRowCount(rows)
-    for r in range(rows):
-        table.setItem(r, 0, table_cell(f"scripted-search-agent-{r}", right=False))
-        for c in range(1, len(columns)):
-            table.setItem(r, c, table_cell(f"{r * c}.0 (12)"))
-    fit_table_height(table)
-    return table
-
-
-def a_cell_table(rows: int = 4, columns=COLUMNS):
     table = cell_table(columns)
     cells = [
         text_row(
@@ -67,7 +53,7 @@ def page(qtbot):
     a table, two plots side by side, another table."""
     owner = QWidget()
     owner.plots = [bar_plot(), bar_plot("Count: under, exact and over")]
-    owner.tables = [a_table(), a_table(6), a_cell_table(5)]
+    owner.tables = [a_table(), a_table(6), a_table(5)]
     grid = QGridLayout()
     for i, plot in enumerate(owner.plots):
         grid.addWidget(plot, 0, i)
@@ -236,7 +222,7 @@ def test_the_cell_model_shows_rows_of_cells(qapp):
 
 
 def test_a_cell_table_is_as_tall_as_its_rows(qtbot):
-    table = a_cell_table(3)
+    table = a_table(3)
     qtbot.addWidget(table)
     assert isinstance(table.model(), CellTableModel) and table.model().rowCount() == 3
     assert table.verticalHeader().isHidden() and table.model().columnCount() == len(COLUMNS)
