@@ -2,26 +2,29 @@
 
 The mode on screen comes first, under a heading that names it; then the menus, which work in
 every mode; then each other mode. Typing in the filter box keeps the rows whose action, keys
-or place contain the text.
+or place contain the text. The table is a view over a `ShortcutTableModel` of the sheet's
+lines; filtering hides the view's rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFont, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QBrush, QFont, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
+
+from widgets.table_model import Index, RowTableModel
 
 MENUS = ("File", "Mode", "View", "Help")  # the window's menus, which work in every mode
 HEADING = "heading"  # Qt.UserRole of a heading row's cells
@@ -72,6 +75,62 @@ def sections(
     return order
 
 
+@dataclass(frozen=True)
+class SheetLine:
+    """A line of the sheet: a heading (no `row`; `where` its words, `size` how many rows its
+    section has) or a shortcut row, `where` its place ("" when its heading names it)."""
+
+    where: str
+    row: ShortcutRow | None = None
+    size: int = 0
+
+
+def sheet_lines(rows: list[ShortcutRow], current: str | None) -> list[SheetLine]:
+    """The sheet's lines: each section's heading, then its rows (see `sections`)."""
+    lines = []
+    for heading, group, section in sections(rows, current):
+        lines.append(SheetLine(heading, size=len(section)))
+        # a mode's rows need not repeat its name; a menu's say which
+        lines += [SheetLine("" if row.group == group else row.group, row) for row in section]
+    return lines
+
+
+class ShortcutTableModel(RowTableModel):
+    """The sheet's lines as a read-only table (Where, Action, Keys). A heading's cells are
+    shaded with `shade` and carry HEADING in Qt.UserRole; its words, bold, are in the first
+    (the view spans it across the row)."""
+
+    HEADERS = ("Where", "Action", "Keys")
+
+    def __init__(self, lines: list[SheetLine], shade: QBrush, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.lines = lines
+        self.shade = shade
+
+    def row_list(self) -> list[SheetLine]:
+        return self.lines
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        line, column = self.lines[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if line.row is None:
+                return line.where if column == 0 else ""
+            return (line.where, line.row.action, line.row.keys)[column]
+        if line.row is not None:
+            return None
+        if role == Qt.ItemDataRole.UserRole:
+            return HEADING
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self.shade
+        if role == Qt.ItemDataRole.FontRole and column == 0:
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+
 class ShortcutSheet(QDialog):
     """Every key of the window, the current mode's first; a filter box narrows the rows."""
 
@@ -93,20 +152,18 @@ class ShortcutSheet(QDialog):
         self.no_match = QLabel()
         self.no_match.setObjectName("shortcut_no_match")
         self.no_match.hide()
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Where", "Action", "Keys"])
+        shade = self.palette().brush(QPalette.ColorRole.AlternateBase)
+        self.model = ShortcutTableModel(sheet_lines(rows, self.current), shade, self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
         self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QTableView.SelectionMode.NoSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
-        self.rows: list[ShortcutRow | None] = []  # per table row; None for a heading
-        self.headings: dict[int, int] = {}  # heading row: how many rows its section has
-        for heading, group, section in sections(rows, self.current):
-            self._add_heading(heading, len(section))
-            for row in section:  # a mode's rows need not repeat its name; a menu's say which
-                self._add_row(row, place="" if row.group == group else row.group)
+        for r in self.headings:
+            self.table.setSpan(r, 0, 1, 3)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the action's words
@@ -121,29 +178,15 @@ class ShortcutSheet(QDialog):
         self.filter.setFocus()
         self.resize(600, 560)
 
-    def _add_heading(self, text: str, size: int) -> None:
-        r = self.table.rowCount()
-        self.table.insertRow(r)
-        for c in range(3):  # every cell exists, so that each row reads the same way
-            item = QTableWidgetItem(text if c == 0 else "")
-            item.setData(Qt.ItemDataRole.UserRole, HEADING)
-            self.table.setItem(r, c, item)
-        font = QFont(self.table.font())
-        font.setBold(True)
-        self.table.item(r, 0).setFont(font)
-        shade = self.palette().brush(QPalette.ColorRole.AlternateBase)
-        for c in range(3):
-            self.table.item(r, c).setBackground(shade)
-        self.table.setSpan(r, 0, 1, 3)
-        self.rows.append(None)
-        self.headings[r] = size
+    @property
+    def rows(self) -> list[ShortcutRow | None]:
+        """The shortcut of each table row; None for a heading."""
+        return [line.row for line in self.model.lines]
 
-    def _add_row(self, row: ShortcutRow, *, place: str) -> None:
-        r = self.table.rowCount()
-        self.table.insertRow(r)
-        for c, text in enumerate((place, row.action, row.keys)):
-            self.table.setItem(r, c, QTableWidgetItem(text))
-        self.rows.append(row)
+    @property
+    def headings(self) -> dict[int, int]:
+        """Heading row: how many rows its section has."""
+        return {r: line.size for r, line in enumerate(self.model.lines) if line.row is None}
 
     def apply_filter(self, text: str) -> None:
         """Show the rows matching `text`, and the headings of the sections that have any
@@ -171,5 +214,5 @@ class ShortcutSheet(QDialog):
     def visible_headings(self) -> list[str]:
         """The section headings shown, top to bottom."""
         return [
-            self.table.item(r, 0).text() for r in self.headings if not self.table.isRowHidden(r)
+            self.model.index(r, 0).data() for r in self.headings if not self.table.isRowHidden(r)
         ]

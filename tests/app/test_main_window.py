@@ -133,11 +133,11 @@ def test_new_project_and_recent_menu(qtbot, window, tmp_path, monkeypatch):
 def test_shortcut_sheet_lists_every_action_with_a_shortcut(qtbot, window):
     press_shortcut(qtbot, window, Qt.Key.Key_F1)
     qtbot.waitUntil(lambda: getattr(window, "shortcut_sheet", None) is not None)
-    table = window.shortcut_sheet.table
-    listed = {table.item(r, 1).text() for r in range(table.rowCount())}
+    model = window.shortcut_sheet.table.model()
+    listed = {model.index(r, 1).data() for r in range(model.rowCount())}
     expected = {a.text().replace("&", "") for a in window.actions() if not a.shortcut().isEmpty()}
     assert expected and expected <= listed
-    keys = {table.item(r, 2).text() for r in range(table.rowCount())}
+    keys = {model.index(r, 2).data() for r in range(model.rowCount())}
     assert {"Ctrl+1", "F1", "Ctrl+Shift+U"} <= keys
     window.shortcut_sheet.close()
 
