@@ -3,21 +3,21 @@ review form (your difficulty, a comment, accept or reject).
 
 It reads a `HoiReviewState` on its signals and writes only through its
 methods. The form is blind: what it shows of other reviews comes from
-`visible_reviews` (everything only on one's own returned labels).
+`visible_reviews` (everything only on one's own returned labels). The queue is a
+view of `ReviewQueueModel`, a model over the open list's records.
 """
 
 from __future__ import annotations
 
 import html
+from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractListModel, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QTabBar,
     QVBoxLayout,
@@ -26,8 +26,49 @@ from PySide6.QtWidgets import (
 
 from annotation.jrdb.hoi_review import REVIEW, LabelRecord
 from annotation.models import HOI_DIFFICULTIES
-from widgets.hoi.panel import status_text
+from widgets.hoi.panel import ID_ROLE, list_view, status_text
 from widgets.hoi.review_state import LISTS, RETURNED, HoiReviewState
+from widgets.table_model import Index
+
+
+class ReviewQueueModel(QAbstractListModel):
+    """The open review list (`HoiReviewState.records`), one row a label: its frame, person,
+    words and how far its review is (or, returned to me, its status); its id in ID_ROLE."""
+
+    def __init__(self, review: HoiReviewState, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.review = review
+        # the rows: the open list when last refreshed (the state's own records)
+        self.records: list[LabelRecord] = []
+
+    def refresh(self) -> None:
+        """Read the open list again (on `HoiReviewState.queues_changed`)."""
+        self.beginResetModel()
+        self.records = self.review.records
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.records)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.records):
+            return None
+        record = self.records[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.row_text(record)
+        if role == ID_ROLE:
+            return record.id
+        return None
+
+    def row_text(self, record: LabelRecord) -> str:
+        review = self.review
+        hoi, label = review.hoi, record.label
+        done = len(record.current(REVIEW))
+        state = status_text(record) if review.list_name == RETURNED else f"{done}/2 reviews"
+        return (
+            f"frame {record.frame_index}  {hoi.view.label(label.subject_entity_id)}: "
+            f"{hoi.words(record)}  ·  {state}"
+        )
 
 
 class HoiReviewPanel(QWidget):
@@ -41,10 +82,9 @@ class HoiReviewPanel(QWidget):
         for name in self.names:
             self.tabs.addTab(LISTS[name])
         self.tabs.currentChanged.connect(lambda i: review.show_list(self.names[i]))
-        self.list = QListWidget()
-        self.list.setObjectName("hoi_review_queue")
-        self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.list.itemClicked.connect(lambda item: review.open_row(self.list.row(item)))
+        self.queue = ReviewQueueModel(review, self)
+        self.list = list_view("hoi_review_queue", self.queue)
+        self.list.clicked.connect(lambda index: review.open_row(index.row()))
 
         self.title = QLabel(wordWrap=True)
         self.title.setObjectName("hoi_review_title")
@@ -99,15 +139,6 @@ class HoiReviewPanel(QWidget):
         if self.review.reject():
             self.comment.clearFocus()  # the keys label and review again
 
-    def _row_text(self, record: LabelRecord) -> str:
-        hoi, label = self.review.hoi, record.label
-        done = len(record.current(REVIEW))
-        state = status_text(record) if self.review.list_name == RETURNED else f"{done}/2 reviews"
-        return (
-            f"frame {record.frame_index}  {hoi.view.label(label.subject_entity_id)}: "
-            f"{hoi.words(record)}  ·  {state}"
-        )
-
     def _show_lists(self) -> None:
         review = self.review
         for i, name in enumerate(self.names):
@@ -117,16 +148,18 @@ class HoiReviewPanel(QWidget):
             self.tabs.blockSignals(True)
             self.tabs.setCurrentIndex(index)
             self.tabs.blockSignals(False)
-        self.list.clear()
-        for record in review.records:
-            self.list.addItem(QListWidgetItem(self._row_text(record)))
+        self.queue.refresh()
         self._show_current()
 
     def _show_current(self) -> None:
         review = self.review
-        row = review.index
-        for i in range(self.list.count()):
-            self.list.item(i).setSelected(i == row)
+        row, selection = review.index, self.list.selectionModel()
+        if 0 <= row < self.queue.rowCount():
+            selection.select(
+                self.queue.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+        else:
+            selection.clearSelection()
         record = review.current
         returned = review.list_name == RETURNED
         self.resubmit_button.setVisible(returned)

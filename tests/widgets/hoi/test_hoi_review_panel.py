@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from annotation.jrdb.hoi_review import HALF, RETURNED
 from store import open_project
+from widgets.hoi.panel import ID_ROLE
 from widgets.hoi.review_panel import HoiReviewPanel
 from widgets.hoi.review_state import RETURNED as RETURNED_LIST
 from widgets.hoi.review_state import HoiReviewState
@@ -65,8 +66,16 @@ def _click(qtbot, widget):
 
 
 def _click_row(qtbot, panel, row):
-    rect = panel.list.visualItemRect(panel.list.item(row))
+    rect = panel.list.visualRect(panel.list.model().index(row, 0))
     qtbot.mouseClick(panel.list.viewport(), LEFT, pos=rect.center())
+
+
+def _text(panel, row):
+    return panel.list.model().index(row, 0).data()
+
+
+def _selected(panel, row) -> bool:
+    return panel.list.selectionModel().isSelected(panel.list.model().index(row, 0))
 
 
 def _tabs(panel) -> list[str]:
@@ -77,11 +86,11 @@ def test_the_queue_lists_the_label_and_a_click_opens_it(qtbot, labelled):
     project, hp, label_id = labelled
     panel, review, view = _panel(qtbot, project, hp, "Bob")
     assert _tabs(panel) == ["To review (1)", "Returned to me (0)", "Quality check (0)"]
-    assert panel.list.item(0).text() == "frame 1  person 2: 'standing'  ·  0/2 reviews"
+    assert _text(panel, 0) == "frame 1  person 2: 'standing'  ·  0/2 reviews"
     assert panel.title.text() == "Open a label from the list (J / K)."
     assert not panel.accept_button.isEnabled() and not panel.resubmit_button.isVisible()
     _click_row(qtbot, panel, 0)
-    assert review.current.id == label_id and panel.list.item(0).isSelected()
+    assert review.current.id == label_id and _selected(panel, 0)
     assert panel.title.text() == (
         f"<b>person 2: &#x27;standing&#x27;</b> in frame 1 (label #{label_id}, round 1)"
     )
@@ -102,7 +111,7 @@ def test_a_clicked_difficulty_and_accept_save_the_review(qtbot, labelled):
     record = project.hoi.record(label_id)
     assert record.status == HALF
     assert [(r.verdict, r.difficulty) for r in record.reviews] == [("accept", 3)]
-    assert panel.list.count() == 0 and _tabs(panel)[0] == "To review (0)"
+    assert panel.list.model().rowCount() == 0 and _tabs(panel)[0] == "To review (0)"
     assert panel.title.text() == "Open a label from the list (J / K)."
 
 
@@ -130,7 +139,7 @@ def test_the_author_reads_what_came_back(qtbot, labelled):
     bar = panel.tabs
     qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(1).center())
     assert review.list_name == RETURNED_LIST
-    assert panel.list.item(0).text() == "frame 1  person 2: 'standing'  ·  returned ✗"
+    assert _text(panel, 0) == "frame 1  person 2: 'standing'  ·  returned ✗"
     assert panel.resubmit_button.isVisible()
     _click_row(qtbot, panel, 0)
     assert panel.reviews.text() == "<b>Bob</b>: reject — “sitting”"  # the author sees all
@@ -138,3 +147,23 @@ def test_the_author_reads_what_came_back(qtbot, labelled):
     _click(qtbot, panel.resubmit_button)  # unchanged, back for review: a new round
     record = project.hoi.record(label_id)
     assert (record.round, record.status) == (2, "unreviewed")
+
+
+def test_the_queue_is_a_model_of_the_open_list(qtbot, qtmodeltester, labelled):
+    """One row a record of `review.records`, its id in ID_ROLE; J selects the row it opens,
+    another list clears the selection."""
+    project, hp, label_id = labelled
+    panel, review, _view = _panel(qtbot, project, hp, "Bob")
+    queue = panel.list.model()
+    assert queue is panel.queue
+    qtmodeltester.check(queue)
+    assert (
+        [queue.index(r, 0).data(ID_ROLE) for r in range(queue.rowCount())]
+        == [r.id for r in review.records]
+        == [label_id]
+    )
+    assert not panel.list.selectionModel().hasSelection()
+    review.step(1)  # J
+    assert review.current.id == label_id and _selected(panel, 0)
+    review.show_list(RETURNED_LIST)
+    assert queue.rowCount() == 0 and not panel.list.selectionModel().hasSelection()
