@@ -9,30 +9,192 @@ A dual-arm episode (benchmark "bimanual") is offered the dual-arm paper's kinds 
 (environment, perceptual reasoning, strategic planning, format errors); the MG-VQA
 evidence-gathering kinds are hidden. On a step whose reply could not be read, Format Error
 is marked as suggested (not ticked: a label is a person's judgement).
+
+The tree is a view of `ErrorKindModel` (the state's taxonomy, its ticks read from the
+state's labels), the list one of `EpisodeLabelModel` (the state's labels).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QPushButton,
-    QTreeWidget,
-    QTreeWidgetItem,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from annotation.bimanual.metrics import BIMANUAL_CATEGORIES, is_bimanual
+from annotation.error_taxonomy import Category
+from annotation.models import ErrorLabel
 from widgets.replay.state import ReplayState
+from widgets.table_model import Index
+from widgets.tree_model import GroupTreeModel, bold_font
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
 FORMAT_ERROR = ("format", "")
+SUGGESTED = "  (suggested: the reply could not be read)"
+NO_LABELS = "No labels yet."
+
+
+class ErrorKindModel(GroupTreeModel):
+    """The error taxonomy (`ReplayState.taxonomy`) as a tree: a heading a category (its
+    description and source in the tooltip), under it its subcategories (their descriptions).
+
+    A kind one can choose (a subcategory, or a category without any) has a check box,
+    ticked when the signed-in annotator has labelled the current step with it (read from
+    the state), and its (category, subcategory) in PAIR_ROLE. The kind the current step
+    suggests (Format Error on a reply that could not be read) is bold and says so.
+    Ticking or unticking emits `chosen(category, subcategory, on)`: the panel saves it
+    through the state, and the tick follows the state (`refresh`)."""
+
+    HEADERS = ("Kind",)
+    chosen = Signal(str, str, bool)
+
+    def __init__(self, state: ReplayState, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.state = state
+
+    @property
+    def categories(self) -> tuple[Category, ...]:
+        return self.state.taxonomy.categories
+
+    def refresh(self) -> None:
+        """The ticks and the suggestion again (on a new step, episode, labels): the rows stay,
+        so the views keep their expanded rows, current row and selection."""
+        last = len(self.categories) - 1
+        if last < 0:
+            return
+        self.dataChanged.emit(self.index(0, 0), self.index(last, 0))
+        for group, size in enumerate(self.group_sizes()):
+            if size:
+                self.dataChanged.emit(self.row_index(group, 0), self.row_index(group, size - 1))
+
+    def suggested(self) -> tuple[str, str] | None:
+        """The kind the current step suggests: Format Error on a reply that could not be read."""
+        s = self.state
+        step = s.step_dicts[s.index] if s.step_dicts else {}
+        return FORMAT_ERROR if step.get("kind") == "format_error" else None
+
+    def pair(self, index: Index) -> tuple[str, str] | None:
+        """The (category, subcategory) of a row one can tick (None: a heading with kinds)."""
+        if not index.isValid():
+            return None
+        group = self.group_of(index)
+        if group is None:
+            category = self.categories[index.row()]
+            return None if category.subcategories else (category.id, "")
+        category = self.categories[group]
+        return category.id, category.subcategories[index.row()].id
+
+    def index_of(self, pair: tuple[str, str]) -> QModelIndex:
+        """The row of a kind (a category's, for "" as the subcategory), or an invalid index."""
+        category_id, sub_id = pair
+        for group, category in enumerate(self.categories):
+            if category.id != category_id:
+                continue
+            if not sub_id:
+                return self.index(group, 0)
+            subs = [sub.id for sub in category.subcategories]
+            return self.row_index(group, subs.index(sub_id)) if sub_id in subs else QModelIndex()
+        return QModelIndex()
+
+    def check_state(self, pair: tuple[str, str]) -> Qt.CheckState:
+        s = self.state
+        on = s.episode is not None and s.own_label(*pair) is not None
+        return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+
+    # -- the tree --------------------------------------------------------------------------
+    def group_sizes(self) -> list[int]:
+        return [len(category.subcategories) for category in self.categories]
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if self.pair(index) is not None:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        return flags
+
+    def heading_data(self, group: int, column: int, role: int) -> Any:
+        category = self.categories[group]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{category.description} ({category.source})"
+        choosable = not category.subcategories
+        return self._kind_data(category.label, (category.id, ""), choosable, role)
+
+    def row_data(self, group: int, row: int, column: int, role: int) -> Any:
+        category = self.categories[group]
+        sub = category.subcategories[row]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return sub.description
+        return self._kind_data(sub.label, (category.id, sub.id), True, role)
+
+    def _kind_data(self, label: str, pair: tuple[str, str], choosable: bool, role: int) -> Any:
+        """A row's text and font; a kind one can choose, its tick and its pair too."""
+        suggested = choosable and pair == self.suggested()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return label + SUGGESTED if suggested else label
+        if role == Qt.ItemDataRole.FontRole:
+            return bold_font() if suggested else None
+        if not choosable:
+            return None
+        if role == Qt.ItemDataRole.CheckStateRole:
+            return self.check_state(pair)
+        return pair if role == PAIR_ROLE else None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        """A tick or an untick from the view: `chosen`, when it changes the kind's tick."""
+        pair = self.pair(index)
+        if pair is None or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        on = Qt.CheckState(value) == Qt.CheckState.Checked
+        if on == (self.check_state(pair) == Qt.CheckState.Checked):
+            return False
+        self.chosen.emit(*pair, on)
+        self.dataChanged.emit(index, index)
+        return True
+
+
+class EpisodeLabelModel(QAbstractListModel):
+    """The open episode's labels (`ReplayState.labels`, as last read by `refresh`), one row a
+    label described in words, its id in LABEL_ROLE, bold when on the step shown; with none,
+    one row saying so."""
+
+    def __init__(self, state: ReplayState, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.labels: list[ErrorLabel] = []  # the state's own list, when last read
+
+    def refresh(self) -> None:
+        """Read the labels again (new labels, step, episode)."""
+        self.beginResetModel()
+        self.labels = self.state.labels
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else max(len(self.labels), 1)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < self.rowCount():
+            return None
+        if not self.labels:
+            return NO_LABELS if role == Qt.ItemDataRole.DisplayRole else None
+        label = self.labels[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.state.describe_label(label)
+        if role == LABEL_ROLE:
+            return label.id
+        if role == Qt.ItemDataRole.FontRole and label.step_index == self.state.index:
+            return bold_font()
+        return None
 
 
 class ErrorLabelPanel(QWidget):
@@ -42,30 +204,19 @@ class ErrorLabelPanel(QWidget):
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.note = QLineEdit(placeholderText="Note, saved with the next label you tick")
-        self.tree = QTreeWidget()
+        self.model = ErrorKindModel(state, self)
+        self.model.chosen.connect(self._chosen)
+        self.tree = QTreeView()
         self.tree.setObjectName("replay_label_tree")
+        self.tree.setModel(self.model)
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setMinimumHeight(70)
-        self.items: dict[tuple[str, str], QTreeWidgetItem] = {}
-        self.tops: dict[str, QTreeWidgetItem] = {}
-        self.suggested: tuple[str, str] | None = None
-        for category in state.taxonomy.categories:
-            top = QTreeWidgetItem([category.label])
-            self.tops[category.id] = top
-            top.setToolTip(0, f"{category.description} ({category.source})")
-            self.tree.addTopLevelItem(top)
-            if not category.subcategories:
-                self._checkable(top, (category.id, ""))
-            for sub in category.subcategories:
-                child = QTreeWidgetItem([sub.label])
-                child.setToolTip(0, sub.description)
-                top.addChild(child)
-                self._checkable(child, (category.id, sub.id))
         self.tree.expandAll()
-        self.tree.itemChanged.connect(self._item_changed)
-        self.existing = QListWidget()
+        self.label_model = EpisodeLabelModel(state, self)
+        self.existing = QListView()
         self.existing.setObjectName("replay_label_list")
+        self.existing.setModel(self.label_model)
         self.existing.setWordWrap(True)
         self.existing.setMinimumHeight(44)
         self.remove_button = QPushButton("Remove mine")
@@ -90,12 +241,6 @@ class ErrorLabelPanel(QWidget):
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(340, 300)
 
-    def _checkable(self, item: QTreeWidgetItem, pair: tuple[str, str]) -> None:
-        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-        item.setCheckState(0, Qt.CheckState.Unchecked)
-        item.setData(0, PAIR_ROLE, pair)
-        self.items[pair] = item
-
     def refresh(self) -> None:
         """Ticks from the annotator's labels on the current step; the episode's label list."""
         s = self.state
@@ -108,66 +253,34 @@ class ErrorLabelPanel(QWidget):
             self.heading.setText(
                 f"Label step {s.index} as {s.annotator.name}: a tick saves, untick removes."
             )
+        if self.model.suggested() is not None and s.annotator is not None:
+            self.heading.setText(self.heading.text() + " Suggested: Format Error.")
         self.tree.setEnabled(open_ and s.annotator is not None)
-        self.tree.blockSignals(True)
-        try:
-            self._offer_kinds()
-            for pair, item in self.items.items():
-                on = open_ and s.own_label(*pair) is not None
-                item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-        finally:
-            self.tree.blockSignals(False)
-        self.existing.clear()
-        for label in s.labels:
-            item = QListWidgetItem(s.describe_label(label))
-            item.setData(LABEL_ROLE, label.id)
-            if label.step_index == s.index:
-                font = item.font()
-                font.setBold(True)
-                item.setFont(font)
-            self.existing.addItem(item)
-        if not s.labels:
-            self.existing.addItem("No labels yet.")
+        self._offer_kinds()
+        self.model.refresh()
+        self.label_model.refresh()
 
     def _offer_kinds(self) -> None:
-        """Dual-arm episodes: the paper's kinds only; a format-error step suggests its kind."""
+        """Dual-arm episodes: the paper's kinds only."""
         s = self.state
         bimanual = s.episode is not None and is_bimanual(s.episode)
-        for category_id, top in self.tops.items():
-            top.setHidden(bimanual and category_id not in BIMANUAL_CATEGORIES)
-        step = s.step_dicts[s.index] if s.step_dicts else {}
-        suggested = FORMAT_ERROR if step.get("kind") == "format_error" else None
-        if suggested is not None and s.annotator is not None:
-            self.heading.setText(self.heading.text() + " Suggested: Format Error.")
-        if suggested == self.suggested:
-            return
-        for pair, on in ((self.suggested, False), (suggested, True)):
-            item = self.items.get(pair) if pair else None
-            if item is None:
-                continue
-            font = item.font(0)
-            font.setBold(on)
-            item.setFont(0, font)
-            label = s.taxonomy.describe(*pair).split(" › ")[-1]
-            item.setText(0, f"{label}  (suggested: the reply could not be read)" if on else label)
-        self.suggested = suggested
+        for row, category in enumerate(self.model.categories):
+            hidden = bimanual and category.id not in BIMANUAL_CATEGORIES
+            self.tree.setRowHidden(row, QModelIndex(), hidden)
 
-    def _item_changed(self, item: QTreeWidgetItem, _column: int) -> None:
-        pair = item.data(0, PAIR_ROLE)
-        if not pair:
-            return
-        on = item.checkState(0) == Qt.CheckState.Checked
-        if self.state.set_label(pair[0], pair[1], on, self.note.text()) and on:
+    def _chosen(self, category: str, subcategory: str, on: bool) -> None:
+        if self.state.set_label(category, subcategory, on, self.note.text()) and on:
             self.note.clear()
 
     def _remove_selected(self) -> None:
-        item = self.existing.currentItem()
-        label_id = item.data(LABEL_ROLE) if item else None
+        label_id = self.existing.currentIndex().data(LABEL_ROLE)
         if label_id is not None:
             self.state.remove_label(int(label_id))
 
     def choose(self, category: str, subcategory: str = "", on: bool = True) -> None:
         """Tick (or untick) a kind as a click on its box would."""
-        self.items[(category, subcategory)].setCheckState(
-            0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
-        )
+        index = self.model.index_of((category, subcategory))
+        if not index.isValid():
+            raise KeyError((category, subcategory))
+        value = Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+        self.model.setData(index, value, Qt.ItemDataRole.CheckStateRole)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from bimanual_corpus import imported_project
 from gestures import open_as_ada, press_shortcut
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QModelIndex, Qt, QUrl
 
 from store import open_project
 
@@ -123,25 +123,36 @@ def test_a_16_number_plan_shows_where_its_last_row_sends_the_arms(qtbot, window)
     assert f"left\t{x:.3f}\t{y:.3f}\t{z:.3f}\topen" in text.replace("\n", "\t")
 
 
+def _hidden(labels, category: str) -> bool:
+    """Whether the error-label tree hides a category (and its kinds)."""
+    return labels.tree.isRowHidden(labels.model.index_of((category, "")).row(), QModelIndex())
+
+
+def _bold(index) -> bool:
+    font = index.data(Qt.ItemDataRole.FontRole)
+    return font is not None and font.bold()
+
+
 def test_labels_offer_the_dual_arm_kinds_suggest_format_errors_and_save_at_once(
     qtbot, window, tmp_path
 ):
     replay = window.mode("replay")
     labels = replay.labels
     _open(qtbot, replay, uid="mgvqa-1")
-    assert not labels.tops["evidence_gathering"].isHidden()  # MG-VQA keeps its own kinds
+    assert not _hidden(labels, "evidence_gathering")  # MG-VQA keeps its own kinds
     episode = _open(qtbot, replay, FAILED)
-    assert labels.tops["evidence_gathering"].isHidden()
-    assert not labels.tops["perceptual_reasoning"].isHidden()
-    item = labels.items[("format", "")]
-    assert not item.font(0).bold()
+    assert _hidden(labels, "evidence_gathering")
+    assert not _hidden(labels, "perceptual_reasoning")
+    item = labels.model.index_of(("format", ""))
+    assert not _bold(item)
     replay.state.seek(2)  # the unreadable reply
-    assert item.font(0).bold() and "suggested" in item.text(0)
+    assert _bold(item) and "suggested" in item.data()
     assert "Suggested: Format Error." in labels.heading.text()
-    assert item.checkState(0) == Qt.CheckState.Unchecked  # suggested, not chosen
+    tick = item.data(Qt.ItemDataRole.CheckStateRole)
+    assert tick == Qt.CheckState.Unchecked  # suggested, not chosen
     labels.choose("format")
     replay.state.seek(1)
-    assert not item.font(0).bold()
+    assert not _bold(item)
     labels.note.setText("the right arm cannot reach the block on the left")
     labels.choose("perceptual_reasoning", "end_effector_allocation")
     with open_project(tmp_path / "copy.reasonscope") as project:  # another connection

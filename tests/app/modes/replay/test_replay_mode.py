@@ -154,13 +154,13 @@ def test_an_error_label_is_saved_with_the_annotator(qtbot, window):
     assert labels.note.text() == ""
     assert (
         "step 6 · Evidence gathering failure (MG-VQA) › No recovery after a failed grasp "
-        "— Ada: tried the wide box anyway" == labels.existing.item(0).text()
+        "— Ada: tried the wide box anyway" == labels.existing.model().index(0, 0).data()
     )
     replay.state.seek(1)  # another step: its own ticks
-    item = labels.items[("evidence_gathering", "failed_grasp_recovery")]
-    assert item.checkState(0) == Qt.CheckState.Unchecked
+    item = labels.model.index_of(("evidence_gathering", "failed_grasp_recovery"))
+    assert item.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
     replay.state.seek(FAILED_GRASP)
-    assert item.checkState(0) == Qt.CheckState.Checked
+    assert item.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
     labels.choose("evidence_gathering", "failed_grasp_recovery", on=False)
     assert session.project.episodes.labels(episode) == []
     assert session.project.audit.recent(1)[0].action == "delete"
