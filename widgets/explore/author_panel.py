@@ -1,9 +1,14 @@
 """The Author question dock of Explore scenes: a task, the objects it is about (clicked in
-the scene), tags; the checks' verdict shown in words (docs/scene-authoring.md)."""
+the scene), tags; the checks' verdict shown in words (docs/scene-authoring.md).
+
+The objects are a list view of `AuthorTargetModel`, a model of the (key, name) pairs
+clicked so far."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -11,12 +16,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
+
+from widgets.table_model import Index
 
 TASKS = ("count", "find", "beneath", "compare")
 HINTS = {
@@ -26,6 +32,46 @@ HINTS = {
     "compare": "Click three objects: they are lettered A, B, C in that order.",
 }
 NEEDED = {"count": 1, "find": 1, "beneath": 2, "compare": 3}
+KEY_ROLE = Qt.ItemDataRole.UserRole
+
+
+class AuthorTargetModel(QAbstractListModel):
+    """The objects a question is about, in the order they were added: (key, name) pairs in
+    `targets`, one row each, showing the name (lettered A, B, C… when `lettered`: a Compare
+    question) with the key in KEY_ROLE."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.targets: list[tuple[str, str]] = []
+        self.lettered = False
+
+    def keys(self) -> list[str]:
+        return [key for key, _name in self.targets]
+
+    def add(self, key: str, name: str) -> None:
+        row = len(self.targets)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.targets.append((key, name))
+        self.endInsertRows()
+
+    def clear(self, lettered: bool | None = None) -> None:
+        """No objects (and, given, whether the rows are lettered from now on)."""
+        self.beginResetModel()
+        self.targets = []
+        if lettered is not None:
+            self.lettered = lettered
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.targets)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.targets):
+            return None
+        key, name = self.targets[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{chr(65 + index.row())}  {name}" if self.lettered else name
+        return key if role == KEY_ROLE else None
 
 
 class AuthorPanel(QWidget):
@@ -40,7 +86,9 @@ class AuthorPanel(QWidget):
         self.task = QComboBox()
         self.task.addItems([t.capitalize() for t in TASKS])
         self.hint = QLabel(wordWrap=True)
-        self.targets = QListWidget()
+        self.target_model = AuthorTargetModel(self)
+        self.targets = QListView()
+        self.targets.setModel(self.target_model)
         self.targets.setMaximumHeight(90)
         self.add_button = QPushButton("Add selected object (Ctrl+T)")
         self.add_button.clicked.connect(self.add_target_requested)
@@ -82,7 +130,7 @@ class AuthorPanel(QWidget):
         return TASKS[self.task.currentIndex()]
 
     def target_keys(self) -> list[str]:
-        return [self.targets.item(i).data(256) for i in range(self.targets.count())]
+        return self.target_model.keys()
 
     def tag_list(self) -> list[str]:
         return [t.strip() for t in self.tags.text().split(",") if t.strip()]
@@ -95,22 +143,16 @@ class AuthorPanel(QWidget):
         """Add an object (once); count and find take one, so it replaces theirs."""
         if key in self.target_keys():
             return False
-        if self.targets.count() >= NEEDED[self.current_task()]:
+        if len(self.target_model.targets) >= NEEDED[self.current_task()]:
             if NEEDED[self.current_task()] > 1:
                 return False
-            self.targets.clear()
-        item = QListWidgetItem(
-            f"{chr(65 + self.targets.count())}  {label}"
-            if self.current_task() == "compare"
-            else label
-        )
-        item.setData(256, key)
-        self.targets.addItem(item)
+            self.target_model.clear()
+        self.target_model.add(key, label)
         self.refresh()
         return True
 
     def clear_targets(self) -> None:
-        self.targets.clear()
+        self.target_model.clear()
         self.refresh()
 
     def show_result(self, ok: bool, text: str) -> None:
@@ -121,11 +163,11 @@ class AuthorPanel(QWidget):
         task = self.current_task()
         self.hint.setText(HINTS[task])
         self._form.setRowVisible(self.extreme, task == "compare")
-        self.targets.clear()
+        self.target_model.clear(lettered=task == "compare")
         self.result.clear()
         self.refresh()
 
     def refresh(self) -> None:
-        need = NEEDED[self.current_task()]
-        self.submit.setEnabled(self.targets.count() == need)
-        self.submit.setToolTip("" if self.targets.count() == need else f"Click {need} object(s)")
+        need, have = NEEDED[self.current_task()], len(self.target_model.targets)
+        self.submit.setEnabled(have == need)
+        self.submit.setToolTip("" if have == need else f"Click {need} object(s)")

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from explore_scenes import add_listed_scene
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QListView
 
-from widgets.explore.author_panel import HINTS, NEEDED, TASKS, AuthorPanel
+from widgets.explore.author_panel import HINTS, KEY_ROLE, NEEDED, TASKS, AuthorPanel
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -39,7 +40,13 @@ def choose_task(qtbot, panel: AuthorPanel, task: str) -> None:
 
 
 def listed(panel: AuthorPanel) -> list[str]:
-    return [panel.targets.item(i).text() for i in range(panel.targets.count())]
+    model = panel.targets.model()
+    return [model.index(r, 0).data() for r in range(model.rowCount())]
+
+
+def count(panel: AuthorPanel) -> int:
+    """How many objects the list shows."""
+    return panel.targets.model().rowCount()
 
 
 def test_count_takes_one_object_and_a_new_one_replaces_it(qtbot, panel, mugs):
@@ -61,7 +68,7 @@ def test_compare_letters_three_objects_and_refuses_a_fourth(qtbot, panel, mugs):
     assert panel.hint.text() == HINTS["compare"] and panel.extreme.isVisible()
     for key, name in mugs[:3]:
         assert panel.add_target(key, f"{name} ({key})")
-        assert panel.submit.isEnabled() == (panel.targets.count() == NEEDED["compare"])
+        assert panel.submit.isEnabled() == (count(panel) == NEEDED["compare"])
     assert not panel.add_target(*mugs[3])
     assert listed(panel) == ["A  mug 1 (mug_1)", "B  mug 2 (mug_2)", "C  mug 3 (mug_3)"]
     assert panel.target_keys() == ["mug_1", "mug_2", "mug_3"]
@@ -69,7 +76,7 @@ def test_compare_letters_three_objects_and_refuses_a_fourth(qtbot, panel, mugs):
     qtbot.keyClick(panel.extreme, Qt.Key.Key_Down)
     assert panel.extreme.currentText() == "smallest"
     qtbot.mouseClick(panel.clear_button, LEFT)
-    assert panel.targets.count() == 0 and not panel.submit.isEnabled()
+    assert count(panel) == 0 and not panel.submit.isEnabled()
     assert panel.submit.toolTip() == "Click 3 object(s)"
 
 
@@ -77,13 +84,13 @@ def test_another_task_starts_afresh(qtbot, panel, mugs):
     panel.add_target(*mugs[0])
     panel.show_result(False, "Not stored: fails hidden")
     choose_task(qtbot, panel, "beneath")
-    assert panel.targets.count() == 0 and panel.result.text() == ""
+    assert count(panel) == 0 and panel.result.text() == ""
     assert panel.hint.text() == HINTS["beneath"]
     for key, name in mugs[:2]:
         panel.add_target(key, name)
     assert panel.submit.isEnabled() and listed(panel) == ["mug 1", "mug 2"]
     choose_task(qtbot, panel, "find")  # one object again: Find takes one
-    assert panel.targets.count() == 0 and NEEDED["find"] == 1
+    assert count(panel) == 0 and NEEDED["find"] == 1
 
 
 def test_tags_threshold_and_the_add_button_from_the_keyboard_and_mouse(qtbot, panel):
@@ -106,3 +113,26 @@ def test_the_verdict_is_shown_green_or_red(panel):
     assert "#1b7f3a" in panel.result.text() and "Stored question #4" in panel.result.text()
     panel.show_result(False, "Not stored: fails hidden")
     assert "#b3261e" in panel.result.text()
+
+
+def test_the_objects_are_a_model_of_the_pairs_added(qtbot, qtmodeltester, panel, mugs):
+    """One row a (key, name) added, the key in KEY_ROLE, lettered only for Compare; a person
+    can pick a row with the arrow keys; Qt's model checker accepts the model."""
+    model = panel.targets.model()
+    assert model is panel.target_model and isinstance(panel.targets, QListView)
+    qtmodeltester.check(model)
+    panel.add_target(*mugs[0])
+    assert model.targets == [mugs[0]] and model.index(0, 0).data(KEY_ROLE) == mugs[0][0]
+    choose_task(qtbot, panel, "compare")
+    assert model.targets == [] and model.lettered
+    for key, name in mugs[:3]:
+        panel.add_target(key, name)
+    qtmodeltester.check(model)
+    assert [model.index(r, 0).data(KEY_ROLE) for r in range(3)] == panel.target_keys()
+    assert panel.target_keys() == [key for key, _name in mugs[:3]]
+    panel.targets.setFocus()
+    panel.targets.setCurrentIndex(model.index(0, 0))
+    qtbot.keyClick(panel.targets, Qt.Key.Key_Down)
+    assert panel.targets.selectionModel().isSelected(model.index(1, 0))
+    choose_task(qtbot, panel, "beneath")
+    assert not model.lettered and model.rowCount() == 0
