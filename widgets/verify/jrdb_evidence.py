@@ -9,7 +9,8 @@ around the shown row's boxes.
 The list under them has the answer first, then the steps; picking a row highlights its
 entities (their boxes bold, the rest dimmed and the image shaded) in that row's time slot,
 and on the answer row a VG question's stored answer boxes are drawn over the image.
-Images arrive later (`set_images`): the app loads them off the GUI thread.
+Images arrive later (`set_images`): the app loads them off the GUI thread. The list is a
+view of `EvidenceRowModel`, a model of the question's `EvidenceRow`s.
 
 For annotators only: the boxes, the steps and the answer are never shown to a model.
 """
@@ -20,13 +21,22 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPointF,
+    QRectF,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QImage, QPen
 from PySide6.QtWidgets import (
     QGraphicsRectItem,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -35,6 +45,8 @@ from PySide6.QtWidgets import (
 from annotation.models import Box2D
 from widgets.jrdb.panorama import NameTag, PanoramaView
 from widgets.jrdb.state import entity_colour
+from widgets.table_model import Index
+from widgets.tree_model import bold_font
 from widgets.verify.jrdb_evidence_rows import (
     EvidenceFrame,
     EvidenceRow,
@@ -48,6 +60,35 @@ from widgets.verify.jrdb_evidence_rows import (
 ANSWER_PEN = QColor(255, 255, 255)
 WINDOW_PEN = QColor(255, 232, 90)
 OVERVIEW_SHARE = 0.3  # the overview strip takes at most this share of the height
+
+
+class EvidenceRowModel(QAbstractListModel):
+    """The rows of a question's step list (`evidence_rows`: the answer, then each step), one
+    row each: its text, its tooltip, bold for the answer."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[EvidenceRow] = []
+
+    def set_rows(self, rows: list[EvidenceRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.tooltip
+        if role == Qt.ItemDataRole.FontRole and row.answer:
+            return bold_font()
+        return None
 
 
 class JrdbEvidenceView(QWidget):
@@ -75,12 +116,15 @@ class JrdbEvidenceView(QWidget):
         self.window_item.setPen(pen)
         self.window_item.setZValue(12)
         self.overview.scene.addItem(self.window_item)
-        self.steps = QListWidget()
+        self.row_model = EvidenceRowModel(self)
+        self.steps = QListView()
         self.steps.setObjectName("jrdb_evidence_steps")
+        self.steps.setModel(self.row_model)
         self.steps.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows stay the mode's keys
         self.steps.setWordWrap(True)
         self.steps.setToolTip("Click a step, or press [ and ], to highlight its entities")
-        self.steps.currentRowChanged.connect(self._row_picked)
+        self.steps.selectionModel().currentRowChanged.connect(self._current_changed)
+        self._filling = False  # the list is being filled: its current row is not a pick
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.detail)
         split.addWidget(self.steps)
@@ -102,7 +146,6 @@ class JrdbEvidenceView(QWidget):
         self.detail.view.zoomed.connect(self._user_zoomed)
         self.detail.view.viewport().installEventFilter(self)
         self.evidence: JrdbEvidence | None = None
-        self.rows: list[EvidenceRow] = []
         self.images: dict[int, QImage | None] = {}  # frame id -> image (None: no file)
         self.emphasis = True  # the verification rendering (V): highlight and answer boxes
         self.shown_frame: int | None = None  # the frame whose image and boxes are drawn
@@ -119,19 +162,13 @@ class JrdbEvidenceView(QWidget):
         old = self.evidence.question.id if self.evidence is not None else None
         again = evidence is not None and evidence.question.id == old
         self.evidence, self.shown_frame, self.images = evidence, None, {}
-        self.rows = evidence_rows(evidence.question) if evidence is not None else []
-        self.steps.blockSignals(True)
-        self.steps.clear()
-        for shown in self.rows:
-            item = QListWidgetItem(shown.text)
-            item.setToolTip(shown.tooltip)
-            if shown.answer:
-                font = item.font()
-                font.setBold(True)
-                item.setFont(font)
-            self.steps.addItem(item)
-        self.steps.setCurrentRow(min(max(row, 0), len(self.rows) - 1) if self.rows else -1)
-        self.steps.blockSignals(False)
+        rows = evidence_rows(evidence.question) if evidence is not None else []
+        self._filling = True
+        try:
+            self.row_model.set_rows(rows)
+            self._set_current(min(max(row, 0), len(self.rows) - 1) if self.rows else -1)
+        finally:
+            self._filling = False
         if evidence is None:
             for view in (self.overview, self.detail):
                 view.set_boxes([])
@@ -153,8 +190,13 @@ class JrdbEvidenceView(QWidget):
             self._apply()
 
     @property
+    def rows(self) -> list[EvidenceRow]:
+        """The step list's rows: the answer, then each step."""
+        return self.row_model.rows
+
+    @property
     def current_row(self) -> int:
-        return self.steps.currentRow()
+        return self.steps.currentIndex().row()
 
     @property
     def current(self) -> EvidenceRow | None:
@@ -177,7 +219,13 @@ class JrdbEvidenceView(QWidget):
 
     def select_row(self, row: int) -> None:
         if self.rows:
-            self.steps.setCurrentRow(max(0, min(int(row), len(self.rows) - 1)))
+            self._set_current(max(0, min(int(row), len(self.rows) - 1)))
+
+    def _set_current(self, row: int) -> None:
+        """Make `row` the current (and only selected) row of the list; -1: none."""
+        index = self.row_model.index(row, 0) if row >= 0 else QModelIndex()
+        flag = QItemSelectionModel.SelectionFlag.ClearAndSelect
+        self.steps.selectionModel().setCurrentIndex(index, flag)
 
     def move(self, delta: int) -> None:
         """The previous (-1) or next (+1) row: [ and ]."""
@@ -204,6 +252,10 @@ class JrdbEvidenceView(QWidget):
         return [i.rect() for i in self.answer_items if i.scene() is self.detail.scene]
 
     # -- drawing --------------------------------------------------------------------------------
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not self._filling:
+            self._row_picked(current.row())
+
     def _row_picked(self, row: int) -> None:
         self.auto_zoom = True
         self._apply()

@@ -10,6 +10,7 @@ import pytest
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QListView
 
 from app.demo.jrdb_synth import SynthConfig
 from store import open_project
@@ -77,8 +78,13 @@ def view(qtbot):
 
 
 def click_step(qtbot, view: JrdbEvidenceView, row: int) -> None:
-    rect = view.steps.visualItemRect(view.steps.item(row))
+    rect = view.steps.visualRect(view.steps.model().index(row, 0))
     qtbot.mouseClick(view.steps.viewport(), LEFT, pos=rect.center())
+
+
+def bold(index) -> bool:
+    font = index.data(Qt.ItemDataRole.FontRole)
+    return font is not None and font.bold()
 
 
 def test_the_answer_frame_opens_with_the_answer_outlined(qtbot, view, sequence):
@@ -87,13 +93,14 @@ def test_the_answer_frame_opens_with_the_answer_outlined(qtbot, view, sequence):
     with qtbot.waitSignal(view.row_changed, timeout=1000) as row:
         view.show_evidence(evidence)
     assert row.args == [0] and view.current.answer
-    texts = [view.steps.item(i).text() for i in range(view.steps.count())]
+    steps = view.steps.model()
+    texts = [steps.index(i, 0).data() for i in range(steps.rowCount())]
     assert texts == [
         "Answer: pedestrian 2",
         "1. all people — 3 entities",
         "2. the second one — 1 entity",
     ]
-    assert view.steps.item(0).font().bold() and not view.steps.item(1).font().bold()
+    assert bold(steps.index(0, 0)) and not bold(steps.index(1, 0))
     assert "loading the panorama" in view.caption.text() and "answer frame" in view.caption.text()
     view.set_images({frame.frame_id: image})
     assert view.detail.has_image and view.overview.has_image
@@ -166,6 +173,34 @@ def test_no_question_or_no_image_says_so(view, sequence):
     assert "no image file" in view.caption.text() and not view.detail.has_image
     assert view.detail.highlighted is not None  # the boxes are still there to check
     view.show_evidence(None, "Open a question <from the queue>")
-    assert view.steps.count() == 0 and view.current is None and view.frame is None
+    assert view.steps.model().rowCount() == 0 and view.current is None and view.frame is None
     assert view.caption.text() == "Open a question &lt;from the queue&gt;"
     assert view.detail.boxes == [] and view.answer_rects() == []
+
+
+def test_the_step_list_is_a_model_of_the_rows(qtbot, qtmodeltester, view, sequence):
+    """One row an `EvidenceRow` (text, tooltip, the answer bold), the current row selected;
+    showing a question picks its row without a second `row_changed`; Qt's model checker
+    accepts the model."""
+    evidence, _hp, _image = sequence
+    steps = view.steps.model()
+    assert steps is view.row_model and isinstance(view.steps, QListView)
+    qtmodeltester.check(steps)
+    changes: list[int] = []
+    view.row_changed.connect(changes.append)
+    view.show_evidence(evidence, row=1)
+    assert changes == [1] and view.current_row == 1
+    qtmodeltester.check(steps)
+    assert steps.rows is view.rows and len(view.rows) == 3
+    assert [steps.index(r, 0).data(Qt.ItemDataRole.ToolTipRole) for r in range(3)] == [
+        r.tooltip for r in view.rows
+    ]
+    selected = view.steps.selectionModel().selectedIndexes()
+    assert [i.row() for i in selected] == [1]
+    view.select_row(2)
+    selected = view.steps.selectionModel().selectedIndexes()
+    assert changes == [1, 2] and [i.row() for i in selected] == [2]
+    view.select_row(2)  # already there: nothing new
+    assert changes == [1, 2]
+    view.show_evidence(None)
+    assert changes == [1, 2] and view.current_row == -1 and view.rows == []

@@ -190,7 +190,7 @@ def open_kind(qtbot, verify, kind: str) -> Question:
 
 
 def click_step(qtbot, view, row: int) -> None:
-    rect = view.steps.visualItemRect(view.steps.item(row))
+    rect = view.steps.visualRect(view.steps.model().index(row, 0))
     qtbot.mouseClick(view.steps.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
