@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
+from question_fixtures import jrdb_question
+
 from annotation.jrdb.reasoning_baselines import category_only
-from annotation.models import Difficulty, Question
+from annotation.models import Difficulty
 
 
 def _q(qid, task, answer, steps, asked=None):
-    return Question(
+    return jrdb_question(
         id=qid,
         uid=f"u{qid}",
-        version=1,
-        benchmark="jrdb",
         task=task,
         text="t",
-        options=None,
         answer=answer,
-        evidence_ids=[],
         steps=steps,
         difficulty=Difficulty(1, 0, 1),
         criteria={"asked": asked} if asked else {},
-        status="pending",
-        is_current=True,
-        scene_id=None,
-        sequence_id=1,
-        seed=0,
-        created_at="",
-        created_by=None,
     )
 
 
