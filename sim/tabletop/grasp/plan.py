@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -285,67 +286,110 @@ def _assess(
         tilt[blocked[fits]] = lean
         knuckle_room[blocked[fits]] = room[fits]
         blocked = blocked[~fits]
-    out = []
-    for i in range(len(raw)):
-        common = dict(
-            centre=(float(centre[i, 0]), float(centre[i, 1])),
-            yaw=float(yaw[i]),
-            width=float(width[i]),
-            top_z=float(top[i]),
-            normal_deg=float(normal[i]),
-            offset_m=float(offset[i]),
+    arrays = _Measured(
+        centre,
+        yaw,
+        width,
+        top,
+        normal,
+        offset,
+        widens,
+        on_itself,
+        pads_z,
+        landing,
+        land_h,
+        land_body,
+        knuckle_room,
+        knuckle_body,
+        knuckle_h,
+        tilt,
+        reach,
+    )
+    return [_judge(arrays, i, model, table_z, radius) for i in range(len(raw))]
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What `_assess` measured for every cross-section, one array entry a candidate."""
+
+    centre: np.ndarray
+    yaw: np.ndarray
+    width: np.ndarray
+    top: np.ndarray
+    normal: np.ndarray
+    offset: np.ndarray
+    widens: np.ndarray
+    on_itself: np.ndarray
+    pads_z: np.ndarray
+    landing: np.ndarray
+    land_h: np.ndarray
+    land_body: np.ndarray
+    knuckle_room: np.ndarray
+    knuckle_body: np.ndarray
+    knuckle_h: np.ndarray
+    tilt: np.ndarray
+    reach: np.ndarray
+
+
+def _rejection(m: _Measured, i: int, model, table_z: float) -> tuple[str, int | None, str]:
+    """Why candidate `i` cannot be used (the first check it fails), its blocker and the
+    detail for the refusal text; ("", None, "") when it can."""
+    if m.width[i] > model.max_grasp_width:
+        return TOO_WIDE, None, f"{100 * m.width[i]:.1f} cm"
+    if m.normal[i] > FRICTION_CONE_DEG:
+        return NOT_ANTIPODAL, None, f"{m.normal[i]:.0f} degrees"
+    if m.widens[i] or m.on_itself[i]:
+        return NOT_ANTIPODAL, None, "the object widens below the pads"
+    if m.top[i] - m.pads_z[i] < MIN_CONTACT and m.land_h[i] <= table_z + 0.002:
+        # nothing beside it but the table
+        return TOO_THIN, None, f"{1000 * (m.top[i] - table_z):.0f} mm above the table"
+    if m.top[i] - m.pads_z[i] < MIN_CONTACT:
+        high = f"{100 * (m.landing[i] - table_z):.1f} cm high beside it"
+        return FINGERS_HIT, int(m.land_body[i]), high
+    if m.knuckle_room[i] < 0:
+        near = f"{100 * (m.knuckle_h[i] - table_z):.1f} cm high near it"
+        return KNUCKLES_HIT, int(m.knuckle_body[i]), near
+    return "", None, ""
+
+
+def _judge(m: _Measured, i: int, model, table_z: float, radius: float) -> GraspCandidate:
+    """Candidate `i`: rejected with its reason, or scored."""
+    common = dict(
+        centre=(float(m.centre[i, 0]), float(m.centre[i, 1])),
+        yaw=float(m.yaw[i]),
+        width=float(m.width[i]),
+        top_z=float(m.top[i]),
+        normal_deg=float(m.normal[i]),
+        offset_m=float(m.offset[i]),
+    )
+    rejected, blocker, detail = _rejection(m, i, model, table_z)
+    if rejected:
+        return GraspCandidate(
+            pads_z=float(m.pads_z[i]),
+            score=0.0,
+            rejected=rejected,
+            blocker=blocker,
+            detail=detail,
+            **common,
         )
-        if width[i] > model.max_grasp_width:
-            rejected, blocker, detail = TOO_WIDE, None, f"{100 * width[i]:.1f} cm"
-        elif normal[i] > FRICTION_CONE_DEG:
-            rejected, blocker, detail = NOT_ANTIPODAL, None, f"{normal[i]:.0f} degrees"
-        elif widens[i] or on_itself[i]:
-            rejected, blocker = NOT_ANTIPODAL, None
-            detail = "the object widens below the pads"
-        elif top[i] - pads_z[i] < MIN_CONTACT and land_h[i] <= table_z + 0.002:
-            rejected, blocker = TOO_THIN, None  # nothing beside it but the table
-            detail = f"{1000 * (top[i] - table_z):.0f} mm above the table"
-        elif top[i] - pads_z[i] < MIN_CONTACT:
-            blocker = int(land_body[i])
-            rejected, detail = FINGERS_HIT, f"{100 * (landing[i] - table_z):.1f} cm high beside it"
-        elif knuckle_room[i] < 0:
-            rejected, blocker = KNUCKLES_HIT, int(knuckle_body[i])
-            detail = f"{100 * (knuckle_h[i] - table_z):.1f} cm high near it"
-        else:
-            rejected, blocker, detail = "", None, ""
-        if rejected:
-            out.append(
-                GraspCandidate(
-                    pads_z=float(pads_z[i]),
-                    score=0.0,
-                    rejected=rejected,
-                    blocker=blocker,
-                    detail=detail,
-                    **common,
-                )
-            )
-            continue
-        grip = top[i] - pads_z[i]
-        margin = (model.max_grasp_width - width[i]) / model.max_grasp_width
-        # the pads as deep as the planner of old put them: below the middle of what stands
-        # above the support, round things below their equator, within the fingers' reach
-        # (a hollow thing taken from outside: as deep as its rim lets the knuckles go)
-        desired = min(0.5 * (top[i] - landing[i]) + 0.02, reach[i])
-        # pads near the middle hold the object about its centre of mass: it does not
-        # turn out of the fingers as it comes up (a mug by its body, not its rim)
-        score = (
-            margin
-            + math.cos(math.radians(normal[i]))
-            + 2.0 * min(1.0, grip / max(desired, 1e-3))
-            + 1.5 * (1.0 - min(offset[i] / radius, 1.0))
-        )
-        score -= TILT_COST * abs(tilt[i]) / max(TILTS, default=1.0)  # upright when it fits
-        out.append(
-            GraspCandidate(
-                pads_z=float(pads_z[i]), score=float(score), tilt=float(tilt[i]), **common
-            )
-        )
-    return out
+    grip = m.top[i] - m.pads_z[i]
+    margin = (model.max_grasp_width - m.width[i]) / model.max_grasp_width
+    # the pads as deep as the planner of old put them: below the middle of what stands
+    # above the support, round things below their equator, within the fingers' reach
+    # (a hollow thing taken from outside: as deep as its rim lets the knuckles go)
+    desired = min(0.5 * (m.top[i] - m.landing[i]) + 0.02, m.reach[i])
+    # pads near the middle hold the object about its centre of mass: it does not
+    # turn out of the fingers as it comes up (a mug by its body, not its rim)
+    score = (
+        margin
+        + math.cos(math.radians(m.normal[i]))
+        + 2.0 * min(1.0, grip / max(desired, 1e-3))
+        + 1.5 * (1.0 - min(m.offset[i] / radius, 1.0))
+    )
+    score -= TILT_COST * abs(m.tilt[i]) / max(TILTS, default=1.0)  # upright when it fits
+    return GraspCandidate(
+        pads_z=float(m.pads_z[i]), score=float(score), tilt=float(m.tilt[i]), **common
+    )
 
 
 def _dedupe(candidates: list[GraspCandidate], avoid) -> list[GraspCandidate]:
