@@ -167,31 +167,8 @@ class HoiPanel(QWidget):
         self.empty = QLabel(wordWrap=True)
         self.empty.setStyleSheet("color: #666")
 
-        self.difficulty = QButtonGroup(self)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Difficulty:"))
-        for level, words in HOI_DIFFICULTIES.items():
-            button = QPushButton(f"{level} {words}", checkable=True)
-            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            self.difficulty.addButton(button, level)
-            row.addWidget(button)
-        self.difficulty.idClicked.connect(state.set_difficulty)
-
-        copy = QHBoxLayout()
-        self.count = QSpinBox(minimum=1, maximum=9999, value=state.propagate_count)
-        self.count.setObjectName("hoi_propagate_count")
-        self.count.setSuffix(" frames")
-        self.count.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.count.valueChanged.connect(state.set_propagate_count)
-        self.count.editingFinished.connect(self.count.clearFocus)  # digits set difficulty again
-        back = QPushButton("◀ Copy back (Ctrl+←)")
-        forward = QPushButton("Copy forward (Ctrl+→) ▶")
-        for button, direction in ((back, -1), (forward, 1)):
-            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            button.clicked.connect(lambda _=False, d=direction: state.propagate(d))
-        copy.addWidget(back)
-        copy.addWidget(self.count)
-        copy.addWidget(forward)
+        row = self._build_difficulty(state)
+        copy = self._build_copy(state)
 
         self.progress = QLabel(wordWrap=True)
         self.progress.setObjectName("hoi_progress")
@@ -214,6 +191,38 @@ class HoiPanel(QWidget):
         self._show_labels()
         self._show_defaults()
         self.show_progress()
+
+    def _build_difficulty(self, state: HoiState) -> QHBoxLayout:
+        """Difficulty 1 / 2 / 3 as buttons (the digit keys belong to the mode's actions)."""
+        self.difficulty = QButtonGroup(self)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Difficulty:"))
+        for level, words in HOI_DIFFICULTIES.items():
+            button = QPushButton(f"{level} {words}", checkable=True)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.difficulty.addButton(button, level)
+            row.addWidget(button)
+        self.difficulty.idClicked.connect(state.set_difficulty)
+        return row
+
+    def _build_copy(self, state: HoiState) -> QHBoxLayout:
+        """Copy the selected label back or forward along the person's track."""
+        copy = QHBoxLayout()
+        self.count = QSpinBox(minimum=1, maximum=9999, value=state.propagate_count)
+        self.count.setObjectName("hoi_propagate_count")
+        self.count.setSuffix(" frames")
+        self.count.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.count.valueChanged.connect(state.set_propagate_count)
+        self.count.editingFinished.connect(self.count.clearFocus)  # digits set difficulty again
+        back = QPushButton("◀ Copy back (Ctrl+←)")
+        forward = QPushButton("Copy forward (Ctrl+→) ▶")
+        for button, direction in ((back, -1), (forward, 1)):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.clicked.connect(lambda _=False, d=direction: state.propagate(d))
+        copy.addWidget(back)
+        copy.addWidget(self.count)
+        copy.addWidget(forward)
+        return copy
 
     # -- reading the state ----------------------------------------------------------------
     def _show_labels(self) -> None:
