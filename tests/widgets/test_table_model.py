@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QTableView
 
-from widgets.table_model import RowTableModel
+from widgets.table_model import RowListModel, RowTableModel
 
 
 class SceneRows(RowTableModel):
@@ -65,3 +65,34 @@ def test_reset_shows_the_list_as_it_is_now(qtbot, model):
 def test_a_subclass_without_rows_says_so():
     with pytest.raises(NotImplementedError):
         RowTableModel().rowCount()
+
+
+class NameRows(RowListModel):
+    """The smallest real list subclass: names, numbered in the display role."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def row_list(self):
+        return self.names
+
+    def row_data(self, r, name, role):
+        return f"{r + 1}. {name}" if role == Qt.ItemDataRole.DisplayRole else None
+
+
+def test_a_list_model_counts_its_rows_and_shows_each_with_its_number(qtmodeltester):
+    model = NameRows(["mug", "bowl"])
+    assert model.rowCount() == 2 and model.rowCount(model.index(0)) == 0  # flat
+    assert [model.index(r).data() for r in range(2)] == ["1. mug", "2. bowl"]
+    assert model.index(0).data(Qt.ItemDataRole.ToolTipRole) is None
+    assert model.data(model.index(5)) is None and model.data(QModelIndex()) is None
+    qtmodeltester.check(model)
+
+
+def test_a_list_model_reset_shows_the_list_as_it_is_now(qtbot):
+    model = NameRows(["mug"])
+    model.names = ["mug", "bowl", "sponge"]
+    with qtbot.waitSignal(model.modelReset):
+        model.reset()
+    assert model.rowCount() == 3 and model.index(2).data() == "3. sponge"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.table_model import Index
+from widgets.table_model import RowListModel
 
 TASKS = ("count", "find", "beneath", "compare")
 HINTS = {
@@ -35,7 +35,7 @@ NEEDED = {"count": 1, "find": 1, "beneath": 2, "compare": 3}
 KEY_ROLE = Qt.ItemDataRole.UserRole
 
 
-class AuthorTargetModel(QAbstractListModel):
+class AuthorTargetModel(RowListModel):
     """The objects a question is about, in the order they were added: (key, name) pairs in
     `targets`, one row each, showing the name (lettered A, B, C… when `lettered`: a Compare
     question) with the key in KEY_ROLE."""
@@ -62,15 +62,13 @@ class AuthorTargetModel(QAbstractListModel):
             self.lettered = lettered
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.targets)
+    def row_list(self) -> list[tuple[str, str]]:
+        return self.targets
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.targets):
-            return None
-        key, name = self.targets[index.row()]
+    def row_data(self, r: int, row: tuple[str, str], role: int) -> Any:
+        key, name = row
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{chr(65 + index.row())}  {name}" if self.lettered else name
+            return f"{chr(65 + r)}  {name}" if self.lettered else name
         return key if role == KEY_ROLE else None
 
 

@@ -13,12 +13,10 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import (
-    QAbstractListModel,
     QEvent,
     QItemSelectionModel,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
     QRect,
     QRegularExpression,
     QSize,
@@ -44,8 +42,8 @@ from PySide6.QtWidgets import (
 from sim.tabletop.authoring.thumbnails import BACKGROUND
 from sim.tabletop.catalog import CatalogEntry
 from widgets.image_view import to_qimage
+from widgets.table_model import Index, RowListModel
 
-_Index = QModelIndex | QPersistentModelIndex
 CATEGORY_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2  # "name category", what the search box matches
 ICON_PX = 48
@@ -60,7 +58,7 @@ def search_pattern(text: str) -> QRegularExpression:
     return QRegularExpression(pattern, QRegularExpression.PatternOption.CaseInsensitiveOption)
 
 
-class CatalogListModel(QAbstractListModel):
+class CatalogListModel(RowListModel):
     """Catalog entries (name, category, description) and the pictures received so far."""
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -87,13 +85,10 @@ class CatalogListModel(QAbstractListModel):
     def row_of(self, name: str) -> int:
         return next((i for i, e in enumerate(self.entries) if e.name == name), -1)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.entries)
+    def row_list(self) -> list[CatalogEntry]:
+        return self.entries
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        e = self.entries[index.row()]
+    def row_data(self, r: int, e: CatalogEntry, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return e.name
         if role == CATEGORY_ROLE:
@@ -110,11 +105,11 @@ class CatalogListModel(QAbstractListModel):
 class _EntryDelegate(QStyledItemDelegate):
     """A row: the picture (or an empty frame until it arrives), the name, the category below."""
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802
         lines = 2 * option.fontMetrics.height()
         return QSize(160, max(ICON_PX, lines) + 2 * PAD)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         widget = opt.widget

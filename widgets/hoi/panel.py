@@ -29,7 +29,7 @@ from annotation.jrdb.hoi_review import ACCEPTED, HALF, RETURNED, REVIEW, UNREVIE
 from annotation.models import HOI_DIFFICULTIES
 from widgets.hoi.state import HoiState
 from widgets.hoi.targets import TargetChooser
-from widgets.table_model import Index
+from widgets.table_model import RowListModel
 
 ID_ROLE = Qt.ItemDataRole.UserRole  # a label's id, a target's entity id
 
@@ -62,7 +62,7 @@ def describe_label(state: HoiState, record: LabelRecord, *, own_id: int | None) 
     )
 
 
-class LabelListModel(QAbstractListModel):
+class LabelListModel(RowListModel):
     """The selected person's labels in this frame (`HoiState.labels`), one row a label: its
     words, its id (ID_ROLE), dark grey when someone else's (review it, do not edit), who
     wrote it and, once returned, the reviews in the tooltip."""
@@ -80,17 +80,15 @@ class LabelListModel(QAbstractListModel):
         self.records = self.state.labels
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.records)
+    def row_list(self) -> list[LabelRecord]:
+        return self.records
 
     def row_of(self, label_id: object) -> int:
         """The row of the label with this id, or -1."""
         return next((r for r, record in enumerate(self.records) if record.id == label_id), -1)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.records):
-            return None
-        record, state = self.records[index.row()], self.state
+    def row_data(self, r: int, record: LabelRecord, role: int) -> Any:
+        state = self.state
         own = state.annotator.id if state.annotator else None
         if role == Qt.ItemDataRole.DisplayRole:
             return describe_label(state, record, own_id=own)
@@ -105,7 +103,7 @@ class LabelListModel(QAbstractListModel):
         return None
 
 
-class TargetListModel(QAbstractListModel):
+class TargetListModel(RowListModel):
     """The objects offered as the waiting label's target (`TargetChooser.candidates`),
     nearest the person first: name and distance, the entity id in ID_ROLE."""
 
@@ -115,17 +113,13 @@ class TargetListModel(QAbstractListModel):
 
     def refresh(self) -> None:
         """Read the candidates again (on `TargetChooser.changed`)."""
-        self.beginResetModel()
-        self.endResetModel()
+        self.reset()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.chooser.candidates)
+    def row_list(self) -> list[tuple[int, float]]:
+        return self.chooser.candidates
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        candidates = self.chooser.candidates
-        if not index.isValid() or not 0 <= index.row() < len(candidates):
-            return None
-        entity_id, distance = candidates[index.row()]
+    def row_data(self, r: int, row: tuple[int, float], role: int) -> Any:
+        entity_id, distance = row
         if role == Qt.ItemDataRole.DisplayRole:
             return self.chooser.describe(entity_id, distance)
         if role == ID_ROLE:

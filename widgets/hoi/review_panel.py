@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -28,10 +28,10 @@ from annotation.jrdb.hoi_review import REVIEW, LabelRecord
 from annotation.models import HOI_DIFFICULTIES
 from widgets.hoi.panel import ID_ROLE, list_view, status_text
 from widgets.hoi.review_state import LISTS, RETURNED, HoiReviewState
-from widgets.table_model import Index
+from widgets.table_model import RowListModel
 
 
-class ReviewQueueModel(QAbstractListModel):
+class ReviewQueueModel(RowListModel):
     """The open review list (`HoiReviewState.records`), one row a label: its frame, person,
     words and how far its review is (or, returned to me, its status); its id in ID_ROLE."""
 
@@ -47,13 +47,10 @@ class ReviewQueueModel(QAbstractListModel):
         self.records = self.review.records
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.records)
+    def row_list(self) -> list[LabelRecord]:
+        return self.records
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.records):
-            return None
-        record = self.records[index.row()]
+    def row_data(self, r: int, record: LabelRecord, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return self.row_text(record)
         if role == ID_ROLE:

@@ -15,9 +15,10 @@ the shown question.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from annotation.jrdb.reasoning_eval import difficulty_level
 from annotation.query.model import GeneratedQuestion, Preferences
-from widgets.table_model import Index
+from widgets.table_model import RowListModel
 
 #: (value, words) of each choice, in the order the combo boxes list them.
 TASK_CHOICES = (("vg", "VG (find)"), ("vqa-wh", "VQA-Wh"), ("vqa-count", "VQA-Count"))
@@ -68,7 +69,7 @@ def step_text(index: int, description: str, count: int) -> str:
     return f"{index + 1}. {description} — {count} {'entity' if count == 1 else 'entities'}"
 
 
-class StepListModel(QAbstractListModel):
+class StepListModel(RowListModel):
     """The shown question (None: none) and its reasoning steps, a row a step: "2. female —
     2 entities", the step's own question in the tooltip."""
 
@@ -81,17 +82,12 @@ class StepListModel(QAbstractListModel):
         self.question = question
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        if parent.isValid() or self.question is None:
-            return 0
-        return len(self.question.steps)
+    def row_list(self) -> Sequence[Any]:
+        return () if self.question is None else self.question.steps
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.question is None:
-            return None
-        step = self.question.steps[index.row()]
+    def row_data(self, r: int, step: Any, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            return step_text(index.row(), step.description, len(step.entity_ids))
+            return step_text(r, step.description, len(step.entity_ids))
         if role == Qt.ItemDataRole.ToolTipRole:
             return step.question
         return None

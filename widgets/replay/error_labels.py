@@ -16,9 +16,10 @@ state's labels), the list one of `EpisodeLabelModel` (the state's labels).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -34,7 +35,7 @@ from annotation.bimanual.metrics import BIMANUAL_CATEGORIES, is_bimanual
 from annotation.error_taxonomy import Category
 from annotation.models import ErrorLabel
 from widgets.replay.state import ReplayState
-from widgets.table_model import Index
+from widgets.table_model import Index, RowListModel
 from widgets.tree_model import GroupTreeModel, bold_font
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole
@@ -163,7 +164,7 @@ class ErrorKindModel(GroupTreeModel):
         return True
 
 
-class EpisodeLabelModel(QAbstractListModel):
+class EpisodeLabelModel(RowListModel):
     """The open episode's labels (`ReplayState.labels`, as last read by `refresh`), one row a
     label described in words, its id in LABEL_ROLE, bold when on the step shown; with none,
     one row saying so."""
@@ -179,15 +180,12 @@ class EpisodeLabelModel(QAbstractListModel):
         self.labels = self.state.labels
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else max(len(self.labels), 1)
+    def row_list(self) -> Sequence[ErrorLabel | None]:
+        return self.labels or [None]  # with none, one row saying so
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < self.rowCount():
-            return None
-        if not self.labels:
+    def row_data(self, r: int, label: ErrorLabel | None, role: int) -> Any:
+        if label is None:
             return NO_LABELS if role == Qt.ItemDataRole.DisplayRole else None
-        label = self.labels[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self.state.describe_label(label)
         if role == LABEL_ROLE:

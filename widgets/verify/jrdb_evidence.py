@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractListModel,
     QEvent,
     QItemSelectionModel,
     QModelIndex,
@@ -45,7 +44,7 @@ from PySide6.QtWidgets import (
 from annotation.models import Box2D
 from widgets.jrdb.panorama import NameTag, PanoramaView
 from widgets.jrdb.state import entity_colour
-from widgets.table_model import Index
+from widgets.table_model import RowListModel
 from widgets.tree_model import bold_font
 from widgets.verify.jrdb_evidence_rows import (
     EvidenceFrame,
@@ -62,7 +61,7 @@ WINDOW_PEN = QColor(255, 232, 90)
 OVERVIEW_SHARE = 0.3  # the overview strip takes at most this share of the height
 
 
-class EvidenceRowModel(QAbstractListModel):
+class EvidenceRowModel(RowListModel):
     """The rows of a question's step list (`evidence_rows`: the answer, then each step), one
     row each: its text, its tooltip, bold for the answer."""
 
@@ -75,13 +74,10 @@ class EvidenceRowModel(QAbstractListModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.rows)
+    def row_list(self) -> list[EvidenceRow]:
+        return self.rows
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows):
-            return None
-        row = self.rows[index.row()]
+    def row_data(self, r: int, row: EvidenceRow, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.ToolTipRole:
