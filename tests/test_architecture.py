@@ -247,13 +247,21 @@ QT_MODULES = ("PySide6", "pyqtgraph", "OpenGL", "widgets")
 
 
 def _imports_of(path: Path) -> set[str]:
+    """What `path` imports absolutely: each module, and for `from m import x` also `m.x`
+    (a submodule, when x is one)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
     return names
+
+
+def _import_contracts() -> list[dict]:
+    """The import-linter contracts in pyproject.toml."""
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
 
 
 def qt_free_app_packages(root: Path = ROOT) -> set[str]:
@@ -269,10 +277,9 @@ def qt_free_app_packages(root: Path = ROOT) -> set[str]:
 def test_every_qt_free_app_package_is_under_a_no_qt_contract():
     """A new headless package (importers, jobs, ...) joins the contract that keeps it so;
     otherwise the first Qt import slips in unnoticed."""
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     guarded = {
         module
-        for contract in contracts["contracts"]
+        for contract in _import_contracts()
         if contract["type"] == "forbidden" and "PySide6" in contract["forbidden_modules"]
         for module in contract["source_modules"]
     }
@@ -342,8 +349,7 @@ def test_every_mode_folder_has_the_same_shape():
         assert (folder / "docks.py").exists(), f"app/modes/{name}/docks.py"
         builds_graph_dock = any("(GraphDock)" in p.read_text() for p in folder.glob("*.py"))
         assert not builds_graph_dock or (folder / "graph.py").exists(), f"{name}: graph.py"
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-    (independent,) = [c for c in contracts["contracts"] if c["name"].startswith("Modes do not")]
+    (independent,) = [c for c in _import_contracts() if c["name"].startswith("Modes do not")]
     assert set(independent["modules"]) == {f"app.modes.{name}" for name in folders}
 
 
@@ -352,14 +358,8 @@ def modules_without_own_tests(root: Path = ROOT) -> list[str]:
     window, so a failure does not say which module broke."""
     imported: set[str] = set()
     for path in (root / "tests").rglob("test_*.py"):
-        if path.relative_to(root / "tests").parts[0] == "app":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                imported.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                imported.add(node.module)
-                imported.update(f"{node.module}.{a.name}" for a in node.names)
+        if path.relative_to(root / "tests").parts[0] != "app":
+            imported |= _imports_of(path)
     return sorted(
         name
         for name, path in _modules(root).items()
