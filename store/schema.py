@@ -465,4 +465,105 @@ def m0010_work_packages(db: Database) -> None:
     )
 
 
+_V11_ANNOTATOR_WORK = """
+-- The imported values of a box an annotator changed ([x, y, w, h] or [cx, cy, cz, l, w,
+-- h, rot_z]): kept on its first change, exported beside the corrected box.
+ALTER TABLE boxes_2d ADD COLUMN original TEXT;
+ALTER TABLE boxes_3d ADD COLUMN original TEXT;
+
+-- An entity taken out of a frame by an annotator (a box the dataset should not have):
+-- its boxes there as they were (JSON), so the export can list it and an undo restore it.
+CREATE TABLE entity_removals (
+    id INTEGER PRIMARY KEY,
+    frame_id INTEGER NOT NULL REFERENCES frames(id) ON DELETE CASCADE,
+    entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    boxes TEXT NOT NULL DEFAULT '{}',
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    removed_at TEXT NOT NULL,
+    UNIQUE (frame_id, entity_id)
+);
+CREATE INDEX entity_removals_frame ON entity_removals(frame_id);
+
+-- Work packages for the human study: raters and human-baseline answerers. The package
+-- tables are built again with the new roles and assignment kinds (children first, so
+-- that no foreign key ever points at a missing table).
+CREATE TABLE packages_v11 (
+    id TEXT PRIMARY KEY,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    role TEXT NOT NULL CHECK (role IN ('verifier', 'reviewer', 'adjudicator', 'annotator',
+        'rater', 'human-baseline')),
+    file TEXT NOT NULL DEFAULT '',
+    manifest TEXT NOT NULL,
+    content_sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    merged_at TEXT,
+    recalled_at TEXT
+);
+INSERT INTO packages_v11 SELECT id, annotator_id, role, file, manifest, content_sha256,
+    created_at, merged_at, recalled_at FROM packages;
+
+CREATE TABLE assignments_v11 (
+    id INTEGER PRIMARY KEY,
+    package_id TEXT NOT NULL REFERENCES packages_v11(id),
+    kind TEXT NOT NULL CHECK (kind IN ('question', 'label', 'frame', 'episode', 'rating',
+        'answer')),
+    item_id INTEGER NOT NULL,
+    version TEXT NOT NULL DEFAULT '',
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    role TEXT NOT NULL,
+    assigned_at TEXT NOT NULL,
+    done_at TEXT,
+    recalled_at TEXT
+);
+INSERT INTO assignments_v11 SELECT id, package_id, kind, item_id, version, annotator_id,
+    role, assigned_at, done_at, recalled_at FROM assignments;
+
+CREATE TABLE package_work_v11 (
+    package_id TEXT NOT NULL REFERENCES packages_v11(id),
+    kind TEXT NOT NULL,
+    source_id INTEGER NOT NULL,
+    target_id INTEGER,
+    digest TEXT NOT NULL DEFAULT '',
+    merged_at TEXT NOT NULL,
+    PRIMARY KEY (package_id, kind, source_id)
+);
+INSERT INTO package_work_v11 SELECT package_id, kind, source_id, target_id, digest, merged_at
+    FROM package_work;
+
+CREATE TABLE package_conflicts_v11 (
+    id INTEGER PRIMARY KEY,
+    package_id TEXT NOT NULL REFERENCES packages_v11(id),
+    kind TEXT NOT NULL,
+    item_id INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    work TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    resolved_at TEXT,
+    resolution TEXT
+);
+INSERT INTO package_conflicts_v11 SELECT id, package_id, kind, item_id, reason, work,
+    created_at, resolved_at, resolution FROM package_conflicts;
+
+DROP TABLE assignments;
+DROP TABLE package_work;
+DROP TABLE package_conflicts;
+DROP TABLE packages;
+ALTER TABLE packages_v11 RENAME TO packages;
+ALTER TABLE assignments_v11 RENAME TO assignments;
+ALTER TABLE package_work_v11 RENAME TO package_work;
+ALTER TABLE package_conflicts_v11 RENAME TO package_conflicts;
+CREATE UNIQUE INDEX assignments_once ON assignments(kind, item_id, version, annotator_id)
+    WHERE recalled_at IS NULL;
+CREATE INDEX assignments_item ON assignments(kind, item_id);
+CREATE INDEX assignments_package ON assignments(package_id)
+"""
+
+
+@migrations(name="0011_annotator_work_travels")
+def m0011_annotator_work_travels(db: Database) -> None:
+    """Original box values, entities removed from frames, human-study package roles."""
+    for statement in _split(_V11_ANNOTATOR_WORK):
+        db.execute(statement)
+
+
 SCHEMA_VERSION = len(known_migration_names())
