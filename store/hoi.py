@@ -236,6 +236,7 @@ class HoiRepository(Repository):
             _check_difficulty(difficulty)
         with self.project.write():
             old = self._existing(label_id)
+            self._author_only(old, annotator, "changes")
             label = old.label
             new = dataclasses.replace(
                 label,
@@ -281,6 +282,7 @@ class HoiRepository(Repository):
         self._require(annotator)
         with self.project.write():
             old = self._existing(label_id)
+            self._author_only(old, annotator, "resubmits")
             if not (old.current(REVIEW) or old.current(QC)):
                 return old
             self.db.execute(
@@ -297,8 +299,17 @@ class HoiRepository(Repository):
         self._require(annotator)
         with self.project.write():
             old = self._existing(label_id)
+            self._author_only(old, annotator, "deletes")
             self._delete(old, annotator)
         return old
+
+    def _author_only(self, record: LabelRecord, annotator: Annotator, doing: str) -> None:
+        """Only a label's author changes, resubmits or deletes it; others review it."""
+        if record.label.annotator_id != annotator.id:
+            raise ProjectError(
+                f"{self.project.path}: label #{record.id} is {record.author_name or 'someone else'}"
+                f"'s: only its author {doing} it (review it instead)"
+            )
 
     def _delete(self, old: LabelRecord, annotator: Annotator) -> None:
         self.db.execute(

@@ -10,6 +10,7 @@ them all in one `project.write()`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from annotation.jrdb.dataset import (
     PERSON_LABEL_KINDS,
     BoxRecord,
     SequenceEntity,
+    entity_kind,
 )
 from annotation.jrdb.geometry import GeometricRelation
 from annotation.models import (
@@ -31,6 +33,14 @@ from store.base import Repository, dumps, loads
 from store.errors import ProjectError, utc_now
 
 _BOX3D_FIELDS = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
+_BOX3D_COLUMNS = ", ".join(f"boxes_3d.{k}" for k in _BOX3D_FIELDS)
+# On a person's first change of an imported box, the imported values are kept (JSON).
+_ORIGINAL = (
+    "COALESCE({table}.original, CASE WHEN {table}.source = 'import' THEN json_array({values}) END)"
+)
+_BOX_TABLES = (("2d", "boxes_2d", "x, y, w, h"), ("3d", "boxes_3d", ", ".join(_BOX3D_FIELDS)))
+#: What a person may draw in a sequence: someone or something the labels missed.
+DRAWN_KINDS = ("human", "object")
 _RELATION_FIELDS = (
     "subject_entity_id",
     "reference_entity_id",
@@ -272,7 +282,50 @@ class SequenceRepository(Repository):
         keys = ("entity_id", "kind", "label", "difficulty", "other_entity_id")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
-    # -- boxes a person draws or adjusts (audited) ---------------------------------
+    # -- entities and boxes a person draws, adjusts or removes (audited) -------------
+    def next_key(self, sequence_id: int, category: str) -> str:
+        """A label id no entity of the sequence has, after the highest of its prefix:
+        "pedestrian:31" when the dataset's people run to pedestrian:30, "chair:4" after
+        "chair:3". A person's prefix is JRDB's `pedestrian`."""
+        kind, prefix = entity_kind(f"{category}:0")
+        prefix = "pedestrian" if kind == "human" else prefix
+        keys = set(self.entity_ids(sequence_id))
+        numbers = [
+            int(m.group(1)) for k in keys if (m := re.fullmatch(rf"{re.escape(prefix)}:(\d+)", k))
+        ]
+        return f"{prefix}:{max(numbers, default=0) + 1}"
+
+    def add_drawn_entity(
+        self,
+        sequence_id: int,
+        kind: str,
+        category: str,
+        annotator: Annotator,
+        key: str | None = None,
+        attributes: dict[str, Any] | None = None,
+    ) -> int:
+        """A person or object the dataset's labels missed, drawn by a person (source
+        'annotator'). Without `key` it gets `next_key`; a key the sequence has is refused."""
+        self._require(annotator)
+        if kind not in DRAWN_KINDS:
+            raise ValueError(f"a drawn entity is one of {', '.join(DRAWN_KINDS)}, not {kind!r}")
+        category = " ".join(str(category).split()).lower()
+        if kind == "human":
+            category = "pedestrian"
+        if not category or ":" in category:
+            raise ValueError(f"an object needs a category name like 'chair', not {category!r}")
+        with self.project.write():
+            key = key or self.next_key(sequence_id, category)
+            if entity_kind(key)[0] != kind:
+                raise ValueError(f"{key} names a {entity_kind(key)[0]}, not a {kind}")
+            if key in self.entity_ids(sequence_id):
+                raise ProjectError(f"{self.project.path}: the sequence already has {key}")
+            entity_id = self.add_entity(
+                sequence_id, key, kind, category, attributes, source="annotator"
+            )
+            self._audit(annotator, "create", "entities", entity_id, {"key": key, "kind": kind})
+        return entity_id
+
     def add_object(
         self,
         sequence_id: int,
@@ -282,13 +335,127 @@ class SequenceRepository(Repository):
         attributes: dict[str, Any] | None = None,
     ) -> int:
         """A new object entity drawn by a person (source 'annotator')."""
+        return self.add_drawn_entity(sequence_id, "object", category, annotator, key, attributes)
+
+    def remove_entity(self, entity_id: int, frame_id: int, annotator: Annotator) -> dict:
+        """Take an entity out of one frame (a box the dataset should not have): its 2D and
+        3D boxes there are kept in `entity_removals` (the export lists it; `restore_entity`
+        undoes it) and its computed relations there dropped. Refused while it has HOI
+        labels in the frame, as subject or target: those are deleted first."""
         self._require(annotator)
         with self.project.write():
-            entity_id = self.add_entity(
-                sequence_id, key, "object", category, attributes, source="annotator"
+            labels = self.db.execute(
+                "SELECT count(*) FROM hoi_labels WHERE frame_id = ? "
+                "AND (subject_entity_id = ? OR object_entity_id = ?)",
+                [frame_id, entity_id, entity_id],
+            ).fetchone()[0]
+            if labels:
+                raise ProjectError(
+                    f"{self.project.path}: {self._key_of(entity_id)} has {labels} HOI "
+                    f"label(s) in frame {self.frame(frame_id).index}; delete them first"
+                )
+            boxes = {
+                dims: row
+                for dims, table, columns in _BOX_TABLES
+                if (row := self._whole_box(table, columns, entity_id, frame_id))
+            }
+            if not any(boxes.values()):
+                raise ProjectError(
+                    f"{self.project.path}: {self._key_of(entity_id)} has no box in frame "
+                    f"{self.frame(frame_id).index}; there is nothing to remove"
+                )
+            for _dims, table, _columns in _BOX_TABLES:
+                self.db.execute(
+                    f"DELETE FROM {table} WHERE entity_id = ? AND frame_id = ?",
+                    [entity_id, frame_id],
+                )
+            self.db.execute(
+                "DELETE FROM geometric_relations WHERE frame_id = ? "
+                "AND (subject_entity_id = ? OR reference_entity_id = ?)",
+                [frame_id, entity_id, entity_id],
             )
-            self._audit(annotator, "create", "entities", entity_id, {"key": key})
-        return entity_id
+            cur = self.db.execute(
+                "INSERT INTO entity_removals(frame_id, entity_id, boxes, annotator_id, "
+                "removed_at) VALUES (?, ?, ?, ?, ?)",
+                [frame_id, entity_id, dumps(boxes), annotator.id, utc_now()],
+            )
+            detail = {"entity_id": entity_id, "frame_id": frame_id, "boxes": boxes}
+            self._audit(annotator, "delete", "entity_removals", cur.lastrowid, detail)
+        return boxes
+
+    def restore_entity(self, entity_id: int, frame_id: int, annotator: Annotator) -> None:
+        """Put a removed entity back into the frame with the boxes it had (undo)."""
+        self._require(annotator)
+        with self.project.write():
+            row = self.db.execute(
+                "SELECT id, boxes FROM entity_removals WHERE entity_id = ? AND frame_id = ?",
+                [entity_id, frame_id],
+            ).fetchone()
+            if row is None:
+                raise ProjectError(
+                    f"{self.project.path}: {self._key_of(entity_id)} was not removed from "
+                    f"frame {self.frame(frame_id).index}"
+                )
+            boxes = loads(row[1], {})
+            for dims, table, columns in _BOX_TABLES:
+                box = boxes.get(dims)
+                if box:  # back as it was: values, attributes, source, author, original
+                    self.db.execute(
+                        f"INSERT INTO {table}(entity_id, frame_id, {columns}, attributes, "
+                        "source, annotator_id, updated_at, original) VALUES (?, ?, "
+                        f"{', '.join('?' * len(box['values']))}, ?, ?, ?, ?, ?)",
+                        [entity_id, frame_id, *box["values"], dumps(box["attributes"])]
+                        + [box["source"], box["annotator_id"], box["updated_at"]]
+                        + [dumps(box["original"]) if box["original"] else None],
+                    )
+            self.db.execute("DELETE FROM entity_removals WHERE id = ?", [row[0]])
+            detail = {"entity_id": entity_id, "frame_id": frame_id}
+            self._audit(annotator, "restore", "entity_removals", row[0], detail)
+
+    def removals(self, sequence_id: int) -> list[dict[str, Any]]:
+        """Entities people took out of frames: frame_id, frame_index, entity_id, key,
+        boxes (as they were), annotator_id, removed_at; by frame, then key."""
+        rows = self.db.execute(
+            "SELECT r.id, r.frame_id, f.frame_index, r.entity_id, e.entity_key, r.boxes, "
+            "r.annotator_id, r.removed_at FROM entity_removals r "
+            "JOIN frames f ON f.id = r.frame_id JOIN entities e ON e.id = r.entity_id "
+            "WHERE f.sequence_id = ? ORDER BY f.frame_index, e.entity_key",
+            [sequence_id],
+        ).fetchall()
+        keys = ("id", "frame_id", "frame_index", "entity_id", "key", "boxes")
+        keys += ("annotator_id", "removed_at")
+        out = [dict(zip(keys, r, strict=True)) for r in rows]
+        for row in out:
+            row["boxes"] = loads(row["boxes"], {})
+        return out
+
+    def _whole_box(
+        self, table: str, columns: str, entity_id: int, frame_id: int
+    ) -> dict[str, Any] | None:
+        row = self.db.execute(
+            f"SELECT {columns}, attributes, source, annotator_id, updated_at, original "
+            f"FROM {table} WHERE entity_id = ? AND frame_id = ?",
+            [entity_id, frame_id],
+        ).fetchone()
+        if row is None:
+            return None
+        n = len(row) - 5
+        return {
+            "values": list(row[:n]),
+            "attributes": loads(row[n], {}),
+            "source": row[n + 1],
+            "annotator_id": row[n + 2],
+            "updated_at": row[n + 3],
+            "original": loads(row[n + 4]) if row[n + 4] else None,
+        }
+
+    def _key_of(self, entity_id: int) -> str:
+        row = self.db.execute(
+            "SELECT entity_key FROM entities WHERE id = ?", [entity_id]
+        ).fetchone()
+        if row is None:
+            raise ProjectError(f"{self.project.path}: no entity with id {entity_id}")
+        return row[0]
 
     def set_box_2d(
         self,
@@ -310,6 +477,7 @@ class SequenceRepository(Repository):
                 "annotator_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'annotator', ?, ?) "
                 "ON CONFLICT(entity_id, frame_id) DO UPDATE SET x = excluded.x, y = excluded.y, "
                 "w = excluded.w, h = excluded.h, source = 'annotator', "
+                f"original = {_ORIGINAL.format(table='boxes_2d', values='boxes_2d.x, boxes_2d.y, boxes_2d.w, boxes_2d.h')}, "
                 "annotator_id = excluded.annotator_id, updated_at = excluded.updated_at"
                 + (", attributes = excluded.attributes" if attributes is not None else ""),
                 [entity_id, frame_id, x, y, w, h, dumps(attributes or {}), annotator.id, utc_now()],
@@ -339,6 +507,7 @@ class SequenceRepository(Repository):
                 "attributes, source, annotator_id, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'annotator', ?, ?) "
                 f"ON CONFLICT(entity_id, frame_id) DO UPDATE SET {updates}, "
+                f"original = {_ORIGINAL.format(table='boxes_3d', values=_BOX3D_COLUMNS)}, "
                 "source = 'annotator', annotator_id = excluded.annotator_id, "
                 "updated_at = excluded.updated_at"
                 + (", attributes = excluded.attributes" if attributes is not None else ""),
@@ -372,11 +541,18 @@ class SequenceRepository(Repository):
             raise ValueError(f"dims must be '2d' or '3d', not {dims!r}")
         rows = self.db.execute(
             f"SELECT entity_id, frame_id, {columns}, attributes, source, annotator_id, "
-            f"updated_at FROM {table} WHERE frame_id = ? ORDER BY entity_id",
+            f"updated_at, original FROM {table} WHERE frame_id = ? ORDER BY entity_id",
             [frame_id],
         ).fetchall()
         return [
-            BoxRecord(make(*r[:-4], attributes=loads(r[-4], {})), r[-3], r[-2], r[-1]) for r in rows
+            BoxRecord(
+                make(*r[:-5], attributes=loads(r[-5], {})),
+                r[-4],
+                r[-3],
+                r[-2],
+                tuple(loads(r[-1])) if r[-1] else None,
+            )
+            for r in rows
         ]
 
     # -- geometric relations ---------------------------------------------------------

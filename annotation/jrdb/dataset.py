@@ -241,6 +241,7 @@ class BoxRecord:
     source: str
     annotator_id: int | None
     updated_at: str | None
+    original: tuple[float, ...] | None = None  # the imported values, once a person changed it
 
 
 # -- small checks ----------------------------------------------------------------

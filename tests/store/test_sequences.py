@@ -121,3 +121,88 @@ def test_calibration_changes_need_an_annotator_and_are_audited(project, seq, ali
     entry = project.audit.recent(1)[0]
     assert entry.annotator == "Alice" and entry.table == "sequences"
     assert entry.detail["calibration"] == [{"source": "identity"}, {"source": "adjusted"}]
+
+
+def test_the_imported_box_is_kept_on_a_persons_first_change(project, seq, alice, bob):
+    """The first change of an imported box keeps the dataset's values in `original`; later
+    changes keep that first original; a box a person drew has none."""
+    s, frame, person, chair = seq
+    repo = project.sequences
+    repo.add_box_2d(person, frame.id, (100.0, 50.0, 40.0, 120.0))
+    repo.add_box_3d(person, frame.id, (4.0, 1.0, -0.2, 0.5, 0.6, 1.7, 0.3))
+    repo.set_box_2d(person, frame.id, (110, 50, 40, 120), alice)
+    repo.set_box_2d(person, frame.id, (120, 55, 40, 120), bob)
+    repo.set_box_3d(person, frame.id, (4.2, 1.0, -0.2, 0.5, 0.6, 1.7, 0.5), alice)
+    repo.set_box_2d(chair, frame.id, (7, 8, 9, 10), alice)
+    boxes = {r.box.entity_id: r for r in repo.box_records(frame.id, "2d")}
+    assert boxes[person].original == (100.0, 50.0, 40.0, 120.0)
+    assert (boxes[person].box.x, boxes[person].annotator_id) == (120.0, bob.id)
+    assert boxes[chair].original is None
+    [box3d] = repo.box_records(frame.id, "3d")
+    assert box3d.original == (4.0, 1.0, -0.2, 0.5, 0.6, 1.7, 0.3)
+    assert box3d.box.cx == 4.2
+
+
+def test_drawn_entities_get_keys_the_sequence_does_not_have(project, seq, alice):
+    s, frame, person, chair = seq
+    repo = project.sequences
+    repo.add_entity(s.id, "pedestrian:30", "human", "pedestrian")
+    assert repo.next_key(s.id, "pedestrian") == "pedestrian:31"
+    assert repo.next_key(s.id, "chair") == "chair:2"
+    assert repo.next_key(s.id, "Bag") == "bag:1"
+    someone = repo.add_drawn_entity(s.id, "human", "person", alice)
+    cup = repo.add_drawn_entity(s.id, "object", "Cup", alice)
+    keys = {e.id: (e.key, e.kind, e.category, e.source) for e in repo.entities(s.id)}
+    assert keys[someone] == ("pedestrian:31", "human", "pedestrian", "annotator")
+    assert keys[cup] == ("cup:1", "object", "cup", "annotator")
+    count = len(keys)
+    with pytest.raises(ProjectError, match="already has chair:1"):
+        repo.add_drawn_entity(s.id, "object", "chair", alice, key="chair:1")
+    with pytest.raises(ValueError, match="one of human, object"):
+        repo.add_drawn_entity(s.id, "robot", "jackrabbot", alice)
+    with pytest.raises(ValueError, match="names a human"):
+        repo.add_drawn_entity(s.id, "object", "chair", alice, key="pedestrian:99")
+    assert len(repo.entities(s.id)) == count
+    audit = project.db.execute(
+        "SELECT count(*) FROM audit_log WHERE table_name = 'entities' AND annotator_id = ?",
+        [alice.id],
+    ).fetchone()[0]
+    assert audit == 2
+
+
+def test_an_entity_removed_from_a_frame_and_restored(project, seq, alice, bob):
+    s, frame, person, chair = seq
+    repo = project.sequences
+    repo.add_box_2d(person, frame.id, (100.0, 50.0, 40.0, 120.0), {"occlusion": "Fully_visible"})
+    repo.add_box_3d(person, frame.id, (4.0, 1.0, -0.2, 0.5, 0.6, 1.7, 0.3))
+    repo.set_box_2d(chair, frame.id, (7, 8, 9, 10), alice)
+    repo.set_relations(
+        frame.id, [GeometricRelation(frame.id, person, None, "front", "up", "close", 4.1, "3d")]
+    )
+    label = project.hoi.add_label(
+        frame_id=frame.id,
+        subject_entity_id=person,
+        object_entity_id=chair,
+        category="physical",
+        predicate="touching",
+        difficulty=1,
+        annotator=alice,
+    )
+    with pytest.raises(ProjectError, match="has 1 HOI label.*delete them first"):
+        repo.remove_entity(chair, frame.id, bob)
+    project.hoi.delete_label(label.id, alice)
+    before = repo.box_records(frame.id, "2d") + repo.box_records(frame.id, "3d")
+    repo.remove_entity(person, frame.id, bob)
+    assert [b.entity_id for b in repo.boxes_2d(frame.id)] == [chair]
+    assert repo.boxes_3d(frame.id) == [] and repo.relations(frame.id) == []
+    [removal] = repo.removals(s.id)
+    assert (removal["key"], removal["annotator_id"]) == ("pedestrian:1", bob.id)
+    assert removal["boxes"]["2d"]["values"] == [100.0, 50.0, 40.0, 120.0]
+    with pytest.raises(ProjectError, match="no box in frame 0"):
+        repo.remove_entity(person, frame.id, bob)
+    repo.restore_entity(person, frame.id, bob)
+    after = repo.box_records(frame.id, "2d") + repo.box_records(frame.id, "3d")
+    assert sorted(after, key=repr) == sorted(before, key=repr)  # source, attributes too
+    assert repo.removals(s.id) == []
+    with pytest.raises(ProjectError, match="was not removed"):
+        repo.restore_entity(person, frame.id, bob)

@@ -247,10 +247,22 @@ def test_hoi_label_needs_an_annotator(project, frame_and_entities):
 
 def test_set_difficulty_validates(project, alice, bob, frame_and_entities):
     label = _label(project, frame_and_entities, alice, difficulty=1)
-    assert project.hoi.set_difficulty(label.id, 3, bob).difficulty == 3
+    assert project.hoi.set_difficulty(label.id, 3, alice).difficulty == 3
     with pytest.raises(ValueError):
-        project.hoi.set_difficulty(label.id, 4, bob)
+        project.hoi.set_difficulty(label.id, 4, alice)
     assert project.hoi.get_label(label.id).difficulty == 3
+
+
+def test_only_the_author_changes_or_deletes_a_label(project, alice, bob, frame_and_entities):
+    """The rule lives in the store, so the CLI, the panels and package merges all meet it."""
+    label = _label(project, frame_and_entities, alice, difficulty=1)
+    audit_before = _count(project, "audit_log")
+    with pytest.raises(ProjectError, match="only its author changes it"):
+        project.hoi.set_difficulty(label.id, 3, bob)
+    with pytest.raises(ProjectError, match="only its author deletes it"):
+        project.hoi.delete_label(label.id, bob)
+    assert project.hoi.get_label(label.id).difficulty == 1
+    assert _count(project, "audit_log") == audit_before
 
 
 def test_author_cannot_review_own_label(project, alice, frame_and_entities):
