@@ -58,6 +58,22 @@ MUTABLE = {
     "questions": {"status", "is_current", "proposal_state"},
     "sequences": {"root"},
 }
+# What a blind package (a rater's, a human-baseline answerer's) leaves out of its copies of
+# the questions, column -> the value it holds instead: what the Human study mode never
+# shows (docs/human-study.md): the computed difficulty S, R, T, D, the answer, the
+# evidence and the steps (which S and R are counted from); of the criteria only the
+# images the question is asked on stay.
+BLIND_QUESTIONS = {
+    "difficulty_s": "NULL",
+    "difficulty_r": "NULL",
+    "difficulty_t": "NULL",
+    "difficulty_d": "NULL",
+    "answer": "'null'",
+    "evidence_ids": "'[]'",
+    "steps": "'[]'",
+    "criteria": "(SELECT json_group_object(key, value) FROM json_each(questions.criteria) "
+    "WHERE key IN ('frame_ids', 'image_ids'))",
+}
 # project_meta keys that belong to the file, never copied into a package.
 OWN_META = {"application", "created_at", "project_id", "package", "demo_parts"}
 _NOT_OWN = f"key NOT IN ({', '.join('?' * len(OWN_META))}) AND key NOT LIKE 'scene_draft:%'"
@@ -78,11 +94,14 @@ def write_package(
     target: Path,
     picks: Mapping[str, Iterable[int]],
     files: Iterable[tuple[int, str, bytes]] = (),
+    *,
+    blind: bool = False,
 ) -> dict[str, list[int]]:
     """Write a new package file at `target` with the chosen rows of the project at
     `source` (table -> ids; child tables follow their parents), its settings and
-    `files` (sequence id, path under the root, bytes). Returns table -> the ids copied,
-    which `content_hash` covers. The file has no manifest yet (`seal_package`)."""
+    `files` (sequence id, path under the root, bytes); `blind`: the questions without
+    what `BLIND_QUESTIONS` leaves out. Returns table -> the ids copied, which
+    `content_hash` covers (as the package holds them). The file has no manifest yet."""
     if target.exists():
         raise ProjectError(f"{target}: already exists; choose another package file")
     open_project(target, create=True).close()
@@ -119,6 +138,9 @@ def write_package(
                 [dumps(ids)] if "?" in where else [],
             )
             copied[table] = [r[0] for r in conn.execute(f"SELECT {key} FROM main.{table}")]
+        if blind:
+            blank = ", ".join(f"{column} = {value}" for column, value in BLIND_QUESTIONS.items())
+            conn.execute(f"UPDATE main.questions SET {blank}")
         conn.execute(
             "INSERT OR REPLACE INTO main.project_meta(key, value) SELECT key, value "
             f"FROM src.project_meta WHERE {_NOT_OWN}",
@@ -228,12 +250,19 @@ _LABEL = (
     "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
     "annotator_id, created_at, updated_at"
 )
+# A rating or answer is known by its question (a person has one of each per question in a
+# package; rating again replaces the row, under a new id or the same): a new rating of a
+# question merged before is a changed row, whatever id SQLite gave it.
+_RATING = "id, question_id, annotator_id, rating, created_at"
+_ANSWER = "id, question_id, annotator_id, answer, correct, iou, reason, created_at"
+_BY_QUESTION = ("difficulty_ratings", "human_answers")
 
 
 def read_work(path: Path, copied: Mapping[str, Iterable[int]]) -> dict:
     """The work done in a package: its live verdicts, reviews, error labels, labels (new
-    ones flagged apart from the copied ones) and audit entries (a package starts with an
-    empty audit log: every entry is its person's work), as plain dicts."""
+    ones flagged apart from the copied ones), difficulty ratings, human answers (a package
+    copies none: every one is its person's work) and audit entries (a package starts with
+    an empty audit log), as plain dicts."""
     conn = _open_ro(path)
     try:
 
@@ -253,6 +282,12 @@ def read_work(path: Path, copied: Mapping[str, Iterable[int]]) -> dict:
             "reviews": rows(f"SELECT {_REVIEW} FROM hoi_reviews ORDER BY id", _REVIEW, []),
             "errors": rows(f"SELECT {_ERROR} FROM error_labels ORDER BY id", _ERROR, []),
             "labels": rows(f"SELECT {_LABEL} FROM hoi_labels ORDER BY id", _LABEL, []),
+            "ratings": rows(
+                f"SELECT question_id AS {_RATING} FROM difficulty_ratings ORDER BY id", _RATING, []
+            ),
+            "answers": rows(
+                f"SELECT question_id AS {_ANSWER} FROM human_answers ORDER BY id", _ANSWER, []
+            ),
             "audit": rows(
                 "SELECT id, at, annotator_id, action, table_name, row_id, detail "
                 "FROM audit_log ORDER BY id",
@@ -265,8 +300,12 @@ def read_work(path: Path, copied: Mapping[str, Iterable[int]]) -> dict:
             verdict["corrections"] = loads(verdict["corrections"], {})
         for entry in work["audit"]:
             entry["detail"] = loads(entry["detail"], {})
+            if entry["table_name"] in _BY_QUESTION and "question_id" in entry["detail"]:
+                entry["row_id"] = entry["detail"]["question_id"]  # the rating's or answer's id
         for label in work["labels"]:
             label["copied"] = label["id"] in old_labels
+        for answer in work["answers"]:
+            answer["answer"] = loads(answer["answer"])
         return work
     finally:
         conn.close()

@@ -16,14 +16,37 @@ from typing import Any
 from store.base import Repository, dumps, loads
 from store.errors import ProjectError, utc_now
 
-ROLES = ("verifier", "reviewer", "adjudicator", "annotator")
-# What a role's package assigns: questions, label review rounds or frames.
+ROLES = ("verifier", "reviewer", "adjudicator", "annotator", "rater", "human-baseline")
+# What a role's package assigns: questions, label review rounds, frames, or questions to
+# rate or to answer (the human study).
 ROLE_KIND = {
     "verifier": "question",
     "adjudicator": "question",
     "reviewer": "label",
     "annotator": "frame",
+    "rater": "rating",
+    "human-baseline": "answer",
 }
+# Every kind of work a person does, counted per annotator for the team view: key -> the
+# query giving (annotator id, count). Boxes count when an annotator set them; entities
+# when one added them (their audit entry: an entity row names nobody).
+_WORK = {
+    "verdicts": "SELECT annotator_id, count(*) FROM verifications WHERE retracted_at IS NULL "
+    "GROUP BY annotator_id",
+    "reviews": "SELECT reviewer_id, count(*) FROM hoi_reviews GROUP BY reviewer_id",
+    "hoi_labels": "SELECT annotator_id, count(*) FROM hoi_labels GROUP BY annotator_id",
+    "error_labels": "SELECT annotator_id, count(*) FROM error_labels GROUP BY annotator_id",
+    "ratings": "SELECT annotator_id, count(*) FROM difficulty_ratings GROUP BY annotator_id",
+    "answers": "SELECT annotator_id, count(*) FROM human_answers GROUP BY annotator_id",
+    "boxes_2d": "SELECT annotator_id, count(*) FROM boxes_2d WHERE source = 'annotator' "
+    "GROUP BY annotator_id",
+    "boxes_3d": "SELECT annotator_id, count(*) FROM boxes_3d WHERE source = 'annotator' "
+    "GROUP BY annotator_id",
+    "entities": "SELECT annotator_id, count(*) FROM audit_log WHERE action = 'create' "
+    "AND table_name = 'entities' GROUP BY annotator_id",
+    "entity_removals": "SELECT annotator_id, count(*) FROM entity_removals GROUP BY annotator_id",
+}
+WORK_KINDS = tuple(_WORK)
 # An assignment still out: neither merged back (done) nor recalled.
 OUTSTANDING = "a.recalled_at IS NULL AND a.done_at IS NULL"
 
@@ -261,9 +284,21 @@ class PackageRepository(Repository):
         )
 
     # -- the team view -------------------------------------------------------------------------
+    def work(self) -> dict[int, dict[str, int]]:
+        """Per annotator id with any work in the project (done here or merged from a
+        package): how many of each of `WORK_KINDS` (every kind, zeros included)."""
+        found: dict[int, dict[str, int]] = {}
+        for key, sql in _WORK.items():
+            for annotator_id, n in self.db.execute(sql):
+                if annotator_id is not None:
+                    found.setdefault(annotator_id, dict.fromkeys(WORK_KINDS, 0))[key] = n
+        return found
+
     def team(self) -> list[dict[str, Any]]:
         """Per person with packages: items assigned, done, merged (in merged work), out, and
-        the dates of their first assignment, last merge; packages not yet returned."""
+        the dates of their first assignment, last merge; packages not yet returned; and
+        their `work` (every kind, done here or merged)."""
+        work = self.work()
         rows = self.db.execute(
             "SELECT n.id, n.name, count(a.id), "
             "sum(a.done_at IS NOT NULL), sum(a.recalled_at IS NULL AND a.done_at IS NULL), "
@@ -293,6 +328,7 @@ class PackageRepository(Repository):
                     "packages": packages[0],
                     "not_returned": packages[1] or 0,
                     "not_returned_list": packages[2] or "",
+                    "work": work.get(r[0], dict.fromkeys(WORK_KINDS, 0)),
                 }
             )
         return out

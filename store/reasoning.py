@@ -57,6 +57,12 @@ _HUMAN_SELECT = (
     "q.is_current, q.status FROM human_answers h JOIN questions q ON q.id = h.question_id"
 )
 _QUEUE_WHERE = "is_current = 1 AND status != 'excluded'"
+# Questions out with a person in a work package of theirs (kind 'rating' or 'answer'):
+# they rate or answer them there (docs/work-packages.md).
+_HELD = (
+    "SELECT item_id FROM assignments WHERE kind = ? AND annotator_id = ? "
+    "AND recalled_at IS NULL AND done_at IS NULL"
+)
 
 
 def _prediction(r: tuple) -> Prediction:
@@ -257,9 +263,12 @@ class ReasoningRepository(Repository):
             raise ProjectError(f"{self.project.path}: question {question_id} has a newer version")
         return q
 
-    def rate(self, question_id: int, annotator: Annotator, rating: int) -> None:
-        """Save `annotator`'s difficulty rating 1 (easy) .. 5 (hard) of a question now,
-        replacing their earlier rating of it (of any version)."""
+    def rate(
+        self, question_id: int, annotator: Annotator, rating: int, *, created_at: str | None = None
+    ) -> None:
+        """Save `annotator`'s difficulty rating 1 (easy) .. 5 (hard) of a question now (or
+        at `created_at`: a rating merged from a work package keeps its time), replacing
+        their earlier rating of it (of any version)."""
         self._require(annotator)
         if type(rating) is not int or rating not in RATINGS:
             raise ValueError(f"a difficulty rating is 1 (easy) to 5 (hard), not {rating!r}")
@@ -275,7 +284,7 @@ class ReasoningRepository(Repository):
             cur = self.db.execute(
                 "INSERT INTO difficulty_ratings(question_id, annotator_id, rating, created_at) "
                 "VALUES (?, ?, ?, ?)",
-                [question_id, annotator.id, rating, utc_now()],
+                [question_id, annotator.id, rating, created_at or utc_now()],
             )
             detail = {"question_id": question_id, "rating": rating}
             if old:
@@ -314,17 +323,21 @@ class ReasoningRepository(Repository):
         ).fetchall()
         return [RatingPoint(*r) for r in rows]
 
-    def _queue(self, annotator: Annotator, benchmark: str | None, done_sql: str) -> list:
-        """(id, uid) of the current, not excluded questions still to do, in the annotator's
-        own stable order."""
-        where, params = [_QUEUE_WHERE, f"uid NOT IN ({done_sql})"], [annotator.id]
+    def _queue(
+        self, annotator: Annotator, benchmark: str | None, done_sql: str, kind: str
+    ) -> list[int]:
+        """Ids of the current, not excluded questions still to do, in the annotator's own
+        stable order. A question out with them in a work package (`kind` 'rating' or
+        'answer') is done there, not here."""
+        where = [_QUEUE_WHERE, f"uid NOT IN ({done_sql})", f"id NOT IN ({_HELD})"]
+        params: list[Any] = [annotator.id, kind, annotator.id]
         if benchmark is not None:
             where.append("benchmark = ?")
             params.append(benchmark)
         rows = self.db.execute(
             f"SELECT id, uid FROM questions WHERE {' AND '.join(where)}", params
         ).fetchall()
-        return sorted(rows, key=lambda r: _order_key(annotator.id, r[1]))
+        return [r[0] for r in sorted(rows, key=lambda r: _order_key(annotator.id, r[1]))]
 
     def _progress(self, annotator: Annotator, benchmark: str | None, done_sql: str):
         where, params = [_QUEUE_WHERE], []
@@ -349,12 +362,17 @@ class ReasoningRepository(Repository):
         "WHERE h.annotator_id = ? AND q2.is_current = 1"
     )
 
-    def next_to_rate(self, annotator: Annotator, benchmark: str | None = None) -> Question | None:
-        """A current, not excluded question `annotator` has not rated (in any version), in
-        their own stable order; None when they have rated them all. Do not show its D."""
+    def rating_queue(self, annotator: Annotator, benchmark: str | None = None) -> list[int]:
+        """Ids of the current, not excluded questions `annotator` has not rated (in any
+        version) and has not out in a rater package, in their own stable order."""
         self._require(annotator)
-        queue = self._queue(annotator, benchmark, self._RATED)
-        return self.questions.get(queue[0][0]) if queue else None
+        return self._queue(annotator, benchmark, self._RATED, "rating")
+
+    def next_to_rate(self, annotator: Annotator, benchmark: str | None = None) -> Question | None:
+        """The first of `rating_queue`; None when they have rated them all. Do not show
+        its D."""
+        queue = self.rating_queue(annotator, benchmark)
+        return self.questions.get(queue[0]) if queue else None
 
     def rating_progress(
         self, annotator: Annotator, benchmark: str | None = None
@@ -363,9 +381,12 @@ class ReasoningRepository(Repository):
         return self._progress(annotator, benchmark, self._RATED)
 
     # -- the human baseline ---------------------------------------------------------------
-    def answer(self, question_id: int, annotator: Annotator, answer: Any) -> Score:
+    def answer(
+        self, question_id: int, annotator: Annotator, answer: Any, *, created_at: str | None = None
+    ) -> Score:
         """Score `annotator`'s own answer (VQA) or box [x, y, w, h] (VG) to a current
-        question and save it now; a second answer to the same version replaces the first."""
+        question and save it now (or at `created_at`: merged from a work package); a
+        second answer to the same version replaces the first."""
         self._require(annotator)
         with self.project.write():
             q = self._current_question(question_id)
@@ -380,7 +401,7 @@ class ReasoningRepository(Repository):
                 "INSERT INTO human_answers(question_id, annotator_id, answer, correct, iou, "
                 "reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [question_id, annotator.id, dumps(answer), int(score.correct), score.iou]
-                + [score.reason, utc_now()],
+                + [score.reason, created_at or utc_now()],
             )
             detail = {"question_id": question_id, "correct": score.correct}
             if old:
@@ -413,12 +434,17 @@ class ReasoningRepository(Repository):
         ).fetchall()
         return [_human(r) for r in rows]
 
-    def next_to_answer(self, annotator: Annotator, benchmark: str = "jrdb") -> Question | None:
-        """A current, not excluded question of `benchmark` that `annotator` has not answered
-        in this version, in their own stable order. Do not show its answer."""
+    def answer_queue(self, annotator: Annotator, benchmark: str = "jrdb") -> list[int]:
+        """Ids of the current, not excluded questions of `benchmark` that `annotator` has
+        not answered in this version and has not out in a human-baseline package, in their
+        own stable order."""
         self._require(annotator)
-        queue = self._queue(annotator, benchmark, self._ANSWERED)
-        return self.questions.get(queue[0][0]) if queue else None
+        return self._queue(annotator, benchmark, self._ANSWERED, "answer")
+
+    def next_to_answer(self, annotator: Annotator, benchmark: str = "jrdb") -> Question | None:
+        """The first of `answer_queue`. Do not show its answer."""
+        queue = self.answer_queue(annotator, benchmark)
+        return self.questions.get(queue[0]) if queue else None
 
     def answer_progress(self, annotator: Annotator, benchmark: str = "jrdb") -> tuple[int, int]:
         """(questions answered by `annotator` in their current version, questions to answer)."""

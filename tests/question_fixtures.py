@@ -1,12 +1,17 @@
-"""A small verification project shared by the GUI tests: one generated Beneath question
-with its scene, and a Count question added by hand on the same scene."""
+"""Questions the tests share: a JRDB-Reasoning question as stored (`jrdb_question`), three
+JRDB question records on a sequence's first frame (`jrdb_questions`: VG, count, Wh), and
+a small verification project for the GUI tests (one generated Beneath question with its
+scene, and a Count question added by hand on the same scene)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from annotation.jrdb.dataset import PANORAMA_WIDTH
 from annotation.models import Question
 from store import open_project
+
+WH_ANSWER = "middle_adulthood"  # the answer of `jrdb_questions`' Wh question
 
 
 def jrdb_question(**changes) -> Question:
@@ -61,3 +66,93 @@ def write_question_project(path: Path) -> Path:
             }
         )
     return path
+
+
+def _criteria(frame, image_id: str) -> dict:
+    return {
+        "generator": "jrdb-query-engine/1",
+        "preferences": {"task": "vg", "modality": "image", "subject": "human"},
+        "frame_ids": [frame.id],
+        "image_ids": [image_id],
+        "combination": [],
+    }
+
+
+def jrdb_questions(project, sequence_id: int) -> dict[str, dict]:
+    """Three JRDB-Reasoning question records on the sequence's first frame (docs/
+    jrdb-questions.md): a VG question whose answer box is a stored person box, a count and
+    a Wh question."""
+    frame = project.sequences.frames(sequence_id)[0]
+    image_id = Path(frame.image_path).name
+    entities = {e.id: e for e in project.sequences.entities(sequence_id)}
+    people = [
+        b
+        for b in project.sequences.boxes_2d(frame.id)
+        if entities[b.entity_id].kind == "human" and b.x + b.w < PANORAMA_WIDTH
+    ]
+    target = max(people, key=lambda b: b.w * b.h)
+    key = entities[target.entity_id].key
+    box = [target.x, target.y, target.w, target.h]
+    base = {"benchmark": "jrdb", "options": None, "sequence_id": sequence_id, "seed": 0}
+    criteria = _criteria(frame, image_id)
+    step = {"description": "all persons", "entity_ids": [key], "slot": 0, "boxes": {key: box}}
+    return {
+        "vg": {
+            **base,
+            "task": "vg",
+            "text": "Find the tallest person in the picture.",
+            "answer": {"entity_ids": [key], "image_id": image_id, "boxes": [box]},
+            "evidence_ids": [key],
+            "steps": [step],
+            "difficulty": {"S": 1, "R": 0, "T": 1},
+            "criteria": criteria,
+        },
+        "count": {
+            **base,
+            "task": "vqa-count",
+            "text": "How many persons are in the picture?",
+            "answer": len(people),
+            "evidence_ids": [key],
+            "steps": [step],
+            "difficulty": {"S": 2, "R": 1, "T": 1},
+            "criteria": criteria,
+        },
+        "wh": {
+            **base,
+            "task": "vqa-wh",
+            "text": "What is the age of the woman?",
+            "answer": WH_ANSWER,
+            "evidence_ids": [key],
+            "steps": [step],
+            "difficulty": {"S": 3, "R": 2, "T": 1},
+            "criteria": {**criteria, "asked": "age"},
+        },
+    }
+
+
+def build_study_project(folder: Path) -> Path:
+    """A small JRDB project (two frames) for the human study: questions 1-3 are
+    `jrdb_questions` (vg, vqa-count, vqa-wh: D = 2, 4, 6), 4-5 tabletop counts without a
+    scene (D = 3, 5); Zoe has rated question 1 (4) and answered it (a wrong box)."""
+    from hoi_fixtures import build_hoi_project
+
+    from app.demo.jrdb_synth import SynthConfig
+
+    config = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=2_000)
+    hoi = build_hoi_project(folder, config)
+    with open_project(hoi.db) as p:
+        p.questions.add_many(jrdb_questions(p, hoi.sequence_id).values())
+        for n, (s, r) in enumerate(((1, 1), (2, 2)), start=1):
+            p.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"How many mugs are on the table? ({n})",
+                    "answer": n,
+                    "difficulty": {"S": s, "R": r, "T": 1},
+                }
+            )
+        zoe = p.annotators.sign_in("Zoe")  # someone else's work, which must not travel
+        p.reasoning.rate(1, zoe, 4)
+        p.reasoning.answer(1, zoe, [0, 0, 50, 50])
+    return hoi.db

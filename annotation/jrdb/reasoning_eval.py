@@ -57,6 +57,9 @@ REASONING_SETTINGS = {
     "p by the t approximation (scipy.stats.spearmanr)",
 }
 RATINGS = (1, 2, 3, 4, 5)
+#: The reason of a score against a question without its gold answer (a blind work
+#: package holds none: the answer is scored when the package is merged).
+NO_GOLD = "no gold answer here to score against"
 _NUMBER_WORDS = {
     w: i
     for i, w in enumerate(
@@ -359,6 +362,8 @@ def _gold_boxes(gold: Any) -> list[list[float]]:
 def score_answer(question_task: str, gold_answer: Any, predicted: Any) -> Score:
     """Score one predicted answer to a question of task `vg`, `vqa-count` or `vqa-wh`
     (other tasks: by the gold answer's type). Never raises on a malformed prediction."""
+    if gold_answer is None:
+        return Score(False, None, NO_GOLD)
     vg = _is_vg(question_task, gold_answer)
     if isinstance(predicted, dict) and not vg and "answer" in predicted:
         predicted = predicted["answer"]  # {"answer": ...} as some exporters write it

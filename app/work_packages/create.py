@@ -12,6 +12,7 @@ from typing import Any
 from annotation.jrdb.hoi_review import needs_review_by
 from annotation.jrdb.question_frames import question_frames
 from annotation.models import Annotator, Question
+from app.work_packages.study import BLIND_ROLES, study_questions
 from store import Project, ProjectError, open_project
 from store.errors import utc_now
 from store.package_io import content_hash, set_manifest, write_package
@@ -24,10 +25,11 @@ _MANY = 1_000_000
 
 @dataclass
 class PackageRequest:
-    """What to hand out: `questions` is "pending" or question ids (verifier,
-    adjudicator); `labels` is True (every label the person may review) or label ids;
-    `sequence` and `frames` (first, last frame index) choose frames to label, `episodes`
-    ("all", "failed" or ids) episodes to label errors in."""
+    """What to hand out: `questions` is "pending" or question ids (verifier, adjudicator,
+    rater, human-baseline; `benchmark` and `task` narrow "pending"); `labels` is True
+    (every label the person may review) or label ids; `sequence` and `frames` (first,
+    last frame index) choose frames to label, `episodes` ("all", "failed" or ids)
+    episodes to label errors in."""
 
     person: str
     role: str
@@ -130,7 +132,7 @@ def create_package(db: str | os.PathLike[str], request: PackageRequest, out: Pat
         part = out.with_name(out.name + ".part")
         for stale in (part, Path(f"{part}-wal"), Path(f"{part}-shm")):
             stale.unlink(missing_ok=True)
-        copied = write_package(project.path, part, picks, files)
+        copied = write_package(project.path, part, picks, files, blind=request.role in BLIND_ROLES)
         hashed = {t: ids for t, ids in copied.items() if not _worked_on(t, request.role)}
         manifest: dict[str, Any] = {
             "format": FORMAT,
@@ -166,11 +168,13 @@ def _choose(project: Project, person: Annotator, request: PackageRequest):
     picks: dict[str, set[int]] = {"annotators": {person.id}}
     limit = request.limit or _MANY
     kind = ROLE_KIND[request.role]
-    if kind == "question":
+    if kind in ("question", "rating", "answer"):
         if request.questions is None:
             raise ProjectError(f"a {request.role} package needs --questions pending|ID,...")
-        for question in _questions(project, person, request)[:limit]:
-            items.append({"kind": "question", "id": question.id, "version": str(question.version)})
+        study = kind != "question"
+        chosen = (study_questions if study else _questions)(project, person, request)
+        for question in chosen[:limit]:
+            items.append({"kind": kind, "id": question.id, "version": str(question.version)})
             _add_question(project, question, picks, request.role == "adjudicator")
     elif kind == "label":
         if not request.labels:
@@ -356,8 +360,10 @@ def _add_question(
 
 
 def _frame_files(project: Project, frames: set[int], picks, request) -> list:
-    """The frames' sequences, and the panorama and point-cloud files under their root."""
+    """The frames' sequences, and the panorama and point-cloud files under their root (the
+    Human study shows the panorama alone: a rater's or answerer's package carries no clouds)."""
     files: list[tuple[int, str, bytes]] = []
+    clouds = request.role not in BLIND_ROLES
     by_sequence: dict[int, list] = {}
     for frame_id in sorted(frames):
         frame = project.sequences.frame(frame_id)
@@ -366,7 +372,7 @@ def _frame_files(project: Project, frames: set[int], picks, request) -> list:
         picks.setdefault("sequences", set()).add(sequence_id)
         root = Path(project.sequences.get(sequence_id).root)
         for frame in seq_frames:
-            for rel in [frame.image_path, *frame.pointcloud_paths]:
+            for rel in [frame.image_path, *(frame.pointcloud_paths if clouds else [])]:
                 if not rel:
                     continue
                 path = root / rel

@@ -13,6 +13,7 @@ from typing import Any
 
 from annotation.models import Annotator
 from annotation.verification import Verdict
+from app.work_packages.study import apply_answer, apply_rating
 from store import Project, ProjectError, open_project
 from store.base import dumps
 from store.errors import utc_now
@@ -61,12 +62,19 @@ _ONE = {
     "reviews": "review",
     "labels": "label",
     "error labels": "error label",
+    "ratings": "rating",
+    "answers": "answer",
     "audit entries": "audit entry",
 }
 
 
 # Audit tables whose row ids are rows of work: the merged entry names the row it became.
-_AUDITED = {"verifications": "verdict", "error_labels": "error label"}
+_AUDITED = {
+    "verifications": "verdict",
+    "error_labels": "error label",
+    "difficulty_ratings": "rating",
+    "human_answers": "answer",
+}
 
 
 class _DryRun(Exception):
@@ -138,6 +146,8 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
         [(v["annotator_id"], "verdict", v["id"]) for v in work["verdicts"]]
         + [(r["reviewer_id"], "review", r["id"]) for r in work["reviews"]]
         + [(e["annotator_id"], "error label", e["id"]) for e in work["errors"]]
+        + [(r["annotator_id"], "rating", r["id"]) for r in work["ratings"]]
+        + [(a["annotator_id"], "answer", a["id"]) for a in work["answers"]]
         + [(lab["annotator_id"], "label", lab["id"]) for lab in work["labels"] if not lab["copied"]]
         + [(e["annotator_id"], "audit entry", e["id"]) for e in work["audit"] if e["annotator_id"]]
     )
@@ -168,9 +178,11 @@ def _apply(
     }
     targets: dict[tuple[str, int], int | None] = {}
     done: list[tuple[str, int]] = []
-    counts = {"verdicts": 0, "reviews": 0, "labels": 0, "error labels": 0, "audit entries": 0}
+    counts = dict.fromkeys(_ONE, 0)
     new_labels = [lab for lab in work["labels"] if not lab["copied"]]
-    rows_of_work = len(work["verdicts"]) + len(work["reviews"]) + len(work["errors"])
+    rows_of_work = sum(
+        len(work[k]) for k in ("verdicts", "reviews", "errors", "ratings", "answers")
+    )
     total, seen = rows_of_work + len(new_labels), 0
     project.audit_muted = True
     try:
@@ -179,6 +191,8 @@ def _apply(
             ("review", work["reviews"], _review),
             ("label", new_labels, _new_label),
             ("error label", work["errors"], _error_label),
+            ("rating", work["ratings"], apply_rating),
+            ("answer", work["answers"], apply_answer),
         ):
             for row in rows:
                 digest = hashlib.sha256(dumps(row).encode()).hexdigest()
@@ -248,6 +262,8 @@ def _item(kind: str, row: dict) -> tuple[str, int]:
         return ("label", row["label_id"])
     if kind == "error label":
         return ("episode", row["episode_id"])
+    if kind in ("rating", "answer"):
+        return (kind, row["question_id"])
     return ("frame", row["frame_id"])
 
 
@@ -342,7 +358,14 @@ def _error_label(project: Project, person: Annotator, row: dict, version, _copie
     return label.id
 
 
-_APPLY = {"question": _verdict, "label": _review, "frame": _new_label, "episode": _error_label}
+_APPLY = {
+    "question": _verdict,
+    "label": _review,
+    "frame": _new_label,
+    "episode": _error_label,
+    "rating": apply_rating,
+    "answer": apply_answer,
+}
 
 
 def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
@@ -368,7 +391,7 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
             "entities": set(sent["manifest"]["copied"].get("entities", [])),
             "package": conflict["package_id"],
         }
-        if conflict["kind"] == "question":
+        if conflict["kind"] in ("question", "rating", "answer"):
             uid = project.questions.get(work["question_id"]).uid
             current = [q for q in project.questions.versions(uid) if q.is_current]
             if not current:

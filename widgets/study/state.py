@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from annotation.jrdb.reasoning_eval import NO_GOLD
 from annotation.models import Annotator, Question
 
 RATE, ANSWER = "rate", "answer"
@@ -109,6 +110,8 @@ def question_slots(question: Question | None) -> list[str]:
 
 def describe_score(score: Any) -> str:
     """One line about a scored answer (shown only with feedback on)."""
+    if getattr(score, "reason", "") == NO_GOLD:  # a blind work package: scored when merged
+        return "saved; it is scored when the work package is merged"
     correct = bool(getattr(score, "correct", False))
     line = "Right" if correct else "Wrong"
     iou = getattr(score, "iou", None)

@@ -17,18 +17,27 @@ def add_parser(commands: CommandTree) -> None:
         description="Choose the work under the project's rules (a question's two verifiers "
         "are two people, no one reviews their own label, nothing goes to the same person "
         "twice, adjudication goes to a third person), copy what it needs into a package "
-        "file and note the items as out with that person.",
+        "file and note the items as out with that person. A rater's or human-baseline "
+        "package holds its questions blind: no difficulty, answer, evidence or steps.",
     )
     p.add_argument("--for", dest="person", required=True, metavar="NAME", help="who works on it")
     p.add_argument(
-        "--role", required=True, choices=["verifier", "reviewer", "adjudicator", "annotator"]
+        "--role",
+        required=True,
+        choices=["verifier", "reviewer", "adjudicator", "annotator", "rater", "human-baseline"],
+        help="rater: rate question difficulty 1-5 blind; human-baseline: answer questions "
+        "as the human baseline (docs/human-study.md)",
     )
     p.add_argument(
         "--questions",
         metavar="pending|ID,...",
-        help="verifier/adjudicator: 'pending' (all the person may take) or ids",
+        help="verifier/adjudicator/rater/human-baseline: 'pending' (all the person may take, "
+        "not yet rated or answered by them) or ids",
     )
-    p.add_argument("--benchmark", help="only questions of this benchmark")
+    p.add_argument(
+        "--benchmark",
+        help="only questions of this benchmark (jrdb, mgvqa); a human-baseline package is jrdb",
+    )
     p.add_argument("--task", help="only questions of this task")
     p.add_argument(
         "--labels",

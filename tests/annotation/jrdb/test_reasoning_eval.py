@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 from annotation.jrdb.reasoning_eval import (
+    NO_GOLD,
     RatingPoint,
+    Score,
     accuracy_by_level,
     average_ranks,
     box_outside_image,
@@ -205,6 +207,9 @@ def test_missing_answer_and_unusable_gold_never_raise():
     assert not bad_gold.correct and "no gold box" in bad_gold.reason
     odd_gold = score_answer("vg", {"boxes": [["x"]]}, [0, 0, 1, 1])
     assert not odd_gold.correct and "unusable" in odd_gold.reason
+    # a blind work package holds no gold answer: nothing to score against, whatever the task
+    for task, answer in (("vg", [0, 0, 1, 1]), ("vqa-count", 3), ("vqa-wh", "adult")):
+        assert score_answer(task, None, answer) == Score(False, None, NO_GOLD)
 
 
 def test_several_targets_match_one_to_one():

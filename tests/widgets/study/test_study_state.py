@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.jrdb.reasoning_eval import NO_GOLD, Score
 from widgets.study.state import (
     ANSWER,
     RATE,
@@ -164,3 +165,6 @@ def test_blind_text_slots_and_kinds(project, questions):
     assert parse_count(" 12 ") == 12 and parse_count("-1") is None and parse_count("2.5") is None
     right = project.reasoning.answer(vg.id, project.annotators.sign_in("Ada"), [100, 50, 40, 120])
     assert describe_score(right) == "Right (IoU 1.00)"
+    # in a blind work package there is no gold answer: feedback says when it is scored
+    blind = Score(False, None, NO_GOLD)
+    assert describe_score(blind) == "saved; it is scored when the work package is merged"

@@ -14,6 +14,7 @@ from gestures import open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
+from question_fixtures import WH_ANSWER, jrdb_questions
 
 from annotation.jrdb.dataset import PANORAMA_WIDTH
 from annotation.jrdb.question_frames import slot_frame
@@ -25,69 +26,6 @@ from widgets.study.state import ANSWER, RATE, StudyState, answer_kind
 CONFIG = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=2_000)
 LEFT = Qt.MouseButton.LeftButton
 ALT = Qt.KeyboardModifier.AltModifier
-WH_ANSWER = "middle_adulthood"
-
-
-def _criteria(frame, image_id: str) -> dict:
-    return {
-        "generator": "jrdb-query-engine/1",
-        "preferences": {"task": "vg", "modality": "image", "subject": "human"},
-        "frame_ids": [frame.id],
-        "image_ids": [image_id],
-        "combination": [],
-    }
-
-
-def jrdb_questions(project, sequence_id: int) -> dict[str, dict]:
-    """Three JRDB-Reasoning question records on the sequence's first frame (docs/
-    jrdb-questions.md): a VG question whose answer box is a stored person box, a count and
-    a Wh question."""
-    frame = project.sequences.frames(sequence_id)[0]
-    image_id = Path(frame.image_path).name
-    entities = {e.id: e for e in project.sequences.entities(sequence_id)}
-    people = [
-        b
-        for b in project.sequences.boxes_2d(frame.id)
-        if entities[b.entity_id].kind == "human" and b.x + b.w < PANORAMA_WIDTH
-    ]
-    target = max(people, key=lambda b: b.w * b.h)
-    key = entities[target.entity_id].key
-    box = [target.x, target.y, target.w, target.h]
-    base = {"benchmark": "jrdb", "options": None, "sequence_id": sequence_id, "seed": 0}
-    criteria = _criteria(frame, image_id)
-    step = {"description": "all persons", "entity_ids": [key], "slot": 0, "boxes": {key: box}}
-    return {
-        "vg": {
-            **base,
-            "task": "vg",
-            "text": "Find the tallest person in the picture.",
-            "answer": {"entity_ids": [key], "image_id": image_id, "boxes": [box]},
-            "evidence_ids": [key],
-            "steps": [step],
-            "difficulty": {"S": 1, "R": 0, "T": 1},
-            "criteria": criteria,
-        },
-        "count": {
-            **base,
-            "task": "vqa-count",
-            "text": "How many persons are in the picture?",
-            "answer": len(people),
-            "evidence_ids": [key],
-            "steps": [step],
-            "difficulty": {"S": 2, "R": 1, "T": 1},
-            "criteria": criteria,
-        },
-        "wh": {
-            **base,
-            "task": "vqa-wh",
-            "text": "What is the age of the woman?",
-            "answer": WH_ANSWER,
-            "evidence_ids": [key],
-            "steps": [step],
-            "difficulty": {"S": 3, "R": 2, "T": 1},
-            "criteria": {**criteria, "asked": "age"},
-        },
-    }
 
 
 @pytest.fixture(scope="module")
