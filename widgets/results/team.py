@@ -1,5 +1,6 @@
-"""Results > Team: per person, their packages' items with dates, what is still out, and
-their agreement with the others so far; then the packages not yet returned.
+"""Results > Team: per person, their packages' items with dates, what is still out, their
+agreement with the others so far and every kind of work they have done; then the packages
+not yet returned.
 
 Shows the rows of `app.modes.results.team.team_rows` (plain dicts); it never reads the project.
 """
@@ -36,15 +37,30 @@ PEOPLE_COLUMNS = (
     "Not returned",
     "Verification kappa",
     "HOI review kappa",
+    "Work",
 )
+#: The kinds of work in a person's row (`store.packages.WORK_KINDS`), in the order shown:
+#: the word for one and for several.
+WORK_WORDS = {
+    "verdicts": ("verdict", "verdicts"),
+    "reviews": ("review", "reviews"),
+    "hoi_labels": ("HOI label", "HOI labels"),
+    "error_labels": ("error label", "error labels"),
+    "ratings": ("rating", "ratings"),
+    "answers": ("human answer", "human answers"),
+    "boxes_2d": ("2D box", "2D boxes"),
+    "boxes_3d": ("3D box", "3D boxes"),
+    "entities": ("entity added", "entities added"),
+    "entity_removals": ("entity removed", "entities removed"),
+}
 OUT_COLUMNS = ("Person", "Role", "Created", "Items", "File")
 NONE = "-"  # a package figure of someone who has no packages, or a kappa without pairs
 HOW_TO = (
     "Send each person their work as a package: <code>reasonscope pack create --for NAME "
     "--role verifier --questions pending --out NAME.rspack --db PROJECT</code> (or "
     "File &gt; Work packages), and bring it back with <code>reasonscope pack merge "
-    "NAME.rspack --db PROJECT</code>. People who verify or review in this project itself "
-    "appear here too."
+    "NAME.rspack --db PROJECT</code>. People who work in this project itself (verdicts, "
+    "reviews, labels, ratings, answers, boxes) appear here too."
 )
 
 
@@ -77,6 +93,15 @@ def agreement_cell(a: dict[str, Any], what: str) -> tuple[str, str]:
     return text, f"{n} {what} by this person and another; they agree on {pct:.0f} %."
 
 
+def work_cell(work: dict[str, int]) -> tuple[str, str]:
+    """The text of a person's Work cell, the kinds they did only ("12 verdicts, 1 rating";
+    "none"), and its tooltip: one line per kind, zeros included."""
+    counts = [(work.get(key, 0), one, many) for key, (one, many) in WORK_WORDS.items()]
+    text = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n)
+    tip = "\n".join(f"{many}: {n}" for n, _one, many in counts)
+    return text or "none", f"Done in the project or merged from packages:\n{tip}"
+
+
 def out_list(packages: list[dict[str, Any]], has_packages: bool) -> str:
     if not has_packages:
         return NONE
@@ -91,8 +116,8 @@ class TeamResultsView(QStackedWidget):
         super().__init__(parent)
         self.empty = EmptyState(
             title="Team",
-            purpose="Who has which work out in packages, what has come back, and how each "
-            "person's verdicts and reviews agree with the others'.",
+            purpose="Who has which work out in packages, what has come back, what each "
+            "person has done, and how their verdicts and reviews agree with the others'.",
             how_to=HOW_TO,
             icon=icon("user"),
         )
@@ -103,7 +128,7 @@ class TeamResultsView(QStackedWidget):
         self.people = cell_table(PEOPLE_COLUMNS, alternating=True)
         self.people.setObjectName("team_people")
         self.settings = settings_label()
-        people_box = QGroupBox("Per person: items in packages and agreement with the others")
+        people_box = QGroupBox("Per person: items in packages, agreement and work done")
         inner = QVBoxLayout(people_box)
         inner.addWidget(self.people)
         inner.addWidget(self.settings)
@@ -151,6 +176,7 @@ class TeamResultsView(QStackedWidget):
             has_packages = p["packages"] is not None
             verification = agreement_cell(p["verification"], "questions verified")
             review = agreement_cell(p["review"], "label rounds reviewed")
+            work = work_cell(p.get("work") or {})
             recalled = p["recalled"] or 0
             rows.append(
                 (
@@ -167,6 +193,7 @@ class TeamResultsView(QStackedWidget):
                     Cell(out_list(p["not_returned"], has_packages), right=False),
                     Cell(verification[0], tip=verification[1]),
                     Cell(review[0], tip=review[1]),
+                    Cell(work[0], right=False, tip=work[1]),
                 )
             )
         fill_table(self.people, rows)

@@ -1,5 +1,6 @@
 """Results > Team: per person, the work packages' items (assigned, done, outstanding, with
-dates), the packages not yet returned, and how the person agrees with the others so far.
+dates), the packages not yet returned, every kind of work they have done (in the project
+or merged from a package), and how the person agrees with the others so far.
 
 `team_rows(project)` reads the project's repositories and returns plain rows (dicts, as
 the other Results pages take their metrics); `widgets.results.team` only shows them.
@@ -15,6 +16,7 @@ from typing import Any
 from annotation.agreement import ONE_CATEGORY, label_agreement
 from annotation.jrdb.hoi_review import REVIEW, REVIEWS_NEEDED, LabelRecord, ReviewRecord
 from annotation.verification import Verdict
+from store.packages import WORK_KINDS
 
 #: The choices behind the Team numbers: the page's "Computed with:" footnote.
 TEAM_SETTINGS = {
@@ -27,8 +29,13 @@ TEAM_SETTINGS = {
     "against the other reviewer of the same label round, one pair per round reviewed twice",
     "undefined": f"'{ONE_CATEGORY}' when the person and the others used one and the same "
     "label throughout (kappa is 0/0 there)",
-    "people": "everyone with a package, a verdict in a complete pair or an HOI review; work "
-    "done in the project itself counts as merged work does",
+    "people": "everyone with a package or any work: a verdict, an HOI review, an HOI or "
+    "error label, a difficulty rating, a human-baseline answer, a box set or an entity added "
+    "or removed; work done in the project itself counts as merged work does",
+    "work": "verdicts not retracted; reviews and QC checks; HOI labels and error labels "
+    "signed by the person; difficulty ratings (one per question) and human-baseline answers "
+    "(one per question version); 2D and 3D boxes whose current values the person set; "
+    "entities the person added and removed from frames",
 }
 
 PersonPairs = dict[int, list[tuple[Hashable, Hashable]]]
@@ -120,15 +127,18 @@ def team_rows(project) -> dict[str, Any]:
     number of packages ever sent, "settings": TEAM_SETTINGS}. A person's row: annotator_id,
     person, packages, assigned, done, outstanding, recalled, first_assigned, last_merged
     (ISO times; the package figures are None for someone without packages, whose work
-    was done in the project itself), not_returned (their rows of packages_out), and
-    verification and review: {n, kappa, kappa_reason, percent_agreement} of their
-    pairs with the other rater (`verification_pairs`, `review_pairs`)."""
+    was done in the project itself), not_returned (their rows of packages_out), work
+    (how many of each of `store.packages.WORK_KINDS`, done here or merged), and
+    verification and review: {n, kappa, kappa_reason, percent_agreement} of their pairs
+    with the other rater (`verification_pairs`, `review_pairs`)."""
     team = {t["annotator_id"]: t for t in project.packages.team()}
+    work = project.packages.work()
     packages = project.packages.list()
     out = packages_out(packages)
     verified, names = verification_pairs(project.verifications.first_round_verdicts())
     reviewed, reviewers = review_pairs(project.hoi.records())
-    names = {**reviewers, **names, **{i: t["person"] for i, t in team.items()}}
+    workers = {a.id: a.name for a in project.annotators.list() if a.id in work}
+    names = {**workers, **reviewers, **names, **{i: t["person"] for i, t in team.items()}}
     people = []
     for annotator_id, name in names.items():
         t = team.get(annotator_id)
@@ -144,6 +154,7 @@ def team_rows(project) -> dict[str, Any]:
                 "first_assigned": t["first_assigned"] if t else None,
                 "last_merged": t["last_merged"] if t else None,
                 "not_returned": [p for p in out if p["annotator_id"] == annotator_id],
+                "work": work.get(annotator_id, dict.fromkeys(WORK_KINDS, 0)),
                 "verification": _agreement(verified.get(annotator_id, [])),
                 "review": _agreement(reviewed.get(annotator_id, [])),
             }

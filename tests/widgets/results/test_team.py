@@ -11,15 +11,18 @@ from annotation.verification import Verdict
 from app.modes.results.team import team_rows
 from app.work_packages.create import PackageRequest, create_package
 from store import open_project
+from store.packages import WORK_KINDS
 from widgets.results.team import (
     NONE,
     OUT_COLUMNS,
     PEOPLE_COLUMNS,
+    WORK_WORDS,
     TeamResultsView,
     agreement_cell,
     figure,
     out_list,
     when,
+    work_cell,
 )
 
 APPROVE = Verdict(True, True, True, "approve")
@@ -94,7 +97,7 @@ def test_no_project_or_no_team_shows_how_to_send_packages(view):
 def test_the_people_and_the_packages_out(view, team):
     view.set_rows(team)
     assert view.currentIndex() == 1
-    assert _heads(view.people, 10) == list(PEOPLE_COLUMNS)
+    assert _heads(view.people, 11) == list(PEOPLE_COLUMNS)
     cells = {row[0]: row for row in _cells(view.people)}
     assert list(cells) == ["cy", "dora", "eve"]
     assert cells["cy"][1:5] == ["1", "1", "0", "1"]  # one package, one item, still out
@@ -102,6 +105,7 @@ def test_the_people_and_the_packages_out(view, team):
     assert cells["cy"][8] == NONE  # no pairs: no kappa
     assert cells["dora"][1:8] == [NONE] * 7  # worked in the project: no package figures
     assert cells["dora"][8] == f"{ONE_CATEGORY}, n = 1" and cells["dora"][9] == NONE
+    assert [cells[n][10] for n in ("cy", "dora", "eve")] == ["none", "1 verdict", "1 verdict"]
     dora = list(cells).index("dora")
     assert _tip(view.people, dora, 8) == (
         "1 questions verified by this person and another; they agree on 100 %."
@@ -147,3 +151,13 @@ def test_the_cell_helpers():
     out = [{"role": "verifier", "created": "2026-03-04T05:06:07"}]
     assert out_list(out, True) == "verifier 2026-03-04"
     assert out_list([], True) == "none" and out_list([], False) == NONE
+    work = dict.fromkeys(WORK_KINDS, 0) | {"verdicts": 12, "ratings": 1, "boxes_2d": 3}
+    text, tip = work_cell(work)
+    assert text == "12 verdicts, 1 rating, 3 2D boxes"
+    assert tip.splitlines()[1:4] == ["verdicts: 12", "reviews: 0", "HOI labels: 0"]
+    assert len(tip.splitlines()) == 1 + len(WORK_KINDS)
+    assert work_cell({})[0] == "none"
+
+
+def test_every_kind_of_work_has_its_words():
+    assert tuple(WORK_WORDS) == WORK_KINDS

@@ -8,6 +8,7 @@ import pytest
 from gestures import shown_window
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
+from question_fixtures import jrdb_questions
 
 from annotation.agreement import ONE_CATEGORY
 from annotation.verification import Verdict
@@ -15,6 +16,8 @@ from app.modes.results.team import team_rows
 from app.work_packages.create import PackageRequest, create_package
 from app.work_packages.merge import merge_package
 from store import open_project
+from store.packages import WORK_KINDS
+from widgets.results.team import TeamResultsView
 
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
@@ -109,10 +112,28 @@ def rows(team_project):
         return team_rows(p)
 
 
-def test_everyone_with_packages_verdicts_or_reviews_has_a_row(rows):
+def test_everyone_with_packages_or_work_has_a_row(rows):
     people = [r["person"] for r in rows["people"]]
-    assert people == ["ana", "ben", "Bob", "Carol", "cy", "dora", "eve", "fay"]  # not Alice
+    # Alice has no package and no pair, but she labelled: her work counts
+    assert people == ["Alice", "ana", "ben", "Bob", "Carol", "cy", "dora", "eve", "fay"]
     assert rows["packages"] == 6
+
+
+def test_every_persons_work_is_counted(rows):
+    by = {r["person"]: r["work"] for r in rows["people"]}
+    done = {name: {k: n for k, n in work.items() if n} for name, work in by.items()}
+    assert done == {
+        "Alice": {"hoi_labels": 4},
+        "ana": {"verdicts": 4},  # merged from her package
+        "ben": {"verdicts": 4},
+        "Bob": {"reviews": 4},
+        "Carol": {"reviews": 4},
+        "cy": {},  # his package is still out
+        "dora": {"verdicts": 1},  # given in the project itself
+        "eve": {"verdicts": 1},
+        "fay": {},
+    }
+    assert all(set(work) == set(WORK_KINDS) for work in by.values())
 
 
 def test_items_assigned_done_and_outstanding(rows):
@@ -188,7 +209,7 @@ def test_results_team_tab_in_the_main_window(qtbot, team_project, tmp_path):
     tabs.setCurrentIndex(team_index)
     assert view.currentIndex() == 1
     cells = {row[0]: row for row in _cells(view.people)}
-    assert list(cells) == ["ana", "ben", "Bob", "Carol", "cy", "dora", "eve", "fay"]
+    assert list(cells) == ["Alice", "ana", "ben", "Bob", "Carol", "cy", "dora", "eve", "fay"]
     assert cells["ana"][1:5] == ["1", "4", "4", "0"]
     assert cells["ana"][7] == "none"
     assert cells["ana"][8] == "0.50 (moderate), n = 4" and cells["ana"][9] == "-"
@@ -197,8 +218,62 @@ def test_results_team_tab_in_the_main_window(qtbot, team_project, tmp_path):
     assert cells["cy"][7].startswith("verifier 20")
     assert cells["dora"][1:8] == ["-"] * 7
     assert cells["dora"][8] == f"{ONE_CATEGORY}, n = 1"
-    assert "they agree on 75 %" in _tip(view.people, 0, 8)
+    assert "they agree on 75 %" in _tip(view.people, 1, 8)
+    work = {name: row[10] for name, row in cells.items()}
+    assert work == {
+        "Alice": "4 HOI labels",
+        "ana": "4 verdicts",
+        "ben": "4 verdicts",
+        "Bob": "4 reviews",
+        "Carol": "4 reviews",
+        "cy": "none",
+        "dora": "1 verdict",
+        "eve": "1 verdict",
+        "fay": "none",
+    }
+    assert "HOI labels: 4\nerror labels: 0" in _tip(view.people, 0, 10)
     assert view.settings.text().startswith("Computed with: ")
     (out,) = _cells(view.out)
     assert out[0:2] == ["cy", "verifier"] and out[3:] == ["1", "cy-verifier.rspack"]
-    assert view.summary.text().startswith("8 people, 6 with packages: 6 packages sent, 1 not")
+    assert view.summary.text().startswith("9 people, 6 with packages: 6 packages sent, 1 not")
+
+
+def test_box_entity_rating_and_answer_work_counts_too(qtbot, tmp_path):
+    """Annotator work (boxes set, entities added and removed, an error label) and human-study
+    work (a rating, an answer) done in the project show in the person's row and the view."""
+    hp = build_hoi_project(tmp_path)
+    with open_project(hp.db) as p:
+        ida, jo = p.annotators.sign_in("Ida"), p.annotators.sign_in("Jo")
+        first, second = hp.persons["pedestrian:1"], hp.persons["pedestrian:2"]
+        p.sequences.set_box_2d(first, hp.frame_ids[0], [10, 20, 30, 60], ida)
+        p.sequences.set_box_3d(first, hp.frame_ids[0], [1, 2, 0, 0.5, 0.5, 1.7, 0], ida)
+        p.sequences.add_drawn_entity(hp.sequence_id, "object", "chair", ida)
+        p.sequences.remove_entity(second, hp.frame_ids[1], ida)
+        episode = p.episodes.add(
+            {"model": "m1", "task": "find", "success": False},
+            [{"kind": "tool", "name": "grasp", "arguments": {}, "ok": False, "feedback": ""}],
+        )
+        p.episodes.add_label(episode.id, 0, "evidence_gathering", "failed_grasp_recovery", "", ida)
+        question = p.questions.add(jrdb_questions(p, hp.sequence_id)["count"])
+        p.reasoning.rate(question.id, jo, 2)
+        p.reasoning.answer(question.id, jo, 3)
+        rows = team_rows(p)
+    by = {r["person"]: {k: n for k, n in r["work"].items() if n} for r in rows["people"]}
+    assert by == {
+        "Ida": {
+            "error_labels": 1,
+            "boxes_2d": 1,
+            "boxes_3d": 1,
+            "entities": 1,
+            "entity_removals": 1,
+        },
+        "Jo": {"ratings": 1, "answers": 1},
+    }
+    view = TeamResultsView()
+    qtbot.addWidget(view)
+    view.set_rows(rows)
+    work = {row[0]: row[10] for row in _cells(view.people)}
+    assert work == {
+        "Ida": "1 error label, 1 2D box, 1 3D box, 1 entity added, 1 entity removed",
+        "Jo": "1 rating, 1 human answer",
+    }
