@@ -85,6 +85,7 @@ class WorkPackagesMenu(QObject):
                 sequence=order.sequence,
                 frames=order.frames,
                 limit=order.limit,
+                benchmark=order.benchmark,
             )
             with _busy():
                 manifest = create_package(self.session.path, request, order.out)

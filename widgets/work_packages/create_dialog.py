@@ -21,13 +21,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-ROLES = ("verifier", "reviewer", "adjudicator", "annotator")
+ROLES = ("verifier", "reviewer", "adjudicator", "annotator", "rater", "human-baseline")
 WHAT = {
     "verifier": "Pending questions (or ids, comma-separated) the person may verify",
     "adjudicator": "Questions whose two verdicts disagree, for a third person",
     "reviewer": "HOI labels the person may review (not their own; two reviewers a round)",
     "annotator": "Frames of a sequence to label",
+    "rater": "Questions the person has not rated (or ids), to rate 1-5 blind: the package "
+    "holds no difficulty, answer, evidence or steps, and nobody's ratings",
+    "human-baseline": "JRDB questions the person has not answered (or ids), to answer as the "
+    "human baseline: the package holds no answers, and nobody else's",
 }
+#: The roles that hand out questions; they may keep to one benchmark.
+QUESTION_ROLES = ("verifier", "adjudicator", "rater", "human-baseline")
+ANY_BENCHMARK = "any benchmark"
+BENCHMARKS = (ANY_BENCHMARK, "jrdb", "mgvqa")
+BASELINE_BENCHMARK = "jrdb"  # the human baseline answers JRDB questions only
 
 
 @dataclass(frozen=True)
@@ -42,11 +51,13 @@ class PackageOrder:
     frames: str | None
     limit: int | None
     out: Path
+    benchmark: str | None = None
 
     def command(self) -> str:
         parts = [f"reasonscope pack create --for {self.person!r} --role {self.role}"]
         for flag, value in (
             ("--questions", self.questions),
+            ("--benchmark", self.benchmark),
             ("--labels", self.labels),
             ("--sequence", self.sequence),
             ("--frames", self.frames),
@@ -77,6 +88,8 @@ class CreatePackageDialog(QDialog):
         self.role = QComboBox()
         self.role.addItems(ROLES)
         self.items = QLineEdit("pending")
+        self.benchmark = QComboBox()
+        self.benchmark.addItems(BENCHMARKS)
         self.sequence = QComboBox()
         self.sequence.addItems(sequences)
         self.frames = QLineEdit()
@@ -93,6 +106,7 @@ class CreatePackageDialog(QDialog):
         form.addRow("Person", self.person)
         form.addRow("Role", self.role)
         form.addRow("Items", self.items)
+        form.addRow("Benchmark", self.benchmark)
         form.addRow("Sequence", self.sequence)
         form.addRow("Frames", self.frames)
         form.addRow("At most", self.limit)
@@ -117,6 +131,7 @@ class CreatePackageDialog(QDialog):
             self.frames.textChanged,
             self.out.textChanged,
             self.sequence.currentTextChanged,
+            self.benchmark.currentTextChanged,
         ):
             signal.connect(self._update)
         self.limit.valueChanged.connect(self._update)
@@ -141,6 +156,11 @@ class CreatePackageDialog(QDialog):
         for widget in (self.sequence, self.frames):
             self._form.setRowVisible(widget, frames)
         self._form.setRowVisible(self.items, not frames)
+        self._form.setRowVisible(self.benchmark, role in QUESTION_ROLES)
+        baseline = role == "human-baseline"
+        if baseline != (not self.benchmark.isEnabled()):  # into or out of the baseline
+            self.benchmark.setCurrentText(BASELINE_BENCHMARK if baseline else ANY_BENCHMARK)
+        self.benchmark.setEnabled(not baseline)
         if role == "reviewer" and self.items.text() == "pending":
             self.items.setText("all")
         elif role != "reviewer" and self.items.text() == "all":
@@ -157,13 +177,15 @@ class CreatePackageDialog(QDialog):
         role = self.role.currentText()
         items = self.items.text().strip() or None
         out = self.out.text().strip()
+        benchmark = self.benchmark.currentText()
         return PackageOrder(
             person=self.person.currentText().strip(),
             role=role,
-            questions=items if role in ("verifier", "adjudicator") else None,
+            questions=items if role in QUESTION_ROLES else None,
             labels=items if role == "reviewer" else None,
             sequence=self.sequence.currentText() or None if role == "annotator" else None,
             frames=self.frames.text().strip() or None if role == "annotator" else None,
             limit=self.limit.value() or None,
             out=Path(out) if out else self._default_out(),
+            benchmark=benchmark if role in QUESTION_ROLES and benchmark != ANY_BENCHMARK else None,
         )

@@ -11,9 +11,11 @@ import sqlite3
 
 import pytest
 from question_fixtures import WH_ANSWER, build_study_project
+from scipy.stats import spearmanr
 
 from annotation.jrdb.reasoning_eval import NO_GOLD
 from app.cli import main
+from app.jobs.metrics import project_reasoning_metrics
 from app.work_packages.create import PackageRequest, create_package
 from app.work_packages.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
@@ -252,3 +254,54 @@ def test_work_on_a_question_corrected_meanwhile_is_kept_aside(db):
         assert (rating.id, rating.rating) == (target, 4)
         assert [c["kind"] for c in p.packages.conflicts()] == ["answer"]
         assert p.reasoning.human_answers(annotator=p.annotators.find("Ben")) == []
+
+
+def _reasoning_lines(db, capsys) -> list[str]:
+    assert main(["metrics", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    return [line.strip() for line in out.splitlines() if "vs D" in line or "human" in line]
+
+
+def test_merged_ratings_and_answers_count_in_the_results(db, capsys):
+    before = _reasoning_lines(db, capsys)
+    assert not any("jrdb all" in line for line in before)  # Zoe rated one question only
+    rater, _ = _pack(db, "Ada", "rater", benchmark="jrdb")
+    tabletop, _ = _pack(db, "Cy", "rater", benchmark="mgvqa")
+    answerer, _ = _pack(db, "Ben", "human-baseline")
+    with open_project(db) as p:
+        gold = p.questions.get(1).answer["boxes"][0]
+        wh = p.questions.get(3).answer
+    for pack, person, ratings in (
+        (rater, "Ada", {1: 5, 2: 1, 3: 3}),
+        (tabletop, "Cy", {4: 2, 5: 4}),
+    ):
+        with open_project(pack) as p:
+            me = p.annotators.sign_in(person)
+            for question_id, rating in ratings.items():
+                p.reasoning.rate(question_id, me, rating)
+    with open_project(answerer) as p:
+        ben = p.annotators.sign_in("Ben")
+        for question_id, answer in ((1, gold), (2, 0), (3, wh)):  # the count wrong
+            p.reasoning.answer(question_id, ben, answer)
+    for pack in (rater, tabletop, answerer):
+        assert merge_package(db, pack).changed
+    with open_project(db) as p:
+        metrics = project_reasoning_metrics(p)
+        d = {q: p.questions.get(q).difficulty.D for q in JRDB + TABLETOP}
+    # each question once, with the mean of its ratings (Zoe's 4 and Ada's 5 for question 1)
+    means = {1: 4.5, 2: 1, 3: 3}
+    jrdb = spearmanr([means[q] for q in JRDB], [d[q] for q in JRDB]).statistic
+    tabletop_rho = spearmanr([2, 4], [d[4], d[5]]).statistic
+    rows = {(s["benchmark"], s["task"]): s for s in metrics["spearman"]}
+    assert rows[("jrdb", "all")]["rho"] == pytest.approx(jrdb, abs=1e-4)
+    assert (rows[("jrdb", "all")]["n"], rows[("jrdb", "all")]["ratings"]) == (3, 4)
+    assert rows[("mgvqa", "count")]["rho"] == pytest.approx(tabletop_rho)
+    human = {r["task"]: r["all"] for r in metrics["human"]}
+    assert human["vg"]["accuracy_pct"] == pytest.approx(50.0)  # Zoe wrong, Ben right
+    assert (human["vg"]["annotators"], human["vqa-count"]["accuracy_pct"]) == (2, 0.0)
+    assert human["vqa-wh"]["accuracy_pct"] == pytest.approx(100.0)
+    after = _reasoning_lines(db, capsys)
+    assert f"difficulty ratings vs D, jrdb all: rho {jrdb:.2f} over 3 questions" in " ".join(after)
+    assert f"mgvqa count: rho {tabletop_rho:.2f} over 2 questions" in " ".join(after)
+    human_vg = [line for line in after if line.startswith("human") and " vg " in line]
+    assert human_vg and "50.0 %" in human_vg[0]

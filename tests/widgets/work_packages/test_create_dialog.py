@@ -118,3 +118,30 @@ def test_the_order_makes_a_real_package(qtbot, dialog, tmp_path):
     manifest = create_package(db, request, order.out)
     assert Path(order.out) == tmp_path / "ada-verifier.rspack" and order.out.exists()
     assert (manifest["person"], manifest["role"], len(manifest["items"])) == ("Ada", "verifier", 2)
+
+
+def test_the_study_roles_ask_for_questions_and_a_benchmark(qtbot, dialog, tmp_path):
+    qtbot.keyClicks(dialog.person.lineEdit(), "Ada")
+    assert _visible(dialog, dialog.benchmark)  # a verifier's questions may keep to one too
+    assert dialog.benchmark.currentText() == "any benchmark" and dialog.order().benchmark is None
+    _choose_role(qtbot, dialog, "rater")
+    assert dialog.what.text() == WHAT["rater"] and "blind" in WHAT["rater"]
+    assert _visible(dialog, dialog.items) and _visible(dialog, dialog.benchmark)
+    assert not _visible(dialog, dialog.sequence)
+    order = dialog.order()
+    assert (order.questions, order.benchmark, order.labels) == ("pending", None, None)
+    dialog.benchmark.setCurrentText("mgvqa")
+    assert dialog.order().benchmark == "mgvqa"
+    out = tmp_path / "ada-rater.rspack"
+    assert dialog.command.text() == (
+        "Same as: reasonscope pack create --for 'Ada' --role rater --questions pending "
+        f"--benchmark mgvqa --out {out}"
+    )
+    # the human baseline answers JRDB questions only: the box says so and cannot change
+    _choose_role(qtbot, dialog, "human-baseline")
+    assert dialog.benchmark.currentText() == "jrdb" and not dialog.benchmark.isEnabled()
+    assert "--role human-baseline --questions pending --benchmark jrdb" in dialog.command.text()
+    _choose_role(qtbot, dialog, "rater")  # back: any benchmark again
+    assert dialog.benchmark.isEnabled() and dialog.order().benchmark is None
+    _choose_role(qtbot, dialog, "reviewer")
+    assert not _visible(dialog, dialog.benchmark) and dialog.order().benchmark is None
