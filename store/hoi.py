@@ -167,6 +167,42 @@ class HoiRepository(Repository):
             is not None
         )
 
+    def find_label(
+        self, frame_id: int, subject: int, predicate: str, target: int | None, annotator: Annotator
+    ) -> HoiLabel:
+        """The person's label of this kind (and target) on the subject in the frame."""
+        row = self.db.execute(
+            "SELECT id FROM hoi_labels WHERE frame_id = ? AND subject_entity_id = ? "
+            "AND predicate = ? AND object_entity_id IS ? AND annotator_id = ?",
+            [frame_id, subject, predicate, target, annotator.id],
+        ).fetchone()
+        if row is None:
+            raise ProjectError(
+                f"{self.project.path}: {annotator.name} has no {predicate!r} label "
+                "of this person (with this target) in this frame"
+            )
+        return self.get_label(row[0])
+
+    def check_label_entities(self, frame_id: int, subject: int, target: int | None) -> None:
+        """A label is about a person with a box in the frame and, when it has a target, an
+        object with a box there: what the panels offer, asked of every other writer."""
+        for entity, kind, role in ((subject, "human", "subject"), (target, "object", "target")):
+            if entity is None:
+                continue
+            row = self.db.execute(
+                "SELECT e.entity_key, e.kind, (SELECT count(*) FROM boxes_2d b WHERE "
+                "b.entity_id = e.id AND b.frame_id = ?) + (SELECT count(*) FROM boxes_3d b "
+                "WHERE b.entity_id = e.id AND b.frame_id = ?) FROM entities e WHERE e.id = ?",
+                [frame_id, frame_id, entity],
+            ).fetchone()
+            if row is None:
+                raise ProjectError(f"{self.project.path}: no entity with id {entity}")
+            if row[1] != kind:
+                what = "a person" if kind == "human" else "an object"
+                raise ValueError(f"the {role} {row[0]} is not {what}")
+            if not row[2]:
+                raise ValueError(f"the {role} {row[0]} has no box in this frame")
+
     # -- labels ---------------------------------------------------------------------
     def add_label(
         self,

@@ -35,6 +35,10 @@ from app.cli import (
     run_agent,
     verify,
 )
+from app.cli.annotate import add_entity as annotate_add_entity
+from app.cli.annotate import box as annotate_box
+from app.cli.annotate import delete_entity as annotate_delete_entity
+from app.cli.annotate import label as annotate_label
 from app.cli.export import benchmark as export_benchmark
 from app.cli.export import episodes as export_episodes
 from app.cli.export import labels as export_labels
@@ -71,6 +75,10 @@ COMMAND_MODULES = (
     questions_add,
     verify,
     review,
+    annotate_box,
+    annotate_add_entity,
+    annotate_delete_entity,
+    annotate_label,
     queue,
     pack_create,
     pack_merge,

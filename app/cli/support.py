@@ -173,9 +173,17 @@ GROUPS: dict[str, Group] = {
         "and decide on conflicts.",
         "SUBCOMMAND",
     ),
+    "annotate": Group(
+        "the Annotate HOI mode's edits headless: boxes, entities, HOI labels",
+        "Edit a JRDB sequence as a named person (--as NAME), under the rules and with the "
+        "audit of the Annotate HOI mode: boxes, entities the labels missed or should not "
+        "have, HOI labels (docs/cli.md#reasonscope-annotate). A refused edit exits 2 naming "
+        "the rule; nothing is written.",
+        "EDIT",
+    ),
     "spatial": Group(
         "ST-BiBench spatial grounding items: which arm grasps which block",
-        "Foundational spatial grounding (ST-BiBench, paper 003): items that ask "
+        "Foundational spatial grounding (ST-BiBench): items that ask "
         "which arm of the dual-arm robot should grasp each block, with head-camera images "
         "(docs/spatial-grounding.md). Import a model's replies with `reasonscope import "
         "spatial-predictions`.",

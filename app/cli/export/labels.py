@@ -19,11 +19,21 @@ def add_parser(commands: CommandTree) -> None:
         "social_group, social_activity, demographics_info, H-interaction, group_info, ...), "
         "with our HOI labels beside them: HOI, shaped like H-interaction (pair, box_pair, "
         "{label: difficulty}), and pose_label; difficulty 1 easy / 2 medium / 3 hard "
-        "(docs/hoi-labels.md). Written in full or not at all.",
+        "(docs/hoi-labels.md). Boxes people moved are written as moved (the dataset's in "
+        "reasonscope.original_box), people they added get entries, people they took out of "
+        "a frame are left out and listed in `removed`. Written in full or not at all.",
     )
     db_arg(p, help_text="project file (default: the demo project)")
     p.add_argument("--sequence", required=True, metavar="NAME", help="the sequence's name")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.json", help="output file")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, metavar="FILE.json", help="the activity file alone")
+    where.add_argument(
+        "--labels-dir",
+        type=Path,
+        metavar="DIR",
+        help="write the dataset's labels/ folder: labels_2d_stitched, labels_3d, "
+        "labels_objects and labels_2d_activity_social_stitched files of the sequence",
+    )
     p.add_argument(
         "--status",
         choices=["any", "accepted"],
@@ -35,8 +45,20 @@ def add_parser(commands: CommandTree) -> None:
 
 
 def cmd_export_labels(args: argparse.Namespace) -> int:
-    from app.io.hoi_labels import export_labels
+    from app.io.hoi_labels import export_label_files, export_labels
 
+    if args.labels_dir is not None:
+        counts = export_label_files(
+            default_db(args), args.sequence, args.labels_dir, status=args.status
+        )
+        if args.json:
+            print(
+                json.dumps({"sequence": args.sequence, "labels_dir": str(args.labels_dir)} | counts)
+            )
+        else:
+            what = ", ".join(f"{n} in {folder}" for folder, n in counts.items())
+            print(f"Wrote {args.sequence} to {args.labels_dir}: {what}")
+        return 0
     count = export_labels(default_db(args), args.sequence, args.out, status=args.status)
     if args.json:
         print(json.dumps({"sequence": args.sequence, "out": str(args.out), "labels": count}))

@@ -8,13 +8,11 @@ I/O replaced.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from annotation.jrdb import dataset as L
 from annotation.query.engine import generate_many
@@ -23,46 +21,19 @@ from app.cli import main
 from app.io.hoi_labels import export_labels
 from app.jobs.scene_graphs import graph_for_window
 from store import open_project
-
-DATA = Path(__file__).resolve().parents[2] / "data" / "jrdb"
-NAME = "bytes-cafe-2019-02-07_0"
-FIXTURE = DATA / f"{NAME}.json"
-
-
-def _toolkit():
-    spec = importlib.util.spec_from_file_location("jrdb_gt", DATA / "GT_conversion_script.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_root(base: Path, activity: dict, extra_2d: dict | None = None) -> Path:
-    """A dataset root around an activity file: the 2D file holds the same boxes (JRDB's
-    `labels_2d_stitched` entries are label_id, file_id, box, attributes), and images."""
-    root = base / "root"
-    for folder in (L.LABELS_2D, L.LABELS_ACTIVITY, f"{L.IMAGES}/{NAME}"):
-        (root / folder).mkdir(parents=True, exist_ok=True)
-    labels_2d = {
-        frame: [{k: e[k] for k in ("label_id", "file_id", "box", "attributes")} for e in people]
-        for frame, people in activity["labels"].items()
-    }
-    for frame, entry in (extra_2d or {}).items():
-        labels_2d[frame].append(entry)
-    (root / L.LABELS_2D / f"{NAME}.json").write_text(json.dumps({"labels": labels_2d}))
-    (root / L.LABELS_ACTIVITY / f"{NAME}.json").write_text(json.dumps(activity))
-    for frame in activity["labels"]:
-        image = Image.new("RGB", (L.PANORAMA_WIDTH, L.PANORAMA_HEIGHT), (90, 90, 90))
-        image.save(root / L.IMAGES / NAME / frame, quality=60)
-    return root
+from tests.jrdb_activity_fixture import (
+    DATA,
+    FIXTURE,
+    NAME,
+    imported_fixture,
+    make_root,
+    toolkit,
+)
 
 
 @pytest.fixture
 def imported(tmp_path):
-    db = tmp_path / "project.reasonscope"
-    open_project(db, create=True).close()
-    root = make_root(tmp_path, json.loads(FIXTURE.read_text()))
-    assert main(["import", "jrdb", str(root), "--db", str(db), "--json"]) == 0
-    return db, root
+    return imported_fixture(tmp_path)
 
 
 def info(db: Path, capsys) -> dict:
@@ -156,10 +127,10 @@ def test_export_gives_the_toolkit_the_same_ground_truth(imported, tmp_path):
     out_dir.mkdir(), orig_dir.mkdir()
     assert export_labels(db, NAME, out_dir / f"{NAME}.json") == 3
     shutil.copy(FIXTURE, orig_dir / f"{NAME}.json")
-    toolkit = _toolkit()
+    gt = toolkit()
     labelmap = str(DATA / "task_1.pbtxt")
-    ours = toolkit.construct_GT(str(out_dir), labelmap)
-    theirs = toolkit.construct_GT(str(orig_dir), labelmap)
+    ours = gt.construct_GT(str(out_dir), labelmap)
+    theirs = gt.construct_GT(str(orig_dir), labelmap)
     assert ours == theirs
     assert len(theirs["./out/gt_group.txt"]) == 6  # 3 evaluated boxes in each key frame
     assert "0 15 3359 106 3595 472 7 1 1\r\n" in theirs["./out/gt_group.txt"]
@@ -229,7 +200,5 @@ def test_a_labelled_person_outside_the_activity_file_is_written_no_eval(tmp_path
     last = doc["labels"]["000015.jpg"][-1]
     assert last["label_id"] == "pedestrian:20" and last["attributes"]["no_eval"] is True
     assert last["box"] == [500, 100, 50, 150] and last["pose_label"] == {"walking": 2}
-    toolkit, labelmap = _toolkit(), str(DATA / "task_1.pbtxt")
-    assert toolkit.construct_GT(str(out_dir), labelmap) == toolkit.construct_GT(
-        str(orig_dir), labelmap
-    )
+    gt, labelmap = toolkit(), str(DATA / "task_1.pbtxt")
+    assert gt.construct_GT(str(out_dir), labelmap) == gt.construct_GT(str(orig_dir), labelmap)

@@ -1,0 +1,1 @@
+"""`reasonscope annotate ...`: one module per subcommand; `common` is what they share."""
