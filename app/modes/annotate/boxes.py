@@ -2,12 +2,16 @@
 
 `BoxEditing` wires it all into the Annotate HOI mode, from the parts it is handed:
 
-- Ctrl+drag on the panorama draws a new object: a category is asked for
-  (`CATEGORIES`), then `add_object` and `set_box_2d` for the current frame;
+- Ctrl+drag on the panorama draws someone or something the labels missed: "person"
+  or an object category is asked for (`CATEGORIES`), then `add_drawn_entity` (the
+  store gives the new label_id) and `set_box_2d` for the current frame;
 - dragging the selected entity's 2D box (its body or a corner handle) moves or
   resizes it; the box is saved on release (`set_box_2d`);
 - the "Box" dock (Ctrl+B) edits the selected entity's 3D box in the frame
   (`set_box_3d`, saved at every change; the cloud's wireframe follows);
+- Remove from frame (Ctrl+Delete) takes the selected entity out of this frame
+  (`remove_entity`: its boxes here; refused while it has labels here), and Put back
+  (Ctrl+Shift+Delete) restores the last one removed (`restore_entity`);
 - Calibration… (Ctrl+Shift+L) adjusts both lidars' poses (`set_calibration`)
   and reads the frame's merged cloud again.
 
@@ -18,7 +22,6 @@ in nothing is saved and the status bar says so.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +39,7 @@ from widgets.jrdb.panorama import PanoramaView
 from widgets.jrdb.state import JrdbViewState
 from widgets.mode import ModeWindow, mode_toolbar
 
-CATEGORIES = ("chair", "table", "bag", "laptop", "other")
+CATEGORIES = ("person", "chair", "table", "bag", "laptop", "other")  # "person": a human
 DEFAULT_DISTANCE = 2.5  # metres: where a new 3D box is put along its 2D box's bearing
 
 
@@ -59,6 +62,7 @@ class BoxEditing(QObject):
         self.dock = mode.add_dock("box", "Box", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.calibration: CalibrationDialog | None = None
         self.ask_category = self._ask_category  # tests put an answer here
+        self.removed: list[tuple[int, int]] = []  # (entity, frame) taken out, last at the end
         _bar, self.actions = mode_toolbar(
             mode,
             "Boxes",
@@ -69,6 +73,21 @@ class BoxEditing(QObject):
                     ["Ctrl+B"],
                     self.show_panel,
                     "The selected entity's 3D box in this frame (Ctrl+drag in the image: new object)",
+                ),
+                (
+                    "remove_entity",
+                    "Remove from frame",
+                    ["Ctrl+Del"],
+                    self.remove_selected,
+                    "Take the selected entity out of this frame (a box the labels should not "
+                    "have; its labels here go first)",
+                ),
+                (
+                    "restore_entity",
+                    "Put back",
+                    ["Ctrl+Shift+Del"],
+                    self.restore_removed,
+                    "Put back the entity last taken out of a frame, with its boxes",
                 ),
                 (
                     "calibration",
@@ -114,16 +133,11 @@ class BoxEditing(QObject):
         return text if ok and text else None
 
     def next_key(self, category: str) -> str:
-        """A key no entity of the sequence has: "chair:4" after "chair:3"."""
-        keys = {e.key for e in self.state.entities.values()}
-        numbers = [int(m.group(1)) for k in keys if (m := re.fullmatch(rf"{category}:(\d+)", k))]
-        number = max(numbers, default=0) + 1
-        while f"{category}:{number}" in keys:
-            number += 1
-        return f"{category}:{number}"
+        """The label_id a new entity of this category gets ("chair:4" after "chair:3")."""
+        return self.session.project.sequences.next_key(self.state.sequence.id, category)
 
     def draw_object(self, rect: QRectF) -> None:
-        """A new object entity with this 2D box in the current frame."""
+        """A new person or object entity with this 2D box in the current frame."""
         annotator = self._annotator("draw boxes")
         if annotator is None:
             return
@@ -131,15 +145,59 @@ class BoxEditing(QObject):
         if not category:
             return
         repo, s = self.session.project.sequences, self.state
-        key = self.next_key(category)
+        kind = "human" if category == "person" else "object"
         try:
-            entity_id = repo.add_object(s.sequence.id, key, category, annotator)
-            repo.set_box_2d(entity_id, s.frame.id, _xywh(rect), annotator)
+            with self.session.project.write():  # the entity and its box, or neither
+                entity_id = repo.add_drawn_entity(s.sequence.id, kind, category, annotator)
+                repo.set_box_2d(entity_id, s.frame.id, _xywh(rect), annotator)
         except (ProjectError, ValueError) as exc:
             self._message(f"Box not saved: {exc}")
             return
-        self._saved(f"New object {key} saved by {annotator.name}.")
+        key = next(k for k, i in repo.entity_ids(s.sequence.id).items() if i == entity_id)
+        self._saved(
+            f"New {'person' if kind == 'human' else 'object'} {key} saved by {annotator.name}."
+        )
         s.select(entity_id)
+
+    def remove_selected(self) -> None:
+        """Take the selected entity out of the current frame."""
+        annotator = self._annotator("remove boxes")
+        chosen = self.state.selected
+        if annotator is None or chosen is None:
+            if annotator is not None:
+                self._message("Select the entity to take out of this frame first.")
+            return
+        label, frame = self.state.label(chosen), self.state.frame
+        try:
+            self.session.project.sequences.remove_entity(chosen, frame.id, annotator)
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Not removed: {_rule(exc)}")
+            return
+        self.removed.append((chosen, frame.id))
+        self.state.select(None)
+        self._saved(
+            f"{label} taken out of frame {frame.index} by {annotator.name} "
+            "(Ctrl+Shift+Delete puts it back)."
+        )
+
+    def restore_removed(self) -> None:
+        """Put back the entity last taken out of a frame in this session."""
+        annotator = self._annotator("put boxes back")
+        if annotator is None:
+            return
+        if not self.removed:
+            self._message("Nothing taken out of a frame to put back.")
+            return
+        entity_id, frame_id = self.removed[-1]
+        try:
+            self.session.project.sequences.restore_entity(entity_id, frame_id, annotator)
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Not put back: {_rule(exc)}")
+            return
+        self.removed.pop()
+        self._saved(f"{self.state.label(entity_id)} put back by {annotator.name}.")
+        if self.state.frame is not None and self.state.frame.id == frame_id:
+            self.state.select(entity_id)
 
     def move_box_2d(self, entity_id: int, rect: QRectF) -> None:
         annotator = self._annotator("move boxes")
@@ -242,6 +300,12 @@ class BoxEditing(QObject):
     def _sequence_changed(self) -> None:
         if self.calibration is not None and self.calibration.isVisible():
             self._fill_calibration()
+
+
+def _rule(exc: Exception) -> str:
+    """A store refusal without the project's path (the status bar has no room for it)."""
+    text = str(exc)
+    return text.split(": ", 1)[1] if text.startswith("/") and ": " in text else text
 
 
 def _xywh(rect: QRectF) -> list[float]:

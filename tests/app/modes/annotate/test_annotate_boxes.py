@@ -142,3 +142,57 @@ def test_adjusting_the_calibration_saves_it_and_changes_the_merged_cloud(qtbot, 
     after = a.cloud.cloud.points
     assert len(after) == len(before) and not np.allclose(np.sort(after, 0), np.sort(before, 0))
     dialog.close()
+
+
+def test_ctrl_drag_draws_a_person_the_labels_missed(qtbot, window):
+    """A person gets the next pedestrian id of the sequence, as the store gives it."""
+    a = window.mode("annotate")
+    project = window.session.project
+    expected = project.sequences.next_key(a.state.sequence.id, "pedestrian")
+    a.boxes.ask_category = lambda: "person"
+    drag(qtbot, a.panorama, (900, 150), (980, 400), CTRL)
+    entity = a.state.entities[a.state.selected]
+    assert (entity.key, entity.kind, entity.source) == (expected, "human", "annotator")
+    assert record(project, a.state.frame.id, entity.id).annotator_id == window.session.annotator.id
+
+
+def test_an_entity_taken_out_of_a_frame_and_put_back(qtbot, window):
+    a = window.mode("annotate")
+    project, frame = window.session.project, a.state.frame
+    labelled = {lab.subject_entity_id for lab in project.hoi.labels_for_frame(frame.id)}
+    box = next(b for b in a.state.boxes_2d if b.entity_id not in labelled)
+    a.state.select(box.entity_id)
+    before = project.sequences.box_records(frame.id, "2d")
+    press_shortcut(qtbot, window, Qt.Key.Key_Delete, CTRL)
+    assert box.entity_id not in {b.entity_id for b in a.state.boxes_2d}
+    assert box.entity_id not in {b.entity_id for b in a.panorama.boxes}  # gone from the image
+    [removal] = project.sequences.removals(a.state.sequence.id)
+    assert (removal["entity_id"], removal["frame_id"]) == (box.entity_id, frame.id)
+    assert "taken out of frame" in a.mode.statusBar().currentMessage()
+    press_shortcut(qtbot, window, Qt.Key.Key_Delete, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert project.sequences.box_records(frame.id, "2d") == before
+    assert project.sequences.removals(a.state.sequence.id) == []
+    assert a.state.selected == box.entity_id
+
+
+def test_an_entity_with_labels_here_is_not_taken_out(qtbot, window):
+    a = window.mode("annotate")
+    project, frame = window.session.project, a.state.frame
+    person = next(
+        b.entity_id for b in a.state.boxes_2d if a.state.entities[b.entity_id].kind == "human"
+    )
+    project.hoi.add_label(
+        frame_id=frame.id,
+        subject_entity_id=person,
+        object_entity_id=None,
+        category="pose",
+        predicate="standing",
+        difficulty=1,
+        annotator=window.session.annotator,
+    )
+    a.state.select(person)
+    press_shortcut(qtbot, window, Qt.Key.Key_Delete, CTRL)
+    assert "Not removed" in a.mode.statusBar().currentMessage()
+    assert "delete them first" in a.mode.statusBar().currentMessage()
+    assert person in {b.entity_id for b in a.state.boxes_2d}
+    assert project.sequences.removals(a.state.sequence.id) == []
