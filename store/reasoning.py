@@ -13,9 +13,11 @@ baseline"):
 - difficulty ratings follow the question's **uid**: D cannot change by a correction, so a
   person rates each question once; rating a newer version replaces their older rating.
 
-The rating and answering queues leave out excluded questions and hand each annotator the
-questions in their own stable pseudo-random order (a hash of annotator and uid), so that
-nobody works through them in generation order, which would group them by difficulty.
+The rating and answering queues leave out excluded questions, and those out with the
+annotator in a rater or human-baseline work package (done there; docs/work-packages.md),
+and hand each annotator the questions in their own stable pseudo-random order (a hash of
+annotator and uid), so that nobody works through them in generation order, which would
+group them by difficulty. The same queues choose what such a package hands out.
 """
 
 from __future__ import annotations
