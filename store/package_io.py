@@ -332,3 +332,99 @@ def _open_ro(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     conn.execute("PRAGMA query_only = ON")
     return conn
+
+
+_BOX_WORK = {
+    "boxes_2d": "id, entity_id, frame_id, x, y, w, h, annotator_id, updated_at",
+    "boxes_3d": "id, entity_id, frame_id, cx, cy, cz, l, w, h, rot_z, annotator_id, updated_at",
+}
+_TRASHED = "label_id, record, deleted_at, deleted_by"
+
+
+def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: str) -> dict:
+    """What an annotator did in a package to the boxes and labels it was sent with, beyond
+    the new labels of `read_work`:
+
+    - `entities`: people and objects drawn there (source 'annotator', not copied) that
+      have a box there, with `frame_id`, the first frame they have one in;
+    - `boxes`: 2D and 3D boxes set there after the package was made (`since`), with
+      `dims` ('2d'/'3d') and `values`;
+    - `removals`: entities taken out of a frame there;
+    - `label_edits`: copied labels changed there (updated after `since`);
+    - `label_deletions`: copied labels deleted there, from its trash (with who deleted
+      them; a copied label missing without a trash entry has `deleted_by` None).
+    """
+    conn = _open_ro(path)
+    try:
+        copied_entities = set(copied.get("entities", ()))
+        copied_labels = set(copied.get("hoi_labels", ()))
+        first_frame = dict(
+            conn.execute(
+                "SELECT entity_id, min(frame_id) FROM (SELECT entity_id, frame_id FROM boxes_2d "
+                "UNION ALL SELECT entity_id, frame_id FROM boxes_3d) GROUP BY entity_id"
+            ).fetchall()
+        )
+        entities = []
+        for r in conn.execute(
+            "SELECT id, sequence_id, entity_key, kind, category, attributes FROM entities "
+            "WHERE source = 'annotator' AND sequence_id IS NOT NULL ORDER BY id"
+        ):
+            if r[0] not in copied_entities and r[0] in first_frame:
+                keys = ("id", "sequence_id", "entity_key", "kind", "category")
+                entity = dict(zip(keys, r[:5], strict=True))
+                entities.append(
+                    {**entity, "attributes": loads(r[5], {}), "frame_id": first_frame[r[0]]}
+                )
+        boxes = []
+        for table, columns in _BOX_WORK.items():
+            names = [c.strip() for c in columns.split(",")]
+            for r in conn.execute(
+                f"SELECT {columns} FROM {table} WHERE source = 'annotator' AND updated_at > ? "
+                "ORDER BY id",
+                [since],
+            ):
+                row = dict(zip(names, r, strict=True))
+                values = [row.pop(k) for k in names[3:-2]]
+                boxes.append({**row, "dims": table[-2:], "values": values})
+        removals = [
+            {
+                "id": r[0],
+                "frame_id": r[1],
+                "entity_id": r[2],
+                "annotator_id": r[3],
+                "removed_at": r[4],
+            }
+            for r in conn.execute(
+                "SELECT id, frame_id, entity_id, annotator_id, removed_at FROM entity_removals "
+                "ORDER BY id"
+            )
+        ]
+        present = {r[0]: r for r in conn.execute(f"SELECT {_LABEL} FROM hoi_labels")}
+        names = [c.strip() for c in _LABEL.split(",")]
+        edits = [
+            dict(zip(names, present[i], strict=True))
+            for i in sorted(copied_labels & set(present))
+            if present[i][-1] > since
+        ]
+        trash = {r[0]: r for r in conn.execute(f"SELECT {_TRASHED} FROM hoi_label_trash")}
+        deletions = []
+        for label_id in sorted(copied_labels - set(present)):
+            entry = trash.get(label_id)
+            record = loads(entry[1], {}) if entry else {}
+            deletions.append(
+                {
+                    "id": label_id,
+                    "frame_id": (record.get("label") or {}).get("frame_id"),
+                    "deleted_at": entry[2] if entry else None,
+                    "deleted_by": entry[3] if entry else None,
+                }
+            )
+        return {
+            "entities": entities,
+            "boxes": boxes,
+            "removals": removals,
+            "label_edits": edits,
+            "label_deletions": deletions,
+        }
+    finally:
+        conn.close()

@@ -205,6 +205,15 @@ class PackageRepository(Repository):
         ).fetchall()
         return {(r[0], r[1]): r[2] for r in rows}
 
+    def merged_targets(self, package_id: str, kind: str) -> dict[int, int]:
+        """Row id in the package -> the row it became here, for one kind of merged work."""
+        rows = self.db.execute(
+            "SELECT source_id, target_id FROM package_work WHERE package_id = ? AND kind = ? "
+            "AND target_id IS NOT NULL",
+            [package_id, kind],
+        ).fetchall()
+        return dict(rows)
+
     def live_items(self, package_id: str) -> set[tuple[str, int]]:
         """The package's items not recalled."""
         rows = self.db.execute(

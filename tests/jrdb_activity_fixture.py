@@ -52,3 +52,21 @@ def imported_fixture(tmp_path: Path) -> tuple[Path, Path]:
     root = make_root(tmp_path, json.loads(FIXTURE.read_text()))
     assert main(["import", "jrdb", str(root), "--db", str(db), "--json"]) == 0
     return db, root
+
+
+# The edits the label-edit tests make, and the toolkit's GT lines they imply.
+MOVED_BOX = "3300,100,230,360"  # pedestrian:7 in frame 15; the dataset: 3359,106,236,366
+
+
+def implied_gt(theirs: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The toolkit's lines of the original file after the edits: pedestrian:7's lines in
+    frame 15 with the new corners (x1 y1 x2 y2 = 3300 100 3530 460), pedestrian:9's lines
+    of frame 30 gone; an added person (no JRDB-Act labels: no_eval) adds none."""
+    return {
+        name: [
+            line.replace("0 15 3359 106 3595 472 ", "0 15 3300 100 3530 460 ")
+            for line in lines
+            if not line.startswith("0 30 1500 140 1560 340 ")
+        ]
+        for name, lines in theirs.items()
+    }

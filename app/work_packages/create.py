@@ -160,7 +160,12 @@ def create_package(db: str | os.PathLike[str], request: PackageRequest, out: Pat
 
 def _worked_on(table: str, role: str) -> bool:
     """Copied tables the package's own work may change (left out of its hash)."""
-    return role == "annotator" and table in ("hoi_labels", "entities", "boxes_2d", "boxes_3d")
+    return role == "annotator" and table in ANNOTATOR_WORK
+
+
+# What an annotator's work changes in the copied tables: labels, entities and boxes, and
+# the relations a removed entity (or Relations ↻) takes out of a frame.
+ANNOTATOR_WORK = ("hoi_labels", "entities", "boxes_2d", "boxes_3d", "geometric_relations")
 
 
 def _choose(project: Project, person: Annotator, request: PackageRequest):

@@ -13,11 +13,19 @@ from typing import Any
 
 from annotation.models import Annotator
 from annotation.verification import Verdict
+from app.work_packages.annotator import (
+    apply_box,
+    apply_entity,
+    apply_label_deletion,
+    apply_label_edit,
+    apply_removal,
+    entity_here,
+)
 from app.work_packages.study import apply_answer, apply_rating
 from store import Project, ProjectError, open_project
 from store.base import dumps
 from store.errors import utc_now
-from store.package_io import content_hash, read_manifest, read_work
+from store.package_io import content_hash, read_annotator_work, read_manifest, read_work
 
 
 @dataclass
@@ -29,6 +37,7 @@ class MergeReport:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     already: int = 0
     dry_run: bool = False
+    notes: list[str] = field(default_factory=list)  # e.g. a drawn entity's new id here
 
     @property
     def changed(self) -> bool:
@@ -43,6 +52,7 @@ class MergeReport:
             "conflicts": self.conflicts,
             "already_merged": self.already,
             "dry_run": self.dry_run,
+            "notes": self.notes,
         }
 
     def lines(self) -> list[str]:
@@ -54,24 +64,34 @@ class MergeReport:
             out.append(f"{self.already} rows were merged before (unchanged)")
         for c in self.conflicts:
             out.append(f"conflict: {c['kind']} {c['item_id']}: {c['reason']} (kept aside)")
-        return out
+        return out + self.notes
 
 
 _ONE = {
     "verdicts": "verdict",
     "reviews": "review",
+    "entities": "entity",
+    "boxes": "box",
+    "removals": "removal",
     "labels": "label",
+    "label edits": "label edit",
+    "label deletions": "label deletion",
     "error labels": "error label",
     "ratings": "rating",
     "answers": "answer",
     "audit entries": "audit entry",
 }
 
+_MANY = {one: many for many, one in _ONE.items()}
+# Kinds of work on an annotator package's frames (a frame is done when any merges).
+_FRAME_WORK = ("entity", "box", "removal", "label", "label edit", "label deletion")
 
 # Audit tables whose row ids are rows of work: the merged entry names the row it became.
 _AUDITED = {
     "verifications": "verdict",
     "error_labels": "error label",
+    "entities": "entity",
+    "entity_removals": "removal",
     "difficulty_ratings": "rating",
     "human_answers": "answer",
 }
@@ -96,6 +116,7 @@ def merge_package(
     with open_project(db) as project:
         sent = _check(project, pack, manifest)
         work = read_work(pack, manifest["copied"])
+        work.update(read_annotator_work(pack, manifest["copied"], manifest["created"]))
         _check_signatures(pack, manifest, work)
         report = MergeReport(manifest["package_id"], manifest["person"], manifest["role"])
         report.dry_run = dry_run
@@ -150,6 +171,9 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
         + [(a["annotator_id"], "answer", a["id"]) for a in work["answers"]]
         + [(lab["annotator_id"], "label", lab["id"]) for lab in work["labels"] if not lab["copied"]]
         + [(e["annotator_id"], "audit entry", e["id"]) for e in work["audit"] if e["annotator_id"]]
+        + [(b["annotator_id"], f"{b['dims']} box", b["id"]) for b in work["boxes"]]
+        + [(r["annotator_id"], "removal", r["id"]) for r in work["removals"]]
+        + [(d["deleted_by"], "deletion of label", d["id"]) for d in work["label_deletions"]]
     )
     for who, what, row in signed:
         if who != person_id:
@@ -174,26 +198,32 @@ def _apply(
     context = {
         "labels": {lab["id"]: lab for lab in work["labels"] if lab["copied"]},
         "entities": set(manifest["copied"].get("entities", [])),
+        "drawn": project.packages.merged_targets(package_id, "entity"),
+        "since": manifest["created"],
+        "notes": report.notes,
         "package": package_id,
     }
     targets: dict[tuple[str, int], int | None] = {}
     done: list[tuple[str, int]] = []
     counts = dict.fromkeys(_ONE, 0)
     new_labels = [lab for lab in work["labels"] if not lab["copied"]]
-    rows_of_work = sum(
-        len(work[k]) for k in ("verdicts", "reviews", "errors", "ratings", "answers")
+    kinds = (
+        ("verdict", work["verdicts"], _verdict),
+        ("review", work["reviews"], _review),
+        ("entity", work["entities"], apply_entity),
+        ("box", work["boxes"], apply_box),
+        ("removal", work["removals"], apply_removal),
+        ("label", new_labels, _new_label),
+        ("label edit", work["label_edits"], apply_label_edit),
+        ("label deletion", work["label_deletions"], apply_label_deletion),
+        ("error label", work["errors"], _error_label),
+        ("rating", work["ratings"], apply_rating),
+        ("answer", work["answers"], apply_answer),
     )
-    total, seen = rows_of_work + len(new_labels), 0
+    total, seen = sum(len(rows) for _kind, rows, _apply in kinds), 0
     project.audit_muted = True
     try:
-        for kind, rows, apply in (
-            ("verdict", work["verdicts"], _verdict),
-            ("review", work["reviews"], _review),
-            ("label", new_labels, _new_label),
-            ("error label", work["errors"], _error_label),
-            ("rating", work["ratings"], apply_rating),
-            ("answer", work["answers"], apply_answer),
-        ):
+        for kind, rows, apply in kinds:
             for row in rows:
                 digest = hashlib.sha256(dumps(row).encode()).hexdigest()
                 before = done_before.get((kind, row["id"]))
@@ -214,8 +244,8 @@ def _apply(
                     report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
                     target = None
                 else:
-                    counts[kind + "s"] += 1
-                if kind != "label":  # returned, applied or kept aside: not out any more
+                    counts[_MANY[kind]] += 1
+                if item[0] != "frame":  # returned, applied or kept aside: not out any more
                     done.append(item)  # (a frame is done when the package is)
                 targets[(kind, row["id"])] = target
                 project.packages.mark_merged(package_id, kind, row["id"], target, digest)
@@ -239,7 +269,7 @@ def _apply(
     report.merged = counts
     if report.changed:
         now = utc_now()
-        if counts["labels"]:
+        if any(counts[_MANY[kind]] for kind in _FRAME_WORK):
             done += [(i["kind"], i["id"]) for i in manifest["items"] if i["kind"] == "frame"]
         project.packages.finish_merge(package_id, done, now)
         project.packages.add_audit(
@@ -328,14 +358,10 @@ def _review(project: Project, person: Annotator, row: dict, version, context: di
 def _new_label(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     if version is None:
         raise ProjectError(f"frame {row['frame_id']} was not in this package")
-    known = context.get("entities", set())
-    for entity in (row["subject_entity_id"], row["object_entity_id"]):
-        if entity is not None and entity not in known:
-            raise ProjectError(f"entity {entity} was drawn in the package (not merged)")
     label = project.hoi.add_label(
         frame_id=row["frame_id"],
-        subject_entity_id=row["subject_entity_id"],
-        object_entity_id=row["object_entity_id"],
+        subject_entity_id=entity_here(context, row["subject_entity_id"]),
+        object_entity_id=entity_here(context, row["object_entity_id"]),
         category=row["category"],
         predicate=row["predicate"],
         difficulty=row["difficulty"],

@@ -12,15 +12,23 @@ import shutil
 from pathlib import Path
 
 import pytest
+from jrdb_activity_fixture import (
+    DATA,
+    FIXTURE,
+    MOVED_BOX,
+    NAME,
+    implied_gt,
+    imported_fixture,
+    toolkit,
+)
 
 from annotation.jrdb import dataset as L
 from app.cli import main
 from app.io.hoi_labels import OURS
 from store import open_project
-from tests.jrdb_activity_fixture import DATA, FIXTURE, NAME, imported_fixture, toolkit
 
 LABELMAP = str(DATA / "task_1.pbtxt")
-MOVED = ["--box", "3300,100,230,360"]  # pedestrian:7 in frame 15; the dataset: 3359,106,236,366
+MOVED = ["--box", MOVED_BOX]
 
 
 @pytest.fixture
@@ -81,18 +89,7 @@ def test_the_toolkit_reads_moved_added_and_removed_boxes(imported, tmp_path, cap
     shutil.copy(FIXTURE, orig_dir / f"{NAME}.json")
     ours = toolkit().construct_GT(str(out_dir), LABELMAP)
     theirs = toolkit().construct_GT(str(orig_dir), LABELMAP)
-    # The lines the edits imply: pedestrian:7's lines in frame 15 with the new corners
-    # (x1 y1 x2 y2 = 3300 100 3530 460), pedestrian:9's lines of frame 30 gone, nothing
-    # for the added person (no JRDB-Act labels: no_eval).
-    implied = {
-        name: [
-            line.replace("0 15 3359 106 3595 472 ", "0 15 3300 100 3530 460 ")
-            for line in lines
-            if not line.startswith("0 30 1500 140 1560 340 ")
-        ]
-        for name, lines in theirs.items()
-    }
-    assert ours == implied
+    assert ours == implied_gt(theirs)
     assert ours != theirs
     assert any(line.startswith("0 15 3300 100 3530 460 7 ") for line in ours["./out/gt_group.txt"])
     assert not any(line.startswith("0 30 1500 140") for line in ours["./out/gt_action.txt"])

@@ -13,6 +13,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from jrdb_activity_fixture import (
+    DATA,
+    FIXTURE,
+    NAME,
+    imported_fixture,
+    make_root,
+    toolkit,
+)
 
 from annotation.jrdb import dataset as L
 from annotation.query.engine import generate_many
@@ -21,14 +29,6 @@ from app.cli import main
 from app.io.hoi_labels import export_labels
 from app.jobs.scene_graphs import graph_for_window
 from store import open_project
-from tests.jrdb_activity_fixture import (
-    DATA,
-    FIXTURE,
-    NAME,
-    imported_fixture,
-    make_root,
-    toolkit,
-)
 
 
 @pytest.fixture

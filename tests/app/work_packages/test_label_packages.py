@@ -128,7 +128,7 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
     report = merge_package(hoi.db, moved)
     assert report.merged["labels"] == 1
     assert [c["reason"] for c in report.conflicts] == [
-        f"entity {drawn} was drawn in the package (not merged)"
+        f"entity {drawn} of the package was not merged (drawn there without a box)"
     ]
     with open_project(hoi.db) as p:
         merged = [r for r in p.hoi.records() if r.label.predicate == "talking"]
