@@ -58,13 +58,18 @@ def imported_fixture(tmp_path: Path) -> tuple[Path, Path]:
 MOVED_BOX = "3300,100,230,360"  # pedestrian:7 in frame 15; the dataset: 3359,106,236,366
 
 
-def implied_gt(theirs: dict[str, list[str]]) -> dict[str, list[str]]:
+def implied_gt(
+    theirs: dict[str, list[str]], moved: tuple[float, float, float, float] = (3300, 100, 230, 360)
+) -> dict[str, list[str]]:
     """The toolkit's lines of the original file after the edits: pedestrian:7's lines in
-    frame 15 with the new corners (x1 y1 x2 y2 = 3300 100 3530 460), pedestrian:9's lines
-    of frame 30 gone; an added person (no JRDB-Act labels: no_eval) adds none."""
+    frame 15 with the corners of its `moved` box (x1 y1 x2 y2: 3300 100 3530 460 for
+    MOVED_BOX), pedestrian:9's lines of frame 30 gone; an added person (no JRDB-Act
+    labels: no_eval) adds none."""
+    x, y, w, h = moved
+    corners = f"0 15 {x} {y} {x + w} {y + h} "
     return {
         name: [
-            line.replace("0 15 3359 106 3595 472 ", "0 15 3300 100 3530 460 ")
+            line.replace("0 15 3359 106 3595 472 ", corners)
             for line in lines
             if not line.startswith("0 30 1500 140 1560 340 ")
         ]
