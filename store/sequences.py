@@ -484,7 +484,9 @@ class SequenceRepository(Repository):
             )
             detail = {"entity_id": entity_id, "frame_id": frame_id, "box": [old, [x, y, w, h]]}
             self._audit(annotator, "update" if old else "create", "boxes_2d", entity_id, detail)
-        return next(b for b in self.boxes_2d(frame_id) if b.entity_id == entity_id)
+        record = self.box_record(entity_id, frame_id, "2d")
+        assert record is not None
+        return record.box
 
     def set_box_3d(
         self,
@@ -515,7 +517,9 @@ class SequenceRepository(Repository):
             )
             detail = {"entity_id": entity_id, "frame_id": frame_id, "box": [old, values]}
             self._audit(annotator, "update" if old else "create", "boxes_3d", entity_id, detail)
-        return next(b for b in self.boxes_3d(frame_id) if b.entity_id == entity_id)
+        record = self.box_record(entity_id, frame_id, "3d")
+        assert record is not None
+        return record.box
 
     def _box_row(self, table: str, columns: str, entity_id: int, frame_id: int) -> list | None:
         row = self.db.execute(
@@ -531,18 +535,27 @@ class SequenceRepository(Repository):
     def boxes_3d(self, frame_id: int) -> list[Box3D]:
         return [r.box for r in self.box_records(frame_id, "3d")]
 
-    def box_records(self, frame_id: int, dims: str = "2d") -> list[BoxRecord]:
-        """A frame's 2D (or 3D) boxes with their source, annotator and time of change."""
+    def box_record(self, entity_id: int, frame_id: int, dims: str = "2d") -> BoxRecord | None:
+        """One entity's 2D (or 3D) box in a frame, with its provenance, or None."""
+        found = self.box_records(frame_id, dims, entity_id=entity_id)
+        return found[0] if found else None
+
+    def box_records(
+        self, frame_id: int, dims: str = "2d", *, entity_id: int | None = None
+    ) -> list[BoxRecord]:
+        """A frame's 2D (or 3D) boxes (or one entity's) with their source, annotator and
+        time of change."""
         if dims == "2d":
             columns, table, make = "x, y, w, h", "boxes_2d", Box2D
         elif dims == "3d":
             columns, table, make = ", ".join(_BOX3D_FIELDS), "boxes_3d", Box3D
         else:
             raise ValueError(f"dims must be '2d' or '3d', not {dims!r}")
+        one = "" if entity_id is None else " AND entity_id = ?"
         rows = self.db.execute(
             f"SELECT entity_id, frame_id, {columns}, attributes, source, annotator_id, "
-            f"updated_at, original FROM {table} WHERE frame_id = ? ORDER BY entity_id",
-            [frame_id],
+            f"updated_at, original FROM {table} WHERE frame_id = ?{one} ORDER BY entity_id",
+            [frame_id] if entity_id is None else [frame_id, entity_id],
         ).fetchall()
         return [
             BoxRecord(

@@ -70,10 +70,7 @@ def apply_box(project: Project, person: Annotator, row: dict, version, context: 
     _in_package(version, row["frame_id"])
     repo = project.sequences
     entity_id = entity_here(context, row["entity_id"])
-    here = next(
-        (r for r in repo.box_records(row["frame_id"], row["dims"]) if r.box.entity_id == entity_id),
-        None,
-    )
+    here = repo.box_record(entity_id, row["frame_id"], row["dims"])
     what = f"the {row['dims'].upper()} box of {_where(project, entity_id, row['frame_id'])}"
     if here is not None and _changed_since(here.updated_at, context):
         raise ProjectError(f"{what} has been changed here since the package went out")
@@ -113,12 +110,12 @@ def apply_removal(project: Project, person: Annotator, row: dict, version, conte
     repo = project.sequences
     entity_id = entity_here(context, row["entity_id"])
     for dims in ("2d", "3d"):
-        for record in repo.box_records(row["frame_id"], dims):
-            if record.box.entity_id == entity_id and _changed_since(record.updated_at, context):
-                raise ProjectError(
-                    f"the {dims.upper()} box of {_where(project, entity_id, row['frame_id'])} "
-                    "has been changed here since the package went out"
-                )
+        record = repo.box_record(entity_id, row["frame_id"], dims)
+        if record is not None and _changed_since(record.updated_at, context):
+            raise ProjectError(
+                f"the {dims.upper()} box of {_where(project, entity_id, row['frame_id'])} "
+                "has been changed here since the package went out"
+            )
     repo.remove_entity(entity_id, row["frame_id"], person)
     return project.db.execute(
         "SELECT id FROM entity_removals WHERE entity_id = ? AND frame_id = ?",

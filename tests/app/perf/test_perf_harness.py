@@ -33,6 +33,8 @@ RUN_ORDER = [
     "verify_next_question",
     "package_create",
     "package_merge",
+    "annotator_package_merge",
+    "export_labels_edited",
     "questions_count",
     "questions_find",
     "questions_beneath",
