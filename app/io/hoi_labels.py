@@ -79,6 +79,7 @@ def labels_document(
     *,
     status: str = "any",
     taxonomy: HoiTaxonomy | None = None,
+    boxes: dict[int, tuple[dict, dict]] | None = None,
 ) -> dict[str, Any]:
     """The export of one sequence: every frame (JRDB's `NNNNNN.jpg` keys), each person
     entry as imported with the box a person made, plus {"pose_label": {label:
@@ -101,14 +102,15 @@ def labels_document(
         removed.setdefault(row["frame_id"], []).append(row["entity_id"])
     categories: dict[str, str] = {}
     frames: dict[str, list[dict[str, Any]]] = {}
+    boxes = boxes if boxes is not None else {}
     for frame in repo.frames(sequence.id):
         labelled = by_frame.get(frame.id, [])
-        people = _frame_people(repo, entities, frame, labelled, removed)
-        boxes = repo.boxes_2d(frame.id) if labelled else []
+        flat, solid = boxes.get(frame.id) or frame_boxes(repo, frame.id)
+        people = _frame_people(repo, entities, frame, labelled, removed, flat, set(solid))
         for record in labelled:
             words = taxonomy.words(record.label.predicate)
             categories[words] = record.label.category
-            _add_label(people, entities, record.label, words, boxes)
+            _add_label(people, entities, record.label, words, flat)
         frames[L.frame_name(frame.index)] = list(people.values())
     return {
         "format": FORMAT,
@@ -134,20 +136,28 @@ def _sequence(project: Any, name: str) -> Any:
     return sequence
 
 
+def frame_boxes(repo: Any, frame_id: int) -> tuple[dict[int, Any], dict[int, Any]]:
+    """A frame's 2D and 3D box records by entity id, read once for everything written."""
+    return (
+        {r.box.entity_id: r for r in repo.box_records(frame_id, "2d")},
+        {r.box.entity_id: r for r in repo.box_records(frame_id, "3d")},
+    )
+
+
 def _frame_people(
     repo: Any,
     entities: dict[int, Any],
     frame: Any,
     labelled: list[LabelRecord],
     removed: dict[int, list[int]],
+    records: dict[int, Any],
+    drawn_3d: set[int],
 ) -> dict[int, dict[str, Any]]:
     """A frame's person entries by entity id: the imported ones (less people taken out of
     the frame) with the boxes people made, then entries for people a person drew and for
     labelled people the activity file does not have, in label-id order."""
     gone = set(removed.get(frame.id, ()))
     keys = {i: e.key for i, e in entities.items()}
-    records = {r.box.entity_id: r for r in repo.box_records(frame.id, "2d")}
-    drawn_3d = {b.entity_id for b in repo.boxes_3d(frame.id)}
     people = {
         i: _corrected(entry, records.get(i), _box(records[i].box) if i in records else None)
         for i, entry in repo.label_entries(frame.id).items()
@@ -170,7 +180,7 @@ def _frame_people(
 
 
 def _add_label(
-    people: dict[int, dict[str, Any]], entities: dict[int, Any], label: Any, words: str, boxes
+    people: dict[int, dict[str, Any]], entities: dict[int, Any], label: Any, words: str, records
 ) -> None:
     """One HOI label into its person's entry: `pose_label` or an `HOI` group per object."""
     entry = people[label.subject_entity_id]
@@ -181,8 +191,8 @@ def _add_label(
     groups = entry.setdefault(HOI_FIELD, [])
     group = next((g for g in groups if g["pair"] == pair), None)
     if group is None:
-        box = next((b for b in boxes if b.entity_id == label.object_entity_id), None)
-        group = {"pair": pair, "box_pair": _box(box), "inter_labels": {}}
+        record = records.get(label.object_entity_id)
+        group = {"pair": pair, "box_pair": _box(record.box if record else None), "inter_labels": {}}
         groups.append(group)
     group["inter_labels"][words] = label.difficulty
 
@@ -223,10 +233,10 @@ def label_files(
     boxes_2d: dict[str, list] = {}
     boxes_3d: dict[str, list] = {}
     objects: dict[str, list] = {}
+    read: dict[int, tuple[dict, dict]] = {}
     for frame in repo.frames(sequence.id):
         image, cloud = L.frame_name(frame.index), L.frame_name(frame.index, ".pcd")
-        flat = {r.box.entity_id: r for r in repo.box_records(frame.id, "2d")}
-        solid = {r.box.entity_id: r for r in repo.box_records(frame.id, "3d")}
+        flat, solid = read[frame.id] = frame_boxes(repo, frame.id)
         people_2d, people_3d, things = [], [], []
         for entity_id in sorted(set(flat) | set(solid), key=lambda i: natural_key(entities[i].key)):
             entity = entities[entity_id]
@@ -243,7 +253,9 @@ def label_files(
         f"{L.LABELS_2D}/{name}.json": {"labels": boxes_2d},
         f"{L.LABELS_3D}/{name}.json": {"labels": boxes_3d},
         f"{L.LABELS_OBJECTS}/{name}.json": {"format": L.OBJECTS_FORMAT, "labels": objects},
-        f"{L.LABELS_ACTIVITY}/{name}.json": labels_document(project, name, status=status),
+        f"{L.LABELS_ACTIVITY}/{name}.json": labels_document(
+            project, name, status=status, boxes=read
+        ),
     }
 
 
