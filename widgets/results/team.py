@@ -127,6 +127,9 @@ class TeamResultsView(QStackedWidget):
         self.summary.setObjectName("team_summary")
         self.people = cell_table(PEOPLE_COLUMNS, alternating=True)
         self.people.setObjectName("team_people")
+        # The work done is what a lead reads first: shown beside the name, wherever the
+        # package figures and agreement leave the table's width (the model keeps its order).
+        self.people.horizontalHeader().moveSection(PEOPLE_COLUMNS.index("Work"), 1)
         self.settings = settings_label()
         people_box = QGroupBox("Per person: items in packages, agreement and work done")
         inner = QVBoxLayout(people_box)

@@ -161,3 +161,10 @@ def test_the_cell_helpers():
 
 def test_every_kind_of_work_has_its_words():
     assert tuple(WORK_WORDS) == WORK_KINDS
+
+
+def test_the_work_column_is_shown_beside_the_person(view, team):
+    view.set_rows(team)
+    header = view.people.horizontalHeader()
+    shown = [PEOPLE_COLUMNS[header.logicalIndex(i)] for i in range(header.count())]
+    assert shown[:2] == ["Person", "Work"] and sorted(shown) == sorted(PEOPLE_COLUMNS)
