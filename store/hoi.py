@@ -34,7 +34,7 @@ from annotation.jrdb.hoi_review import (
 )
 from annotation.models import HOI_DIFFICULTIES, REVIEW_VERDICTS, Annotator, HoiLabel, HoiReview
 from store.base import Repository, dumps
-from store.errors import ProjectError, utc_now
+from store.errors import ProjectError, given_time, utc_now
 from store.packages import held_review_refusal, review_slot_free, reviews_held
 
 _LABEL_COLUMNS = (
@@ -553,6 +553,10 @@ class HoiRepository(Repository):
             raise ValueError(f"verdict must be one of {REVIEW_VERDICTS}, not {verdict!r}")
         if difficulty is not None:
             _check_difficulty(difficulty)
+        if not isinstance(comment, str):
+            raise ValueError(f"a review's comment is text, not {comment!r}")
+        if created_at is not None:
+            given_time(created_at, "created_at")
         if verdict != "accept" and not comment.strip():
             raise ValueError(f"a {verdict} needs a comment saying what is wrong")
         with self.project.write():

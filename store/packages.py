@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from store.base import Repository, dumps, loads
-from store.errors import ProjectError, utc_now
+from store.errors import ProjectError, given_time, utc_now
 
 ROLES = ("verifier", "reviewer", "adjudicator", "annotator", "rater", "human-baseline")
 # What a role's package assigns: questions, label review rounds, frames, or questions to
@@ -284,7 +284,9 @@ class PackageRepository(Repository):
         self.db.execute("UPDATE packages SET merged_at = ? WHERE id = ?", [at, package_id])
 
     def add_audit(self, entry: dict[str, Any]) -> None:
-        """In the caller's transaction: copy one audit entry of a package, as it was."""
+        """In the caller's transaction: copy one audit entry of a package, as it was (its
+        time checked: `given_time`)."""
+        given_time(entry["at"], "audit time")
         self.db.execute(
             "INSERT INTO audit_log(at, annotator_id, action, table_name, row_id, detail) "
             "VALUES (?, ?, ?, ?, ?, ?)",

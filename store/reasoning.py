@@ -44,7 +44,7 @@ from annotation.jrdb.reasoning_eval import (
 from annotation.models import Annotator, Question
 from store.base import Repository, dumps, loads
 from store.connection import ProjectFile
-from store.errors import ProjectError, utc_now
+from store.errors import ProjectError, given_time, utc_now
 from store.questions import QuestionRepository
 
 _PREDICTION_SELECT = (
@@ -274,6 +274,8 @@ class ReasoningRepository(Repository):
         self._require(annotator)
         if type(rating) is not int or rating not in RATINGS:
             raise ValueError(f"a difficulty rating is 1 (easy) to 5 (hard), not {rating!r}")
+        if created_at is not None:
+            given_time(created_at, "created_at")
         with self.project.write():
             q = self._current_question(question_id)
             old = self.db.execute(
@@ -390,6 +392,8 @@ class ReasoningRepository(Repository):
         question and save it now (or at `created_at`: merged from a work package); a
         second answer to the same version replaces the first."""
         self._require(annotator)
+        if created_at is not None:
+            given_time(created_at, "created_at")
         with self.project.write():
             q = self._current_question(question_id)
             score = score_answer(q.task, q.answer, answer)

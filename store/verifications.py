@@ -24,7 +24,7 @@ from annotation.verification import (
 )
 from store.base import Repository, dumps, loads
 from store.connection import ProjectFile
-from store.errors import ProjectError, utc_now
+from store.errors import ProjectError, given_time, utc_now
 from store.packages import OUTSTANDING
 from store.questions import (
     INSERT_QUESTION,
@@ -134,9 +134,13 @@ class VerificationRepository(Repository):
         self._require(annotator)
         if not isinstance(verdict, Verdict):
             raise TypeError("submit() needs an annotation.verification.Verdict")
+        if isinstance(seconds_on_task, bool) or not isinstance(seconds_on_task, int | float):
+            raise ValueError(f"seconds_on_task must be a number, not {seconds_on_task!r}")
         seconds = float(seconds_on_task)
         if not math.isfinite(seconds) or seconds < 0:
             raise ValueError(f"seconds_on_task must be a finite number >= 0, not {seconds_on_task}")
+        if created_at is not None:
+            given_time(created_at, "created_at")
         where = f"{self.project.path}: question {question_id}"
         with self.project.write():
             question = self.questions.get(question_id)

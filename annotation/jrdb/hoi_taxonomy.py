@@ -80,6 +80,15 @@ class HoiTaxonomy:
         return found
 
 
+def check_label(taxonomy: HoiTaxonomy, predicate: str, category: str, has_target: bool) -> None:
+    """A label given from outside the panels (a work package, a script): one of the
+    taxonomy's, with its own category, and a target exactly when it takes one; else
+    `ValueError` saying which."""
+    found = taxonomy.check(predicate, has_target)
+    if category != found.category:
+        raise ValueError(f"{found.label!r} is a {found.category} label, not {category!r}")
+
+
 def parse_hoi_taxonomy(data: dict[str, Any]) -> HoiTaxonomy:
     """A taxonomy from its JSON form; ValueError names what is wrong with a bad one."""
     if data.get("format") != FORMAT:

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation.jrdb.hoi_taxonomy import check_label, load_hoi_taxonomy
 from annotation.models import Annotator
 from store import Project, ProjectError
+
+#: The label set merged labels must come from (the panels offer only it).
+HOI_TAXONOMY = load_hoi_taxonomy()
 
 
 def entity_here(context: dict, entity_id: int | None) -> int | None:
@@ -135,6 +139,9 @@ def _label_here(project: Project, label_id: int, context: dict) -> Any:
 def apply_label_edit(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     """A copied label changed in the package (its predicate, target or difficulty)."""
     _in_package(version, row["frame_id"])
+    check_label(
+        HOI_TAXONOMY, row["predicate"], row["category"], row["object_entity_id"] is not None
+    )
     _label_here(project, row["id"], context)
     project.hoi.update_label(
         row["id"],

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.jrdb.hoi_taxonomy import check_label
 from annotation.models import Annotator
 from annotation.verification import Verdict
 from app.work_packages.annotator import (
+    HOI_TAXONOMY,
     apply_box,
     apply_entity,
     apply_label_deletion,
@@ -21,6 +23,7 @@ from app.work_packages.annotator import (
     apply_removal,
     entity_here,
 )
+from app.work_packages.rows import TABLES, check_row
 from app.work_packages.study import apply_answer, apply_rating
 from store import Project, ProjectError, open_project
 from store.base import dumps
@@ -231,15 +234,20 @@ def _apply(
                     report.already += 1
                     continue
                 item = _item(kind, row)
+                if type(item[1]) is not int:  # a crafted id: the row is kept aside under 0
+                    item = (item[0], 0)
                 try:
                     if before is not None:
                         raise ProjectError(f"its {kind} was changed in the package after a merge")
                     if item in versions and item not in live:
                         raise ProjectError(f"{item[0]} {item[1]} was recalled from this package")
+                    check_row(kind, row)
                     with project.savepoint():
                         target = apply(project, person, row, versions.get(item), context)
                 except (ProjectError, ValueError, project.db.conn.DatabaseError) as exc:
                     reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
+                    table = f"boxes_{row['dims']}" if kind == "box" else TABLES[kind]
+                    reason = f"{table} row {row['id']}: {reason}"
                     project.packages.keep_aside(package_id, item[0], item[1], reason, row)
                     report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
                     target = None
@@ -310,10 +318,10 @@ def _verdict(project: Project, person: Annotator, row: dict, version, context: d
         raise ProjectError(
             f"question {question.id} got its two first-round verdicts here meanwhile"
         )
-    verdict = Verdict.from_storage(
-        unambiguous=row["unambiguous"],
-        evidence_withheld=row["evidence_withheld"],
-        evidence_recoverable=row["evidence_recoverable"],
+    verdict = Verdict(  # checked: the criteria, the decision, a reject's reason, corrections
+        unambiguous=bool(row["unambiguous"]),
+        evidence_withheld=bool(row["evidence_withheld"]),
+        evidence_recoverable=bool(row["evidence_recoverable"]),
         decision=row["decision"],
         reason=row["reason"],
         corrections=row["corrections"],
@@ -358,6 +366,9 @@ def _review(project: Project, person: Annotator, row: dict, version, context: di
 def _new_label(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     if version is None:
         raise ProjectError(f"frame {row['frame_id']} was not in this package")
+    check_label(
+        HOI_TAXONOMY, row["predicate"], row["category"], row["object_entity_id"] is not None
+    )
     label = project.hoi.add_label(
         frame_id=row["frame_id"],
         subject_entity_id=entity_here(context, row["subject_entity_id"]),

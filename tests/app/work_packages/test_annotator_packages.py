@@ -159,11 +159,13 @@ def test_work_on_what_changed_here_meanwhile_is_kept_aside(sent, capsys):
         taken = p.sequences.add_drawn_entity(seq.id, "human", "person", bea)  # pedestrian:13
         p.sequences.set_box_2d(taken, frames[15], (10, 10, 10, 10), bea)
     report = merge_package(db, pack)
-    reasons = sorted(c["reason"] for c in report.conflicts)
+    reasons = sorted(c["reason"].split(": ", 1)[1] for c in report.conflicts)
     assert reasons == [
         f"label {sitting.id} has been changed here since the package went out",
         "the 2D box of pedestrian:7 in frame 15 has been changed here since the package went out",
     ]
+    tables = sorted(c["reason"].split(" row ")[0] for c in report.conflicts)
+    assert tables == ["boxes_2d", "hoi_labels"]
     assert report.notes == [
         "pedestrian:13 drawn in the package is pedestrian:14 here (pedestrian:13 was taken)"
     ]

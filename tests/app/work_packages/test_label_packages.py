@@ -110,8 +110,8 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
             frame_id=frames[2].id,
             subject_entity_id=persons[1],
             object_entity_id=None,
-            category="human-human",
-            predicate="talking",
+            category="pose",
+            predicate="sitting",
             difficulty=1,
             annotator=fay,
         )
@@ -120,18 +120,18 @@ def test_an_annotators_frames_go_out_with_their_files_and_labels_come_back(hoi, 
             frame_id=frames[2].id,
             subject_entity_id=persons[1],
             object_entity_id=drawn,
-            category="human-object",
+            category="physical",
             predicate="holding",
             difficulty=2,
             annotator=fay,
         )
     report = merge_package(hoi.db, moved)
     assert report.merged["labels"] == 1
-    assert [c["reason"] for c in report.conflicts] == [
+    assert [c["reason"].split(": ", 1)[1] for c in report.conflicts] == [
         f"entity {drawn} of the package was not merged (drawn there without a box)"
     ]
     with open_project(hoi.db) as p:
-        merged = [r for r in p.hoi.records() if r.label.predicate == "talking"]
+        merged = [r for r in p.hoi.records() if r.label.predicate == "sitting"]
         assert [(r.label.frame_id, r.author_name) for r in merged] == [(frames[2].id, "fay")]
     assert not merge_package(hoi.db, moved).changed
 
@@ -182,8 +182,8 @@ def test_a_frame_goes_to_an_annotator_once(hoi, tmp_path):
             frame_id=p.sequences.frames(p.sequences.list()[0].id)[0].id,
             subject_entity_id=person,
             object_entity_id=None,
-            category="human-human",
-            predicate="talking",
+            category="pose",
+            predicate="sitting",
             difficulty=1,
             annotator=fay,
         )
