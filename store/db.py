@@ -19,6 +19,16 @@ from store.project import Project
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 30.0
+#: The header's application id of every project and package file this build writes.
+APPLICATION_ID = int.from_bytes(b"RScp", "big")
+
+
+def defensive(conn: sqlite3.Connection) -> None:
+    """SQLite's settings for a file that may come from anyone: no function of ours runs
+    from its schema (triggers, views, defaults), and damaged pages are caught on read.
+    (Python's sqlite3 never enables loading extensions.)"""
+    conn.execute("PRAGMA trusted_schema = OFF")
+    conn.execute("PRAGMA cell_size_check = ON")
 
 
 def _header_problem(path: Path) -> str | None:
@@ -133,6 +143,7 @@ def open_project(
         )
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        defensive(conn)
         if existed:
             tables, applied = _inspect(conn, path)
             if "project_meta" not in tables and tables - {"sqlite_sequence"}:
@@ -166,6 +177,8 @@ def open_project(
         project = Project(path, conn, readonly=False)
         with project.write():  # BEGIN IMMEDIATE: concurrent first opens queue, not fail
             schema.migrations.apply(project.db)
+        if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         if not existed:
             with project.write():
                 project.db.execute(

@@ -10,6 +10,7 @@ from the returned file however much work was added to it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sqlite3
@@ -17,8 +18,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from store import schema
 from store.base import dumps, loads
-from store.db import open_project
+from store.db import APPLICATION_ID, SQLITE_HEADER, defensive, open_project
 from store.errors import ProjectError
 
 # Copied tables in dependency order; each row is chosen by its id, or by its parent.
@@ -217,8 +219,106 @@ def set_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
         conn.close()
 
 
+#: Far over any real package: a table of more rows, or a text cell of more characters,
+#: refuses the file before its rows are read.
+MAX_ROWS = 200_000
+MAX_CELL = 8_000_000
+
+
+@functools.cache
+def _reference_schema() -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    """(type, name) -> (SQL, columns) of every table, index, trigger and view a file of this
+    build has: the migrations applied to an empty database."""
+    from sqlite_utils import Database
+
+    db = Database(memory=True)
+    schema.migrations.apply(db)
+    return _schema_of(db.conn)
+
+
+def _schema_of(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    out = {}
+    for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master"):
+        columns = ()
+        if kind == "table" and not (sql or "").upper().startswith("CREATE VIRTUAL"):
+            columns = tuple(r[1] for r in conn.execute(f'PRAGMA table_info("{name}")'))
+        out[(kind, name)] = (sql or "", columns)
+    return out
+
+
+def _schema_problem(conn: sqlite3.Connection) -> str | None:
+    """What makes a file's schema other than a package's of this build, if anything."""
+    found = conn.execute("PRAGMA application_id").fetchone()[0]
+    if found != APPLICATION_ID:
+        return f"application id {found}, not a ReasonScope file's ({APPLICATION_ID})"
+    reference, schema_of_file = _reference_schema(), _schema_of(conn)
+    for (kind, name), (sql, columns) in schema_of_file.items():
+        if sql.upper().startswith("CREATE VIRTUAL"):
+            return f"it holds a virtual table {name!r}"
+        if (kind, name) not in reference:
+            return f"it holds a {kind} {name!r} that a work package does not have"
+        want_sql, want_columns = reference[(kind, name)]
+        if kind == "table" and columns != want_columns:
+            extra = sorted(set(columns) - set(want_columns))
+            return f"its table {name!r} has columns {extra or list(columns)} a package does not"
+        if kind in ("trigger", "view", "index") and sql != want_sql:
+            return f"its {kind} {name!r} differs from a package's"
+    missing = sorted(n for k, n in set(reference) - set(schema_of_file) if k == "table")
+    if missing:
+        return f"it lacks the table {missing[0]!r} a package has"
+    applied = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid")]
+    if applied != schema.known_migration_names():
+        return f"schema version {len(applied)}; this build writes {schema.SCHEMA_VERSION}"
+    return None
+
+
+def _size_problem(conn: sqlite3.Connection) -> str | None:
+    """A table or a text far over any real package's (read by SQLite, not into memory)."""
+    for (kind, name), (_sql, columns) in _reference_schema().items():
+        if kind != "table" or name.startswith("sqlite_"):
+            continue
+        rows = conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+        if rows > MAX_ROWS:
+            return f"its table {name!r} has {rows:,} rows (a package has at most {MAX_ROWS:,})"
+        for column in columns:
+            longest = conn.execute(
+                f'SELECT max(length("{column}")) FROM "{name}" WHERE typeof("{column}") = \'text\''
+            ).fetchone()[0]
+            if longest is not None and longest > MAX_CELL:
+                return f"{name}.{column} holds a text of {longest:,} characters"
+    return None
+
+
+def check_package_file(path: Path) -> None:
+    """Refuse, in one `ProjectError` naming the file, what is not a package of this build:
+    no file, an empty one, not SQLite, a schema with triggers, views, virtual tables,
+    tables or columns a package does not have, another schema version or application
+    id, or tables and texts far over any real size. Read-only, with SQLite's defensive
+    settings; nothing of the file runs."""
+    if not path.is_file():
+        raise ProjectError(f"{path}: no such package file")
+    with path.open("rb") as fh:
+        head = fh.read(len(SQLITE_HEADER))
+    if not head:
+        raise ProjectError(f"{path}: an empty file, not a work package")
+    if head != SQLITE_HEADER:
+        raise ProjectError(f"{path}: not a work package (not a SQLite file)")
+    try:
+        conn = _open_ro(path)
+        try:
+            problem = _schema_problem(conn) or _size_problem(conn)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise ProjectError(f"{path}: not a usable package file ({exc})") from None
+    if problem:
+        raise ProjectError(f"{path}: refused as a work package: {problem}")
+
+
 def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest of a package file; `ProjectError` naming the file when it is none."""
+    """The manifest of a package file, after `check_package_file`; `ProjectError` naming
+    the file when it is none."""
+    check_package_file(path)
     try:
         conn = _open_ro(path)
     except sqlite3.DatabaseError as exc:
@@ -331,6 +431,7 @@ def _open_ro(path: Path) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     conn.execute("PRAGMA query_only = ON")
+    defensive(conn)
     return conn
 
 
