@@ -44,6 +44,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps([r.as_dict() for r in results], indent=2))
     else:
         for r in results:
+            if r.skipped:
+                print(f"--  {r.name:<28} {'skipped':>10} {'':<8} goal {r.goal:<24} {r.detail}")
+                continue
             mark = "ok " if r.passed else "MISS"
             print(f"{mark} {r.name:<28} {r.value:>10.3g} {r.unit:<8} goal {r.goal:<24} {r.detail}")
     return 0

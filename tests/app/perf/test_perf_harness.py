@@ -6,6 +6,8 @@ import ast
 import importlib
 import json
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +17,8 @@ import app.perf
 from app.perf import harness
 from app.perf import store as perf_store
 from app.perf.harness import PerfResult, perf_case, run_cases
+
+ROOT = Path(__file__).resolve().parents[3]
 
 #: The order `reasonscope bench` has always run its cases in (the modules' ORDER keeps it).
 RUN_ORDER = [
@@ -122,7 +126,7 @@ def test_run_cases_quick(tiny, tmp_path, monkeypatch):
         assert r.goal == harness.CASES[r.name].goal
         assert isinstance(r.passed, bool) and r.detail
         assert json.loads(json.dumps(r.as_dict())) == r.as_dict()
-        assert set(r.as_dict()) == {"name", "value", "unit", "goal", "passed", "detail"}
+        assert set(r.as_dict()) == {"name", "value", "unit", "goal", "passed", "detail", "skipped"}
     assert paging.unit == "x"
     assert paging.passed == (paging.value <= 2)
     assert "400 questions" in paging.detail and "2,000 questions" in paging.detail
@@ -255,3 +259,27 @@ def test_no_perf_module_imports_a_private_name_or_makes_a_cycle():
         )
 
     assert [m for m in graph if reaches(m, m, set())] == []
+
+
+def test_without_ray_the_ray_cases_are_skipped_and_the_others_run(tmp_path):
+    """An install without the cluster extra: `import ray` fails (a package of that name
+    that raises, first on the path); the bench says which pip line to run and goes on."""
+    fake = tmp_path / "no_ray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError(\"No module named 'ray'\")\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake.parent), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "bench", "--quick"]
+        + ["--case", "batch_scenes_speedup", "--case", "question_paging"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("--  batch_scenes_speedup") and "skipped" in lines[0]
+    assert "pip install 'reasonscope[cluster]'" in lines[0]
+    assert lines[1].startswith(("ok  question_paging", "MISS question_paging"))
+    assert "Traceback" not in done.stderr
