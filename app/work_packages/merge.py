@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,8 +119,11 @@ def merge_package(
     manifest = read_manifest(pack)
     with open_project(db) as project:
         sent = _check(project, pack, manifest)
-        work = read_work(pack, manifest["copied"])
-        work.update(read_annotator_work(pack, manifest["copied"], manifest["created"]))
+        try:
+            work = read_work(pack, manifest["copied"])
+            work.update(read_annotator_work(pack, manifest["copied"], manifest["created"]))
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:  # JSON a package lacks
+            raise ProjectError(f"{pack}: unreadable work in the package ({exc})") from None
         _check_signatures(pack, manifest, work)
         report = MergeReport(manifest["package_id"], manifest["person"], manifest["role"])
         report.dry_run = dry_run
@@ -131,6 +135,8 @@ def merge_package(
                     raise _DryRun
         except _DryRun:
             pass
+        except ValueError as exc:  # the file as a whole (an audit entry): nothing merged
+            raise ProjectError(f"{pack}: {exc}") from None
         return report
 
 
@@ -266,12 +272,17 @@ def _apply(
         if ("audit", entry["id"]) in done_before:
             report.already += 1
             continue
+        if not isinstance(entry["detail"], dict) or not isinstance(entry["action"], str):
+            raise ValueError(f"audit_log row {entry['id']}: not an audit entry of ReasonScope")
         entry = dict(entry, detail={**entry["detail"], "package": package_id})
         source = _AUDITED.get(entry["table_name"])
         if source is not None and str(entry["row_id"]).isdigit():  # the row it became here
             mapped = targets.get((source, int(entry["row_id"])))
             entry["row_id"] = mapped if mapped is not None else entry["row_id"]
-        project.packages.add_audit(entry)
+        try:
+            project.packages.add_audit(entry)
+        except ValueError as exc:
+            raise ValueError(f"audit_log row {entry['id']}: {exc}") from None
         project.packages.mark_merged(package_id, "audit", entry["id"], None)
         counts["audit entries"] += 1
     report.merged = counts

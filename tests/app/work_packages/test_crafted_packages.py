@@ -149,3 +149,19 @@ def test_the_package_as_sent_still_merges(base, tmp_path, capsys):
     with open_project(db) as p:
         ana = p.annotators.find("ana")
         assert [r.decision for r in p.verifications.visible_verdicts(1, ana)] == ["reject"]
+
+
+def test_an_audit_entry_with_a_bad_time_refuses_the_package(base, tmp_path, capsys):
+    db, sent = tmp_path / "project.reasonscope", tmp_path / "ana.rspack"
+    db.write_bytes(base[0].read_bytes())
+    sent.write_bytes(base[1].read_bytes())
+    _craft(sent, "UPDATE audit_log SET at = 'soon'")
+    _refused(capsys, db, sent, "audit_log row 1: audit time 'soon' is not an ISO 8601 time")
+
+
+def test_unreadable_json_in_the_work_refuses_the_package(base, tmp_path, capsys):
+    db, sent = tmp_path / "project.reasonscope", tmp_path / "ana.rspack"
+    db.write_bytes(base[0].read_bytes())
+    sent.write_bytes(base[1].read_bytes())
+    _craft(sent, "UPDATE verifications SET corrections = '{not json'")
+    _refused(capsys, db, sent, "unreadable work in the package")
