@@ -254,7 +254,8 @@ def _apply(
                     reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
                     table = f"boxes_{row['dims']}" if kind == "box" else TABLES[kind]
                     reason = f"{table} row {row['id']}: {reason}"
-                    project.packages.keep_aside(package_id, item[0], item[1], reason, row)
+                    aside = {**row, "work_kind": kind}  # what `apply_conflict` runs on it
+                    project.packages.keep_aside(package_id, item[0], item[1], reason, aside)
                     report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
                     target = None
                 else:
@@ -406,13 +407,28 @@ def _error_label(project: Project, person: Annotator, row: dict, version, _copie
     return label.id
 
 
-_APPLY = {
-    "question": _verdict,
-    "label": _review,
-    "frame": _new_label,
-    "episode": _error_label,
+# The applier of each kind of work (`work_kind` of a kept-aside row).
+_BY_WORK = {
+    "verdict": _verdict,
+    "review": _review,
+    "entity": apply_entity,
+    "box": apply_box,
+    "removal": apply_removal,
+    "label": _new_label,
+    "label edit": apply_label_edit,
+    "label deletion": apply_label_deletion,
+    "error label": _error_label,
     "rating": apply_rating,
     "answer": apply_answer,
+}
+# Rows kept aside before `work_kind` was stored: the kind of work by the item's kind.
+_WORK_OF_ITEM = {
+    "question": "verdict",
+    "label": "review",
+    "frame": "label",
+    "episode": "error label",
+    "rating": "rating",
+    "answer": "answer",
 }
 
 
@@ -434,9 +450,18 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
             )
         person = project.annotators.get(sent["annotator_id"])
         work = dict(conflict["work"])
+        kind = work.pop("work_kind", None) or _WORK_OF_ITEM[conflict["kind"]]
+        try:
+            check_row(kind, work)
+        except ValueError as exc:
+            raise ProjectError(f"{project.path}: conflict #{conflict_id}: {exc}") from None
         version: str | None = ""
         copied = {
             "entities": set(sent["manifest"]["copied"].get("entities", [])),
+            "drawn": project.packages.merged_targets(conflict["package_id"], "entity"),
+            "since": utc_now(),  # the owner applies it over what changed here meanwhile
+            "notes": [],
+            "labels": {},
             "package": conflict["package_id"],
         }
         if conflict["kind"] in ("question", "rating", "answer"):
@@ -455,7 +480,9 @@ def apply_conflict(db: str | os.PathLike[str], conflict_id: int) -> int:
         with project.write():
             project.audit_muted = True
             try:
-                target = _APPLY[conflict["kind"]](project, person, work, version, copied)
+                target = _BY_WORK[kind](project, person, work, version, copied)
+            except ValueError as exc:
+                raise ProjectError(f"{project.path}: conflict #{conflict_id}: {exc}") from None
             finally:
                 project.audit_muted = False
             project.packages.resolve(conflict_id, "applied")

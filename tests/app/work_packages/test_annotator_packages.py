@@ -23,7 +23,7 @@ from jrdb_activity_fixture import (
 from app.cli import main
 from app.io.hoi_labels import export_labels
 from app.work_packages.create import PackageRequest, create_package
-from app.work_packages.merge import merge_package
+from app.work_packages.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
 
 LABELMAP = str(JRDB_DATA / "task_1.pbtxt")
@@ -176,7 +176,14 @@ def test_work_on_what_changed_here_meanwhile_is_kept_aside(sent, capsys):
         assert p.hoi.get_label(sitting.id).difficulty == 2
         holding = next(r.label for r in p.hoi.records() if r.label.predicate == "holding")
         assert holding.subject_entity_id == ids["pedestrian:14"]  # the label followed
-        assert len(p.packages.conflicts()) == 2
+        conflicts = {c["work"]["work_kind"]: c["id"] for c in p.packages.conflicts()}
+    assert sorted(conflicts) == ["box", "label edit"]
+    # the owner decides Ada's box wins after all: applied over Bea's
+    apply_conflict(db, conflicts["box"])
+    with open_project(db) as p:
+        seven = p.sequences.box_record(ids["pedestrian:7"], frames[15])
+        assert (seven.box.x, seven.annotator_id) == (3300.0, p.annotators.find("Ada").id)
+        assert [c["id"] for c in p.packages.conflicts()] == [conflicts["label edit"]]
 
 
 def test_box_work_signed_by_someone_else_refuses_the_package(sent, capsys):

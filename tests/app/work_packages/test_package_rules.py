@@ -15,8 +15,8 @@ from question_fixtures import build_study_project
 from annotation.verification import Verdict
 from app.demo.jrdb_synth import SynthConfig
 from app.work_packages.create import PackageRequest, create_package
-from app.work_packages.merge import merge_package
-from store import open_project
+from app.work_packages.merge import apply_conflict, merge_package
+from store import ProjectError, open_project
 
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
 APPROVE = Verdict(True, True, True, "approve")
@@ -151,6 +151,12 @@ def test_a_verdict_breaking_a_rule_is_kept_aside(verdicts, broken):
         ana = p.annotators.find("ana").id
         assert p.questions.get(1).status == "pending"
     assert [r[1:3] for r in after] == [r[1:3] for r in before] + [(2, ana)]  # question 2
+    with open_project(db) as p:
+        [kept] = p.packages.conflicts()
+    with pytest.raises(ProjectError) as refused:  # applying it meets the rules too
+        apply_conflict(db, kept["id"])
+    assert rule in str(refused.value) or "question 0 was not" in str(refused.value)
+    assert _rows(db, "verifications") == after
 
 
 @pytest.fixture(scope="module")
