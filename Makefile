@@ -19,7 +19,7 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-app
-	$(BIN)/python -m pip install --quiet -e ".[test,cluster]"
+	$(BIN)/python -m pip install --quiet -e ".[test,cluster,rerun]"
 	@touch $@
 
 run: system-deps $(VENV)/.installed-app
@@ -36,10 +36,10 @@ screenshots: system-deps $(VENV)/.installed-app
 	rm -rf build/screenshots
 	QT_QPA_PLATFORM=xcb $(XVFB) $(BIN)/python -m app.screenshots build/screenshots
 
-# The bench measures the Ray cases too: it installs the cluster extra (without it, those
+# The bench measures the Ray and Rerun cases too: it installs those extras (without them, those
 # cases report "skipped" with the pip line and the others still run).
 $(VENV)/.installed-cluster: pyproject.toml $(VENV)/.installed-app
-	$(BIN)/python -m pip install --quiet -e ".[cluster]"
+	$(BIN)/python -m pip install --quiet -e ".[cluster,rerun]"
 	@touch $@
 
 bench: system-deps $(VENV)/.installed-cluster
