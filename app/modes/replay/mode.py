@@ -18,6 +18,7 @@ from app.modes.replay.bimanual import BimanualReplay, ReplayParts
 from app.modes.replay.graph import ReplayGraph
 from app.modes.replay.loading import LoadedEpisode, load_episode, run_resimulation
 from app.modes.replay.presenter import StepPresenter
+from app.modes.replay.rerun import RerunExport
 from app.session import ProjectSession
 from sim.tabletop.resim import ResimReport
 from store import ProjectError
@@ -212,6 +213,9 @@ class ReplayMode(QObject):
         bar.addAction(self.tool_view_action)
         self.overlay_action = self.image.overlay_action(bar, "Colour every object (S)")
         bar.addAction(self.overlay_action)
+        bar.addSeparator()
+        self.rerun = RerunExport(self.mode, self.session, self.state, self.message)
+        bar.addAction(self.rerun.action)
 
     def _toggle_play(self) -> None:
         self.state.toggle_play()
