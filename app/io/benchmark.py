@@ -22,6 +22,26 @@ def _scene_object(scene) -> dict:
     }
 
 
+def selected_questions(project, *, status: str = "approved", tag: str | None = None):
+    """(question, scene object, sequence name) of each current question to export, page by
+    page (all, or only approved/corrected ones; with `tag`, only those carrying it)."""
+    wanted = None if status == "any" else {"approved", "corrected"}
+    sequences = {s.id: s.name for s in project.sequences.list()}
+    after = None
+    while True:
+        page = project.questions.page(after=after, limit=500)
+        for q in page.rows:
+            if wanted is not None and q.status not in wanted:
+                continue
+            if tag is not None and tag not in question_tags(q):
+                continue
+            scene = _scene_object(project.scenes.get(q.scene_id)) if q.scene_id else None
+            yield q, scene, sequences.get(q.sequence_id)
+        if page.next_cursor is None:
+            return
+        after = page.next_cursor
+
+
 def export_benchmark(
     db: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -32,22 +52,10 @@ def export_benchmark(
     """Write current question versions (all, or only approved/corrected ones) with their
     scenes; with `tag`, only questions carrying it (`criteria.tags`, e.g. "hard")."""
     with open_for_reading(db) as project:
-        wanted = None if status == "any" else {"approved", "corrected"}
-        lines, after = [], None
-        sequences = {s.id: s.name for s in project.sequences.list()}
-        while True:
-            page = project.questions.page(after=after, limit=500)
-            for q in page.rows:
-                if wanted is not None and q.status not in wanted:
-                    continue
-                if tag is not None and tag not in question_tags(q):
-                    continue
-                scene = _scene_object(project.scenes.get(q.scene_id)) if q.scene_id else None
-                sequence = sequences.get(q.sequence_id)
-                lines.append(json.dumps(question_record(q, scene, {"status": q.status}, sequence)))
-            if page.next_cursor is None:
-                break
-            after = page.next_cursor
+        lines = [
+            json.dumps(question_record(q, scene, {"status": q.status}, sequence))
+            for q, scene, sequence in selected_questions(project, status=status, tag=tag)
+        ]
     write_lines(out, lines)
     return len(lines)
 
@@ -67,6 +75,11 @@ def _sequence_id(project, name) -> int | None:
 def import_benchmark(db: str | os.PathLike[str], source: str | os.PathLike[str]) -> int:
     """Read a benchmark file into the project in one transaction: every line or none."""
     records = read_records(source, validate, (FormatError,), "a benchmark file")
+    return store_records(db, records, source)
+
+
+def store_records(db: str | os.PathLike[str], records: list[dict], source) -> int:
+    """Store validated benchmark records, scenes first, in one transaction."""
     with open_project(db) as project:
         with project.write():
             for number, r in enumerate(records, start=1):

@@ -1,12 +1,12 @@
 """`reasonscope export benchmark`: questions with their scenes as reasonscope-benchmark/1 JSON
-Lines, or as a JRDB-Reasoning question file."""
+Lines, as a JRDB-Reasoning question file, or as a Hugging Face dataset folder."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from app.cli.support import CommandTree, db_arg, default_db, fail
+from app.cli.support import CommandTree, TerminalProgress, db_arg, default_db, fail
 
 
 def add_parser(commands: CommandTree) -> None:
@@ -18,7 +18,13 @@ def add_parser(commands: CommandTree) -> None:
         "its self-contained scene (docs/benchmark-format.md).",
     )
     db_arg(p, help_text="project file (default: the demo project)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="output file")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="FILE.jsonl",
+        help="output file (a folder for --format hf)",
+    )
     p.add_argument(
         "--status",
         choices=["approved", "any"],
@@ -33,10 +39,23 @@ def add_parser(commands: CommandTree) -> None:
     p.add_argument(
         "--format",
         default="reasonscope-benchmark/1",
-        choices=["reasonscope-benchmark/1", "jrdb-reasoning-vg", "jrdb-reasoning-vqa"],
-        help="reasonscope-benchmark/1 JSON Lines (default), or a JRDB-Reasoning question file "
+        choices=["reasonscope-benchmark/1", "jrdb-reasoning-vg", "jrdb-reasoning-vqa", "hf"],
+        help="reasonscope-benchmark/1 JSON Lines (default), a JRDB-Reasoning question file "
         "(a JSON list): jrdb-reasoning-vg the jrdb VG questions, jrdb-reasoning-vqa the "
-        "VQA-Wh and VQA-Count ones (docs/jrdb-questions.md)",
+        "VQA-Wh and VQA-Count ones (docs/jrdb-questions.md), or hf: a Hugging Face dataset "
+        "folder with images and a dataset card (needs reasonscope[hf]; docs/sharing.md)",
+    )
+    p.add_argument(
+        "--split",
+        default="test",
+        metavar="NAME",
+        help="--format hf: the split the questions form (default test)",
+    )
+    p.add_argument(
+        "--license",
+        default="unknown",
+        metavar="ID",
+        help="--format hf: the Hub license id the dataset card declares (default unknown)",
     )
     p.set_defaults(func=cmd_export_benchmark)
 
@@ -57,9 +76,40 @@ def _nothing_approved(db) -> str | None:
     )
 
 
+def _export_hf(args: argparse.Namespace) -> int:
+    """`--format hf`: the dataset folder, or exit 2 with the pip line without the extra."""
+    from app.io.hf_dataset import HubSetupError, export_hf_dataset, hf_modules
+
+    try:
+        hf_modules()
+    except HubSetupError as exc:
+        return fail(str(exc))
+    if args.status == "approved":
+        reason = _nothing_approved(default_db(args))
+        if reason:
+            return fail(reason)
+    with TerminalProgress() as progress:
+        done = export_hf_dataset(
+            default_db(args),
+            args.out,
+            split=args.split,
+            status=args.status,
+            tag=args.tag,
+            license_id=args.license,
+            progress=progress,
+        )
+    print(
+        f"Wrote {done['questions']} questions with {done['images']} images to {args.out} "
+        f"(split {args.split}, {done['shards']} Parquet shard(s), {done['bytes']} bytes)"
+    )
+    return 0
+
+
 def cmd_export_benchmark(args: argparse.Namespace) -> int:
     from app.io.benchmark import export_benchmark
 
+    if args.format == "hf":
+        return _export_hf(args)
     if args.format.startswith("jrdb-reasoning-"):
         from app.io.jrdb_reasoning import NothingToExport, export_jrdb_reasoning
 

@@ -6,18 +6,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli.support import CommandTree, db_arg, default_db
+from app.cli.support import CommandTree, db_arg, default_db, fail
 
 
 def add_parser(commands: CommandTree) -> None:
     """Register `import benchmark`."""
     p = commands.group("import").add_parser(
         "benchmark",
-        help="read a reasonscope-benchmark/1 file",
-        description="Read questions and their scenes from a reasonscope-benchmark/1 file. Every "
-        "line is checked first; a bad line names itself and nothing is imported.",
+        help="read a reasonscope-benchmark/1 file or a Hugging Face dataset folder",
+        description="Read questions and their scenes from a reasonscope-benchmark/1 file, or from "
+        "a folder `export benchmark --format hf` wrote (needs reasonscope[hf]). Every line (row) "
+        "is checked first; a bad one names itself and nothing is imported.",
     )
-    p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    p.add_argument("file", type=Path, metavar="FILE.jsonl|DIR")
     db_arg(p, help_text="project file (default: the demo project)")
     p.set_defaults(func=cmd_import_benchmark)
 
@@ -25,6 +26,15 @@ def add_parser(commands: CommandTree) -> None:
 def cmd_import_benchmark(args: argparse.Namespace) -> int:
     from app.io.benchmark import import_benchmark
 
+    if args.file.is_dir():
+        from app.io.hf_dataset import HubSetupError, import_hf_dataset
+
+        try:
+            count = import_hf_dataset(default_db(args), args.file)
+        except HubSetupError as exc:
+            return fail(str(exc))
+        print(f"Imported {count} questions from the dataset folder {args.file}")
+        return 0
     count = import_benchmark(default_db(args), args.file)
     print(f"Imported {count} questions from {args.file}")
     return 0
