@@ -19,7 +19,7 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-app
-	$(BIN)/python -m pip install --quiet -e ".[test,cluster,rerun]"
+	$(BIN)/python -m pip install --quiet -e ".[test,cluster,rerun,hf]"
 	@touch $@
 
 run: system-deps $(VENV)/.installed-app
