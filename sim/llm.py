@@ -1,12 +1,16 @@
 """A client for OpenAI-compatible chat-completions APIs, shared by every agent.
 
-Standard library HTTP (urllib) and Pillow for PNG encoding; no SDK. `OpenAIConfig`
-says where the model lives; `chat_completion` sends one request, retries transient
-failures as a `RetryPolicy` says (exponential backoff, `Retry-After` honoured) and
-returns a `Completion`: the message, the request's latency and the tokens the endpoint
-reported. A failure that survives the retries raises `ModelError`, for the caller to
-record. `EndpointStats` counts what a run asked of an endpoint, from any thread. The
-rest builds and reads message parts: images as PNG data URLs, message content as text.
+The requests go through the official `openai` package (its transport, authentication,
+`base_url` and timeout; one client per endpoint, `openai_client`), and Pillow encodes
+the images. `OpenAIConfig` says where the model lives; `chat_completion` sends one
+request, retries transient failures as a `RetryPolicy` says (exponential backoff,
+`Retry-After` honoured) and returns a `Completion`: the message as the endpoint wrote it,
+the request's latency and the tokens the endpoint reported. The retries are ours, not the
+client's (it runs with `max_retries=0`), so that every attempt and its reason is counted
+and a reply that is no chat completion is retried too (docs/model-endpoints.md). A
+failure that survives the retries raises `ModelError`, for the caller to record.
+`EndpointStats` counts what a run asked of an endpoint, from any thread. The rest builds
+and reads message parts: images as PNG data URLs, message content as text.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from __future__ import annotations
 import base64
 import datetime
 import email.utils
-import http.client
 import io
 import json
 import math
@@ -22,8 +25,6 @@ import os
 import random
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -275,6 +276,85 @@ def retryable(status: int) -> bool:
 
 
 # -- the request ------------------------------------------------------------------------------
+NO_KEY = "no-key"  # what the client holds for an endpoint without a key; never sent
+_CLIENTS: dict[tuple[str, str, float], Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def openai_client(config: OpenAIConfig) -> Any:
+    """The `openai.OpenAI` client of an endpoint (base URL, key, timeout), made once in this
+    process and shared by its threads, so requests reuse its connection pool. Its own
+    retries are off: `chat_completion` makes them (docs/model-endpoints.md says why)."""
+    key = (config.base_url.rstrip("/"), config.api_key, float(config.timeout))
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            import openai  # about 0.5 s: only runs that ask a model pay for it
+
+            client = openai.OpenAI(
+                base_url=key[0], api_key=config.api_key or NO_KEY, max_retries=0, timeout=key[2]
+            )
+            _CLIENTS[key] = client
+    return client
+
+
+def request_arguments(
+    config: OpenAIConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """The arguments of `chat.completions.create` for one request of `config`'s model."""
+    arguments: dict[str, Any] = {"model": config.model, "messages": messages}
+    if tools:
+        arguments["tools"] = tools
+        arguments["tool_choice"] = "auto"
+    if config.temperature is not None:
+        arguments["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        arguments["max_tokens"] = config.max_tokens
+    if not config.api_key:
+        from openai import omit
+
+        # No key, no Authorization header (not even one the environment would give).
+        arguments["extra_headers"] = {"Authorization": omit}
+    return arguments
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """One attempt that got no chat completion: what went wrong, the retry reason (None:
+    asking again would not help) and the wait the endpoint asked for."""
+
+    problem: str
+    reason: str | None
+    retry_after: float | None = None
+
+
+def _attempt(config: OpenAIConfig, arguments: dict[str, Any]) -> tuple[bytes, float] | _Failed:
+    """One HTTP request through the openai client: the raw response body and the request's
+    wall time, or what failed. The body is read raw (`with_raw_response`), never parsed by
+    the client, so a broken reply is ours to read and record."""
+    import openai
+
+    url = config.base_url.rstrip("/") + "/chat/completions"
+    create = openai_client(config).chat.completions.with_raw_response.create
+    start = time.perf_counter()
+    try:
+        raw = create(**arguments)
+        payload = raw.content
+    except openai.APIStatusError as exc:
+        status, response = exc.status_code, exc.response
+        problem = f"HTTP {status} from {url}: {_snippet(response.content)}"
+        if not retryable(status):
+            return _Failed(problem, None)
+        return _Failed(
+            problem, str(status), retry_after_seconds(response.headers.get("Retry-After"))
+        )
+    except openai.APITimeoutError:
+        return _Failed(f"no response from {url} within {config.timeout:g} s", "timeout")
+    except openai.APIConnectionError as exc:
+        return _Failed(f"cannot reach {url}: {exc.__cause__ or exc}", "connection")
+    return payload, time.perf_counter() - start
+
+
 def chat_completion(
     config: OpenAIConfig,
     messages: list[dict[str, Any]],
@@ -292,56 +372,28 @@ def chat_completion(
     succeeds. `stats` counts requests, retries, failures, latency and tokens; `on_attempt`
     is called before every request.
     """
-    cfg = config
-    body: dict[str, Any] = {"model": cfg.model, "messages": messages}
-    if tools:
-        body["tools"] = tools
-        body["tool_choice"] = "auto"
-    if cfg.temperature is not None:
-        body["temperature"] = cfg.temperature
-    if cfg.max_tokens is not None:
-        body["max_tokens"] = cfg.max_tokens
-    data = json.dumps(body).encode("utf-8")
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if cfg.api_key:
-        headers["Authorization"] = f"Bearer {cfg.api_key}"
-    url = cfg.base_url.rstrip("/") + "/chat/completions"
-    problem = reason = ""
-    retry_after: float | None = None
+    arguments = request_arguments(config, messages, tools)
+    failed = _Failed("", None)
     attempt = 0
     for attempt in range(max(0, retry.retries) + 1):
         if attempt:
             if stats is not None:
-                stats.retry(reason)
-            retry.sleep(retry.wait(attempt - 1, retry_after))
-        retry_after = None
+                stats.retry(failed.reason or "")
+            retry.sleep(retry.wait(attempt - 1, failed.retry_after))
         if stats is not None:
             stats.attempt()
         if on_attempt is not None:
             on_attempt()
-        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-        start = time.perf_counter()
-        try:
-            with urllib.request.urlopen(request, timeout=cfg.timeout) as response:
-                payload = response.read()
-        except urllib.error.HTTPError as exc:
-            problem = f"HTTP {exc.code} from {url}: {_snippet(exc.read())}"
-            if not retryable(exc.code):
+        outcome = _attempt(config, arguments)
+        if isinstance(outcome, _Failed):
+            failed = outcome
+            if failed.reason is None:
                 break
-            reason = str(exc.code)
-            retry_after = retry_after_seconds(exc.headers.get("Retry-After"))
             continue
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            cause = getattr(exc, "reason", exc)
-            if isinstance(cause, TimeoutError):
-                reason, problem = "timeout", f"no response from {url} within {cfg.timeout:g} s"
-            else:
-                reason, problem = "connection", f"cannot reach {url}: {cause}"
-            continue
-        latency = time.perf_counter() - start
+        payload, latency = outcome
         message, usage, problem = _assistant_from(payload)
         if message is None:
-            reason = "bad response"
+            failed = _Failed(problem, "bad response")
             continue
         tokens_in, tokens_out = _token(usage, "prompt_tokens"), _token(usage, "completion_tokens")
         if stats is not None:
@@ -349,7 +401,7 @@ def chat_completion(
         return Completion(message, latency, tokens_in, tokens_out, attempt + 1)
     if stats is not None:
         stats.failure()
-    raise ModelError(f"model request failed after {attempt + 1} attempt(s): {problem}")
+    raise ModelError(f"model request failed after {attempt + 1} attempt(s): {failed.problem}")
 
 
 # -- message parts ------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -181,14 +182,15 @@ def answer_reply(answer: str = "0", usage: tuple[int, int] | None = (120, 12)) -
 class FakeEndpoint:
     """A chat-completions server on 127.0.0.1 in a thread of this process. `script(body, n)`
     answers the n-th request (default: `answer_reply()`), `delay` seconds after it came;
-    `requests`, `headers`, `max_in_flight` say what it saw. Use it as a context manager
-    (`url` is the base URL to give a client)."""
+    `requests`, `headers` (each request's, read as HTTP reads them: the names in any case)
+    and `max_in_flight` say what it saw. Use it as a context manager (`url` is the base
+    URL to give a client)."""
 
     def __init__(self, script: Script | None = None, delay: float = 0.0) -> None:
         self.script = script or (lambda body, n: answer_reply())
         self.delay = delay
         self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
+        self.headers: list[Message] = []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self), bind_and_activate=False)
@@ -198,7 +200,7 @@ class FakeEndpoint:
         self.server.server_activate()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def answer(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def answer(self, body: dict[str, Any], headers: Message) -> Reply:
         with self.lock:
             self.requests.append(body)
             self.headers.append(headers)
@@ -228,7 +230,7 @@ def _handler(fake: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length))
             if self.path.rstrip("/").endswith("/chat/completions"):
-                status, reply, *more = fake.answer(body, dict(self.headers))
+                status, reply, *more = fake.answer(body, self.headers)
             else:
                 status, reply, more = 404, {"error": {"message": f"no route {self.path}"}}, []
             data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()

@@ -1,11 +1,13 @@
-"""`sim.llm.chat_completion` against a scripted local server: retries with backoff, Retry-After,
-what is not retried, timeouts, latency and token usage, and the counts `EndpointStats` keeps.
-Waits are recorded by an injected sleep, never slept."""
+"""`sim.llm.chat_completion` (through the `openai` client) against a scripted local server:
+retries with backoff, Retry-After, what is not retried, timeouts, refused connections, latency
+and token usage, broken replies kept as written, and the counts `EndpointStats` keeps. Waits
+are recorded by an injected sleep, never slept."""
 
 from __future__ import annotations
 
 import email.utils
 import pickle
+import socket
 import time
 
 import pytest
@@ -17,6 +19,7 @@ from sim.llm import (
     OpenAIConfig,
     RetryPolicy,
     chat_completion,
+    openai_client,
     retry_after_seconds,
 )
 
@@ -133,3 +136,58 @@ def test_stats_add_up_and_travel_as_plain_data():
     assert (d["requests"], d["retries"], d["answered"], d["failed_requests"]) == (4, 1, 2, 1)
     assert d["mean_latency_s"] == 1.0 and (d["tokens_in"], d["tokens_out"]) == (100, 10)
     assert pickle.loads(pickle.dumps(a)).as_dict() == d
+
+
+def test_the_requests_go_through_the_openai_client_with_its_retries_off():
+    with serve(lambda body, n: (503, {"error": {"message": "overloaded"}})) as (server, url):
+        error, stats, waits = ask(url, retries=0)
+    assert isinstance(error, ModelError) and len(server.requests) == 1  # no hidden retries
+    headers = server.headers[0]
+    assert headers["X-Stainless-Lang"] == "python" and "OpenAI/Python" in headers["User-Agent"]
+    assert "Authorization" not in headers  # an endpoint without a key gets none
+    assert openai_client(OpenAIConfig(url, "a", timeout=10)).max_retries == 0
+    assert openai_client(OpenAIConfig(url, "a", timeout=10)) is openai_client(
+        OpenAIConfig(url, "b", timeout=10)
+    )  # one client (and connection pool) per endpoint, whatever the model
+
+
+def test_a_broken_reply_is_kept_as_the_endpoint_wrote_it():
+    """Model output is data: broken JSON in the arguments, fields the client's types do not
+    know, content as a list. The message comes back byte for byte, not parsed by openai."""
+    message = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": '{"tool": "grasp", "args": {"x": 0.1,'}],
+        "reasoning_content": "I think...",
+        "tool_calls": [
+            {
+                "id": "c0",
+                "type": "function",
+                "function": {"name": "answer_question", "arguments": '{"answer": "2"'},
+            },
+            {"id": "c1", "type": "not-a-function", "weird": [1, None]},
+        ],
+    }
+    body = {"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": "many"}}
+    with serve(lambda b, n: (200, body)) as (server, url):
+        completion, stats, waits = ask(url)
+    assert completion.message == message and waits == []
+    assert completion.tokens_in is None and stats.answered == 1  # a bad count is no count
+
+
+def test_a_body_that_is_no_chat_completion_is_retried():
+    def script(body, n):
+        return (200, b"<html>maintenance</html>") if n == 1 else reply()
+
+    with serve(script) as (server, url):
+        completion, stats, waits = ask(url, base=0.01)
+    assert completion.message["content"] == "hello" and completion.attempts == 2
+    assert stats.retry_text() == "bad response x1"
+
+
+def test_a_refused_connection_is_retried_then_reported():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again on leaving: nobody listens there
+    error, stats, waits = ask(f"http://127.0.0.1:{port}/v1", retries=1, base=0.01)
+    assert isinstance(error, ModelError) and "cannot reach" in str(error)
+    assert stats.retry_text() == "connection x1" and stats.failed_requests == 1
