@@ -191,3 +191,20 @@ def test_a_refused_connection_is_retried_then_reported():
     error, stats, waits = ask(f"http://127.0.0.1:{port}/v1", retries=1, base=0.01)
     assert isinstance(error, ModelError) and "cannot reach" in str(error)
     assert stats.retry_text() == "connection x1" and stats.failed_requests == 1
+
+
+def test_what_the_openai_client_would_not_retry_is_retried_as_we_document():
+    """The part kept by hand: the client gives up on a Retry-After of more than 2 minutes and
+    never retries a 425; ours waits at most 60 s and retries both."""
+
+    def script(body, n):
+        if n == 1:
+            return 429, {"error": {"message": "come back in 10 minutes"}}, {"Retry-After": "600"}
+        if n == 2:
+            return 425, {"error": {"message": "too early"}}
+        return reply()
+
+    with serve(script) as (server, url):
+        completion, stats, waits = ask(url, base=0.5)
+    assert completion.message["content"] == "hello" and len(server.requests) == 3
+    assert waits == [60.0, 1.0] and stats.retry_text() == "425 x1, 429 x1"
