@@ -25,6 +25,7 @@ from app.jobs.metrics import (
     project_verification_metrics,
 )
 from app.jobs.tables import metric_table, to_csv, to_latex
+from app.modes.results.benchmark_export import BenchmarkExport
 from app.modes.results.team import team_rows
 from app.session import ProjectSession
 from widgets.mode import ModeWindow
@@ -75,6 +76,9 @@ class ResultsMode(QObject):
         self.tabs.addTab(self.bimanual_results, "Bimanual")
         self.tabs.addTab(self.team_results, "Team")
         self.metrics: dict | None = None  # what the tables show, as `reasonscope metrics`
+        self.benchmark_export = BenchmarkExport(
+            mode, session, lambda text, ms: mode.statusBar().showMessage(text, ms)
+        )
         self.export_button = self._export_button()
         self.tabs.setCornerWidget(self.export_button)
         pages.addWidget(self.tabs)
@@ -157,8 +161,11 @@ class ResultsMode(QObject):
     def _export_button(self) -> QToolButton:
         button = QToolButton()
         button.setObjectName("results_export")
-        button.setText("Export table")
-        button.setToolTip("Save a results table as CSV or LaTeX, with how it was computed")
+        button.setText("Export")
+        button.setToolTip(
+            "Save a results table as CSV or LaTeX, with how it was computed; or the benchmark "
+            "as JSON Lines or a Hugging Face dataset"
+        )
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         for name, title in EXPORTS:
@@ -166,6 +173,8 @@ class ResultsMode(QObject):
                 action = menu.addAction(f"{title} as {suffix}…")
                 action.setObjectName(f"export_{name}_{fmt}")
                 action.triggered.connect(lambda _=False, n=name, f=fmt: self._ask_export(n, f))
+        menu.addSeparator()
+        menu.addActions(self.benchmark_export.actions)
         button.setMenu(menu)
         return button
 
@@ -218,4 +227,5 @@ class ResultsMode(QObject):
             self.mode.show_dock(name)
 
     def shutdown(self) -> None:
-        """Nothing runs in the background here: results are read on the GUI thread."""
+        """Results are read on the GUI thread; only a benchmark export may be under way."""
+        self.benchmark_export.shutdown()
