@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +121,7 @@ def merge_package(
         try:
             work = read_work(pack, manifest["copied"])
             work.update(read_annotator_work(pack, manifest["copied"], manifest["created"]))
-        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:  # JSON a package lacks
+        except (ValueError, TypeError, project.db.conn.DatabaseError) as exc:  # broken JSON
             raise ProjectError(f"{pack}: unreadable work in the package ({exc})") from None
         _check_signatures(pack, manifest, work)
         report = MergeReport(manifest["package_id"], manifest["person"], manifest["role"])
@@ -192,6 +191,77 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
             )
 
 
+@dataclass
+class _Merging:
+    """What one merge keeps track of while it takes the package's rows in."""
+
+    project: Project
+    person: Annotator
+    package_id: str
+    report: MergeReport
+    done_before: dict[tuple[str, int], str]
+    versions: dict[tuple[str, int], str]
+    live: set[tuple[str, int]]
+    context: dict[str, Any]
+    targets: dict[tuple[str, int], int | None] = field(default_factory=dict)
+    done: list[tuple[str, int]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_ONE, 0))
+
+    def take(self, kind: str, row: dict, apply: Callable) -> None:
+        """One row of work: applied, or kept aside with the rule it breaks (naming the
+        package's table and row), or skipped when merged before unchanged."""
+        digest = hashlib.sha256(dumps(row).encode()).hexdigest()
+        before = self.done_before.get((kind, row["id"]))
+        if before == digest:
+            self.report.already += 1
+            return
+        item = _item(kind, row)
+        if type(item[1]) is not int:  # a crafted id: the row is kept aside under 0
+            item = (item[0], 0)
+        project = self.project
+        try:
+            if before is not None:
+                raise ProjectError(f"its {kind} was changed in the package after a merge")
+            if item in self.versions and item not in self.live:
+                raise ProjectError(f"{item[0]} {item[1]} was recalled from this package")
+            check_row(kind, row)
+            with project.savepoint():
+                target = apply(project, self.person, row, self.versions.get(item), self.context)
+        except (ProjectError, ValueError, project.db.conn.DatabaseError) as exc:
+            reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
+            table = f"boxes_{row['dims']}" if kind == "box" else TABLES[kind]
+            reason = f"{table} row {row['id']}: {reason}"
+            aside = {**row, "work_kind": kind}  # what `apply_conflict` runs on it
+            project.packages.keep_aside(self.package_id, item[0], item[1], reason, aside)
+            self.report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
+            target = None
+        else:
+            self.counts[_MANY[kind]] += 1
+        if item[0] != "frame":  # returned, applied or kept aside: not out any more
+            self.done.append(item)  # (a frame is done when the package is)
+        self.targets[(kind, row["id"])] = target
+        project.packages.mark_merged(self.package_id, kind, row["id"], target, digest)
+
+    def take_audit(self, entry: dict) -> None:
+        """One audit entry of the package, under its person, naming the row it became."""
+        if ("audit", entry["id"]) in self.done_before:
+            self.report.already += 1
+            return
+        if not isinstance(entry["detail"], dict) or not isinstance(entry["action"], str):
+            raise ValueError(f"audit_log row {entry['id']}: not an audit entry of ReasonScope")
+        entry = dict(entry, detail={**entry["detail"], "package": self.package_id})
+        source = _AUDITED.get(entry["table_name"])
+        if source is not None and str(entry["row_id"]).isdigit():  # the row it became here
+            mapped = self.targets.get((source, int(entry["row_id"])))
+            entry["row_id"] = mapped if mapped is not None else entry["row_id"]
+        try:
+            self.project.packages.add_audit(entry)
+        except ValueError as exc:
+            raise ValueError(f"audit_log row {entry['id']}: {exc}") from None
+        self.project.packages.mark_merged(self.package_id, "audit", entry["id"], None)
+        self.counts["audit entries"] += 1
+
+
 def _apply(
     project: Project,
     manifest: dict,
@@ -201,9 +271,6 @@ def _apply(
     progress: Callable[[int, int], None] | None,
 ) -> None:
     package_id = manifest["package_id"]
-    done_before = project.packages.merged_sources(package_id)
-    versions = {(i["kind"], i["id"]): i["version"] for i in manifest["items"]}
-    live = project.packages.live_items(package_id)
     context = {
         "labels": {lab["id"]: lab for lab in work["labels"] if lab["copied"]},
         "entities": set(manifest["copied"].get("entities", [])),
@@ -212,9 +279,16 @@ def _apply(
         "notes": report.notes,
         "package": package_id,
     }
-    targets: dict[tuple[str, int], int | None] = {}
-    done: list[tuple[str, int]] = []
-    counts = dict.fromkeys(_ONE, 0)
+    merging = _Merging(
+        project,
+        person,
+        package_id,
+        report,
+        project.packages.merged_sources(package_id),
+        {(i["kind"], i["id"]): i["version"] for i in manifest["items"]},
+        project.packages.live_items(package_id),
+        context,
+    )
     new_labels = [lab for lab in work["labels"] if not lab["copied"]]
     kinds = (
         ("verdict", work["verdicts"], _verdict),
@@ -234,74 +308,42 @@ def _apply(
     try:
         for kind, rows, apply in kinds:
             for row in rows:
-                digest = hashlib.sha256(dumps(row).encode()).hexdigest()
-                before = done_before.get((kind, row["id"]))
-                if before == digest:
-                    report.already += 1
-                    continue
-                item = _item(kind, row)
-                if type(item[1]) is not int:  # a crafted id: the row is kept aside under 0
-                    item = (item[0], 0)
-                try:
-                    if before is not None:
-                        raise ProjectError(f"its {kind} was changed in the package after a merge")
-                    if item in versions and item not in live:
-                        raise ProjectError(f"{item[0]} {item[1]} was recalled from this package")
-                    check_row(kind, row)
-                    with project.savepoint():
-                        target = apply(project, person, row, versions.get(item), context)
-                except (ProjectError, ValueError, project.db.conn.DatabaseError) as exc:
-                    reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
-                    table = f"boxes_{row['dims']}" if kind == "box" else TABLES[kind]
-                    reason = f"{table} row {row['id']}: {reason}"
-                    aside = {**row, "work_kind": kind}  # what `apply_conflict` runs on it
-                    project.packages.keep_aside(package_id, item[0], item[1], reason, aside)
-                    report.conflicts.append({"kind": item[0], "item_id": item[1], "reason": reason})
-                    target = None
-                else:
-                    counts[_MANY[kind]] += 1
-                if item[0] != "frame":  # returned, applied or kept aside: not out any more
-                    done.append(item)  # (a frame is done when the package is)
-                targets[(kind, row["id"])] = target
-                project.packages.mark_merged(package_id, kind, row["id"], target, digest)
+                merging.take(kind, row, apply)
                 seen += 1
                 if progress is not None:
                     progress(seen, total)
     finally:
         project.audit_muted = False
     for entry in work["audit"]:
-        if ("audit", entry["id"]) in done_before:
-            report.already += 1
-            continue
-        if not isinstance(entry["detail"], dict) or not isinstance(entry["action"], str):
-            raise ValueError(f"audit_log row {entry['id']}: not an audit entry of ReasonScope")
-        entry = dict(entry, detail={**entry["detail"], "package": package_id})
-        source = _AUDITED.get(entry["table_name"])
-        if source is not None and str(entry["row_id"]).isdigit():  # the row it became here
-            mapped = targets.get((source, int(entry["row_id"])))
-            entry["row_id"] = mapped if mapped is not None else entry["row_id"]
-        try:
-            project.packages.add_audit(entry)
-        except ValueError as exc:
-            raise ValueError(f"audit_log row {entry['id']}: {exc}") from None
-        project.packages.mark_merged(package_id, "audit", entry["id"], None)
-        counts["audit entries"] += 1
+        merging.take_audit(entry)
+    _finish(merging, manifest)
+
+
+def _finish(merging: _Merging, manifest: dict) -> None:
+    """The counts into the report; the items the work covered done, and the merge audited."""
+    counts, report, project = merging.counts, merging.report, merging.project
     report.merged = counts
-    if report.changed:
-        now = utc_now()
-        if any(counts[_MANY[kind]] for kind in _FRAME_WORK):
-            done += [(i["kind"], i["id"]) for i in manifest["items"] if i["kind"] == "frame"]
-        project.packages.finish_merge(package_id, done, now)
-        project.packages.add_audit(
-            {
-                "at": now,
-                "annotator_id": None,
-                "action": "package_merge",
-                "table_name": "packages",
-                "row_id": package_id,
-                "detail": {"person": person.name, **counts, "conflicts": len(report.conflicts)},
-            }
-        )
+    if not report.changed:
+        return
+    now = utc_now()
+    done = merging.done
+    if any(counts[_MANY[kind]] for kind in _FRAME_WORK):
+        done += [(i["kind"], i["id"]) for i in manifest["items"] if i["kind"] == "frame"]
+    project.packages.finish_merge(merging.package_id, done, now)
+    project.packages.add_audit(
+        {
+            "at": now,
+            "annotator_id": None,
+            "action": "package_merge",
+            "table_name": "packages",
+            "row_id": merging.package_id,
+            "detail": {
+                "person": merging.person.name,
+                **counts,
+                "conflicts": len(report.conflicts),
+            },
+        }
+    )
 
 
 def _item(kind: str, row: dict) -> tuple[str, int]:
