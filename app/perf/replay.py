@@ -1,4 +1,4 @@
-"""Perf case `replay_seek`: seeking in a recorded episode by its stored states, against
+"""Perf cases of Replay. `replay_seek`: seeking in a recorded episode by its stored states, against
 re-simulating from the start up to the step.
 
 One 200-step manipulation episode is recorded with `ToolEnv` on a small scene
@@ -7,22 +7,36 @@ the world really changes). Seeking restores the stored state of a random step
 (`EpisodeReplay.seek`: no physics); the baseline restores the episode's first
 state and runs the recorded calls up to that step again. Both are timed in the
 same process on the same random steps; the value is the ratio of the medians.
+
+`episode_rerun_export`: one full-length MG-VQA episode written as a Rerun recording (what
+Replay ▸ Export to Rerun writes), against the reasonscope-episode/1 export of the same
+episode. The episode is recorded with `ToolEnv` on a generated cluttered scene at the
+agent's real image size (`MODEL_IMAGE_SIZE`): the full 30 tool calls (look, find an
+object, grasp it, in turn), then the answer. Both exports read the same project in the
+same process, one after the other; the value is the ratio of their times. The Rerun
+export renders the agent's image from the state wherever the state changed (the project
+stores states, not pixels) and logs every body's pose at every step; the JSON export
+copies stored rows, so the ratio says what the pictures and the poses cost.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 
-from app.perf.harness import PerfResult, perf_case, report
+from app.io.episodes import export_episodes
+from app.perf.harness import PerfResult, perf_case, report, scratch_folder
 from sim.camera import project_points
 from sim.tabletop.replay import EpisodeReplay
 from sim.tabletop.scenes import settle, world_from_records
 from sim.tabletop.toolenv import ToolEnv
 from sim.tabletop.world import TOP_DOWN, TabletopWorld
+from store import open_project
 
 ORDER = 60  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
@@ -129,4 +143,109 @@ def replay_seek(quick: bool) -> PerfResult:
         f"{seek_ms:.2f} ms over {SEEK_SAMPLES} random steps, median re-simulation from the "
         f"start {resim_ms:.0f} ms over steps {sorted(targets)}; re-simulated objects within "
         f"{worst_mm:.1f} mm of the record",
+    )
+
+
+# -- a full-length episode as a Rerun recording -------------------------------------------
+RERUN_NAME = "episode_rerun_export"
+# Set from the first measurements here (266x full, 294x quick, 2 cores): the JSON export
+# copies stored rows, the .rrd renders every state that changed at 1024 px with PyBullet's
+# TinyRenderer (about 1 s each). Rendering every step again instead was 1,400x.
+RERUN_GOAL = "<= 400x the JSON export"
+RERUN_GOAL_RATIO = 400.0
+RERUN_TOOL_CALLS = {False: 30, True: 8}  # MG-VQA's step limit (sim.tabletop.toolenv.MAX_STEPS)
+RERUN_REPEATS = {False: 2, True: 1}
+
+
+def record_project(db: Path, tool_calls: int) -> str:
+    """A project with one generated scene and one episode of `tool_calls` calls on it at
+    the real image size; the episode's uid."""
+    from app.jobs.scenes import generate_and_store
+    from sim.camera import project_points
+    from sim.tabletop.scenes import world_from_records
+    from sim.tabletop.toolenv import ToolEnv
+    from sim.tabletop.world import TOP_DOWN
+
+    open_project(db, create=True).close()
+    (scene_id,) = generate_and_store(db, n=1, seed=3, objects=(10, 12))
+    with open_project(db) as project:
+        scene = project.scenes.get(scene_id)
+        world = world_from_records([b.as_record() for b in scene.bodies], scene.state)
+        env = ToolEnv(world, _Question(), "manipulation", camera=TOP_DOWN, max_steps=tool_calls + 1)
+        objects = [b.key for b in world.objects()]
+        while env.tool_calls < tool_calls:
+            report(f"{RERUN_NAME}: recording call {env.tool_calls + 1} of {tool_calls}")
+            turn = env.tool_calls % 3
+            if turn == 0:
+                env.call("perceive_scene")
+                continue
+            key = objects[(env.tool_calls // 3) % len(objects)]
+            if turn == 1:
+                position = world.client.getBasePositionAndOrientation(world.bodies[key].uid)[0]
+                uv, _ = project_points(TOP_DOWN, np.array([position]))
+                env.call("find_object", {"point": [int(uv[0, 0]), int(uv[0, 1])]})
+            else:
+                mask_id = (env.steps[-1].get("result") or {}).get("mask_id")
+                env.call("grasp", {"mask_id": mask_id})
+        env.call("answer_question", {"answer": "3"})
+        world.close()
+        header = {
+            "benchmark": "mgvqa",
+            "model": "bench",
+            "agent": "scripted",
+            "mode": "manipulation",
+            "task": "count",
+            "scene_id": scene_id,
+            "outcome": env.outcome,
+            "success": env.correct,
+            "camera": {"width": TOP_DOWN.width, "height": TOP_DOWN.height},
+        }
+        return project.episodes.add(header, env.steps).uid
+
+
+def _best_seconds(fn, repeats: int) -> float:
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+@perf_case(RERUN_NAME, goal=RERUN_GOAL)
+def episode_rerun_export(quick: bool) -> PerfResult:
+    """A full-length episode to .rrd vs to reasonscope-episode/1 JSON, at the real image size."""
+    from app.io.rerun.export import RerunMissing, export_rerun, rerun_module
+
+    try:
+        rerun_module()
+    except RerunMissing as exc:
+        hint = str(exc).split(": ", 1)[-1]
+        return PerfResult(
+            RERUN_NAME, math.nan, "", RERUN_GOAL, True, f"skipped: {hint}", skipped=True
+        )
+    calls, repeats = RERUN_TOOL_CALLS[quick], RERUN_REPEATS[quick]
+    with scratch_folder() as folder:
+        db = folder / "episode.reasonscope"
+        uid = record_project(db, calls)
+        with open_project(db) as project:
+            steps = project.episodes.get(project.episodes.ids()[0]).step_count
+        report(f"{RERUN_NAME}: exporting {steps} steps as JSON Lines")
+        jsonl, rrd = folder / "episode.jsonl", folder / "episode.rrd"
+        json_s = _best_seconds(lambda: export_episodes(db, jsonl), repeats)
+        report(f"{RERUN_NAME}: exporting {steps} steps as a Rerun recording")
+        rrd_s = _best_seconds(lambda: export_rerun(db, rrd, [uid]), repeats)
+        sizes = jsonl.stat().st_size / 1e6, rrd.stat().st_size / 1e6
+    ratio = rrd_s / json_s
+    from sim.tabletop.world import MODEL_IMAGE_SIZE
+
+    return PerfResult(
+        RERUN_NAME,
+        ratio,
+        "x",
+        RERUN_GOAL,
+        ratio <= RERUN_GOAL_RATIO,
+        f"{steps} steps at {MODEL_IMAGE_SIZE} px: .rrd {rrd_s:.2f} s ({rrd_s / steps * 1000:.0f} ms "
+        f"a step, {sizes[1]:.1f} MB) vs JSON Lines {json_s:.3f} s ({sizes[0]:.1f} MB); best of "
+        f"{repeats}",
     )

@@ -48,6 +48,7 @@ RUN_ORDER = [
     "environment_errors",
     "grasp_planning",
     "replay_seek",
+    "episode_rerun_export",
     "relations_knn",
     "jrdb_frame_load",
     "cloud_frame_time",
