@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from annotation.models import Episode, Step
 from annotation.progress import Progress
 from app.io.rerun.scene import EpisodeWorld, episode_world, log_poses, log_shapes
 from app.io.rerun.steps import clear_grasp, log_grasp, log_image, log_labels, log_texts
+from sim.tabletop.replay import inspect_grasp
 from store import Project, ProjectError, open_for_reading
 
 INSTALL_HINT = (
@@ -103,23 +103,15 @@ def log_episode(rec, rr, project: Project, episode: Episode, progress: Progress)
     try:
         if world is not None:
             log_shapes(rec, rr, root, world)
-        grasp_shown = False
+        logger = StepLogger(rec, rr, project, root, world)
         for i, step in enumerate(steps):
             progress.report(i, len(steps), f"{episode.uid}: step {i + 1} of {len(steps)}")
-            set_step_time(rec, step, i)
-            if grasp_shown:
-                clear_grasp(rec, rr, root)
-            grasp_shown = log_step(rec, rr, project, root, world, step, i)
+            logger.log(step, i)
     finally:
         if world is not None:
             world.close()
-    log_labels(
-        rec,
-        rr,
-        root,
-        project.episodes.labels(episode.id),
-        project.episodes.label_authors(episode.id),
-    )
+    labels = project.episodes.labels(episode.id)
+    log_labels(rec, rr, root, labels, project.episodes.label_authors(episode.id))
 
 
 def set_step_time(rec, step: Step, index: int) -> None:
@@ -129,34 +121,68 @@ def set_step_time(rec, step: Step, index: int) -> None:
         rec.set_time("sim_time", duration=float(time))
 
 
-def log_step(
-    rec, rr, project: Project, root: str, world: EpisodeWorld | None, step: Step, index: int
-) -> bool:
-    """One step's poses, image, texts and grasp; True when a grasp was drawn."""
-    log_texts(rec, rr, root, step)
-    if world is not None:
-        log_poses(rec, rr, root, world, index)
-    log_image(rec, rr, root, step_image(project, world, step, index))
-    if world is None or world.arms or step.name != "grasp":
-        return False
-    try:
-        inspection = world.replay.inspect(index)
-    except ValueError:  # a mask of another size than the camera renders: nothing to lift
-        return False
-    if inspection is None:
-        return False
-    log_grasp(rec, rr, root, inspection)
-    return True
+class StepLogger:
+    """Logs an episode's steps in turn. An image is logged when it changes (Rerun shows the
+    latest one at every step): a stored image when the step names another, a rendered one
+    when the step's state differs from the one before, so a run of looks and finds that
+    move nothing is rendered once."""
 
+    def __init__(self, rec, rr, project: Project, root: str, world: EpisodeWorld | None) -> None:
+        self.rec, self.rr, self.project, self.root, self.world = rec, rr, project, root, world
+        self.shown: object = None  # what the last logged image was: a sha256 or a view index
+        self.grasp_shown = False
 
-def step_image(project: Project, world: EpisodeWorld | None, step: Step, index: int) -> Any:
-    """The image the agent saw at the step: stored, else rendered from its state."""
-    if step.image_sha256 and project.images.has(step.image_sha256):
-        return project.images.get(step.image_sha256)
-    if world is not None:
-        view = world.replay.view(index)
-        return view.rgb if view is not None else None
-    return None
+    def log(self, step: Step, index: int) -> None:
+        """One step's time, texts, poses, image and grasp."""
+        rec, rr, root = self.rec, self.rr, self.root
+        set_step_time(rec, step, index)
+        if self.grasp_shown:
+            clear_grasp(rec, rr, root)
+        log_texts(rec, rr, root, step)
+        if self.world is not None:
+            log_poses(rec, rr, root, self.world, index)
+        self.log_image(step, index)
+        self.grasp_shown = self.log_grasp(step, index)
+
+    def view_index(self, index: int) -> int:
+        """The first step of the run of steps that end in the same state as `index`."""
+        replay = self.world.replay
+        state = replay.state(index)
+        while index > 0 and replay.state(index - 1) == state:
+            index -= 1
+        return index
+
+    def log_image(self, step: Step, index: int) -> None:
+        if step.image_sha256 and self.project.images.has(step.image_sha256):
+            if self.shown != step.image_sha256:
+                self.shown = step.image_sha256
+                log_image(self.rec, self.rr, self.root, self.project.images.get(step.image_sha256))
+            return
+        if self.world is None:
+            return
+        at = self.view_index(index)
+        if self.shown != ("view", at):
+            view = self.world.replay.view(at)
+            if view is not None:
+                self.shown = ("view", at)
+                log_image(self.rec, self.rr, self.root, view.rgb)
+
+    def log_grasp(self, step: Step, index: int) -> bool:
+        """What a tabletop grasp saw and planned; True when it was drawn."""
+        world = self.world
+        if world is None or world.arms or step.name != "grasp" or index == 0:
+            return False
+        before = world.replay.view(self.view_index(index - 1))  # rendered already, cached
+        if before is None:
+            return False
+        try:
+            inspection = inspect_grasp(world.replay.steps, index, world.camera, before)
+        except ValueError:  # a mask of another size than the camera renders: nothing to lift
+            return False
+        if inspection is None:
+            return False
+        log_grasp(self.rec, self.rr, self.root, inspection)
+        return True
 
 
 def header_text(episode: Episode) -> str:
