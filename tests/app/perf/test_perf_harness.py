@@ -43,6 +43,8 @@ RUN_ORDER = [
     "questions_find",
     "questions_beneath",
     "questions_compare",
+    "hf_export_overhead",
+    "hf_export_memory",
     "grasp_isolated",
     "grasp_clutter",
     "environment_errors",
