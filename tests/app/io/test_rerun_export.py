@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from demo_failed_grasps import closed_grasps, pending_demo  # noqa: F401 (a fixture)
 
 from app.cli import main
 from store import open_project
@@ -264,3 +265,31 @@ def test_the_viewer_loads_the_file(exported):
         [viewer, "rrd", "verify", str(exported[0])], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_a_demo_grasp_that_closed_on_nothing_shows_where_the_gripper_went(
+    pending_demo,  # noqa: F811
+    tmp_path,
+):
+    """The demo's scripted agent on generated clutter at the real image size: a failed grasp
+    whose fingers closed, drawn planned vs actual, the actual one in red."""
+    with open_project(pending_demo) as project:
+        episode_id, step = closed_grasps(project)[0]
+        episode = project.episodes.get(episode_id)
+        n_steps = len(project.episodes.steps(episode_id))
+    out = tmp_path / "failed.rrd"
+    assert export_rerun(pending_demo, out, [str(episode_id)]) == 1
+    rows = read_rrd(out)
+    root = f"/episodes/{rr.escape_entity_path_part(episode.uid)}"
+    assert len(rows[f"{root}/log/calls"]) == n_steps
+    replay = step.result["replay"]
+    actual = {r["step"]: r for r in rows[f"{root}/world/grasp/actual"]}
+    strips = actual[step.index]["LineStrips3D:strips"]
+    assert np.allclose(strips[0][0], replay["tool_at_close"], atol=1e-4)
+    rgba = actual[step.index]["LineStrips3D:colors"][0]
+    assert rgba >> 24 > 200 and (rgba >> 16) & 0xFF < 80  # red: it failed
+    planned = at_step(rows[f"{root}/world/grasp/planned"], "LineStrips3D:strips")
+    assert step.index in planned
+    assert not np.allclose(planned[step.index][0][0], replay["tool_at_close"], atol=1e-4)
+    feedback = at_step(rows[f"{root}/log/feedback"], "TextLog:text")
+    assert any(replay["reason"] in t for t in feedback[step.index])
