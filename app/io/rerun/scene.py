@@ -35,6 +35,7 @@ class EpisodeWorld:
     camera: CameraSpec
     shapes: list[VisualShape] = field(default_factory=list)
     arms: tuple[str, ...] = ()  # the dual-arm world's arms; () for the tabletop
+    logged: dict[int, np.ndarray] = field(default_factory=dict)  # a link shape's last pose
 
     @property
     def world(self) -> World:
@@ -163,10 +164,12 @@ def log_poses(rec, rr, root: str, world: EpisodeWorld, index: int) -> bool:
     for n, shape in enumerate(world.shapes):
         if shape.link == -1 or shape.geometry == "plane":
             continue
-        in_body = np.linalg.inv(bases[shape.body_key]) @ pose_matrix(
-            *frames[(shape.body_uid, shape.link)]
-        )
-        rec.log(shape_path(root, shape, n), _transform(rr, in_body @ _local(shape)))
+        base = bases[shape.body_key]
+        m = np.linalg.inv(base) @ pose_matrix(*frames[(shape.body_uid, shape.link)]) @ _local(shape)
+        last = world.logged.get(n)
+        if last is None or not np.allclose(last, m, atol=1e-7):
+            world.logged[n] = m
+            rec.log(shape_path(root, shape, n), _transform(rr, m))
     _log_arms(rec, rr, root, world)
     return True
 

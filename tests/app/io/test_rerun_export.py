@@ -39,6 +39,36 @@ def at_step(rows: list[dict], column: str) -> dict[int, object]:
     return {r["step"]: r[column] for r in rows if r.get(column) is not None and "step" in r}
 
 
+def latest(rows: list[dict], column: str, step: int):
+    """The column's value in force at `step`: static, or the last logged at or before it."""
+    found = [r for r in rows if r.get(column) is not None and (r.get("step") or 0) <= step]
+    return max(found, key=lambda r: r.get("step") or -1)[column][0] if found else None
+
+
+def assert_links_in_place(rows, root: str, world, step: int) -> None:
+    """Every robot shape's logged pose (its body's frame, then its own) is where the
+    restored world draws it."""
+    from sim.visuals import link_frames, pose_matrix, shape_world_matrix, visual_shapes
+
+    frames = link_frames(world)
+    for n, shape in enumerate(visual_shapes(world)):
+        if not shape.body_key.startswith("robot") or shape.geometry == "plane":
+            continue
+        body = rows[f"{root}/world/bodies/{shape.body_key}"]
+        base = pose_matrix(
+            latest(body, "Transform3D:translation", step),
+            latest(body, "Transform3D:quaternion", step),
+        )
+        own = rows[f"{root}/world/bodies/{shape.body_key}/shape_{n}"]
+        local = np.eye(4)
+        local[:3, :3] = np.asarray(latest(own, "Transform3D:mat3x3", step)).reshape(3, 3).T
+        local[:3, 3] = latest(own, "Transform3D:translation", step)
+        expected = shape_world_matrix(shape, frames)
+        if shape.geometry == "mesh":
+            expected = expected @ np.diag([*shape.dimensions[:3], 1.0])
+        assert np.allclose(base @ local, expected, atol=1e-5), (shape.body_key, n, step)
+
+
 def same_rotation(q1, q2) -> bool:
     return abs(float(np.dot(q1, q2))) > 1 - 1e-5
 
@@ -96,6 +126,10 @@ def test_the_failed_grasp_episode_reads_back_step_by_step(labelled_project, expo
                 position, orientation = world.link_frame_pose(key)
                 assert np.allclose(translation[i][0], position, atol=1e-5), (key, i)
                 assert same_rotation(quaternion[i][0], orientation), (key, i)
+        # the arm's and gripper's links where their joints put them, at every step
+        for i in range(len(steps)):
+            world.restore_state(state_at(step_dicts, i, scene.state))
+            assert_links_in_place(rows, root, world, i)
     finally:
         world.close()
     # the pushed box moved; the grasped one ended in the basket (its stored pose says so)
