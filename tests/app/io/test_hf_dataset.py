@@ -21,6 +21,13 @@ from store import ProjectError, open_project
 datasets = pytest.importorskip("datasets")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
+
+def load(folder):
+    """`datasets.load_dataset(folder)`, with a cache of its own (not the user's, and never
+    an earlier run's folder of the same name)."""
+    return datasets.load_dataset(str(folder), cache_dir=str(folder) + "-cache")
+
+
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="visible from the start")
 
@@ -108,7 +115,7 @@ def _project_records(db) -> dict[str, dict]:
 def test_datasets_loads_the_folder_and_every_field_matches_the_project(exported):
     db, out = exported
     assert sorted(p.name for p in (out / "data").iterdir()) == ["test-00000-of-00001.parquet"]
-    loaded = datasets.load_dataset(str(out))
+    loaded = load(out)
     assert list(loaded) == ["test"]
     rows = {row["id"]: row for row in loaded["test"]}
     records = _project_records(db)
@@ -139,7 +146,7 @@ def test_datasets_loads_the_folder_and_every_field_matches_the_project(exported)
 
 def test_the_mgvqa_image_is_the_one_direct_mode_sends(exported):
     db, out = exported
-    loaded = datasets.load_dataset(str(out))["test"]
+    loaded = load(out)["test"]
     row = next(r for r in loaded if r["benchmark"] == "mgvqa")
     with open_project(db) as project:
         q = next(q for q in project.questions.page(limit=10).rows if q.uid == row["id"])
@@ -153,7 +160,7 @@ def test_the_mgvqa_image_is_the_one_direct_mode_sends(exported):
 
 def test_the_jrdb_image_is_the_named_panorama_frame(exported):
     _, out = exported
-    loaded = datasets.load_dataset(str(out))["test"]
+    loaded = load(out)["test"]
     row = next(r for r in loaded if r["benchmark"] == "jrdb")
     assert row["image_ids"] == ["000012.jpg"]
     assert row["images"][0].size == (64, 16)
@@ -163,7 +170,7 @@ def test_the_jrdb_image_is_the_named_panorama_frame(exported):
 
 def test_agreement_and_the_card(exported):
     _, out = exported
-    rows = {r["task"]: r for r in datasets.load_dataset(str(out))["test"]}
+    rows = {r["task"]: r for r in load(out)["test"]}
     assert rows["beneath"]["agreement"] == {
         "verdicts": 2,
         "decisions": ["approve", "approve"],
@@ -206,7 +213,7 @@ def test_the_cli_writes_the_folder_and_refuses_a_full_one(exported, tmp_path, ca
     argv = ["export", "benchmark", "--db", str(db), "--format", "hf", "--out", str(target)]
     assert main([*argv, "--status", "any", "--split", "validation"]) == 0
     assert "3 questions with 3 images" in capsys.readouterr().out
-    assert list(datasets.load_dataset(str(target))) == ["validation"]
+    assert list(load(target)) == ["validation"]
     assert main([*argv, "--status", "any"]) == 2
     assert "not an empty folder" in capsys.readouterr().err
     with pytest.raises(ProjectError, match="split"):
@@ -224,3 +231,18 @@ def test_a_folder_that_is_not_a_dataset_is_refused_in_one_line(tmp_path, capsys)
     assert main(["import", "benchmark", str(tmp_path / "empty"), "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Parquet" in err
+
+
+def test_a_large_benchmark_is_written_in_several_shards(exported, tmp_path, monkeypatch):
+    from app.io import hf_dataset
+
+    db, _ = exported
+    monkeypatch.setattr(hf_dataset, "SHARD_BYTES", 1)  # a new shard after every row group
+    monkeypatch.setattr(hf_dataset, "ROWS_PER_GROUP", 1)
+    out = tmp_path / "sharded"
+    assert export_hf_dataset(db, out, status="any", split="train")["shards"] == 3
+    names = sorted(p.name for p in (out / "data").iterdir())
+    assert names == [f"train-0000{i}-of-00003.parquet" for i in range(3)]
+    loaded = load(out)["train"]
+    assert sorted(loaded["id"]) == sorted(_project_records(db))
+    assert "num_examples: 3" in (out / "README.md").read_text()

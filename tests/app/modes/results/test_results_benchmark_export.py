@@ -73,7 +73,7 @@ def test_the_hugging_face_dataset_is_written_and_loads(results, qtbot, tmp_path,
     menu_action(results, "export_benchmark_hf").trigger()
     qtbot.waitUntil(lambda: "Exported" in status_text(results), timeout=120000)
     assert status_text(results) == f"Exported 1 questions to {out}"
-    rows = datasets.load_dataset(str(out))["test"]
+    rows = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache"))["test"]
     assert rows.num_rows == 1 and rows[0]["status"] == "approved"
     assert rows[0]["images"][0].size == (1024, 1024)
 
