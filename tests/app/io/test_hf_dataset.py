@@ -246,3 +246,40 @@ def test_a_large_benchmark_is_written_in_several_shards(exported, tmp_path, monk
     loaded = load(out)["train"]
     assert sorted(loaded["id"]) == sorted(_project_records(db))
     assert "num_examples: 3" in (out / "README.md").read_text()
+
+
+BLIND_LOADER = """
+import json, sys
+
+class NoReasonScope:  # a machine without ReasonScope: none of its packages can be imported
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"app", "sim", "store", "annotation", "widgets"}:
+            raise ImportError(f"no {name} here")
+
+sys.meta_path.insert(0, NoReasonScope())
+import datasets
+
+rows = datasets.load_dataset(sys.argv[1], cache_dir=sys.argv[2])["test"]
+print(json.dumps([[r["id"], r["question"], json.loads(r["answer"]), r["images"][0].size]
+                  for r in rows]))
+"""
+
+
+def test_datasets_alone_loads_it_without_reasonscope(exported, tmp_path):
+    import subprocess
+    import sys
+
+    db, out = exported
+    done = subprocess.run(
+        [sys.executable, "-c", BLIND_LOADER, str(out), str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HF_DATASETS_OFFLINE": "1"},
+        check=True,
+    )
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    records = _project_records(db)
+    assert {r[0] for r in rows} == set(records)
+    for uid, question, answer, _size in rows:
+        assert (question, answer) == (records[uid]["question"], records[uid]["answer"])
