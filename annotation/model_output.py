@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from annotation.formats import json_text
+
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
@@ -56,7 +58,7 @@ def parse_model_output(raw: str) -> tuple[Any | None, str | None]:
     last_error = "no JSON object in the reply"
     for text in candidates + [_TRAILING_COMMA.sub(r"\1", c) for c in candidates]:
         try:
-            return json.loads(text), None
+            return json_text.loads(text), None
         except json.JSONDecodeError as exc:
             last_error = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
     return None, last_error

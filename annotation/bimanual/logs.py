@@ -25,6 +25,7 @@ from typing import Any
 
 from annotation.bimanual.pose import DEFAULT_ORDER, plan_to_internal
 from annotation.bimanual.reply import arithmetic, parse_reply
+from annotation.formats import json_text
 
 BENCHMARK = "bimanual"
 PLAN_STEP = "executable_plan"
@@ -134,7 +135,7 @@ def harness_plan(raw: str) -> tuple[Any, str]:
     not an error); a JSON value that is not an object fails on `.get` and gives {}.
     """
     try:
-        value = json.loads(raw)
+        value = json_text.loads(raw)
     except ValueError as exc:
         return {}, f"json.loads failed ({exc})"
     if not isinstance(value, dict):
@@ -370,7 +371,7 @@ def vla_plan(raw: str) -> tuple[list[Any] | None, str]:
     that harness.
     """
     try:
-        value = json.loads(raw)
+        value = json_text.loads(raw)
     except ValueError as exc:
         return None, f"json.loads failed ({exc})"
     if not isinstance(value, dict):

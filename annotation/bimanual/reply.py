@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.bimanual.actions import check_action
+from annotation.formats import json_text
 from annotation.model_output import REPAIRS, repair_json
 
 TEXT_FIELDS = ("visual_state_description", "reasoning_and_reflection", "language_plan")
@@ -142,7 +143,7 @@ def _row(item: Any, repairs: list[str]) -> list[float] | None:
     if isinstance(item, str):
         text = item.strip()
         try:
-            value = json.loads(text)
+            value = json_text.loads(text)
         except ValueError:
             inner = text.strip("[]() \n\t")
             parts = [p for p in _ROW_SPLIT.split(inner) if p]

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from annotation.formats import json_text
 from annotation.formats.episode import FORMAT, EpisodeFormatError, validate_episode
+from annotation.formats.json_text import brief
 from annotation.model_output import parse_model_output
 
 MODES = ("direct", "perception", "manipulation")
@@ -71,7 +73,7 @@ def _tool_reply(content: Any) -> tuple[Any, bool, str]:
     else:
         text = _text(content)
         try:
-            parsed = json.loads(text)
+            parsed = json_text.loads(text)
         except ValueError:
             parsed = None
     result = parsed if isinstance(parsed, dict) else {"text": text}
@@ -162,7 +164,7 @@ def _steps(messages: list[Any]) -> list[dict[str, Any]]:
             raise TranscriptError(f"key '{where}' is not an object")
         role = _require(message, "role", str, where + ".")
         if role not in ROLES:
-            raise TranscriptError(f"key '{where}.role' is {role!r}, not one of {ROLES}")
+            raise TranscriptError(f"key '{where}.role' is {brief(role)}, not one of {ROLES}")
         if role == "assistant":
             model_text = {"content": _text(message.get("content"))}
             for key in ("reasoning", "reasoning_content"):
@@ -177,7 +179,9 @@ def _steps(messages: list[Any]) -> list[dict[str, Any]]:
             for j, call in enumerate(calls):
                 call_id, step = _call_step(call, f"{where}.tool_calls[{j}]", model_text)
                 if call_id in by_call:
-                    raise TranscriptError(f"key '{where}.tool_calls[{j}].id' repeats {call_id!r}")
+                    raise TranscriptError(
+                        f"key '{where}.tool_calls[{j}].id' repeats {brief(call_id)}"
+                    )
                 by_call[call_id] = step
                 steps.append(step)
                 model_text = {}  # the reply's text belongs to its first call
@@ -186,7 +190,7 @@ def _steps(messages: list[Any]) -> list[dict[str, Any]]:
             step = by_call.get(call_id)
             if step is None:
                 raise TranscriptError(
-                    f"key '{where}.tool_call_id' {call_id!r} answers no earlier tool call"
+                    f"key '{where}.tool_call_id' {brief(call_id)} answers no earlier tool call"
                 )
             result, ok, feedback = _tool_reply(message.get("content"))
             step["result"] = result
@@ -206,7 +210,7 @@ def transcript_record(data: Any) -> dict[str, Any]:
     model = _require(data, "model", str, "")
     mode = _require(data, "mode", str, "")
     if mode not in MODES:
-        raise TranscriptError(f"key 'mode' is {mode!r}, not one of {MODES}")
+        raise TranscriptError(f"key 'mode' is {brief(mode)}, not one of {MODES}")
     messages = _require(data, "messages", list, "")
     success = data.get("success")
     if success is not None and not isinstance(success, bool):

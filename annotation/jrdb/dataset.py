@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from annotation.formats import json_text
+
 # -- where things are, relative to the dataset root ----------------------------
 LABELS_2D = "labels/labels_2d_stitched"
 LABELS_3D = "labels/labels_3d"
@@ -51,7 +53,8 @@ PERSON_PREFIXES = ("pedestrian", "person")
 BOX_SOURCES = ("import", "annotator")
 SENSORS = ("upper", "lower")
 
-_FRAME_NAME = re.compile(r"^(\d+)\.(jpg|jpeg|png|pcd)$", re.IGNORECASE)
+_FRAME_NAME = re.compile(r"^(\d{1,9})\.(jpg|jpeg|png|pcd)$", re.IGNORECASE)
+MAX_WHOLE = 2**31  # difficulties and group ids stay below this
 
 
 class LayoutError(ValueError):
@@ -245,19 +248,25 @@ class BoxRecord:
 
 
 # -- small checks ----------------------------------------------------------------
+def _shown(value: Any, limit: int = 60) -> str:
+    """A value as a message quotes it: its JSON, cut after `limit` characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def _key(parent: str, key: str | int) -> str:
     return f"{parent}[{key}]" if isinstance(key, int) else f'{parent}["{key}"]'
 
 
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise LayoutError(f"{where}: expected a number, got {json.dumps(value)}")
+        raise LayoutError(f"{where}: expected a number, got {_shown(value)}")
     return float(value)
 
 
 def _numbers(value: Any, n: int, where: str) -> tuple[float, ...]:
     if not isinstance(value, list) or len(value) != n:
-        got = f"{len(value)} numbers" if isinstance(value, list) else json.dumps(value)
+        got = f"{len(value)} numbers" if isinstance(value, list) else _shown(value)
         raise LayoutError(f"{where}: expected {n} numbers, got {got}")
     return tuple(_number(v, f"{where}[{i}]") for i, v in enumerate(value))
 
@@ -380,7 +389,7 @@ def parse_labels_2d(data: Any) -> list[PersonBox2D]:
         occlusion = attributes.get("occlusion")
         if occlusion is not None and occlusion not in OCCLUSION_LEVELS:
             raise LayoutError(
-                f"{where}.attributes.occlusion: {json.dumps(occlusion)} is not one of "
+                f"{where}.attributes.occlusion: {_shown(occlusion)} is not one of "
                 f"{', '.join(OCCLUSION_LEVELS)}"
             )
         out.append(PersonBox2D(label_id, index, box, attributes))
@@ -399,9 +408,7 @@ def parse_labels_3d(data: Any) -> list[PersonBox3D]:
 def parse_objects(data: Any) -> list[ObjectBox]:
     """Object boxes of `labels_objects/<seq>.json`, our own documented format."""
     if isinstance(data, dict) and "format" in data and data["format"] != OBJECTS_FORMAT:
-        raise LayoutError(
-            f'"format": expected "{OBJECTS_FORMAT}", got {json.dumps(data["format"])}'
-        )
+        raise LayoutError(f'"format": expected "{OBJECTS_FORMAT}", got {_shown(data["format"])}')
     out = []
     for index, where, entry, label_id in _labelled_entries(data, ".jpg"):
         kind, category = entity_kind(label_id)
@@ -436,9 +443,11 @@ def integral(value: Any, where: str, what: str = "difficulty") -> int | None:
         number = None
     elif isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
         number = None
+    elif not -MAX_WHOLE < number < MAX_WHOLE:
+        number = None  # a database integer holds it; no difficulty or group id is this big
     if number is None:
         raise LayoutError(
-            f'{where}: {what} must be a whole number (1, 1.0 or "1"), got {json.dumps(value)}'
+            f'{where}: {what} must be a whole number (1, 1.0 or "1"), got {_shown(value)}'
         )
     return int(number)
 
@@ -547,7 +556,7 @@ def activity_entries(data: Any) -> list[tuple[int, str, dict[str, Any]]]:
 def decode_json(raw: bytes) -> Any:
     """Decode a label file, or raise `LayoutError` saying where the JSON breaks."""
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json_text.loads(raw.decode("utf-8"), finite=True)
     except UnicodeDecodeError:
         raise LayoutError("not UTF-8 text") from None
     except json.JSONDecodeError as exc:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from annotation.formats import json_text
 from store import ProjectError
 
 
@@ -31,7 +32,7 @@ def json_lines(source: str | os.PathLike[str], what: str) -> Iterator[tuple[int,
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = json_text.loads(line, finite=True)
             except json.JSONDecodeError as exc:
                 raise ProjectError(f"{source}:{number}: not JSON ({exc.msg})") from None
             del raw, line

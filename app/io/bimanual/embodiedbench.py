@@ -27,6 +27,8 @@ from typing import Any
 
 from annotation.bimanual.logs import BENCHMARK, outcome_fields, reply_step
 from annotation.bimanual.pose import DEFAULT_ORDER
+from annotation.formats import json_text
+from annotation.formats.json_text import brief
 from app.io.bimanual.common import ImportedEpisode, add_image, check_order, read_text
 from store import ProjectError
 
@@ -42,7 +44,7 @@ def _entries(path: Path) -> list[tuple[int, dict[str, Any]]]:
     or a JSON list of dicts, or one dict; anything else names the file and refuses."""
     text = read_text(path)
     try:
-        data = json.loads(text)
+        data = json_text.loads(text, finite=True)
         rows = [(1, d) for d in (data if isinstance(data, list) else [data])]
     except json.JSONDecodeError as whole:
         rows = []
@@ -50,7 +52,7 @@ def _entries(path: Path) -> list[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                rows.append((n, json.loads(line)))
+                rows.append((n, json_text.loads(line, finite=True)))
             except json.JSONDecodeError as exc:
                 at = n if len(text.splitlines()) > 1 else whole.lineno
                 raise ProjectError(
@@ -82,13 +84,13 @@ def _check_types(path: Path, line: int, entry: dict[str, Any]) -> None:
                 and key == "env_step"
                 or not isinstance(value, (*kinds, bool))
             ):
-                raise ProjectError(f"{path}:{line}: {key} is {value!r}, not a number")
+                raise ProjectError(f"{path}:{line}: {key} is {brief(value)}, not a number")
 
 
 def _final(path: Path) -> dict[str, Any]:
     text = read_text(path)
     try:
-        data = json.loads(text)
+        data = json_text.loads(text, finite=True)
     except json.JSONDecodeError as exc:
         raise ProjectError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(data, dict):
@@ -234,7 +236,7 @@ def split_planner_outputs(text: str) -> list[str]:
     while p < len(text):
         try:
             _value, end = decoder.raw_decode(text, p)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             nxt = text.find("\n{", p)
             end = len(text) - 1 if nxt < 0 else nxt
             if text.endswith("\n") and end == len(text):
@@ -258,7 +260,7 @@ def _manip_episode(i, res_path, planner_path, folder, model, pose_order) -> Impo
         step = reply_step(raw, pose_order=pose_order, image_sha256=sha)
         why = alfred_json_error(raw) if not raw.strip() or raw.lstrip()[:1] != "{" else ""
         try:
-            json.loads(raw)
+            json_text.loads(raw)
         except ValueError as exc:
             why = why or f"json.loads failed ({exc})"
         if why:  # the evaluator counted it and ran a random action in its place
