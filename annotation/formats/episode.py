@@ -9,9 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import math
 from typing import Any
 
+from annotation.formats.json_text import brief
 from annotation.model_output import parse_model_output
 from annotation.models import STEP_KINDS
 
@@ -87,6 +87,11 @@ def decode_images(images: Any) -> dict[str, tuple[str, bytes]]:
 # What the model endpoint reported for the request behind a step: optional keys, written
 # only when known; each must be a number >= 0 (the token counts whole) or null.
 USAGE_FIELDS = ("latency_s", "tokens_in", "tokens_out")
+MAX_WHOLE = 2**63  # SQLite's integers end here
+# header fields that are text when given, and those that are JSON objects
+TEXT_FIELDS = ("model", "agent", "task", "outcome", "prompt_variant")
+OBJECT_FIELDS = ("question", "scene", "camera")
+MAX_IMAGE_SIDE = 16_384  # pixels: a recorded camera or image size past this is not one
 
 
 def _usage(step) -> dict[str, Any]:
@@ -103,10 +108,12 @@ def check_usage(step: dict[str, Any], index: int) -> dict[str, Any]:
         whole = key != "latency_s"
         kinds = int if whole else (int, float)
         if value is not None and (
-            isinstance(value, bool) or not isinstance(value, kinds) or not 0 <= value < math.inf
+            isinstance(value, bool) or not isinstance(value, kinds) or not 0 <= value < MAX_WHOLE
         ):
             what = "a whole number >= 0" if whole else "a number of seconds >= 0"
-            raise EpisodeFormatError(f"steps[{index}].{key} must be {what} or null, not {value!r}")
+            raise EpisodeFormatError(
+                f"steps[{index}].{key} must be {what} or null, not {brief(value)}"
+            )
         out[key] = value
     return out
 
@@ -171,7 +178,8 @@ def normalise_step(step: Any, index: int) -> dict[str, Any]:
         raise EpisodeFormatError(f"steps[{index}] is not an object")
     kind = step.get("kind", "tool")
     if kind not in STEP_KINDS:
-        raise EpisodeFormatError(f"steps[{index}].kind {kind!r} is not one of {STEP_KINDS}")
+        raise EpisodeFormatError(f"steps[{index}].kind {brief(kind)} is not one of {STEP_KINDS}")
+    _check_step_fields(step, index)
     out = {
         "kind": kind,
         "name": str(step.get("name", "")),
@@ -211,22 +219,93 @@ def normalise_step(step: Any, index: int) -> dict[str, Any]:
     return out
 
 
+def _check_step_fields(step: dict[str, Any], index: int) -> None:
+    """What Replay reads of a step as given: `model_text` an object of texts, the views in
+    `result.images` {view: sha256}."""
+    model_text = step.get("model_text")
+    if model_text not in (None, "", {}) and not isinstance(model_text, dict):
+        raise EpisodeFormatError(f"steps[{index}].model_text must be an object or null")
+    result = step.get("result")
+    views = result.get("images") if isinstance(result, dict) else None
+    if views is not None and not (
+        isinstance(views, dict) and all(isinstance(v, str) for v in views.values())
+    ):
+        raise EpisodeFormatError(
+            f"steps[{index}].result.images must be an object of view -> image sha256"
+        )
+
+
+def _check_header(record: dict[str, Any]) -> None:
+    """The header fields' kinds, as replay, metrics and the store read them."""
+    for key in TEXT_FIELDS:
+        if record.get(key) is not None and not isinstance(record[key], str):
+            raise EpisodeFormatError(f"{key} must be text or null, not {_kind(record[key])}")
+    for key in OBJECT_FIELDS:
+        if record.get(key) is not None and not isinstance(record[key], dict):
+            raise EpisodeFormatError(f"{key} must be an object or null, not {_kind(record[key])}")
+    if record.get("success") is not None and not isinstance(record["success"], bool):
+        raise EpisodeFormatError(
+            f"success must be true, false or null, not {brief(record['success'])}"
+        )
+    score = record.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+        raise EpisodeFormatError(f"score must be a number or null, not {_kind(score)}")
+    _check_size(record.get("camera") or {}, "camera")
+    extra = record.get("extra") or {}
+    bimanual = extra.get("bimanual")
+    if bimanual is not None:
+        if not isinstance(bimanual, dict):
+            raise EpisodeFormatError(f"extra.bimanual must be an object, not {_kind(bimanual)}")
+        size = bimanual.get("image_size")
+        if size is not None:
+            if not isinstance(size, list) or len(size) != 2:
+                raise EpisodeFormatError("extra.bimanual.image_size must be [width, height]")
+            _check_size(dict(zip(("width", "height"), size, strict=True)), "extra.bimanual")
+        seed = bimanual.get("seed")
+        if seed is not None and (not _whole(seed) or not 0 <= seed < MAX_WHOLE):
+            raise EpisodeFormatError(
+                f"extra.bimanual.seed must be a whole number, not {brief(seed)}"
+            )
+    final = extra.get("final_image_sha256")
+    if final is not None and not isinstance(final, str):
+        raise EpisodeFormatError("extra.final_image_sha256 must be an image's sha256")
+
+
+def _check_size(camera: dict[str, Any], where: str) -> None:
+    for key in ("width", "height"):
+        value = camera.get(key)
+        if value is not None and (not _whole(value) or not 0 < value <= MAX_IMAGE_SIDE):
+            raise EpisodeFormatError(
+                f"{where}.{key} must be a whole number of pixels (1 to {MAX_IMAGE_SIDE}), "
+                f"not {brief(value)}"
+            )
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
 def validate_episode(record: Any) -> dict[str, Any]:
     """Check one parsed line and normalise its steps; raise EpisodeFormatError on bad structure."""
     if not isinstance(record, dict):
         raise EpisodeFormatError("a line must be a JSON object")
     if record.get("format") != FORMAT:
-        raise EpisodeFormatError(f"format {record.get('format')!r} is not {FORMAT!r}")
+        raise EpisodeFormatError(f"format {brief(record.get('format'))} is not {FORMAT!r}")
     for key in ("id", "benchmark"):
         if not isinstance(record.get(key), str) or not record[key]:
             raise EpisodeFormatError(f"missing field {key!r}")
     if record.get("mode", "") not in MODES:
-        raise EpisodeFormatError(f"mode {record.get('mode')!r} is not one of {MODES[:-1]}")
+        raise EpisodeFormatError(f"mode {brief(record.get('mode'))} is not one of {MODES[:-1]}")
     steps = record.get("steps")
     if not isinstance(steps, list):
         raise EpisodeFormatError("missing field 'steps' (a list)")
     if not isinstance(record.get("extra", {}), dict):
         raise EpisodeFormatError("extra must be an object")
+    _check_header(record)
     record = dict(record)
     record["steps"] = [normalise_step(s, i) for i, s in enumerate(steps)]
     record["images"] = decode_images(record.get("images"))

@@ -7,7 +7,9 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from annotation.formats import json_text
 from annotation.formats.episode import (
+    HEADER_FIELDS,
     LINE_FIELDS,
     EpisodeFormatError,
     episode_record,
@@ -56,7 +58,7 @@ def read_transcripts(source: str | os.PathLike[str]) -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = []
     for path in files:
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+            data = json_text.loads(path.read_bytes().decode("utf-8"), finite=True)
         except UnicodeDecodeError:
             raise ProjectError(f"{path}: not UTF-8 text (is it a transcript?)") from None
         except json.JSONDecodeError as exc:
@@ -122,7 +124,7 @@ def store_episode_record(
     `WHERE: problem`: an id already in the project, a step's image found nowhere."""
     if project.episodes.find(r["id"]) is not None:
         raise ProjectError(f"{where}: episode {r['id']} is already in {db}")
-    header = dict(r.get("extra") or {})
+    header = {k: v for k, v in (r.get("extra") or {}).items() if k not in HEADER_FIELDS}
     header.update({k: r[k] for k in LINE_FIELDS if r.get(k) not in (None, "")})
     header["uid"] = r["id"]
     images = r.get("images") or {}
