@@ -19,9 +19,12 @@ import importlib
 import os
 from pathlib import Path, PurePosixPath
 
-FILE_SCHEMES = ("pybullet_data", "airo_models", "resources")
-PRIMITIVE_SCHEME = "primitive"
-PRIMITIVE_SHAPES = ("box", "cylinder", "sphere")
+from annotation.formats.asset_refs import (
+    FILE_SCHEMES,
+    PRIMITIVE_SCHEME,
+    PRIMITIVE_SHAPES,
+    parse_ref,
+)
 
 __all__ = [
     "FILE_SCHEMES",
@@ -34,29 +37,6 @@ __all__ = [
     "scheme_root",
     "to_ref",
 ]
-
-
-def parse_ref(ref: str) -> tuple[str, str]:
-    """Split ``ref`` into ``(scheme, rest)`` after checking its form (not the file)."""
-    if not isinstance(ref, str) or ":" not in ref:
-        raise ValueError(f"bad asset reference {ref!r}: expected '<scheme>:<path>'")
-    scheme, _, rest = ref.partition(":")
-    if scheme == PRIMITIVE_SCHEME:
-        if rest not in PRIMITIVE_SHAPES:
-            raise ValueError(
-                f"bad asset reference {ref!r}: primitive shape must be one of "
-                f"{', '.join(PRIMITIVE_SHAPES)}"
-            )
-        return scheme, rest
-    if scheme not in FILE_SCHEMES:
-        known = ", ".join((*FILE_SCHEMES, PRIMITIVE_SCHEME))
-        raise ValueError(f"bad asset reference {ref!r}: unknown scheme {scheme!r} (known: {known})")
-    if not rest or "\\" in rest:
-        raise ValueError(f"bad asset reference {ref!r}: expected a '/'-separated relative path")
-    rel = PurePosixPath(rest)
-    if rel.is_absolute() or ".." in rel.parts or rest.startswith("~"):
-        raise ValueError(f"bad asset reference {ref!r}: path must stay inside {scheme}")
-    return scheme, rest
 
 
 def is_primitive(ref: str) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation.formats.json_text import brief
+from annotation.formats.scene_record import SceneError, check_scene
 from annotation.jrdb.reasoning_eval import parse_boxes
 
 FORMAT = "reasonscope-benchmark/1"
@@ -26,7 +28,8 @@ _REQUIRED = {
     "verification": dict,
     "scene": (dict, type(None)),
 }
-_BODY_REQUIRED = ("id", "asset", "position", "orientation")
+MAX_INT = 2**63 - 1  # SQLite's integers end here
+MAX_LEVEL = 10_000  # a difficulty level, a step's slot or pattern node
 
 
 class FormatError(ValueError):
@@ -72,34 +75,101 @@ def validate(record: Any) -> dict[str, Any]:
     for key, kind in _REQUIRED.items():
         if key not in record:
             raise FormatError(f"missing field {key!r}")
-        if not isinstance(record[key], kind):
+        if not isinstance(record[key], kind) or isinstance(record[key], bool):
             raise FormatError(f"field {key!r} has the wrong type ({type(record[key]).__name__})")
     if record["format"] != FORMAT:
-        raise FormatError(f"format {record['format']!r} is not {FORMAT!r}")
+        raise FormatError(f"format {brief(record['format'])} is not {FORMAT!r}")
     if "answer" not in record:
         raise FormatError("missing field 'answer'")
+    _check_fields(record)
+    _check_answer(record)
     _check_boxes("answer", record["answer"])
     for i, step in enumerate(record["steps"]):
-        _check_boxes(f"steps[{i}]", step)
+        _check_step(step, i)
     status = record["verification"].get("status", "pending")
     if status not in STATUSES:
-        raise FormatError(f"verification.status {status!r} is not one of {STATUSES}")
+        raise FormatError(f"verification.status {brief(status)} is not one of {STATUSES}")
     d = record["difficulty"]
-    if d and not all(isinstance(d.get(k), int) for k in ("S", "R", "T")):
-        raise FormatError("difficulty needs integer S, R and T")
+    if d and not all(_whole(d.get(k), 0, MAX_LEVEL) for k in ("S", "R", "T")):
+        raise FormatError(f"difficulty needs whole S, R and T from 0 to {MAX_LEVEL}")
     scene = record["scene"]
     if scene is not None:
-        if not isinstance(scene.get("camera"), dict) or not isinstance(scene.get("bodies"), list):
-            raise FormatError("scene needs a camera object and a bodies list")
-        for i, body in enumerate(scene["bodies"]):
-            missing = [k for k in _BODY_REQUIRED if k not in body]
-            if missing:
-                raise FormatError(f"scene.bodies[{i}] lacks {missing[0]!r}")
+        try:
+            check_scene(scene)
+        except SceneError as exc:
+            raise FormatError(str(exc)) from None
         ids = {b["id"] for b in scene["bodies"]}
         unknown = [e for e in record["evidence_ids"] if e not in ids]
         if unknown:
-            raise FormatError(f"evidence id {unknown[0]!r} is not a body of the scene")
+            raise FormatError(f"evidence id {brief(unknown[0])} is not a body of the scene")
     return record
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _check_fields(record: dict[str, Any]) -> None:
+    """The id, version, seed, options and evidence ids as the store and the panels take them."""
+    for key in ("id", "benchmark", "task"):
+        if not record[key].strip():
+            raise FormatError(f"field {key!r} is empty")
+    if not _whole(record["version"], 1, MAX_INT):
+        raise FormatError(f"version must be a whole number from 1, not {brief(record['version'])}")
+    seed = record.get("seed")
+    if seed is not None and not _whole(seed, -MAX_INT, MAX_INT):
+        raise FormatError(f"seed must be a whole number or null, not {brief(seed)}")
+    options = record.get("options")
+    if options is not None and (
+        not isinstance(options, list) or not all(isinstance(o, str | int | float) for o in options)
+    ):
+        raise FormatError(f"options must be a list of options or null, not {brief(options)}")
+    if not all(isinstance(e, str) for e in record["evidence_ids"]):
+        raise FormatError(
+            f"evidence_ids must be body or entity ids, not {brief(record['evidence_ids'])}"
+        )
+
+
+def _check_answer(record: dict[str, Any]) -> None:
+    """The answers the tasks' scorers and panels read: a count is a whole number, a VG
+    answer names its entities and image, a Find answer's point is two numbers."""
+    task, answer = record["task"], record["answer"]
+    if task in ("count", "vqa-count") and not _whole(answer, 0, MAX_INT):
+        raise FormatError(f"a {task} answer must be a whole number >= 0, not {brief(answer)}")
+    if task == "vg" and record["benchmark"] == "jrdb":
+        if not isinstance(answer, dict) or not isinstance(answer.get("entity_ids"), list):
+            raise FormatError(f"a vg answer must be an object with entity_ids, not {brief(answer)}")
+        if not all(isinstance(e, str) for e in answer["entity_ids"]):
+            raise FormatError(f"answer.entity_ids must be entity ids, not {brief(answer)}")
+        if answer.get("image_id") is not None and not isinstance(answer["image_id"], str):
+            raise FormatError(f"answer.image_id must be an image's name, not {brief(answer)}")
+    if isinstance(answer, dict) and answer.get("point") is not None:
+        point = answer["point"]
+        if (
+            not isinstance(point, list)
+            or len(point) != 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
+        ):
+            raise FormatError(f"answer.point must be [u, v] pixels or null, not {brief(point)}")
+
+
+def _check_step(step: Any, i: int) -> None:
+    """A reasoning step: an object whose entity ids are ids and whose slot and node, when
+    given, are whole numbers."""
+    if not isinstance(step, dict):
+        raise FormatError(f"steps[{i}] must be an object, not {brief(step)}")
+    ids = step.get("entity_ids", [])
+    if not isinstance(ids, list) or not all(isinstance(e, str) for e in ids):
+        raise FormatError(f"steps[{i}].entity_ids must be a list of ids, not {brief(ids)}")
+    for key in ("description", "question", "key"):
+        if step.get(key) is not None and not isinstance(step[key], str):
+            raise FormatError(f"steps[{i}].{key} must be text, not {brief(step[key])}")
+    for key in ("slot", "node"):
+        if key in step and not _whole(step[key], 0, MAX_LEVEL):
+            raise FormatError(
+                f"steps[{i}].{key} must be a whole number >= 0, not {brief(step[key])}"
+            )
+    _check_boxes(f"steps[{i}]", step)
 
 
 def _check_boxes(where: str, value: Any) -> None:

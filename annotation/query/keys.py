@@ -75,15 +75,16 @@ def step_keys(pattern: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
         node = int(step.get("node", 0))
         k = progress.get(node, 0)
         progress[node] = k + 1
-        kind = kinds[node] if node < len(kinds) else ""
-        filters = [f for f in (nodes[node].get("filters") or []) if f[0] != "category"]
+        spec = nodes[node] if 0 <= node < len(nodes) else {}  # a record without a pattern
+        kind = spec.get("kind", "")
+        filters = [f for f in (spec.get("filters") or []) if f[0] != "category"]
         own_edges = [e for e in edges if e["parent"] == node]
         if kind in IDENTITY_KINDS:
             out.append(None)
             continue
         mine = items.setdefault(node, [])
         if k == 0:
-            has_category = any(f[0] == "category" for f in nodes[node].get("filters") or [])
+            has_category = any(f[0] == "category" for f in spec.get("filters") or [])
             if kind == "object" and has_category:
                 mine.append("category")
                 key = "category"
