@@ -18,6 +18,7 @@ from annotation.formats.json_text import brief
 
 ROLES = ("fixture", "robot", "object")
 MAX_SIDE = 16_384  # pixels of a camera image
+MAX_METRES = 1_000.0  # a tabletop scene's positions and sizes (a workspace is 50 cm across)
 
 
 class SceneError(ValueError):
@@ -28,12 +29,12 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def numbers(value: Any, n: int, where: str) -> list[float]:
-    """`n` finite numbers (n = 0: any count but none)."""
+def numbers(value: Any, n: int, where: str, limit: float = MAX_METRES) -> list[float]:
+    """`n` finite numbers (n = 0: any count but none), none past +-`limit`."""
     if not isinstance(value, list) or (len(value) != n if n else not value):
         raise SceneError(f"{where} must be a list of {n or 'some'} numbers, not {brief(value)}")
-    if not all(_is_number(v) for v in value):
-        raise SceneError(f"{where} must hold numbers only, not {brief(value)}")
+    if not all(_is_number(v) and abs(v) <= limit for v in value):
+        raise SceneError(f"{where} must hold numbers within +-{limit:g}, not {brief(value)}")
     return value
 
 
@@ -43,13 +44,15 @@ def _text(value: Any, where: str, *, empty: bool = True) -> None:
 
 
 def _rotation(value: Any, where: str) -> None:
-    q = numbers(value, 4, where)
+    q = numbers(value, 4, where, limit=1e6)
     if not 1e-6 < math.sqrt(sum(v * v for v in q)) < 1e6:
         raise SceneError(f"{where} must be a quaternion [qx, qy, qz, qw], not {brief(value)}")
 
 
 def _joints(value: Any, where: str) -> dict[str, float]:
-    if not isinstance(value, dict) or not all(_is_number(v) for v in value.values()):
+    if not isinstance(value, dict) or not all(
+        _is_number(v) and abs(v) <= MAX_METRES for v in value.values()
+    ):
         raise SceneError(f"{where} must be an object of joint name -> angle, not {brief(value)}")
     return value
 
@@ -69,7 +72,7 @@ def check_camera(camera: Any, where: str = "scene.camera") -> None:
     if "up" in camera:
         numbers(camera["up"], 3, f"{where}.up")
     for key in ("near", "far"):
-        if key in camera and (not _is_number(camera[key]) or camera[key] <= 0):
+        if key in camera and (not _is_number(camera[key]) or not 0 < camera[key] <= MAX_METRES):
             raise SceneError(f"{where}.{key} must be a distance > 0, not {brief(camera[key])}")
 
 
@@ -94,7 +97,7 @@ def check_body(body: Any, where: str) -> None:
         if min(size) <= 0:
             raise SceneError(f"{where}.size must be > 0, not {brief(size)}")
     scale = body.get("scale", 1.0)
-    if not _is_number(scale) or scale <= 0:
+    if not _is_number(scale) or not 0 < scale <= MAX_METRES:
         raise SceneError(f"{where}.scale must be a number > 0, not {brief(scale)}")
     if body.get("rgba") is not None:
         rgba = numbers(body["rgba"], 4, f"{where}.rgba")

@@ -7,6 +7,7 @@ import os
 
 from annotation.formats.benchmark import FormatError, question_record, validate
 from app.io.jsonl import read_records, write_lines
+from app.io.scene_check import check_scenes
 from store import ProjectError, open_for_reading, open_project
 
 
@@ -79,7 +80,9 @@ def import_benchmark(db: str | os.PathLike[str], source: str | os.PathLike[str])
 
 
 def store_records(db: str | os.PathLike[str], records: list[dict], source) -> int:
-    """Store validated benchmark records, scenes first, in one transaction."""
+    """Store validated benchmark records, scenes first, in one transaction; each scene is
+    restored once before (`app.io.scene_check`)."""
+    check_scenes(records, source)
     with open_project(db) as project:
         with project.write():
             for number, r in enumerate(records, start=1):
