@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.formats.json_text import brief, clip
 from annotation.jrdb.reasoning_eval import (
     RATINGS,
     HumanAnswer,
@@ -178,7 +179,9 @@ class ReasoningRepository(Repository):
                 raise _row_error(line, "'steps' must be a list, one answer per step")
             key = (name.strip(), uid)
             if key in seen:
-                raise _row_error(line, f"question {uid} already predicted on line {seen[key]}")
+                raise _row_error(
+                    line, f"question {clip(uid)} already predicted on line {seen[key]}"
+                )
             seen[key] = line
             parsed.append((key[0], uid, answer, steps, line))
         now = utc_now()
@@ -187,7 +190,7 @@ class ReasoningRepository(Repository):
             questions = self._current_by_uid({uid for _, uid, *_ in parsed})
             for _, uid, answer, _, line in parsed:
                 if uid not in questions:
-                    raise _row_error(line, f"no question with id {uid!r} in this project")
+                    raise _row_error(line, f"no question with id {brief(uid)} in this project")
                 problem = impossible_boxes(questions[uid].task, questions[uid].answer, answer)
                 if problem:
                     raise _row_error(line, problem)

@@ -27,6 +27,7 @@ from annotation.bimanual.spatial_grounding import (
     score_prediction,
     summarise,
 )
+from annotation.formats.json_text import brief, clip
 from store.base import Repository, dumps, loads
 from store.errors import ProjectError, utc_now
 
@@ -144,13 +145,15 @@ class SpatialRepository(Repository):
             if "reply" not in row and "results" not in row:
                 raise _row_error(line, "needs a 'reply' (the model's text) or 'results'")
             if item_id in seen:
-                raise _row_error(line, f"item {item_id} already predicted on line {seen[item_id]}")
+                raise _row_error(
+                    line, f"item {clip(item_id)} already predicted on line {seen[item_id]}"
+                )
             seen[item_id] = line
             parsed.append((item_id, row, line))
         items = self.get_items(list(seen))
         for item_id, _, line in parsed:
             if item_id not in items:
-                raise _row_error(line, f"no spatial grounding item with id {item_id!r}")
+                raise _row_error(line, f"no spatial grounding item with id {brief(item_id)}")
         scored = [
             score_prediction(items[item_id], name, sigma=sigma, source=source, **_answer(row))
             for item_id, row, _ in parsed

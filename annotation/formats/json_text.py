@@ -51,3 +51,8 @@ def brief(value: Any, limit: int = 60) -> str:
     refusal names the problem in one line, it does not echo a megabyte back."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """Text as a message names it, cut after `limit` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
