@@ -166,9 +166,24 @@ def write_package(
     return copied
 
 
+def one_line(exc: BaseException, limit: int = 160) -> str:
+    """An error's text on one short line (SQLite quotes a broken schema's whole SQL)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
     """SHA-256 over the copied rows (canonical JSON, less `MUTABLE` columns), the
-    settings and the carried files of the package file at `path`."""
+    settings and the carried files of the package file at `path`; a text saying what
+    does not match when rows or files are missing or not what this build writes.
+    `ProjectError` naming the file when its pages or texts cannot be read."""
+    try:
+        return _content_hash(path, copied)
+    except (sqlite3.DatabaseError, ValueError, TypeError) as exc:  # ValueError: not UTF-8
+        raise ProjectError(f"{path}: unreadable package file ({one_line(exc)})") from None
+
+
+def _content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
     conn = _open_ro(path)
     try:
         digest = hashlib.sha256()
@@ -192,6 +207,8 @@ def content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
         for row in conn.execute(
             "SELECT sequence_id, path, sha256, data FROM package_files ORDER BY sequence_id, path"
         ):
+            if not isinstance(row[3], bytes) or not all(isinstance(v, int | str) for v in row[:3]):
+                return "a carried file that is not stored as this build stores files"
             if hashlib.sha256(row[3]).hexdigest() != row[2]:
                 return f"file {row[1]} does not match its hash"
             digest.update(dumps(list(row[:3])).encode())
@@ -309,8 +326,8 @@ def check_package_file(path: Path) -> None:
             problem = _schema_problem(conn) or _size_problem(conn)
         finally:
             conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise ProjectError(f"{path}: not a usable package file ({exc})") from None
+    except (sqlite3.DatabaseError, ValueError) as exc:  # ValueError: a text not UTF-8
+        raise ProjectError(f"{path}: not a usable package file ({one_line(exc)})") from None
     if problem:
         raise ProjectError(f"{path}: refused as a work package: {problem}")
 
@@ -321,12 +338,12 @@ def read_manifest(path: Path) -> dict[str, Any]:
     check_package_file(path)
     try:
         conn = _open_ro(path)
-    except sqlite3.DatabaseError as exc:
-        raise ProjectError(f"{path}: not a package file ({exc})") from None
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        raise ProjectError(f"{path}: not a package file ({one_line(exc)})") from None
     try:
         row = conn.execute("SELECT value FROM project_meta WHERE key = 'package'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise ProjectError(f"{path}: not a package file ({exc})") from None
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        raise ProjectError(f"{path}: not a package file ({one_line(exc)})") from None
     finally:
         conn.close()
     if row is None:

@@ -185,8 +185,12 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
     )
     for who, what, row in signed:
         if who != person_id:
+            if isinstance(who, int):
+                signer = names.get(who, f"annotator {who}")
+            else:  # a crafted id: quoted short
+                signer = f"annotator {str(who)[:20]!r}"
             raise ProjectError(
-                f"{pack}: {what} {row} is signed by {names.get(who, f'annotator {who}')}, "
+                f"{pack}: {what} {row} is signed by {str(signer)[:60]}, "
                 f"not by {manifest['person']} whose package it is"
             )
 

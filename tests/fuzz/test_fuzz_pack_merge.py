@@ -3,20 +3,20 @@ worked in, tests/fuzz/seeds.py) whose rows were edited with plain sqlite3 or who
 cut or garbled: refused in one line naming the package with the project unchanged, or merged
 and usable everywhere downstream (tests/fuzz/contract.py).
 
-Merge validation is being rewritten; the examples it gets wrong today are listed in
-KNOWN_MERGE_FAILURES (expected to fail, not strictly) and reported, not fixed here."""
+REGRESSIONS are examples the fuzzer found merge getting wrong, each fixed; they run on
+every test run."""
 
 from __future__ import annotations
 
 import pytest
-from contract import ACCEPTED, BROKEN, Broken, fuzz, run_example
+from contract import ACCEPTED, BROKEN, fuzz, run_example
 from hypothesis import given
 from hypothesis import strategies as st
 from mutations import Mutation, mutation, row_edit
 
 INPUT = "pack-merge"
-# Examples that merge gets wrong today: (role, mutations, what goes wrong).
-KNOWN_MERGE_FAILURES: list[tuple[str, tuple[Mutation, ...], str]] = [
+# Examples the fuzzer found merge getting wrong, now fixed: (role, mutations, what went wrong).
+REGRESSIONS: list[tuple[str, tuple[Mutation, ...], str]] = [
     (
         "reviewer",
         (Mutation("", "flip", (), (156, 176)),),
@@ -68,34 +68,14 @@ def test_a_package_with_edited_rows_is_refused_or_usable(fuzz_seed, data):
     rows = row_edit(seed.rows[role])
     edit = st.one_of(rows, rows, rows, mutation(seed.files[role]))  # rows three times as often
     changes = data.draw(st.lists(edit, min_size=1, max_size=3), label="mutations")
-    try:
-        run_example(seed, role, changes)
-    except Broken as exc:
-        if merge_validation(str(exc)):  # reported, not fixed here (see the module's doc)
-            pytest.xfail(f"merge validation: {str(exc).splitlines()[0][:300]}")
-        raise
-
-
-MERGE_CODE = ("app/work_packages/", "store/package_io.py", "store/packages.py", "app/cli/pack/")
-
-
-def merge_validation(problem: str) -> bool:
-    """Whether a broken example is merge's to fix: a traceback through the merge code, or a
-    refusal (merge's own message) that is not one clean line."""
-    if "Traceback" in problem:
-        frames = [line for line in problem.splitlines() if line.strip().startswith('File "')]
-        return any(part in line for line in frames for part in MERGE_CODE)
-    return problem.startswith("pack-merge: refused")
+    run_example(seed, role, changes)
 
 
 @pytest.mark.parametrize(
     ("role", "changes"),
-    [
-        pytest.param(role, changes, marks=pytest.mark.xfail(strict=False, reason=why))
-        for role, changes, why in KNOWN_MERGE_FAILURES
-    ],
+    [pytest.param(role, changes, id=why[:60]) for role, changes, why in REGRESSIONS],
 )
-def test_a_package_merge_gets_wrong_today(fuzz_seed, role, changes):
+def test_what_the_fuzzer_found_merge_getting_wrong_is_fixed(fuzz_seed, role, changes):
     assert run_example(fuzz_seed(INPUT), role, changes) != BROKEN
 
 
