@@ -83,6 +83,8 @@ def validate(record: Any) -> dict[str, Any]:
         raise FormatError("missing field 'answer'")
     _check_fields(record)
     _check_answer(record)
+    if record["benchmark"] == "jrdb":
+        _check_jrdb_criteria(record["criteria"])
     _check_boxes("answer", record["answer"])
     for i, step in enumerate(record["steps"]):
         _check_step(step, i)
@@ -151,6 +153,70 @@ def _check_answer(record: dict[str, Any]) -> None:
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
         ):
             raise FormatError(f"answer.point must be [u, v] pixels or null, not {brief(point)}")
+
+
+def _ids(value: Any, kind: type | tuple[type, ...], where: str, *, high: int = MAX_INT) -> None:
+    """`value`, when given, is a list of `kind` (whole numbers from 0 to `high`)."""
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(
+        isinstance(v, kind)
+        and not isinstance(v, bool)
+        and (not isinstance(v, int) or 0 <= v <= high)
+        for v in value
+    ):
+        raise FormatError(f"{where} must be a list of {_KIND_WORDS[kind]}, not {brief(value)}")
+
+
+_KIND_WORDS = {int: "whole numbers >= 0", str: "names"}
+
+
+def _check_jrdb_criteria(criteria: dict[str, Any]) -> None:
+    """What the JRDB-Reasoning export and Verify's evidence read of a JRDB question's
+    criteria: its frames and images, slots, preferences and the query pattern."""
+    _ids(criteria.get("frame_ids"), int, "criteria.frame_ids")
+    _ids(criteria.get("image_ids"), str, "criteria.image_ids")
+    _ids(criteria.get("question_slots"), int, "criteria.question_slots", high=MAX_LEVEL)
+    slot = criteria.get("answer_slot")
+    if slot is not None and not _whole(slot, 0, MAX_LEVEL):
+        raise FormatError(f"criteria.answer_slot must be a whole number >= 0, not {brief(slot)}")
+    for key in ("asked", "generator"):
+        if criteria.get(key) is not None and not isinstance(criteria[key], str):
+            raise FormatError(f"criteria.{key} must be text, not {brief(criteria[key])}")
+    prefs = criteria.get("preferences")
+    if prefs is not None and not isinstance(prefs, dict):
+        raise FormatError(f"criteria.preferences must be an object, not {brief(prefs)}")
+    pattern = criteria.get("pattern")
+    if pattern is not None:
+        _check_pattern(pattern)
+
+
+def _check_pattern(pattern: Any) -> None:
+    """A bound query pattern (`annotation.query.model.Binding.pattern`)."""
+    if not isinstance(pattern, dict):
+        raise FormatError(f"criteria.pattern must be an object, not {brief(pattern)}")
+    nodes, edges = pattern.get("nodes") or [], pattern.get("edges") or []
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        raise FormatError("criteria.pattern needs lists of nodes and edges")
+    for i, node in enumerate(nodes):
+        where = f"criteria.pattern.nodes[{i}]"
+        if not isinstance(node, dict) or not isinstance(node.get("kind", ""), str):
+            raise FormatError(f"{where} must be an object with a kind, not {brief(node)}")
+        filters = node.get("filters") or []
+        if not isinstance(filters, list) or not all(
+            isinstance(f, list) and len(f) == 3 and isinstance(f[0], str) for f in filters
+        ):
+            raise FormatError(f"{where}.filters must be [attribute, value, slot] lists")
+    for k, edge in enumerate(edges):
+        where = f"criteria.pattern.edges[{k}]"
+        if not isinstance(edge, dict):
+            raise FormatError(f"{where} must be an object, not {brief(edge)}")
+        if not all(_whole(edge.get(key), 0, len(nodes) - 1) for key in ("parent", "child")):
+            raise FormatError(f"{where}: parent and child must be nodes of the pattern")
+        if not isinstance(edge.get("family"), str) or not _whole(edge.get("slot"), 0, MAX_LEVEL):
+            raise FormatError(f"{where} needs a family (text) and a slot (a whole number)")
+        if not isinstance(edge.get("parent_is_subject", True), bool):
+            raise FormatError(f"{where}.parent_is_subject must be true or false")
 
 
 def _check_step(step: Any, i: int) -> None:

@@ -248,8 +248,10 @@ def _check_header(record: dict[str, Any]) -> None:
             f"success must be true, false or null, not {brief(record['success'])}"
         )
     score = record.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
-        raise EpisodeFormatError(f"score must be a number or null, not {_kind(score)}")
+    if score is not None and (
+        isinstance(score, bool) or not isinstance(score, (int, float)) or abs(score) >= MAX_WHOLE
+    ):
+        raise EpisodeFormatError(f"score must be a number or null, not {brief(score)}")
     _check_size(record.get("camera") or {}, "camera")
     extra = record.get("extra") or {}
     bimanual = extra.get("bimanual")
