@@ -28,8 +28,8 @@ import sqlite3
 import tempfile
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,25 +90,44 @@ def _alarm(_signum, _frame) -> None:
     raise Hang
 
 
+@contextmanager
+def deadline() -> Iterator[None]:
+    """Raise `Hang` in the block once it has run TIMEOUT_S (not nested)."""
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+HANG = f"hang: still running after {TIMEOUT_S:g} s"
+
+
 def run_cli(argv: Sequence[str]) -> Run:
     """`reasonscope ARGV` in this process: exit code, stdout, stderr, any uncaught error."""
     out, err = io.StringIO(), io.StringIO()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
     code, crash = None, None
     try:
-        with redirect_stdout(out), redirect_stderr(err):
+        with deadline(), redirect_stdout(out), redirect_stderr(err):
             code = main([str(a) for a in argv])
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except Hang:
-        crash = f"hang: still running after {TIMEOUT_S:g} s"
+        crash = HANG
     except Exception:  # noqa: BLE001  (what the contract is about)
         crash = traceback.format_exc()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
     return Run(code, out.getvalue(), err.getvalue(), crash)
+
+
+def loaded(db: Path) -> str | None:
+    """`loaders.load_everything` under the same deadline."""
+    try:
+        with deadline():
+            return load_everything(db)
+    except Hang:
+        return f"loading what was stored: {HANG}"
 
 
 def table_rows(db: Path) -> dict[str, list[str]]:
@@ -290,7 +309,7 @@ def run_example(seed_: object, name: str, mutations: Sequence[Mutation]) -> str:
 
         def downstream() -> str | None:
             packages = seed_.name == "pack-merge"
-            return cli_downstream(db, out, packages=packages) or load_everything(db)
+            return cli_downstream(db, out, packages=packages) or loaded(db)
 
         argv = seed_.argv(copy, db)
         return held(lambda: check(seed_.name, argv, db, [copy], downstream, (name, mutations)))

@@ -74,13 +74,18 @@ def _with_jrdb_questions(base, path: Path) -> Path:
 
 # -- import benchmark --------------------------------------------------------------------------
 def benchmark_seed(folder: Path) -> Seed:
-    """Two generated MG-VQA questions with their scene and three JRDB-Reasoning questions,
-    as `export benchmark` writes them; imported into the JRDB project without questions."""
+    """Two generated MG-VQA questions with their scene, three JRDB-Reasoning questions as
+    the suite's fixture stores them and three the query engine generated (with their
+    patterns), as `export benchmark` writes them; imported into the JRDB project without
+    questions."""
     from question_fixtures import write_question_project
 
     base = jrdb_project(folder / "jrdb")
     tabletop = write_question_project(folder / "tabletop.reasonscope")
     jrdb = _with_jrdb_questions(base, folder / "jrdb-questions.reasonscope")
+    for task in (("vg", "--spatial", "pair"), ("vqa-count",), ("vqa-wh",)):  # with patterns
+        generate = ("questions", "generate", "--benchmark", "jrdb", "--subject", "human")
+        _cli(*generate, "--task", *task, "--n", "1", "--seed", "1", "--db", jrdb)
     out = folder / "benchmark.jsonl"
     parts = []
     for db in (tabletop, jrdb):

@@ -18,18 +18,22 @@ REGRESSIONS: list[tuple[str, tuple[Mutation, ...], str]] = [
     ("questions", (), ACCEPTED),  # the real file as written
     # an evidence id that is an object: a TypeError while checking it
     ("questions", (Mutation("", "set", (1, "evidence_ids", 0), "dict"),), REFUSED),
-    # an asset reference of no known scheme, as found (two flips) and as a value: Verify's
-    # restore failed
-    (
-        "questions",
-        (Mutation("", "flip", (), (317, 1)), Mutation("", "flip", (), (317, 10))),
-        REFUSED,
-    ),
+    # an asset reference of no known scheme (found as two flipped bytes, "resourcex:"):
+    # Verify's restore failed
     ("questions", (Mutation("", "set", (0, "scene", "bodies", 14, "asset"), "str"),), REFUSED),
     # a count of -Infinity: the JRDB-Reasoning VQA export failed on int()
     ("questions", (Mutation("", "set", (3, "answer"), "-inf"),), REFUSED),
     # options that are a number: Verify's correction draft failed iterating them
     ("questions", (Mutation("", "set", (4, "options"), "1e308"),), REFUSED),
+    # a JRDB question whose criteria.frame_ids hold an object: the VG export failed (unhashable)
+    (
+        "questions",
+        (
+            Mutation("", "dup_item", (3, "steps")),
+            Mutation("", "set", (4, "criteria", "frame_ids", 0), "empty_dict"),
+        ),
+        REFUSED,
+    ),
     # JRDB questions without a query pattern (as exported): the VG export failed in step_keys
     ("questions", (Mutation("", "drop_line", (), 0),), ACCEPTED),
 ]
