@@ -325,7 +325,7 @@ def _edit_row(path: Path, table: str, rowid: int, column: str, value: Any) -> No
     try:
         conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (value, rowid))
         conn.commit()
-    except sqlite3.DatabaseError:  # a constraint the file's schema holds (NOT NULL, CHECK...)
+    except (sqlite3.Error, ValueError):  # a constraint (NOT NULL, CHECK), or a garbled file
         conn.rollback()
     finally:
         conn.close()
