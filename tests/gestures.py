@@ -134,3 +134,15 @@ def shown_viewport(qtbot, world, size: tuple[int, int] = (400, 300), preset: str
     if preset is not None:
         view.set_camera_preset(preset)
     return view
+
+
+def drag_on_panorama(qtbot, panorama, start, end, modifier=Qt.KeyboardModifier.NoModifier):
+    """Press at image point `start` of a JRDB panorama, move and release at `end` (image
+    pixels), as a hand does (Ctrl held: draw a new box)."""
+    viewport = panorama.view.viewport()
+    a = panorama.scene_to_widget(*start).toPoint()
+    b = panorama.scene_to_widget(*end).toPoint()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, modifier, a)
+    qtbot.mouseMove(viewport, (a + b) / 2)
+    qtbot.mouseMove(viewport, b)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifier, b)

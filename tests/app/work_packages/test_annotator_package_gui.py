@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import drag_on_panorama, open_as_ada, press_shortcut
 from jrdb_activity_fixture import DATA, FIXTURE, NAME, implied_gt, imported_fixture, toolkit
 from PySide6.QtCore import Qt
 
@@ -17,16 +17,6 @@ from store import open_project
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 LEFT = Qt.MouseButton.LeftButton
-
-
-def drag(qtbot, panorama, start, end, modifier=Qt.KeyboardModifier.NoModifier):
-    viewport = panorama.view.viewport()
-    a = panorama.scene_to_widget(*start).toPoint()
-    b = panorama.scene_to_widget(*end).toPoint()
-    qtbot.mousePress(viewport, LEFT, modifier, a)
-    qtbot.mouseMove(viewport, (a + b) / 2)
-    qtbot.mouseMove(viewport, b)
-    qtbot.mouseRelease(viewport, LEFT, modifier, b)
 
 
 def click(qtbot, panorama, x, y):
@@ -52,11 +42,11 @@ def test_a_package_worked_in_the_app_and_copied_while_open_merges(qtbot, tmp_pat
     # frame 15: pedestrian:7 picked and dragged 60 px left; a person drawn with Ctrl+drag
     click(qtbot, a.panorama, 3420, 300)
     assert a.state.selected == keys["pedestrian:7"]
-    drag(qtbot, a.panorama, (3420, 300), (3360, 300))
+    drag_on_panorama(qtbot, a.panorama, (3420, 300), (3360, 300))
     moved = a.state.box_2d(keys["pedestrian:7"])
     assert moved.x == pytest.approx(3299, abs=8)
     a.boxes.ask_category = lambda: "person"
-    drag(qtbot, a.panorama, (800, 120), (870, 330), CTRL)
+    drag_on_panorama(qtbot, a.panorama, (800, 120), (870, 330), CTRL)
     drawn = a.state.entities[a.state.selected]
     assert drawn.key == "pedestrian:13"
     # frame 30: pedestrian:9 picked and taken out of the frame

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import drag_on_panorama, open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
@@ -31,17 +31,6 @@ def window(qtbot, imported, tmp_path):
     w.close()
 
 
-def drag(qtbot, panorama, start, end, modifier=Qt.KeyboardModifier.NoModifier):
-    """Press at image point `start`, move and release at `end` (image pixels)."""
-    viewport = panorama.view.viewport()
-    a = panorama.scene_to_widget(*start).toPoint()
-    b = panorama.scene_to_widget(*end).toPoint()
-    qtbot.mousePress(viewport, LEFT, modifier, a)
-    qtbot.mouseMove(viewport, (a + b) / 2)
-    qtbot.mouseMove(viewport, b)
-    qtbot.mouseRelease(viewport, LEFT, modifier, b)
-
-
 def record(project, frame_id, entity_id, dims="2d"):
     return next(
         r for r in project.sequences.box_records(frame_id, dims) if r.box.entity_id == entity_id
@@ -52,7 +41,7 @@ def test_ctrl_drag_draws_a_new_object_saved_by_the_annotator(qtbot, window):
     a = window.mode("annotate")
     a.boxes.ask_category = lambda: "chair"
     before = set(a.state.entities)
-    drag(qtbot, a.panorama, (200, 200), (400, 420), CTRL)
+    drag_on_panorama(qtbot, a.panorama, (200, 200), (400, 420), CTRL)
     new = set(a.state.entities) - before
     assert len(new) == 1
     entity_id = new.pop()
@@ -80,7 +69,7 @@ def test_dragging_the_selected_box_moves_and_saves_it(qtbot, window):
     box = next(b for b in a.state.boxes_2d if 50 < b.x and b.x + b.w < 3000 and b.w > 30)
     a.state.select(box.entity_id)
     cx, cy = box.x + box.w / 2, box.y + box.h / 2
-    drag(qtbot, a.panorama, (cx, cy), (cx + 300, cy))
+    drag_on_panorama(qtbot, a.panorama, (cx, cy), (cx + 300, cy))
     moved = a.state.box_2d(box.entity_id)
     assert moved.x == pytest.approx(box.x + 300, abs=8) and moved.w == pytest.approx(box.w)
     assert moved.y == pytest.approx(box.y, abs=4)
@@ -88,7 +77,9 @@ def test_dragging_the_selected_box_moves_and_saves_it(qtbot, window):
     assert rec.source == "annotator" and rec.annotator_id == window.session.annotator.id
     assert a.state.selected == box.entity_id  # still selected: a drag is not a click
     # the bottom-right corner handle resizes it
-    drag(qtbot, a.panorama, (moved.x + moved.w, moved.y + moved.h), (moved.x + moved.w + 90, 470))
+    drag_on_panorama(
+        qtbot, a.panorama, (moved.x + moved.w, moved.y + moved.h), (moved.x + moved.w + 90, 470)
+    )
     resized = a.state.box_2d(box.entity_id)
     assert resized.x == pytest.approx(moved.x, abs=4)
     assert resized.w == pytest.approx(moved.w + 90, abs=8)
@@ -99,7 +90,7 @@ def test_nobody_signed_in_saves_nothing(qtbot, window):
     window.session.annotator = None
     a.boxes.ask_category = lambda: "bag"
     before = set(a.state.entities)
-    drag(qtbot, a.panorama, (600, 200), (700, 300), CTRL)
+    drag_on_panorama(qtbot, a.panorama, (600, 200), (700, 300), CTRL)
     assert set(a.state.entities) == before
     assert "Sign in" in a.mode.statusBar().currentMessage()
 
@@ -150,7 +141,7 @@ def test_ctrl_drag_draws_a_person_the_labels_missed(qtbot, window):
     project = window.session.project
     expected = project.sequences.next_key(a.state.sequence.id, "pedestrian")
     a.boxes.ask_category = lambda: "person"
-    drag(qtbot, a.panorama, (900, 150), (980, 400), CTRL)
+    drag_on_panorama(qtbot, a.panorama, (900, 150), (980, 400), CTRL)
     entity = a.state.entities[a.state.selected]
     assert (entity.key, entity.kind, entity.source) == (expected, "human", "annotator")
     assert record(project, a.state.frame.id, entity.id).annotator_id == window.session.annotator.id
