@@ -229,6 +229,29 @@ def table_textures() -> list[str]:
     return [item["file"] for item in json.loads(index.read_text())]
 
 
+def draw(
+    seed: int,
+    attempt: int,
+    *,
+    objects: tuple[int, int],
+    entries: Sequence[CatalogEntry],
+    textures: Sequence[str],
+    first: Sequence[CatalogEntry] = (),
+    piles: bool = False,
+) -> tuple[list[SpawnSpec], str | None]:
+    """Everything attempt `attempt` of scene `seed` draws at random: the objects to drop and
+    the table texture.
+
+    Every random draw of the attempt comes from one generator seeded with
+    (seed, attempt), in a fixed order, so an attempt can be drawn again exactly.
+    """
+    lo, hi = objects
+    rng = np.random.default_rng([seed, attempt])
+    n = int(rng.integers(lo, hi + 1))
+    texture = textures[int(rng.integers(0, len(textures)))] if textures else None
+    return sample_spawns(rng, entries, n, first=first, piles=piles), texture
+
+
 def drop(
     seed: int,
     attempt: int,
@@ -241,21 +264,23 @@ def drop(
     with_robot: bool = True,
     gripper: str = DEFAULT_GRIPPER,
 ) -> tuple[TabletopWorld, list[SpawnSpec], str | None]:
-    """Attempt `attempt` of scene `seed`: the world with its objects dropped, not yet settled.
-
-    Every random draw of the attempt comes from one generator seeded with
-    (seed, attempt), in a fixed order, so an attempt can be rebuilt exactly.
-    """
-    lo, hi = objects
-    rng = np.random.default_rng([seed, attempt])
-    n = int(rng.integers(lo, hi + 1))
-    texture = textures[int(rng.integers(0, len(textures)))] if textures else None
-    spawns = sample_spawns(rng, entries, n, first=first, piles=piles)
+    """Attempt `attempt` of scene `seed` in a new world: its objects dropped, not yet settled."""
+    spawns, texture = draw(
+        seed, attempt, objects=objects, entries=entries, textures=textures, first=first, piles=piles
+    )
     world = TabletopWorld(with_robot=with_robot, gripper=gripper)
     world.set_table_texture(texture)
     for spec in spawns:
         spawn(world, spec)
     return world, spawns, texture
+
+
+def clear_objects(world: TabletopWorld, empty_state: dict[str, Any]) -> None:
+    """Take every object out of `world` and put the rest back as `empty_state` has it (the
+    world's state before any object was added): the next attempt starts from the same world."""
+    for body in world.objects():
+        world.remove(body.key)
+    world.restore_state(empty_state)
 
 
 def generate_scene(
@@ -270,7 +295,13 @@ def generate_scene(
     piles: bool = False,
     gripper: str = DEFAULT_GRIPPER,
 ) -> GeneratedScene:
-    """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded)."""
+    """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded).
+
+    Every attempt of a seed drops its objects into the same world, emptied and put back
+    as it was built (loading the robot is costly), and the table gets its texture once an
+    attempt is kept (loading it is costly too, and physics does not see it); the call
+    sequence is fixed by the seed, so the result is too.
+    """
     lo, hi = objects
     if not (1 <= lo <= hi <= 15):
         raise ValueError(f"object count range {lo}-{hi} must lie within 1-15")
@@ -278,8 +309,12 @@ def generate_scene(
     textures = list(textures if textures is not None else table_textures())
     rejected: list[str] = []
     attempt_steps: list[int] = []
+    world = TabletopWorld(with_robot=with_robot, gripper=gripper)
+    empty = world.capture_state()
     for attempt in range(MAX_ATTEMPTS):
-        world, spawns, texture = drop(
+        if attempt:
+            clear_objects(world, empty)
+        spawns, texture = draw(
             seed,
             attempt,
             objects=objects,
@@ -287,18 +322,19 @@ def generate_scene(
             textures=textures,
             first=first,
             piles=piles,
-            with_robot=with_robot,
-            gripper=gripper,
         )
+        for spec in spawns:
+            spawn(world, spec)
         report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
         attempt_steps.append(report.steps)
         found = problems(world)
         if not found:
+            world.set_table_texture(texture)
             return GeneratedScene(
                 seed, attempt, world, report, texture, spawns, rejected, attempt_steps
             )
         rejected.append(f"attempt {attempt}: {found[0]}")
-        world.close()
+    world.close()
     raise RuntimeError(f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})")
 
 
