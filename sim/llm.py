@@ -405,14 +405,25 @@ def chat_completion(
 
 
 # -- message parts ------------------------------------------------------------------------------
-def image_data_url(rgb: np.ndarray, max_side: int = MAX_IMAGE_SIDE) -> str:
-    """A PNG data URL of an RGB image, scaled down to at most `max_side` pixels a side."""
+def png_bytes(rgb: np.ndarray, max_side: int = MAX_IMAGE_SIDE) -> bytes:
+    """An RGB image as the PNG bytes a model is sent, scaled down to at most `max_side`
+    pixels a side (the same pixels always give the same bytes)."""
     image = Image.fromarray(np.ascontiguousarray(rgb[..., :3]).astype(np.uint8), "RGB")
     if max(image.size) > max_side:
         image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
-    return _png_url(buffer.getvalue())
+    return buffer.getvalue()
+
+
+def image_data_url(rgb: np.ndarray, max_side: int = MAX_IMAGE_SIDE) -> str:
+    """A PNG data URL of an RGB image, scaled down to at most `max_side` pixels a side."""
+    return _png_url(png_bytes(rgb, max_side))
+
+
+def png_url(png: bytes) -> str:
+    """A data URL of PNG bytes as they are (`png_bytes`' output, a stored first view)."""
+    return _png_url(png)
 
 
 def _png_url(png: bytes) -> str:

@@ -17,6 +17,7 @@ from store.hoi import HoiRepository
 from store.packages import PackageRepository
 from store.questions import QuestionRepository
 from store.reasoning import ReasoningRepository
+from store.rendered_views import RenderedViewRepository
 from store.scenes import SceneRepository
 from store.sequences import SequenceRepository
 from store.spatial import SpatialRepository
@@ -56,6 +57,7 @@ class Project(ProjectFile):
         self.packages = PackageRepository(self)
         self.questions = QuestionRepository(self)
         self.reasoning = ReasoningRepository(self, questions=self.questions)
+        self.rendered_views = RenderedViewRepository(self, images=self.images, states=self.states)
         self.scenes = SceneRepository(self)
         self.spatial = SpatialRepository(self)
         self.summary = SummaryRepository(self, questions=self.questions)

@@ -566,4 +566,33 @@ def m0011_annotator_work_travels(db: Database) -> None:
         db.execute(statement)
 
 
+_V12_RENDERED_VIEWS = """
+-- A question's first view, rendered once and shared by every model and every repeat
+-- (sim.tabletop.first_view): the PNG bytes per view (in images, by content), the state an
+-- episode records first (in states) and the top-down segmentation a Find point is scored
+-- on. `key` is the hash of everything that goes into the pixels, so a changed scene,
+-- camera or gripper never finds a stale view. A cache: rendering it again gives the same.
+CREATE TABLE rendered_views (
+    key TEXT PRIMARY KEY,
+    scene_id INTEGER REFERENCES scenes(id) ON DELETE CASCADE,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    images TEXT NOT NULL,
+    state_sha256 TEXT NOT NULL REFERENCES states(sha256),
+    segmentation BLOB NOT NULL,
+    names TEXT NOT NULL,
+    gripper TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX rendered_views_scene ON rendered_views(scene_id)
+"""
+
+
+@migrations(name="0012_rendered_views")
+def m0012_rendered_views(db: Database) -> None:
+    """First views rendered once per scene, camera and gripper, shared by every run."""
+    for statement in _split(_V12_RENDERED_VIEWS):
+        db.execute(statement)
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,19 +157,33 @@ def play_episode(
     *,
     image_size: int = MODEL_IMAGE_SIZE,
     gripper: str | None = None,
+    first_view=None,
+    hosts=None,
 ) -> dict[str, Any]:
     """Run `agent` on one question in its rebuilt scene; the episode as plain data
-    ({"header", "steps", "source"}). A model endpoint failing is outcome "error"."""
+    ({"header", "steps", "source"}). A model endpoint failing is outcome "error".
+
+    `first_view` (`sim.tabletop.first_view.FirstView`, for this scene, camera and
+    gripper) is what the agent is shown until something moves; a Direct episode with one
+    needs no simulator at all. With `hosts` (`app.jobs.sim_hosts.SimHosts`) the world
+    lives in a simulation process and this thread only plays the agent's side."""
     from sim.llm import ModelError
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
     from sim.tabletop.world import TOP_DOWN
 
-    world = world_from_records(scene["bodies"], scene["state"], gripper=gripper)
     camera = TOP_DOWN.with_size(image_size, image_size)
+    world = remote = None
+    if mode == "direct" and first_view is not None:
+        env = ToolEnv(None, question, mode, camera=camera, first_view=first_view)
+    elif hosts is not None:
+        env = remote = hosts.open(question, scene, mode, camera, gripper, first_view)
+    else:
+        world = world_from_records(scene["bodies"], scene["state"], gripper=gripper)
     error = ""
     try:
-        env = ToolEnv(world, question, mode, camera=camera)
+        if world is not None:
+            env = ToolEnv(world, question, mode, camera=camera, first_view=first_view)
         try:
             agent.run(env)
         except ModelError as exc:  # a model endpoint failing is an outcome, not a crash
@@ -187,7 +202,7 @@ def play_episode(
             "success": bool(env.correct),
             "score": 1.0 if env.correct else 0.0,
             "prompt_variant": agent.prompt_variant,
-            "gripper": world.gripper_model.key,
+            "gripper": env.gripper,
             "camera": {"width": camera.width, "height": camera.height},
             "question": {
                 "uid": question.uid,
@@ -201,7 +216,10 @@ def play_episode(
         }
         return {"header": header, "steps": env.steps, "source": f"run-agent {agent.name}"}
     finally:
-        world.close()
+        if world is not None:
+            world.close()
+        if remote is not None:
+            hosts.release(remote)
 
 
 def run_episode(
@@ -228,8 +246,15 @@ def run_episode(
 def play_question_job(job: dict[str, Any]) -> dict[str, Any]:
     """One episode of a run as plain data (a batch worker's job): job = {"agent", "mode",
     "question", "scene" (`scene_data`), "seed", "prompt_variant", "image_size", "gripper",
-    "config" (an OpenAIConfig or None), "retry"}; the episode comes back with its
-    endpoint's request counts ("endpoint")."""
+    "config" (an OpenAIConfig or None), "retry", "first_view" (a `FirstView` or None)},
+    and in this process's threads "hosts" (`SimHosts`, or None); the episode comes back
+    with its endpoint's request counts ("endpoint")."""
+    hosts = job.get("hosts")
+    first_view = job.get("first_view")
+    simulates = not (job["mode"] == "direct" and first_view is not None)
+    if hosts is not None and simulates and job["agent"] != "openai":
+        # a scripted agent never waits: the whole episode goes to a simulation process
+        return hosts.run(play_question_job, {k: v for k, v in job.items() if k != "hosts"})
     agent = make_agent(
         job["agent"],
         prompt_variant=job["prompt_variant"],
@@ -237,8 +262,9 @@ def play_question_job(job: dict[str, Any]) -> dict[str, Any]:
         config=job["config"],
         retry=job["retry"],
     )
-    with sim_turn() as waiting:  # threads of a run simulate in turn, wait together
-        agent.waiting = waiting
+    in_turn = simulates and hosts is None
+    with sim_turn() if in_turn else nullcontext(nullcontext()) as waiting:
+        agent.waiting = waiting  # threads that simulate here do so in turn, wait together
         data = play_episode(
             job["question"],
             job["scene"],
@@ -246,6 +272,8 @@ def play_question_job(job: dict[str, Any]) -> dict[str, Any]:
             job["mode"],
             image_size=job["image_size"],
             gripper=job["gripper"],
+            first_view=first_view,
+            hosts=hosts if simulates else None,
         )
     stats = getattr(agent, "stats", None)
     data["endpoint"] = stats.as_dict() if stats is not None else None
@@ -294,7 +322,11 @@ def run_agent(
     With `resume`, questions that already have an episode of this agent, model, mode and
     prompt variant are skipped.
     """
+    from app.jobs.first_views import first_views
+    from app.jobs.sim_hosts import SimHosts
+    from sim.tabletop import prompts
     from sim.tabletop.toolenv import MODES
+    from sim.tabletop.world import TOP_DOWN
 
     if mode not in MODES:
         raise ProjectError(f"--mode {mode}: modes are {', '.join(MODES)}")
@@ -355,18 +387,38 @@ def run_agent(
             ).id
             summary.keep(data["header"], episode_id, what(job), data.get("endpoint"))
 
-        batch = run_batch(
-            jobs,
-            play_question_job,
-            keep,
-            workers=workers,
-            ray_address=ray_address,
-            progress=progress or Progress(),
-            describe=what,
-            noun="episode",
-            concurrency=concurrency,
-        )
+        # --workers W on this machine: W simulation processes, K threads playing the
+        # agents' side (docs/model-endpoints.md); --ray-address: episodes as Ray tasks
+        local_hosts = workers > 1 and not ray_address
+        threads = (concurrency or workers) if local_hosts else concurrency
+        with SimHosts(workers) if local_hosts else nullcontext() as hosts:
+            views = first_views(
+                project,
+                scenes,
+                TOP_DOWN.with_size(image_size, image_size),
+                gripper=gripper,
+                views=prompts.views(prompt_variant),
+                progress=progress,
+                hosts=hosts,
+            )
+            for job in jobs:
+                job["first_view"] = views[job["question"].scene_id]
+                if hosts is not None:
+                    job["hosts"] = hosts
+            batch = run_batch(
+                jobs,
+                play_question_job,
+                keep,
+                workers=1 if local_hosts else workers,
+                ray_address=ray_address,
+                progress=progress or Progress(),
+                describe=what,
+                noun="episode",
+                concurrency=threads,
+            )
         summary.backend = batch.backend
+        if local_hosts:
+            summary.backend = f"in-process, {threads} threads, {workers} simulation processes"
         by_what = {what(j): j["model"] for j in jobs}
         for item, why in batch.failed:
             summary.fail(by_what.get(item, ""), item, why)

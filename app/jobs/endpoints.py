@@ -158,10 +158,17 @@ Script = Callable[[dict[str, Any], int], Reply]
 def answer_reply(answer: str = "0", usage: tuple[int, int] | None = (120, 12)) -> Reply:
     """A valid MG-VQA reply: one answer_question tool call, with `usage` (prompt,
     completion tokens) unless None."""
+    return tool_reply("answer_question", {"answer": answer}, usage)
+
+
+def tool_reply(
+    name: str, arguments: dict[str, Any], usage: tuple[int, int] | None = (120, 12)
+) -> Reply:
+    """A reply of one tool call, with `usage` (prompt, completion tokens) unless None."""
     call = {
         "id": "c0",
         "type": "function",
-        "function": {"name": "answer_question", "arguments": json.dumps({"answer": answer})},
+        "function": {"name": name, "arguments": json.dumps(arguments)},
     }
     body: dict[str, Any] = {
         "id": "fake",

@@ -1,41 +1,56 @@
-"""Perf case of model runs at scale: episodes in flight against a slow model endpoint.
+"""Perf cases of model runs at scale: episodes in flight against a slow model endpoint.
 
-`run_agent_concurrency` plays the same MG-VQA questions with `run-agent --agent openai`
-(`app.jobs.agents.run_agent`, as the command calls it) against a local fake endpoint
-(`app.jobs.endpoints.FakeEndpoint`) that answers every request with a valid final
-answer after 1 s, once with `--concurrency 8` and once with 1, and reports the speed-up.
-The questions sit on two generated scenes in a scratch project, without the robot and on
-a plain table, so the little simulation an episode does (about 0.1 s, under the GIL) is
-not what is measured; docs/model-endpoints.md gives the figure with full scenes.
+Both play MG-VQA questions with `run-agent --agent openai` (`app.jobs.agents.run_agent`,
+as the command calls it) against a local fake endpoint (`app.jobs.endpoints.FakeEndpoint`)
+that answers every request after 1 s and counts the requests it has in flight. The
+questions sit on full generated scenes (robot, textured table, 8-15 objects) at the
+default image size: what users run.
+
+`run_agent_concurrency`: Direct mode, `--concurrency 8` against 1. The project's first
+views were rendered when it was made, as `questions generate --prerender` does, so the
+runs send the stored images and never rebuild a scene.
+
+`run_agent_manipulation`: Manipulation mode, `--concurrency 8 --workers 2` (two
+simulation processes) against a serial run. The fake model plays a fixed search through
+the conversation: perceive the scene, segment the first object it was told of, grasp
+it, answer. Every tool call simulates (restore, render, plan, step), in the hosts.
 """
 
 from __future__ import annotations
 
+import json
 import time
 
 from app.perf.harness import PerfResult, perf_case, report, scratch_folder
+from sim.tabletop.world import MODEL_IMAGE_SIZE
 
 ORDER = 400  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
 NAME = "run_agent_concurrency"
-GOAL = ">= 6x (--concurrency 8 vs 1)"
-QUESTIONS = {False: 24, True: 16}
+GOAL = ">= 6x (--concurrency 8 vs 1), >= 6 in flight"
+TOOL_NAME = "run_agent_manipulation"
+TOOL_GOAL = ">= 3x (--concurrency 8 --workers 2 vs serial)"
+QUESTIONS = {False: 16, True: 12}
+TOOL_QUESTIONS = {False: 8, True: 6}
+SCENES = {False: 4, True: 3}
 CONCURRENCY = 8
+TOOL_WORKERS = 2
 DELAY_S = 1.0  # the fake endpoint's time per reply
-IMAGE_SIZE = 128  # the agent's observation (the request carries it as a PNG)
 
 
-def _project(path, n: int) -> None:
-    """A project of two small generated scenes and `n` Count questions (status pending:
-    the run takes --questions any) on them."""
+def _project(path, n: int, scenes: int) -> float:
+    """A project of `scenes` full generated scenes and `n` Count questions (status pending:
+    the runs take --questions any) on them, with their first views prerendered; the
+    seconds the prerendering took."""
+    from app.jobs.first_views import prerender
     from sim.tabletop.scenes import generate_scene, scene_record
     from store import open_project
 
     with open_project(path, create=True) as project:
         scene_ids = []
-        for seed in (0, 1):
-            report(f"{NAME}: generating scene {seed + 1} of 2")
-            scene = generate_scene(seed, objects=(3, 4), textures=(), with_robot=False)
+        for seed in range(scenes):
+            report(f"{NAME}: generating scene {seed + 1} of {scenes}")
+            scene = generate_scene(seed)
             try:
                 with project.write():
                     scene_ids.append(project.scenes.add(scene_record(scene)))
@@ -51,25 +66,29 @@ def _project(path, n: int) -> None:
                         "options": None,
                         "answer": 1,
                         "criteria": {},
-                        "scene_id": scene_ids[i % 2],
+                        "scene_id": scene_ids[i % scenes],
                     }
                 )
+        start = time.perf_counter()
+        prerender(project, scene_ids)
+        return time.perf_counter() - start
 
 
-def _run(path, url: str, n: int, concurrency: int) -> tuple[float, dict]:
+def _run(path, url: str, n: int, mode: str, concurrency: int, workers: int = 1):
     from app.jobs.agents import run_agent
     from sim.llm import OpenAIConfig
 
-    config = OpenAIConfig(url, f"fake-vlm-k{concurrency}")
+    config = OpenAIConfig(url, f"fake-vlm-{mode}-k{concurrency}-w{workers}")
     start = time.perf_counter()
     summary = run_agent(
         path,
         "openai",
-        "direct",
+        mode,
         questions="any",
         models=[config],
-        image_size=IMAGE_SIZE,
+        image_size=MODEL_IMAGE_SIZE,
         concurrency=concurrency,
+        workers=workers,
     )
     seconds = time.perf_counter() - start
     if summary.episodes != n or summary.errors or summary.failed:
@@ -91,21 +110,22 @@ def _warm_client(url: str) -> None:
 
 @perf_case(NAME, goal=GOAL)
 def run_agent_concurrency(quick: bool) -> PerfResult:
-    """`run-agent --agent openai --concurrency 8` vs 1 on the same questions against a
-    fake endpoint answering each request after 1 s: the speed-up."""
+    """Direct mode on full scenes at the default size: `--concurrency 8` vs 1 against a
+    fake endpoint answering each request after 1 s; the speed-up and the most requests
+    the endpoint had in flight."""
     from app.jobs.endpoints import fake_endpoint
 
     n = QUESTIONS[quick]
     with scratch_folder() as folder:
         path = folder / "endpoints.reasonscope"
-        _project(path, n)
+        prerender_s = _project(path, n, SCENES[quick])
         with fake_endpoint(delay=DELAY_S) as fake:
             _warm_client(fake.url)
             report(f"{NAME}: {n} episodes, --concurrency {CONCURRENCY}")
-            fast, report_fast = _run(path, fake.url, n, CONCURRENCY)
+            fast, report_fast = _run(path, fake.url, n, "direct", CONCURRENCY)
             most = fake.max_in_flight
             report(f"{NAME}: {n} episodes, --concurrency 1")
-            slow, _ = _run(path, fake.url, n, 1)
+            slow, _ = _run(path, fake.url, n, "direct", 1)
     ratio = slow / fast
     latency = report_fast["endpoint"]["mean_latency_s"]
     return PerfResult(
@@ -113,9 +133,73 @@ def run_agent_concurrency(quick: bool) -> PerfResult:
         ratio,
         "x",
         GOAL,
-        ratio >= 6,
-        f"{n} MG-VQA episodes (Direct mode, {IMAGE_SIZE} px, one request each) against a fake "
-        f"endpoint answering after {DELAY_S:g} s: {slow:.1f} s one at a time, {fast:.1f} s "
-        f"with --concurrency {CONCURRENCY} (at most {most} requests in flight at the "
-        f"server; mean latency {latency:.2f} s)",
+        ratio >= 6 and most >= 6,
+        f"{n} MG-VQA episodes (Direct mode, {MODEL_IMAGE_SIZE} px, full scenes, one request "
+        f"each) against a fake endpoint answering after {DELAY_S:g} s: {slow:.1f} s one at "
+        f"a time, {fast:.1f} s with --concurrency {CONCURRENCY} (at most {most} requests in "
+        f"flight at the server; mean latency {latency:.2f} s); the first views of "
+        f"{SCENES[quick]} scenes were prerendered once in {prerender_s:.1f} s",
+    )
+
+
+def search_script(body: dict, n: int):
+    """The fake model's side of a Manipulation episode, read off the conversation: perceive,
+    segment the first object perceived, grasp it, answer."""
+    from app.jobs.endpoints import answer_reply, tool_reply
+
+    messages = body.get("messages") or []
+    turn = sum(1 for m in messages if m.get("role") == "assistant")
+    if turn == 0:
+        return tool_reply("perceive_scene", {})
+    if turn == 1:
+        seen = _last_tool_result(messages)
+        objects = seen.get("objects") or [{"point": [512, 512]}]
+        return tool_reply("find_object", {"point": objects[0]["point"]})
+    if turn == 2:
+        return tool_reply("grasp", {"mask_id": "mask_1"})
+    return answer_reply("1")
+
+
+def _last_tool_result(messages: list) -> dict:
+    for m in reversed(messages):
+        if m.get("role") == "tool":
+            try:
+                return json.loads(m.get("content") or "{}")
+            except json.JSONDecodeError:
+                return {}
+    return {}
+
+
+@perf_case(TOOL_NAME, goal=TOOL_GOAL)
+def run_agent_manipulation(quick: bool) -> PerfResult:
+    """Manipulation mode on full scenes at the default size: `--concurrency 8 --workers 2`
+    vs a serial run, against a fake endpoint answering each request after 1 s."""
+    from app.jobs.endpoints import fake_endpoint
+
+    n = TOOL_QUESTIONS[quick]
+    with scratch_folder() as folder:
+        path = folder / "manipulation.reasonscope"
+        _project(path, n, SCENES[quick])
+        with fake_endpoint(search_script, delay=DELAY_S) as fake:
+            _warm_client(fake.url)
+            report(f"{TOOL_NAME}: {n} episodes, --concurrency {CONCURRENCY} --workers 2")
+            fast, report_fast = _run(
+                path, fake.url, n, "manipulation", CONCURRENCY, workers=TOOL_WORKERS
+            )
+            most = fake.max_in_flight
+            report(f"{TOOL_NAME}: {n} episodes, one at a time")
+            slow, _ = _run(path, fake.url, n, "manipulation", 1)
+    ratio = slow / fast
+    requests = report_fast["endpoint"]["requests"]
+    return PerfResult(
+        TOOL_NAME,
+        ratio,
+        "x",
+        TOOL_GOAL,
+        ratio >= 3,
+        f"{n} MG-VQA episodes (Manipulation mode, {MODEL_IMAGE_SIZE} px, full scenes; "
+        f"perceive, find, grasp, answer: {requests} requests) against a fake endpoint "
+        f"answering after {DELAY_S:g} s: {slow:.1f} s one at a time, {fast:.1f} s with "
+        f"--concurrency {CONCURRENCY} --workers {TOOL_WORKERS} (simulation processes started "
+        f"within the run; at most {most} requests in flight at the server)",
     )

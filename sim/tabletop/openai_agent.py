@@ -24,12 +24,11 @@ from sim.llm import (
     OpenAIConfig,
     RetryPolicy,
     chat_completion,
-    image_data_url,
     message_text,
+    png_url,
 )
 from sim.tabletop import prompts
 from sim.tabletop.toolenv import TOOL_SPECS, ToolEnv
-from sim.tabletop.world import OBLIQUE
 
 
 # -- message pieces ------------------------------------------------------------------------------
@@ -192,8 +191,8 @@ class OpenAIAgent:
         """A user message: the text, then the image(s) of the variant."""
         parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
         for view in prompts.views(self.prompt_variant):
-            rgb = env.observation(_oblique_for(env) if view == prompts.OBLIQUE_VIEW else None)
-            parts.append({"type": "image_url", "image_url": {"url": image_data_url(rgb)}})
+            url = png_url(env.observation_png(view))
+            parts.append({"type": "image_url", "image_url": {"url": url}})
         return {"role": "user", "content": parts}
 
     # -- HTTP ----------------------------------------------------------------------------------
@@ -210,12 +209,6 @@ def stamp_first_step(steps: list[dict[str, Any]], first: int, completion: Comple
     from `first` on), so an episode's sums count each request once."""
     if first < len(steps):
         steps[first].update(completion.step_figures())
-
-
-def _oblique_for(env: ToolEnv):
-    """The oblique camera at the agent camera's width (1024 x 768 for the full-size camera)."""
-    width = env.camera.width
-    return OBLIQUE.with_size(width, max(1, round(width * OBLIQUE.height / OBLIQUE.width)))
 
 
 def _call_id(call: dict[str, Any], turn: int, index: int) -> str:

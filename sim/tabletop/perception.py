@@ -53,7 +53,11 @@ class Perception:
 
 
 class Perceiver(Protocol):
-    def perceive(self, world: TabletopWorld, camera: CameraSpec) -> Perception: ...
+    def perceive(
+        self, world: TabletopWorld, camera: CameraSpec, view: RenderedView | None = None
+    ) -> Perception:
+        """The scene now (`view`: the world rendered by `camera` now, if the caller has it)."""
+        ...
 
 
 def _on_object_point(mask: np.ndarray) -> tuple[int, int]:

@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.tabletop.toolenv import MODES, TOOL_SPECS
-from sim.tabletop.world import MODEL_IMAGE_SIZE
+from sim.tabletop.world import MODEL_IMAGE_SIZE, OBLIQUE_VIEW, TOP_DOWN_VIEW
 
 PROMPT_VARIANTS = ("plain", "search", "search-persistent", "multiview")
-TOP_DOWN_VIEW, OBLIQUE_VIEW = "top_down", "oblique"
 
 _ANSWER_FORMAT = {
     "count": "a whole number written in digits.",

@@ -8,11 +8,14 @@ the current top-down view (after whatever the agent uncovered), as MG-VQA asks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim.camera import CameraSpec
 from sim.render import render
 from sim.tabletop.world import TabletopWorld
+
+if TYPE_CHECKING:
+    from sim.tabletop.first_view import FirstView
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,11 @@ def score_answer(
     *,
     world: TabletopWorld | None = None,
     camera: CameraSpec | None = None,
+    first_view: FirstView | None = None,
 ) -> Score:
-    """Score `answer` (and `point`, for Find) for a stored `Question` (annotation.models)."""
+    """Score `answer` (and `point`, for Find) for a stored `Question` (annotation.models):
+    a Find point on the world as `camera` sees it now, or on `first_view` while nothing
+    has moved since it was rendered."""
     task, truth = question.task, question.answer
     if task == "count":
         try:
@@ -55,17 +61,21 @@ def score_answer(
             )
         if expected == "no":
             return Score(True, "correctly absent")
-        if point is None or world is None or camera is None:
+        if point is None or (first_view is None and (world is None or camera is None)):
             return Score(False, "a yes needs a point on the object")
         u, v = int(round(point[0])), int(round(point[1]))
-        seg = render(world, camera).segmentation
+        if first_view is not None:  # nothing has moved: the first view's segmentation
+            seg, name_of = first_view.segmentation, first_view.names.get
+        else:
+            seg = render(world, camera).segmentation
+            name_of = lambda uid: getattr(world.info(uid), "name", None)  # noqa: E731
         if not (0 <= v < seg.shape[0] and 0 <= u < seg.shape[1]):
             return Score(False, f"point ({u}, {v}) is outside the image")
-        info = world.info(int(seg[v, u]))
+        name = name_of(int(seg[v, u]))
         target = question.criteria.get("measured", {}).get("target")
-        if info is not None and info.name == target:
+        if name is not None and name == target:
             return Score(True, f"the point is on a {target}")
         return Score(
-            False, f"the point is on {'the ' + info.name if info else 'nothing'}, not a {target}"
+            False, f"the point is on {'the ' + name if name else 'nothing'}, not a {target}"
         )
     raise ValueError(f"cannot score task {task!r}")

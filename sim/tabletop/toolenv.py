@@ -17,13 +17,15 @@ from typing import Any
 import numpy as np
 
 from sim.camera import CameraSpec
-from sim.render import render
+from sim.llm import png_bytes
+from sim.render import RenderedView, render
+from sim.tabletop.first_view import FirstView, view_camera
 from sim.tabletop.grasp.execute import grasp
 from sim.tabletop.masks import decode_mask, encode_mask
 from sim.tabletop.perception import Perceiver, SimulatorPerceiver, find_object
 from sim.tabletop.push import DIRECTIONS, push
 from sim.tabletop.scoring import score_answer
-from sim.tabletop.world import TOP_DOWN, TabletopWorld
+from sim.tabletop.world import TOP_DOWN, TOP_DOWN_VIEW, TabletopWorld
 
 PERCEPTION_TOOLS = ("perceive_scene", "find_object")
 MANIPULATION_TOOLS = ("grasp", "push")
@@ -92,17 +94,32 @@ class ToolError(ValueError):
 class ToolEnv:
     def __init__(
         self,
-        world: TabletopWorld,
+        world: TabletopWorld | None,
         question,
         mode: str,
         *,
         camera: CameraSpec = TOP_DOWN,
         perceiver: Perceiver | None = None,
         max_steps: int = MAX_STEPS,
+        first_view: FirstView | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {sorted(MODES)}, not {mode!r}")
+        if world is None and (first_view is None or mode != "direct"):
+            raise ValueError("an episode without a world is a Direct one from its first view")
+        if first_view is not None and first_view.segmentation.shape != (
+            camera.height,
+            camera.width,
+        ):
+            raise ValueError(
+                f"the first view is {first_view.segmentation.shape[1]} x "
+                f"{first_view.segmentation.shape[0]} px, the camera {camera.width} x {camera.height}"
+            )
         self.world, self.question, self.mode, self.camera = world, question, mode, camera
+        # Until a tool moves something, the world looks as its first view shows it.
+        self.first_view = first_view
+        self.moved = False
+        self._rendered: RenderedView | None = None
         self.perceiver = perceiver or SimulatorPerceiver()
         self.max_steps = max_steps
         self.masks: dict[str, np.ndarray] = {}
@@ -133,7 +150,32 @@ class ToolEnv:
 
     def observation(self, camera: CameraSpec | None = None) -> np.ndarray:
         """The RGB image (H, W, 3) the agent is shown now."""
-        return render(self.world, camera or self.camera).rgb
+        if self.world is None:
+            raise ToolError("an episode played from its first view has no world to render")
+        if camera is None or camera == self.camera:
+            return self._view().rgb
+        return render(self.world, camera).rgb
+
+    def _view(self) -> RenderedView:
+        """The agent camera's render of the world now: rendered once per state, shared by
+        the tools and the observation until a tool moves something."""
+        if self._rendered is None:
+            self._rendered = render(self.world, self.camera)
+        return self._rendered
+
+    def observation_png(self, view: str = TOP_DOWN_VIEW) -> bytes:
+        """The image of a named view now, as the PNG bytes a model is sent: the first view's
+        stored bytes while nothing has moved, else rendered afresh."""
+        if self.first_view is not None and not self.moved and view in self.first_view.images:
+            return self.first_view.images[view]
+        return png_bytes(self.observation(view_camera(self.camera, view)))
+
+    @property
+    def gripper(self) -> str:
+        """The key of the gripper model on the robot."""
+        if self.world is None:
+            return self.first_view.gripper
+        return self.world.gripper_model.key
 
     # -- steps ---------------------------------------------------------------------------
     def call(
@@ -181,20 +223,22 @@ class ToolEnv:
                 "feedback": feedback,
                 "model_text": model_text or {},
                 "raw_output": raw_output,
-                "state": self.world.capture_state(),
+                "state": self.world.capture_state()
+                if self.world is not None
+                else self.first_view.state,
             }
         )
 
     # -- the tools -------------------------------------------------------------------------
     def _perceive_scene(self, arguments):
-        perception = self.perceiver.perceive(self.world, self.camera)
+        perception = self.perceiver.perceive(self.world, self.camera, view=self._view())
         replay = {"body_keys": {str(k): v for k, v in perception.body_keys.items()}}
         return perception.as_tool_result(), replay, True, "Scene perceived."
 
     def _find_object(self, arguments):
         point = _point(arguments.get("point"), "point")
         try:
-            found = find_object(self.world, self.camera, point)
+            found = find_object(self.world, self.camera, point, view=self._view())
         except ValueError as exc:
             raise ToolError(str(exc)) from None
         mask_id = f"mask_{len(self.masks) + 1}"
@@ -212,6 +256,7 @@ class ToolEnv:
 
     def _grasp(self, arguments):
         mask_id, mask = self._mask(arguments)
+        self.moved, self._rendered = True, None
         r = grasp(self.world, self.camera, mask)
         replay = {
             "mask_id": mask_id,
@@ -227,6 +272,7 @@ class ToolEnv:
     def _push(self, arguments):
         mask_id, mask = self._mask(arguments)
         direction = str(arguments.get("direction", ""))
+        self.moved, self._rendered = True, None
         r = push(self.world, self.camera, mask, direction)
         replay = {"mask_id": mask_id, "start": list(r.start), "end": list(r.end)}
         return {"success": r.ok}, replay, r.ok, r.feedback
@@ -237,7 +283,10 @@ class ToolEnv:
         answer = arguments["answer"]
         point = arguments.get("point")
         point = _point(point, "point") if point is not None else None
-        score = score_answer(self.question, answer, point, world=self.world, camera=self.camera)
+        unmoved = self.first_view if not self.moved else None
+        score = score_answer(
+            self.question, answer, point, world=self.world, camera=self.camera, first_view=unmoved
+        )
         self.answer = {"answer": answer, "point": list(point) if point else None}
         self.correct = score.correct
         replay = {"correct": score.correct, "why": score.reason}

@@ -56,6 +56,8 @@ TOP_DOWN = CameraSpec(
     far=3.0,
     name="top_down",
 )
+# The views a model may be shown (the prompt variants name them; the cameras are named so)
+TOP_DOWN_VIEW, OBLIQUE_VIEW = "top_down", "oblique"
 # The side of the square top-down image a model sees, and that generation measures.
 MODEL_IMAGE_SIZE = TOP_DOWN.width
 OBLIQUE = CameraSpec(
