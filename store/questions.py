@@ -119,6 +119,15 @@ class QuestionRepository(Repository):
             raise ProjectError(f"{self.project.path}: no question with id {question_id}")
         return question_from_row(row)
 
+    def scene_ids(self, benchmark: str) -> list[int]:
+        """The scenes the benchmark's current questions are asked on, in id order."""
+        rows = self.db.execute(
+            "SELECT DISTINCT scene_id FROM questions WHERE benchmark = ? AND is_current = 1 "
+            "AND scene_id IS NOT NULL ORDER BY scene_id",
+            [benchmark],
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def versions(self, uid: str) -> list[Question]:
         """The question's history. A correction a verifier proposed is left out until
         the verification outcome adopts it (it would reveal a blind verdict)."""

@@ -90,6 +90,9 @@ def add_parser(commands: CommandTree) -> None:
     gripper_arg(p, recorded=True)
     batch_args(
         p,
+        workers_help="mgvqa: simulate in N processes of this machine while the episodes' "
+        "threads wait on the model (no Ray needed); bimanual: a local Ray with N CPUs "
+        "(default 1: in this process)",
         resume="skip what is recorded already: mgvqa, questions this agent, model, "
         "mode and prompt variant have an episode of; bimanual, seeds this agent, model "
         "and tier have one of",
@@ -127,8 +130,8 @@ def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="K",
-        help="episodes in flight at once (default 1 in this process; on Ray, one "
-        "per CPU); with --workers/--ray-address, K in total",
+        help="episodes in flight at once, each waiting on the endpoint in its own thread "
+        "(default 1; with --workers W, W; on Ray, one per CPU); with --ray-address, K in total",
     )
     g.add_argument(
         "--timeout",
@@ -159,7 +162,8 @@ def _common_problem(args: argparse.Namespace) -> str | None:
         return f"--retries {args.retries}: must be 0 or more"
     if args.agent != "openai" and (args.model or args.endpoints):
         return "--model and --endpoints are for --agent openai"
-    return batch_problem(args)
+    # MG-VQA runs simulate in --workers processes of this machine, Ray only for a cluster
+    return batch_problem(args, local_processes=args.benchmark == "mgvqa")
 
 
 def cmd_run_agent(args: argparse.Namespace) -> int:

@@ -56,7 +56,9 @@ class TerminalProgress(Progress):
         self.close()  # end the line in place, also when the work fails or is cancelled
 
 
-def batch_args(parser: argparse.ArgumentParser, *, resume: str = "") -> None:
+def batch_args(
+    parser: argparse.ArgumentParser, *, resume: str = "", workers_help: str = ""
+) -> None:
     """`--workers N`, `--ray-address ADDRESS` and (with `resume`, saying what is skipped)
     `--resume`: batch work on Ray (docs/scale-out.md)."""
     parser.add_argument(
@@ -64,7 +66,8 @@ def batch_args(parser: argparse.ArgumentParser, *, resume: str = "") -> None:
         type=int,
         default=1,
         metavar="N",
-        help="run on a local Ray with N CPUs (default 1: in this process, without Ray)",
+        help=workers_help
+        or "run on a local Ray with N CPUs (default 1: in this process, without Ray)",
     )
     parser.add_argument(
         "--ray-address",
@@ -76,11 +79,12 @@ def batch_args(parser: argparse.ArgumentParser, *, resume: str = "") -> None:
         parser.add_argument("--resume", action="store_true", help=resume)
 
 
-def batch_problem(args: argparse.Namespace) -> str | None:
-    """What is wrong with --workers / --ray-address before any work starts, if anything."""
+def batch_problem(args: argparse.Namespace, *, local_processes: bool = False) -> str | None:
+    """What is wrong with --workers / --ray-address before any work starts, if anything.
+    `local_processes`: the command runs --workers on this machine without Ray."""
     if args.workers < 1:
         return f"--workers {args.workers}: need at least one"
-    if args.workers > 1 or args.ray_address:
+    if (args.workers > 1 and not local_processes) or args.ray_address:
         from app.jobs.batch import BatchSetupError, ray_module
 
         try:

@@ -112,3 +112,24 @@ def prerender(
     scenes = {sid: scene_data(project, sid) for sid in dict.fromkeys(scene_ids)}
     first_views(project, scenes, camera, progress=progress)
     return project.rendered_views.count() - before
+
+
+def prerender_questions(
+    db,
+    question_ids: Sequence[int] | None = None,
+    *,
+    image_size: int = MODEL_IMAGE_SIZE,
+    progress: Progress | None = None,
+) -> int:
+    """`--prerender`: the Direct-mode first view of the scenes of these MG-VQA questions
+    (None: every current one with a scene), rendered and stored where missing; how many
+    were rendered."""
+    from store import open_project
+
+    with open_project(db) as project:
+        if question_ids is None:
+            scene_ids = project.questions.scene_ids("mgvqa")
+        else:
+            chosen = [project.questions.get(qid) for qid in question_ids]
+            scene_ids = [q.scene_id for q in chosen if q.scene_id is not None]
+        return prerender(project, scene_ids, image_size=image_size, progress=progress)

@@ -20,6 +20,12 @@ def add_parser(commands: CommandTree) -> None:
     )
     p.add_argument("file", type=Path, metavar="FILE.jsonl|DIR")
     db_arg(p, help_text="project file (default: the demo project)")
+    p.add_argument(
+        "--prerender",
+        action="store_true",
+        help="render the first view of every MG-VQA question's scene (top-down, the "
+        "model's image size) now and store it, so that model runs send it at once",
+    )
     p.set_defaults(func=cmd_import_benchmark)
 
 
@@ -34,7 +40,14 @@ def cmd_import_benchmark(args: argparse.Namespace) -> int:
         except HubSetupError as exc:
             return fail(str(exc))
         print(f"Imported {count} questions from the dataset folder {args.file}")
-        return 0
-    count = import_benchmark(default_db(args), args.file)
-    print(f"Imported {count} questions from {args.file}")
+    else:
+        count = import_benchmark(default_db(args), args.file)
+        print(f"Imported {count} questions from {args.file}")
+    if args.prerender:
+        from app.cli.support import TerminalProgress
+        from app.jobs.first_views import prerender_questions
+
+        with TerminalProgress() as progress:
+            rendered = prerender_questions(default_db(args), progress=progress)
+        print(f"first views prerendered: {rendered}")
     return 0

@@ -59,8 +59,19 @@ def add_parser(commands: CommandTree) -> None:
         resume="mgvqa: count the questions already stored from these seeds and "
         "do not try their seeds again",
     )
+    prerender_arg(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_questions_generate)
+
+
+def prerender_arg(p: argparse.ArgumentParser) -> None:
+    """`--prerender`: store the Direct-mode first view of every new question's scene."""
+    p.add_argument(
+        "--prerender",
+        action="store_true",
+        help="mgvqa: render each question's first view (top-down, the model's image size) "
+        "now and store it, so that model runs send it without rebuilding the scene",
+    )
 
 
 def add_jrdb_generate_options(p: argparse.ArgumentParser) -> None:
@@ -95,6 +106,8 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
     from app.jobs.questions import BUILT_TASKS, generate_questions
 
     if args.benchmark == "jrdb":
+        if args.prerender:
+            return fail("--prerender is for --benchmark mgvqa (JRDB questions show frames)")
         if args.workers != 1 or args.ray_address or args.resume:
             return fail(
                 "--workers, --ray-address and --resume are for --benchmark mgvqa; "
@@ -131,9 +144,16 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
             )
         except BatchSetupError as exc:
             return fail(str(exc))
+        rendered = None
+        if args.prerender and summary.question_ids:
+            from app.jobs.first_views import prerender_questions
+
+            rendered = prerender_questions(path, summary.question_ids, progress=progress)
     if args.json:
-        print(json.dumps(summary.as_dict(), indent=2))
+        print(json.dumps({**summary.as_dict(), "prerendered": rendered}, indent=2))
         return 1 if summary.failed else 0
+    if rendered is not None:
+        print(f"first views prerendered: {rendered}")
     for task, count in summary.accepted.items():
         print(f"{task:<8} {count} accepted")
     print(f"{summary.attempts} candidates tried; rejected:")
