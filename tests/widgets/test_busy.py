@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from widgets.busy import busy_page
+from widgets.busy import OpeningPage, busy_page
 
 BACKGROUND = (0x2A, 0x2D, 0x33)
 
@@ -41,3 +41,21 @@ def test_it_draws_light_text_in_the_middle_of_a_dark_page(qtbot):
     assert abs(rows.mean() - 100) < 15 and abs(cols.mean() - 200) < 40  # ... in the middle
     page.setText("")
     assert not (pixels(page).min(axis=2) > 150).any()
+
+
+def test_an_opening_page_says_once_that_it_is_on_screen(qtbot):
+    page = OpeningPage("verify_opening", "Opening Verify questions…")
+    qtbot.addWidget(page)
+    told = []
+    page.painted.connect(lambda: told.append(page.was_painted))
+    assert page.objectName() == "verify_opening" and page.text() == "Opening Verify questions…"
+    assert not page.was_painted  # built, not shown: nothing is said yet
+    page.resize(400, 200)
+    with qtbot.waitSignal(page.painted, timeout=5000):
+        page.show()
+    assert told == [True]
+    page.repaint()
+    qtbot.wait(50)
+    assert told == [True]  # only the first paint
+    rgb = pixels(page)
+    assert tuple(rgb[2, 2]) == BACKGROUND and (rgb.min(axis=2) > 150).sum() > 50
