@@ -50,15 +50,14 @@ def run_gui(db: Path | None) -> int:
 
 def start_window(db: Path | None):
     """Show the splash at once, build the main window behind it, show the window, then
-    open the project from the event loop (so the window is painted first)."""
-    from PySide6.QtCore import QTimer
-
+    open the project from the event loop (so the window is painted first). The window
+    comes up with no mode built: the opening one is built behind its busy page."""
     from widgets.icons import icon
     from widgets.splash import StartSplash
 
     splash = StartSplash(icon("app"))
     splash.show()
-    splash.say("Loading the simulator and the views…")
+    splash.say("Opening the window…")
     from app.crash import install_excepthook
     from app.main_window import MainWindow
 
@@ -79,5 +78,6 @@ def start_window(db: Path | None):
     window.statusBar().showMessage(
         f"Opening {db.name}…" if db is not None else "Opening the demo project…"
     )
-    QTimer.singleShot(0, open_project)
+    # once the store is imported (in the background, from the window's start)
+    window.imports.then("store", open_project)
     return window

@@ -1,13 +1,22 @@
-"""The main window: a thin assembler of menus, the mode bar, the modes and the status bar."""
+"""The main window: a thin assembler of menus, the mode bar, the modes and the status bar.
+
+A mode is built the first time it is needed, not at start: the window comes up with the
+opening mode's busy page ("Opening Explore scenes…") in its place and builds it once that
+page is on screen; another mode is built the first time it is chosen, behind its own busy
+page, and kept, so every later switch is instant. Anything that needs a mode's parts asks
+`mode(key)`, which builds it then if it is not built yet.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -19,25 +28,28 @@ from PySide6.QtWidgets import (
 )
 
 from app import settings as app_settings
-from app.modes import MODES, ModeController, ModeSpec
-from app.modes.annotate.mode import AnnotateMode
-from app.modes.explore.mode import ExploreMode
-from app.modes.replay.mode import ReplayMode
-from app.modes.results.mode import ResultsMode
-from app.modes.study.mode import StudyMode
-from app.modes.verify.mode import VerifyMode
+from app.modes import MODES, ModeController, ModeSpec, controller_module, load_controller
 from app.paths import demo_project_path
 from app.session import ProjectSession
 from app.work_package_menu import WorkPackagesMenu
-from store import ProjectError
 from widgets.activity import ActivityPanel
+from widgets.busy import OpeningPage
 from widgets.empty_state import EmptyState
 from widgets.icons import icon
+from widgets.imports import BackgroundImports
 from widgets.mode import ModeWindow
 from widgets.shortcuts import ShortcutSheet, shortcut_rows
 from widgets.signin import SignInDialog
 from widgets.summary import SummaryView
 from widgets.tasks import TaskRunner
+
+if TYPE_CHECKING:  # each mode's package is imported when the mode is first built
+    from app.modes.annotate.mode import AnnotateMode
+    from app.modes.explore.mode import ExploreMode
+    from app.modes.replay.mode import ReplayMode
+    from app.modes.results.mode import ResultsMode
+    from app.modes.study.mode import StudyMode
+    from app.modes.verify.mode import VerifyMode
 
 PROJECT_FILTER = (
     "ReasonScope projects and work packages (*.reasonscope *.rspack *.db *.sqlite);;All files (*)"
@@ -53,22 +65,33 @@ class MainWindow(QMainWindow):
         self.setObjectName("main_window")
         self.setWindowTitle("ReasonScope")
         self.setWindowIcon(icon("app"))
-        self.mode_windows: dict[str, ModeWindow] = {}  # each mode's window, by key
-        self.controllers: dict[str, ModeController] = {}  # each mode's controller: `mode(key)`
+        self.specs: dict[str, ModeSpec] = {spec.key: spec for spec in MODES}
+        # the modes built so far, by key (`mode(key)` and `mode_window(key)` build one)
+        self.mode_windows: dict[str, ModeWindow] = {}
+        self.controllers: dict[str, ModeController] = {}
         self.empty_states: dict[str, EmptyState] = {}
-        self.summary_views: list[SummaryView] = []
-        self.activity_panels: list[ActivityPanel] = []
+        self.summary_views: dict[str, SummaryView] = {}
+        self.activity_panels: dict[str, ActivityPanel] = {}
+        # a mode chosen but not built yet shows this page in its place while it builds
+        self.opening_pages: dict[str, OpeningPage] = {}
+        self._current = MODES[0].key
+        # the store and each mode's package are imported off the GUI thread, ahead of use
+        self.imports = BackgroundImports(self)
+        self.imports.request("store")
         self.message_box: QMessageBox | None = None
         self.sign_in_dialog: SignInDialog | None = None
         self.task: TaskRunner | None = None
 
         self.stack = QStackedWidget()
         self.setCentralWidget(self.stack)
+        # The modes' 3D views draw with OpenGL, and a window shown without an OpenGL
+        # surface is re-created (unmapped, mapped again, no longer active) when its first
+        # GL view arrives: this hidden one gives it that surface from the start.
+        self.gl_surface = QOpenGLWidget(self)
+        self.gl_surface.hide()
         self._build_actions()
         self._build_menus()
         self._build_mode_bar()
-        for spec in MODES:
-            self._add_mode(spec)
         self._build_status_bar()
 
         self.session.project_changed.connect(self._on_project_changed)
@@ -153,6 +176,23 @@ class MainWindow(QMainWindow):
             self.mode_bar.addAction(action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.mode_bar)
 
+    def _build_mode(self, spec: ModeSpec) -> None:
+        """Build mode `spec` (import its package, make its panels, restore its saved
+        layout) and put it in its place in the stack; it shows the open project at once."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            self._add_mode(spec)
+        finally:
+            QApplication.restoreOverrideCursor()
+        state = app_settings.settings().value(f"modes/{spec.key}/state")
+        if isinstance(state, QByteArray):
+            self.mode_windows[spec.key].restore_layout(state)
+        self._refresh_mode(spec.key, self.session.summary())
+        opening = self.opening_pages.pop(spec.key, None)
+        if opening is not None:  # its place in the stack goes to the mode itself
+            self.stack.removeWidget(opening)
+            opening.deleteLater()
+
     def _add_mode(self, spec: ModeSpec) -> None:
         empty = EmptyState(
             title=spec.title, purpose=spec.purpose, how_to=spec.how_to, icon=icon(spec.icon)
@@ -160,7 +200,7 @@ class MainWindow(QMainWindow):
         pages = QStackedWidget()  # page 0: the empty state; later pages: the mode's views
         pages.addWidget(empty)
         mode = ModeWindow(spec.key, spec.title, pages)
-        controller = spec.controller(mode, pages, self.session)
+        controller = load_controller(spec)(mode, pages, self.session)
         self.controllers[spec.key] = controller
         summary, activity = SummaryView(), ActivityPanel(self.session.recent_activity)
         mode.add_dock("project", "Project", summary, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -176,8 +216,8 @@ class MainWindow(QMainWindow):
         if layout.activity_hidden:
             mode.docks["activity"].hide()
         mode.default_state = mode.saveState(mode.STATE_VERSION)
-        self.summary_views.append(summary)
-        self.activity_panels.append(activity)
+        self.summary_views[spec.key] = summary
+        self.activity_panels[spec.key] = activity
         self.empty_states[spec.key] = empty
         self.mode_windows[spec.key] = mode
         self.stack.addWidget(mode)
@@ -197,7 +237,8 @@ class MainWindow(QMainWindow):
     # -- modes and layout -----------------------------------------------------
     @property
     def current_mode(self) -> str:
-        return self.stack.currentWidget().key
+        """The chosen mode (on screen, or its busy page while it is built)."""
+        return self._current
 
     @overload
     def mode(self, key: Literal["explore"]) -> ExploreMode: ...
@@ -216,37 +257,95 @@ class MainWindow(QMainWindow):
 
     def mode(self, key: str) -> ModeController:
         """The controller of mode `key` (its panels, state and actions), typed per mode for
-        scripts and tests; `mode_windows[key]` is the `ModeWindow` it fills."""
+        scripts and tests; built now if it was not yet (the busy page is for the person
+        choosing a mode: `set_mode`). `mode_window(key)` is the `ModeWindow` it fills."""
+        spec = self._spec(key)
         if key not in self.controllers:
-            raise KeyError(f"no mode {key!r}; modes are {list(self.controllers)}")
+            self._build_mode(spec)
+            if key == self._current:
+                self._show_current()
         return self.controllers[key]
+
+    def mode_window(self, key: str) -> ModeWindow:
+        """The `ModeWindow` of mode `key` (its docks and toolbars), built now if need be."""
+        self.mode(key)
+        return self.mode_windows[key]
+
+    def is_built(self, key: str) -> bool:
+        """Whether mode `key` has been built (chosen, or asked for by `mode`)."""
+        return key in self.controllers
+
+    def _spec(self, key: str) -> ModeSpec:
+        if key not in self.specs:
+            raise KeyError(f"no mode {key!r}; modes are {list(self.specs)}")
+        return self.specs[key]
 
     def switch_to(self, mode: str, page: str | None = None) -> None:
         """Bring `mode` to the front, at its page `page` (`ModeController.show_page`)."""
         self.set_mode(mode)
         if page is not None:
-            self.controllers[mode].show_page(page)
+            self.mode(mode).show_page(page)
 
     def show_status(self, text: str, timeout_ms: int) -> None:
         self.statusBar().showMessage(text, timeout_ms)
 
     def set_mode(self, key: str) -> None:
-        if key not in self.mode_windows:
-            raise KeyError(f"no mode {key!r}; modes are {list(self.mode_windows)}")
-        self.stack.setCurrentWidget(self.mode_windows[key])
+        """Bring mode `key` to the front: at once when it is built; otherwise its busy page
+        comes first and the mode is built once that page is on screen (in a hidden window,
+        with nobody to look at a busy page, it is built now)."""
+        self._spec(key)
+        self._current = key
         self.mode_actions[key].setChecked(True)
-        self.refresh()
-        self.mode_changed.emit(key)
+        if key not in self.mode_windows and not self.isVisible():
+            self._build_mode(self.specs[key])
+        self._show_current()
+
+    def _show_current(self) -> None:
+        key = self._current
+        if key in self.mode_windows:
+            self.stack.setCurrentWidget(self.mode_windows[key])
+            self.refresh()
+            self.mode_changed.emit(key)
+            return
+        page = self.opening_pages.get(key)
+        if page is None:
+            page = OpeningPage(f"{key}_opening", f"Opening {self.specs[key].title}…")
+            page.painted.connect(lambda k=key: self._open_when_painted(k))
+            self.opening_pages[key] = page
+            self.stack.addWidget(page)
+            self.imports.request(controller_module(self.specs[key]))  # while it paints
+        self.stack.setCurrentWidget(page)
+
+    def _open_when_painted(self, key: str) -> None:
+        """The busy page of `key` is on screen: once the mode's package is imported (in
+        the background: the window keeps taking keys), build the mode."""
+        self.imports.then(controller_module(self.specs[key]), lambda: self._open_now(key))
+
+    def _open_now(self, key: str) -> None:
+        """Build mode `key` in its place, unless the person chose another one meanwhile
+        (it is built when chosen again) or something built it already."""
+        if key == self._current and key not in self.mode_windows:
+            self._build_mode(self.specs[key])
+            self._show_current()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        page = self.opening_pages.get(self._current)
+        if page is not None and page.was_painted:  # hidden before its mode was built
+            QTimer.singleShot(0, lambda k=self._current: self._open_when_painted(k))
 
     def reset_layout(self) -> None:
-        mode = self.mode_windows[self.current_mode]
+        mode = self.mode_windows.get(self.current_mode)
+        if mode is None:  # still opening: its layout is the default one
+            return
         mode.restore_layout(mode.default_state)
         for dock in mode.docks.values():
             dock.show()
 
     def _fill_view_menu(self) -> None:
         self.view_menu.clear()
-        for dock in self.mode_windows[self.current_mode].docks.values():
+        mode = self.mode_windows.get(self.current_mode)
+        for dock in mode.docks.values() if mode is not None else ():
             self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.reload_action)
@@ -259,19 +358,20 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1280, 860)
-        for key, mode in self.mode_windows.items():
-            state = s.value(f"modes/{key}/state")
-            if isinstance(state, QByteArray):
-                mode.restore_layout(state)
         mode_key = s.value("window/mode", MODES[0].key)
-        self.set_mode(mode_key if mode_key in self.mode_windows else MODES[0].key)
+        # the opening mode is built once the window is on screen (`showEvent`), or when
+        # something asks for it first
+        self._current = mode_key if mode_key in self.specs else MODES[0].key
+        self.mode_actions[self._current].setChecked(True)
+        self._show_current()
 
     def save_settings(self) -> None:
         s = app_settings.settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/mode", self.current_mode)
         for key, mode in self.mode_windows.items():
-            if (state := mode.layout_state()) is not None:  # one never shown keeps the old
+            # one never built or never shown keeps the layout saved before
+            if (state := mode.layout_state()) is not None:
                 s.setValue(f"modes/{key}/state", state)
         s.sync()
 
@@ -287,6 +387,8 @@ class MainWindow(QMainWindow):
     # -- projects -------------------------------------------------------------
     def open_path(self, path: Path | str, *, create: bool = False) -> bool:
         """Open a project; on a bad file, say why in one line and keep the current one."""
+        from store import ProjectError  # imported with the first project, not at start
+
         try:
             self.session.open(path, create=create)
         except ProjectError as exc:
@@ -360,6 +462,7 @@ class MainWindow(QMainWindow):
         part = text.split(" (part")[0]  # the details are in the dialog and the status bar
         for page in self.empty_states.values() if self.session.project is None else ():
             page.set_status(f"Preparing the demo project (first start): {part}…")
+        # (a mode built later says it in its own place: `refresh` after the task)
 
     # -- people ---------------------------------------------------------------
     def request_sign_in(self) -> None:
@@ -384,6 +487,8 @@ class MainWindow(QMainWindow):
             self.request_sign_in()
 
     def _accept_sign_in(self) -> None:
+        from store import ProjectError
+
         name = self.sign_in_dialog.name()
         try:
             self.session.sign_in(name)
@@ -403,21 +508,23 @@ class MainWindow(QMainWindow):
         self.annotator_button.setText(f"Signed in as {a.name}" if a else "Not signed in — sign in")
 
     def refresh(self) -> None:
-        """Re-read what the project holds into every visible panel."""
+        """Re-read what the project holds into every built mode's shared panels."""
         summary = self.session.summary()
         self.project_label.setText(self.session.describe())
-        for spec in MODES:
-            if summary is None:
-                text = "No project open: File ▸ Open project, or File ▸ Open demo project."
-            else:
-                text = spec.status(summary)
-            self.empty_states[spec.key].set_status(text)
-        for view in self.summary_views:
-            view.set_summary(summary)
-        current = self.stack.currentIndex()
-        if 0 <= current < len(self.activity_panels):
-            self.activity_panels[current].refresh()
+        for key in self.mode_windows:
+            self._refresh_mode(key, summary)
+        if (activity := self.activity_panels.get(self.current_mode)) is not None:
+            activity.refresh()
         self._on_annotator_changed()
+
+    def _refresh_mode(self, key: str, summary) -> None:
+        """Mode `key`'s empty state and Project panel, from `summary` (None: no project)."""
+        if summary is None:
+            text = "No project open: File ▸ Open project, or File ▸ Open demo project."
+        else:
+            text = self.specs[key].status(summary)
+        self.empty_states[key].set_status(text)
+        self.summary_views[key].set_summary(summary)
 
     def show_message(self, title: str, text: str, icon_kind: QMessageBox.Icon) -> None:
         self.message_box = QMessageBox(icon_kind, title, text, QMessageBox.StandardButton.Ok, self)
@@ -438,16 +545,14 @@ class MainWindow(QMainWindow):
         for action in self.menuBar().actions():
             if action.menu():
                 walk(action.menu(), action.text().replace("&", ""))
-        for mode in self.mode_windows.values():  # each mode's own tools
+        # each mode's own tools: a mode not built yet is built to list them
+        for mode in (self.mode_window(spec.key) for spec in MODES):
             for bar in mode.findChildren(QToolBar):
                 pairs.extend((mode.title, a) for a in bar.actions() if not a.isSeparator())
         return pairs
 
     def show_shortcuts(self) -> None:
-        rows, current = (
-            shortcut_rows(self.shortcut_groups()),
-            self.mode_windows[self.current_mode].title,
-        )
+        rows, current = shortcut_rows(self.shortcut_groups()), self.specs[self.current_mode].title
         self.shortcut_sheet = ShortcutSheet(rows, self, current=current)  # its keys first
         self.shortcut_sheet.open()
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from annotation.models import Annotator, ProjectSummary
-from app.work_packages.files import unpack_files
-from store import Project, ProjectError, open_project
+if TYPE_CHECKING:  # the store (sqlite-utils, and pandas through it) is imported on first
+    # open, so the window is on screen before it
+    from annotation.models import Annotator, ProjectSummary
+    from store import Project
 
 
 class ProjectSession(QObject):
@@ -38,6 +40,9 @@ class ProjectSession(QObject):
 
     def open(self, path: Path | str, *, create: bool = False) -> Project:
         """Open `path`; on error (ProjectError) the current project stays open."""
+        from app.work_packages.files import unpack_files
+        from store import ProjectError, open_project
+
         project = open_project(path, create=create)
         package = project.packages.manifest()
         if package is not None:

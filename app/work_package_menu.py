@@ -4,17 +4,18 @@ report, recall one (docs/work-packages.md#in-the-app)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 
 from app.session import ProjectSession
-from app.work_packages.create import create_package, package_request
-from app.work_packages.merge import MergeReport, merge_package
-from store import ProjectError
 from widgets.work_packages.create_dialog import CreatePackageDialog
+
+if TYPE_CHECKING:  # the packages' code (and the store under it) is imported when used, so
+    # the window is on screen before it
+    from app.work_packages.merge import MergeReport
 
 PACKAGE_FILTER = "Work packages (*.rspack);;All files (*)"
 
@@ -75,6 +76,9 @@ class WorkPackagesMenu(QObject):
         return self.dialog
 
     def _create(self) -> None:
+        from app.work_packages.create import create_package, package_request
+        from store import ProjectError
+
         order = self.dialog.order()
         try:
             request = package_request(
@@ -115,6 +119,9 @@ class WorkPackagesMenu(QObject):
             )
             if not path:
                 return None
+        from app.work_packages.merge import merge_package
+        from store import ProjectError
+
         try:
             with _busy():
                 report = merge_package(self.session.path, Path(path))

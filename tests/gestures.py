@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 # (shader programs are cached across windows), which only works before it is created
 from app import settings
 from app.main_window import MainWindow
+from app.modes import MODES
 
 
 def shown_window(qtbot, size: tuple[int, int] = (1280, 860)) -> MainWindow:
@@ -39,10 +40,26 @@ def press_shortcut(qtbot, widget, key, modifiers=Qt.KeyboardModifier.NoModifier)
 
 
 def switch_mode(qtbot, window, index: int) -> None:
-    """Ctrl+<index> switches to the index-th mode (1-based)."""
+    """Ctrl+<index> switches to the index-th mode (1-based): at once to a mode already
+    built, to its busy page ("Opening …") for one chosen the first time."""
     press_shortcut(
         qtbot, window, getattr(Qt.Key, f"Key_{index}"), Qt.KeyboardModifier.ControlModifier
     )
+
+
+def wait_for_mode(qtbot, window, key: str, timeout: int = 60000) -> None:
+    """Wait until mode `key` is on screen (built behind its busy page if it was not)."""
+    qtbot.waitUntil(
+        lambda: window.stack.currentWidget() is window.mode_windows.get(key), timeout=timeout
+    )
+
+
+def open_mode(qtbot, window, key: str) -> None:
+    """Choose mode `key` with its shortcut, as a person would, and wait until it is on
+    screen."""
+    index = [spec.key for spec in MODES].index(key) + 1
+    switch_mode(qtbot, window, index)
+    wait_for_mode(qtbot, window, key)
 
 
 def sign_in_with_dialog(qtbot, window, name: str) -> None:
@@ -91,6 +108,7 @@ def open_as_ada(qtbot, project_path, mode: str, *, copy_to=None, prepare=None):
     qtbot.waitExposed(window)
     assert window.open_path(path)
     window.set_mode(mode)
+    wait_for_mode(qtbot, window, mode)
     return window
 
 

@@ -302,8 +302,9 @@ MODE_HOLDERS = ("app/main_window.py", "app/screenshots", "app/perf")
 
 
 def reaches_into_modes(root: Path = ROOT) -> list[str]:
-    """`x.controllers` or `x.mode(...)` outside the window: a part reaching into a mode
-    through its host instead of being handed what it needs (or asking `switch_to`)."""
+    """`x.controllers`, `x.mode(...)` or `x.mode_window(...)` outside the window: a part
+    reaching into a mode through its host instead of being handed what it needs (or asking
+    `switch_to`)."""
     found = []
     for path in sorted((root / "app").rglob("*.py")):
         where = path.relative_to(root).as_posix()
@@ -314,7 +315,7 @@ def reaches_into_modes(root: Path = ROOT) -> list[str]:
             reach |= (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "mode"
+                and node.func.attr in ("mode", "mode_window")
                 and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self")
             )
             if reach:
@@ -333,8 +334,9 @@ def test_the_reach_check_sees_one(tmp_path):
         "    window.controllers['results'].tabs.setCurrentIndex(5)\n"
         "    window.mode('results').tabs.setCurrentIndex(5)\n"
         "    window.switch_to('results', 'team')\n"
+        "    window.mode_window('results').docks['project'].hide()\n"
     )
-    assert reaches_into_modes(tmp_path) == ["app/menu.py:2", "app/menu.py:3"]
+    assert reaches_into_modes(tmp_path) == ["app/menu.py:2", "app/menu.py:3", "app/menu.py:5"]
 
 
 def test_every_mode_folder_has_the_same_shape():

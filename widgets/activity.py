@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from annotation.models import AuditEntry
 from widgets.table_model import RowTableModel
+
+if TYPE_CHECKING:  # a type only: the window shows this panel before any project is read
+    from annotation.models import AuditEntry
 
 _Index = QModelIndex | QPersistentModelIndex
 

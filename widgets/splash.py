@@ -51,6 +51,8 @@ class StartSplash(QWidget):
         flags = Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint
         super().__init__(None, flags | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("start_splash")
+        # not the app's name alone (Qt's default title): that one is the main window's
+        self.setWindowTitle("Starting ReasonScope")
         self.text = ""
         frame = QFrame()
         frame.setObjectName("splash_frame")

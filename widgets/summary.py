@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QWidget
 
-from annotation.models import ProjectSummary
+if TYPE_CHECKING:  # a type only: the window shows this panel before any project is read
+    from annotation.models import ProjectSummary
 
 ROWS = (
     ("annotators", "Annotators"),

@@ -28,7 +28,6 @@ from annotation.query.model import (
     Preferences,
 )
 from annotation.scene_graph import SceneGraph
-from app.jobs.relations import compute_frame_relations, entity_kinds
 from app.jobs.scene_graphs import graph_for_window
 from store import Project, open_project
 
@@ -52,6 +51,10 @@ class FrameWindow:
 
 def load_window(project: Project, sequence_id: int, frame_ids: Sequence[int]) -> FrameWindow:
     """The window's graph (relations computed first where missing) and its boxes."""
+    # Open3D comes with the relations: imported when first needed, so the Annotate mode
+    # (whose question generator calls this) is built without it
+    from app.jobs.relations import compute_frame_relations, entity_kinds
+
     sequence = project.sequences.get(sequence_id)
     frames = {f.id: f for f in project.sequences.frames(sequence_id)}
     kinds = None

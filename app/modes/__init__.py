@@ -1,10 +1,14 @@
 """The six modes: what each is for, how data gets into it, what runs it, where its docks go.
 
 The main window builds every mode from its `ModeSpec` alone: it makes the mode's
-`ModeWindow`, hands it to `controller` (the mode's class, from its package under
-`app/modes/<mode>/`), adds the shared Project and Activity docks and arranges them as
-`docks` says (each mode's `docks.py`). Adding a mode is adding its folder and a spec here;
-the window knows no mode by name.
+`ModeWindow`, hands it to the class `controller` names (the mode's controller, in its
+package under `app/modes/<mode>/`), adds the shared Project and Activity docks and arranges
+them as `docks` says (each mode's `docks.py`). Adding a mode is adding its folder and a spec
+here; the window knows no mode by name.
+
+A mode is built the first time it is needed (`MainWindow.mode`), so its package, and what
+it pulls in (the simulator, Open3D, pyqtgraph's GL views), is imported only then:
+`controller` is the class's dotted name, loaded by `load_controller`, not the class.
 
 Every mode folder has the same shape: `mode.py` (the controller, which builds and wires
 the panels), `docks.py` (where its docks go), `graph.py` where it has a Scene graph dock,
@@ -13,27 +17,24 @@ the panels), `docks.py` (where its docks go), `graph.py` where it has a Scene gr
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtWidgets import QStackedWidget
 
-from annotation.models import ProjectSummary
 from app.modes.annotate.docks import LAYOUT as ANNOTATE_DOCKS
-from app.modes.annotate.mode import AnnotateMode
 from app.modes.explore.docks import LAYOUT as EXPLORE_DOCKS
-from app.modes.explore.mode import ExploreMode
 from app.modes.replay.docks import LAYOUT as REPLAY_DOCKS
-from app.modes.replay.mode import ReplayMode
 from app.modes.results.docks import LAYOUT as RESULTS_DOCKS
-from app.modes.results.mode import ResultsMode
 from app.modes.study.docks import LAYOUT as STUDY_DOCKS
-from app.modes.study.mode import StudyMode
 from app.modes.verify.docks import LAYOUT as VERIFY_DOCKS
-from app.modes.verify.mode import VerifyMode
 from app.session import ProjectSession
 from widgets.mode import DockLayout, ModeWindow
+
+if TYPE_CHECKING:  # the value types come with the first project (the window starts first)
+    from annotation.models import ProjectSummary
 
 
 class ModeController(Protocol):
@@ -55,8 +56,24 @@ class ModeSpec:
     purpose: str
     how_to: str
     status: Callable[[ProjectSummary], str]
-    controller: Callable[[ModeWindow, QStackedWidget, ProjectSession], ModeController]
+    controller: str  # "package.module:Class", imported when the mode is first built
     docks: DockLayout = DockLayout()
+
+
+ControllerClass = Callable[[ModeWindow, QStackedWidget, ProjectSession], ModeController]
+
+
+def controller_module(spec: ModeSpec) -> str:
+    """The module that holds the mode's controller (imported ahead, off the GUI thread,
+    while the mode's busy page is up)."""
+    return spec.controller.partition(":")[0]
+
+
+def load_controller(spec: ModeSpec) -> ControllerClass:
+    """Import the mode's package and return its controller class (the first build of a
+    mode pays for its imports, the window's start does not)."""
+    module, _, name = spec.controller.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def _plural(n: int, word: str) -> str:
@@ -73,7 +90,7 @@ MODES: tuple[ModeSpec, ...] = (
         "Generate scenes with <code>reasonscope scenes generate --n 10 --seed 0 --db "
         "PROJECT</code>; the demo project comes with a few.",
         lambda s: f"This project holds {_plural(s.scenes, 'scene')}.",
-        ExploreMode,
+        "app.modes.explore.mode:ExploreMode",
         EXPLORE_DOCKS,
     ),
     ModeSpec(
@@ -91,7 +108,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"This project holds {_plural(s.sequences, 'sequence')}, "
             f"{_plural(s.frames, 'frame')} and {_plural(s.hoi_labels, 'HOI label')}."
         ),
-        AnnotateMode,
+        "app.modes.annotate.mode:AnnotateMode",
         ANNOTATE_DOCKS,
     ),
     ModeSpec(
@@ -109,7 +126,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"({s.questions.get('pending', 0)} pending) and "
             f"{_plural(s.verifications, 'verification')}."
         ),
-        VerifyMode,
+        "app.modes.verify.mode:VerifyMode",
         VERIFY_DOCKS,
     ),
     ModeSpec(
@@ -127,7 +144,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.steps, 'step')}, {s.format_error_steps} of them format errors, and "
             f"{_plural(s.error_labels, 'error label')}."
         ),
-        ReplayMode,
+        "app.modes.replay.mode:ReplayMode",
         REPLAY_DOCKS,
     ),
     ModeSpec(
@@ -144,7 +161,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"{_plural(s.episodes, 'episode')} and "
             f"{_plural(s.questions.get('approved', 0), 'approved question')} to report on."
         ),
-        ResultsMode,
+        "app.modes.results.mode:ResultsMode",
         RESULTS_DOCKS,
     ),
     ModeSpec(
@@ -161,7 +178,7 @@ MODES: tuple[ModeSpec, ...] = (
             f"This project holds {_plural(sum(s.questions.values()), 'question')} to rate "
             "and answer."
         ),
-        StudyMode,
+        "app.modes.study.mode:StudyMode",
         STUDY_DOCKS,
     ),
 )

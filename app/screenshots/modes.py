@@ -41,7 +41,7 @@ def verify_jrdb(app, window, out: Path) -> list[Path]:
     settle(app, 400)
     window.grab().save(str(paths[1]))
     view.select_row(0)
-    mode = window.mode_windows["verify"]
+    mode = window.mode_window("verify")
     graph = mode.docks["graph"]
     graph.raise_()
     mode.resizeDocks([graph], [max(graph.height(), 460)], Qt.Orientation.Vertical)
@@ -139,7 +139,7 @@ def graph_tab(app, window, key: str, path: Path) -> Path:
     Verify, on a question with a stored scene."""
     from PySide6.QtCore import Qt
 
-    mode = window.mode_windows[key]
+    mode = window.mode_window(key)
     state = window.mode("verify").state
     if key == "verify" and (state.current is None or state.current.scene_id is None):
         for name, questions in state.lists.items():

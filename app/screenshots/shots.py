@@ -90,7 +90,7 @@ def mode_shots(app, window, out: Path) -> list[Path]:
             window.grab().save(str(written[-1]))
             written.append(study_seam(app, window, out / f"{i:02d}-study-seam.png"))
             window.mode("study").set_task("rate")
-        if "graph" in window.mode_windows[spec.key].docks:  # the same, the Scene graph tab in front
+        if "graph" in window.mode_window(spec.key).docks:  # the same, the Scene graph tab in front
             graph_png = out / f"{i:02d}-{spec.key}-graph.png"
             written.append(graph_tab(app, window, spec.key, graph_png))
     return written

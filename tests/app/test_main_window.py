@@ -8,6 +8,7 @@ import pytest
 from gestures import (
     dismiss_message,
     open_demo_and_wait,
+    open_mode,
     press_shortcut,
     sign_in_with_dialog,
     switch_mode,
@@ -76,27 +77,27 @@ def test_empty_states_report_the_projects_real_contents(qtbot, window, tmp_path)
         )
     app_settings.remember_annotator("Gil")
     assert window.open_path(path)
-    window.set_mode("verify")
+    open_mode(qtbot, window, "verify")
     status = window.empty_states["verify"].status_label.text()
     assert "1 question (1 pending)" in status
-    assert window.summary_views[0].value_labels["questions"].text().startswith("1")
+    assert window.summary_views["verify"].value_labels["questions"].text().startswith("1")
 
 
 def test_layout_and_mode_persist_across_restarts(qtbot, window):
     window.set_mode("verify")
-    window.mode_windows["verify"].docks["activity"].hide()
+    window.mode_window("verify").docks["activity"].hide()
     window.close()
     again = MainWindow()
     qtbot.addWidget(again)
     again.show()
     qtbot.waitExposed(again)
     assert again.current_mode == "verify"
-    assert not again.mode_windows["verify"].docks["activity"].isVisible()
+    assert not again.mode_window("verify").docks["activity"].isVisible()
     assert (
-        again.mode_windows["annotate"].docks["activity"].isVisibleTo(again.mode_windows["annotate"])
+        again.mode_window("annotate").docks["activity"].isVisibleTo(again.mode_window("annotate"))
     )
     again.reset_layout()
-    assert again.mode_windows["verify"].docks["activity"].isVisible()
+    assert again.mode_window("verify").docks["activity"].isVisible()
     again.close()
 
 
@@ -203,7 +204,7 @@ def test_a_mode_never_shown_keeps_a_usable_layout_after_a_restart(qtbot, make_wi
     second.resize(1280, 860)
     second.set_mode("verify")
     qtbot.wait(200)
-    question = second.mode_windows["verify"].docks["question"]
+    question = second.mode_window("verify").docks["question"]
     assert question.isVisible() and question.width() >= 300, question.width()
     second.set_mode("explore")
-    assert second.mode_windows["explore"].was_shown and second.mode_windows["verify"].was_shown
+    assert second.mode_window("explore").was_shown and second.mode_window("verify").was_shown

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from annotation.jrdb.geometry import GeometricRelation
 from annotation.models import Box3D, Frame, Sequence
 from app.io.jrdb import frame_points
-from app.jobs.relations import relations_for_frame
 from store import Project, ProjectError
 from widgets.jrdb.cloud_points import PreparedCloud, prepare_cloud
 
@@ -38,7 +37,11 @@ def load_frame(
     kinds: Mapping[int, str],
     compute_relations: bool,
 ) -> LoadedFrame:
-    """Read and prepare one frame's points; compute its relations if asked."""
+    """Read and prepare one frame's points; compute its relations if asked (in a worker
+    thread: Open3D, which the relations need, is imported here the first time, not when
+    the mode is built)."""
+    from app.jobs.relations import relations_for_frame
+
     points = sensor = None
     error = ""
     if frame.pointcloud_paths:

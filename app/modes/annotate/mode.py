@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from annotation.jrdb.geometry import GeometricRelation
 from annotation.models import Sequence
-from app.jobs.relations import compute_sequence_relations_at
 from app.modes.annotate.boxes import BoxEditing
 from app.modes.annotate.generator import GeneratorDock
 from app.modes.annotate.graph import AnnotateGraph
@@ -121,6 +120,8 @@ class AnnotateMode(QObject):
         self.state.selection_changed.connect(self._show_selection)
         session.project_changed.connect(self.reload)
         session.data_changed.connect(self._data_changed)
+        if session.project is not None:  # built on first use, with a project open: show it
+            self.reload()
 
     def _build_toolbar(self) -> None:
         s, c, p = self.state, self.cloud, self.panorama
@@ -388,6 +389,8 @@ class AnnotateMode(QObject):
         if project is None or seq is None or self.all_task is not None:
             return
         path, seq_id = project.path, seq.id
+        from app.jobs.relations import compute_sequence_relations_at  # Open3D: on first use
+
         self.all_task = TaskRunner(
             f"Computing the relations of {seq.name}",
             lambda progress: compute_sequence_relations_at(path, seq_id, progress),

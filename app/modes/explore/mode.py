@@ -66,6 +66,8 @@ class ExploreMode(QObject):
         self.generator = ExploreGenerator(mode, self.state, self.viewport, self.graph.view)
         # editing scenes by hand, and authoring questions on them
         self.editing = SceneEditing(self)
+        if session.project is not None:  # built on first use, with a project open: show it
+            self.reload()
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("View")

@@ -118,6 +118,8 @@ class ReplayMode(QObject):
         )  # the Scene graph dock, behind Error labels
         for key in ("step", "labels", "resim", "graph"):
             mode.docks[key].setMinimumWidth(RIGHT_COLUMN_MIN_WIDTH)
+        if session.project is not None:  # built on first use, with a project open: show it
+            self.reload()
 
     def _build_page(self, pages: QStackedWidget) -> None:
         """The centre: a banner, the grasp legend, the viewport (or a dual-arm log's views)

@@ -88,6 +88,8 @@ class ResultsMode(QObject):
         session.project_changed.connect(self._project_opened)
         session.data_changed.connect(self.refresh)
         self.episode_results.tag_changed.connect(lambda _tag: self.refresh())
+        if session.project is not None:  # built on first use, with a project open: show it
+            self._project_opened()
 
     def _project_opened(self) -> None:
         self.chosen = False

@@ -106,6 +106,8 @@ class StudyMode(QObject):
         session.project_changed.connect(self.reload)
         session.annotator_changed.connect(self.reload)
         session.data_changed.connect(self._data_changed)
+        if session.project is not None:  # built on first use, with a project open: show it
+            self.reload()
 
     def _build_toolbar(self) -> None:
         s, p = self.state, self.image.panorama

@@ -110,6 +110,8 @@ class VerifyMode(QObject):
             self.viewport,
             lambda: self.loaded.world.bodies if self.loaded is not None else (),
         )  # the Scene graph dock, behind Question
+        if session.project is not None:  # built on first use, with a project open: show it
+            self.reload()
 
     def _build_toolbar(self) -> None:
         s = self.state

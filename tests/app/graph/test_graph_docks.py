@@ -45,7 +45,7 @@ def jrdb_project(tmp_path_factory):
 
 def show_graph(qtbot, window, key):
     """Click the Scene graph tab of the mode's dock group."""
-    mode = window.mode_windows[key]
+    mode = window.mode_window(key)
     mode.docks["graph"].raise_()
     view = mode.docks["graph"].widget()
     qtbot.waitUntil(lambda: not view.visibleRegion().isEmpty(), timeout=5000)
@@ -69,7 +69,7 @@ def test_the_graph_dock_waits_behind_each_modes_right_hand_dock(qtbot, scene_pro
     try:
         for key, front in FRONT.items():
             window.set_mode(key)
-            mode = window.mode_windows[key]
+            mode = window.mode_window(key)
             graph = mode.docks["graph"]
             assert mode.dockWidgetArea(graph) == Qt.DockWidgetArea.RightDockWidgetArea
             beside = {"hoi_labels": "relations"}.get(front, front)

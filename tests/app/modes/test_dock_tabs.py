@@ -50,7 +50,7 @@ def shown_tabs(qtbot, window, key: str) -> dict[str, tuple[QTabBar, int]]:
     qtbot.wait(50)  # the labels follow the layout a moment later
     return {
         bar.tabText(i): (bar, i)
-        for bar in dock_tab_bars(window.mode_windows[key])
+        for bar in dock_tab_bars(window.mode_window(key))
         for i in range(bar.count())
     }
 
@@ -59,7 +59,7 @@ def test_every_dock_tab_shows_its_whole_label_with_the_full_title_as_tooltip(qtb
     for spec in MODES:
         tabs = shown_tabs(qtbot, window, spec.key)
         titles = {
-            dock.toggleViewAction().text() for dock in window.mode_windows[spec.key].docks.values()
+            dock.toggleViewAction().text() for dock in window.mode_window(spec.key).docks.values()
         }
         for text, (bar, i) in tabs.items():
             assert bar.tabRect(i).width() >= whole_width(bar, i), f"{spec.key}: {text} is cut"
@@ -88,7 +88,7 @@ def test_hovering_a_tab_shows_the_full_title(qtbot, window):
 
 def test_a_dock_on_its_own_and_the_view_menu_use_the_full_title(qtbot, window):
     shown_tabs(qtbot, window, "annotate")
-    dock = window.mode_windows["annotate"].docks["graph"]
+    dock = window.mode_window("annotate").docks["graph"]
     assert dock.windowTitle() == "Graph"
     window.view_menu.aboutToShow.emit()
     entries = {a.text() for a in window.view_menu.actions()}
@@ -102,10 +102,10 @@ def test_a_dock_on_its_own_and_the_view_menu_use_the_full_title(qtbot, window):
 
 def test_a_title_the_mode_changes_is_kept(qtbot, window):
     shown_tabs(qtbot, window, "verify")
-    dock = window.mode_windows["verify"].docks["image"]
+    dock = window.mode_window("verify").docks["image"]
     assert dock.windowTitle() == "Model view"  # tabbed with Project
     dock.setWindowTitle("Model view (oblique)")  # as Replay retitles its image dock
     qtbot.wait(50)
     assert dock.windowTitle() == "Model view"
-    window.mode_windows["verify"].docks["project"].hide()  # alone now: the new full title
+    window.mode_window("verify").docks["project"].hide()  # alone now: the new full title
     qtbot.waitUntil(lambda: dock.windowTitle() == "Model view (oblique)")

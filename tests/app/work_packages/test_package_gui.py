@@ -135,7 +135,7 @@ def test_show_team_opens_results_on_the_team_tab(qtbot, team_project, tmp_path):
     create_package(project, PackageRequest("Ada", "verifier", "pending"), tmp_path / "a.rspack")
     window = _window(qtbot, project)
     window.work_packages.team_action.trigger()
-    results = window.controllers["results"]
+    results = window.mode("results")
     assert window.current_mode == "results"
     assert results.tabs.currentWidget() is results.team_results
     window.close()

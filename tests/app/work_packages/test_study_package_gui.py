@@ -41,7 +41,7 @@ def _window(qtbot, path):
 
 
 def _shown(window) -> str:
-    mode = window.mode_windows["study"]
+    mode = window.mode_window("study")
     texts = [label.text() for label in mode.findChildren(QLabel) if label.isVisible()]
     texts += [b.text() for b in mode.findChildren(QPushButton) if b.isVisible()]
     return "\n".join(texts + [window.windowTitle(), mode.statusBar().currentMessage()])

@@ -41,7 +41,7 @@ def _restart(qtbot, window):
 
 
 def _check_usable(window) -> None:
-    mode = window.mode_windows["replay"]
+    mode = window.mode_window("replay")
     assert _rows(window) >= 8
     for key in RIGHT:
         assert mode.docks[key].width() >= RIGHT_COLUMN_MIN_WIDTH, key
@@ -51,18 +51,18 @@ def _check_usable(window) -> None:
 def test_the_episodes_list_shows_eight_rows_and_more(qtbot, window):
     assert (window.width(), window.height()) == (1280, 860)
     _check_usable(window)
-    right = window.mode_windows["replay"].docks["step"].width()
+    right = window.mode_window("replay").docks["step"].width()
     again = _restart(qtbot, window)
     _check_usable(again)
     # the restored right column is the one that was saved, not narrower
-    assert again.mode_windows["replay"].docks["step"].width() >= right - 2
+    assert again.mode_window("replay").docks["step"].width() >= right - 2
     again.close()
 
 
 def test_a_layout_saved_by_an_older_build_is_not_restored(qtbot, window):
     """Layouts of version 1 put the Grasp points under the Model view and left the list
     three rows; such a layout (here: made so, squeezing the right column) is dropped."""
-    mode = window.mode_windows["replay"]
+    mode = window.mode_window("replay")
     left = Qt.DockWidgetArea.LeftDockWidgetArea
     mode.addDockWidget(left, mode.docks["cloud"])  # below the Model view again
     for key in RIGHT:
@@ -85,10 +85,10 @@ def test_a_layout_saved_by_an_older_build_is_not_restored(qtbot, window):
 
 def test_a_layout_of_this_build_is_restored_as_it_was(qtbot, window):
     """A person's own arrangement comes back (the Grasp points beside the list)."""
-    mode = window.mode_windows["replay"]
+    mode = window.mode_window("replay")
     mode.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, mode.docks["cloud"])
     again = _restart(qtbot, window)
-    restored = again.mode_windows["replay"]
+    restored = again.mode_window("replay")
     assert restored.docks["cloud"] not in restored.tabifiedDockWidgets(restored.docks["image"])
     for key in RIGHT:
         assert restored.docks[key].width() >= RIGHT_COLUMN_MIN_WIDTH
