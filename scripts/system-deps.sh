@@ -1,13 +1,14 @@
 #!/bin/sh
 # Install the Debian packages ReasonScope needs (Qt's xcb platform, Mesa
-# OpenGL, Xvfb, Open3D's runtime libraries) when they are missing.
+# OpenGL, Xvfb, Open3D's runtime libraries, xdotool for the bench's launch_window
+# case) when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command and stops.
 set -eu
 
 PACKAGES="xvfb xauth libgl1 libgl1-mesa-dri libegl1 libxkbcommon-x11-0 libxcb-cursor0 \
 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 \
 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libusb-1.0-0 libgomp1 libfontconfig1 \
-libdbus-1-3"
+libdbus-1-3 xdotool"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "system-deps: not a Debian-like system; make sure Qt 6 xcb libraries, Mesa OpenGL," \

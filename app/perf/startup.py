@@ -10,16 +10,30 @@ as Qt can show anything at all, whatever the window behind it costs (reported to
 was restored ahead (the verifier read the current one meanwhile) against restoring it
 then, as before. Both are real `VerifyMode`s on the same project, in this process.
 
-Both need a display (an X server, Xvfb included); `app.perf.display` decides.
+`launch_window`: a fresh process runs `reasonscope --db PATH` (`python -m app.cli`); the
+baseline is a fresh process showing a bare `QMainWindow` titled "ReasonScope (bare)" that
+answers Ctrl+Shift+U with a message box, as the app's window does (Switch annotator). Each
+is timed from the process start until `xdotool` finds its window visible (`search
+--onlyvisible --name`, polled every few ms: `--sync` looks only every 0.5 s), then until
+Ctrl+Shift+U typed into it (`windowfocus`, `key`) brings its answer on screen, which the
+window can only do once it takes keys. The value is app / bare for the second: the window
+must be up and responsive within 2x of what Qt alone needs. The opening mode is built
+behind its busy page after that (reported too), then each other mode's first switch is
+timed in one more fresh process (`first_switch`, driven with the mode shortcuts).
+
+All need a display (an X server, Xvfb included); `app.perf.display` decides.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from app.perf.harness import PerfResult, perf_case, report, scratch_folder
 from sim.tabletop.world import MODEL_IMAGE_SIZE
@@ -108,6 +122,170 @@ def launch_splash(quick: bool) -> PerfResult:
         f"window {statistics.median(window):.2f} s, the project open "
         f"{statistics.median(opened):.2f} s (medians of {rounds} fresh processes)",
     )
+
+
+WINDOW_GOAL = "<= 2x a bare Qt main window"
+WINDOW_ROUNDS = {False: 5, True: 3}
+SWITCH_GOAL_S = 1.0  # the first switch to a mode, each
+
+_BARE_WINDOW = """
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
+app = QApplication([])
+w = QMainWindow(); w.setWindowTitle("ReasonScope (bare)"); w.resize(1280, 860)
+QShortcut(QKeySequence("Ctrl+Shift+U"), w, lambda: QMessageBox.information(
+    w, "Who is working?", "A bare window's answer"))
+w.show()
+app.exec()
+"""
+
+_FIRST_SWITCH = """
+import json, sys, time
+from pathlib import Path
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from app.gui import create_application, start_window
+from app.modes import MODES
+app = create_application()
+window = start_window(Path(sys.argv[1]))
+def wait(done, limit=120):
+    end = time.perf_counter() + limit
+    while not done():
+        if time.perf_counter() > end:
+            raise SystemExit("first_switch: timed out")
+        app.processEvents()
+        time.sleep(0.001)
+opening = window.current_mode
+wait(lambda: window.session.project is not None and window.is_built(opening))
+window.activateWindow()
+wait(window.isActiveWindow)
+seen = {}
+for i, spec in enumerate(MODES, start=1):
+    if spec.key == opening:
+        continue
+    t0 = time.perf_counter()
+    QTest.keyClick(window, getattr(Qt.Key, f"Key_{i}"), Qt.KeyboardModifier.ControlModifier)
+    busy = window.stack.currentWidget() is not window.mode_windows.get(spec.key)
+    wait(lambda k=spec.key: window.stack.currentWidget() is window.mode_windows.get(k))
+    seen[spec.key] = [time.perf_counter() - t0, busy]
+again = {}
+for i, spec in enumerate(MODES, start=1):  # every later switch
+    t0 = time.perf_counter()
+    QTest.keyClick(window, getattr(Qt.Key, f"Key_{i}"), Qt.KeyboardModifier.ControlModifier)
+    shown = window.stack.currentWidget() is window.mode_windows.get(spec.key)
+    again[spec.key] = [time.perf_counter() - t0, shown]
+print(json.dumps({"opening": opening, "first": seen, "again": again}))
+window.close()
+"""
+
+
+def _xdotool(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["xdotool", *args], capture_output=True, text=True, timeout=30)
+
+
+def _poll_window(pattern: str, t0: float, proc: subprocess.Popen, limit: float = 60.0):
+    """(seconds since t0, window id) once a visible window's name matches `pattern`."""
+    while time.perf_counter() - t0 < limit:
+        found = _xdotool("search", "--onlyvisible", "--name", pattern)
+        if found.returncode == 0 and found.stdout.split():
+            return time.perf_counter() - t0, found.stdout.split()[0]
+        if proc.poll() is not None:
+            raise RuntimeError(f"the process ended before {pattern!r} showed: {proc.returncode}")
+        time.sleep(0.005)
+    raise TimeoutError(f"no visible window named {pattern!r} after {limit:.0f} s")
+
+
+def _window_round(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(visible, answered): seconds from the process start until its main window is on
+    screen, and until Ctrl+Shift+U typed into it as soon as it is has its answer up."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        visible, wid = _poll_window("^ReasonScope", t0, proc)
+        _xdotool("windowfocus", wid)
+        _xdotool("key", "--clearmodifiers", "ctrl+shift+u")
+        answered, _ = _poll_window("^(Who is working|No project open)", t0, proc)
+        return visible, answered
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@perf_case("launch_window", goal=WINDOW_GOAL)
+def launch_window(quick: bool) -> PerfResult:
+    """Fresh processes, alternating: `reasonscope --db PATH` and a bare QMainWindow, each
+    until its window is visible and has answered a key; medians. Then the first switch
+    to every other mode in one more fresh process."""
+    from app.perf.display import display_problem
+    from store import open_project
+
+    def fail(text: str) -> PerfResult:
+        return PerfResult("launch_window", float("inf"), "x", WINDOW_GOAL, False, text)
+
+    problem = display_problem(environ=dict(os.environ))
+    if problem:
+        return fail(problem)
+    if shutil.which("xdotool") is None:
+        return fail("xdotool is not installed (make system-deps installs it)")
+    rounds = WINDOW_ROUNDS[quick]
+    bare_visible, bare_answer, app_visible, app_answer = [], [], [], []
+    with scratch_folder() as folder:
+        path = folder / "launch.reasonscope"
+        with open_project(path, create=True) as project:
+            project.annotators.sign_in("Perf")
+        env = dict(os.environ, REASONSCOPE_CONFIG_DIR=str(folder / "config"))
+        (folder / "config").mkdir()
+        (folder / "config" / "reasonscope.ini").write_text("[General]\nannotator=Perf\n")
+        app_command = [sys.executable, "-m", "app.cli", "--db", str(path)]
+        try:
+            for k in range(rounds):
+                report(f"launch_window: round {k + 1} of {rounds}")
+                v, a = _window_round([sys.executable, "-c", _BARE_WINDOW], env)
+                bare_visible.append(v)
+                bare_answer.append(a)
+                v, a = _window_round(app_command, env)
+                app_visible.append(v)
+                app_answer.append(a)
+            report("launch_window: the first switch to each mode")
+            switches = _run_switches(path, env)
+        except (RuntimeError, TimeoutError, subprocess.SubprocessError) as exc:
+            return fail(f"launch_window: {exc}")
+    bv, ba = statistics.median(bare_visible), statistics.median(bare_answer)
+    av, aa = statistics.median(app_visible), statistics.median(app_answer)
+    ratio = aa / ba
+    first = switches["first"]
+    slowest = max(t for t, _busy in first.values())
+    later = max(t for t, _shown in switches["again"].values())
+    each = ", ".join(f"{key} {t:.2f} s" for key, (t, _busy) in first.items())
+    ok = ratio <= 2.0 and slowest <= SWITCH_GOAL_S
+    return PerfResult(
+        "launch_window",
+        ratio,
+        "x",
+        WINDOW_GOAL,
+        ok,
+        f"the main window visible {av:.2f} s after start and answering a key {aa:.2f} s; "
+        f"a bare Qt main window {bv:.2f} s and {ba:.2f} s (medians of {rounds} fresh "
+        f"processes); visible alone {av / bv:.1f}x. First switch to each mode (goal <= "
+        f"{SWITCH_GOAL_S:.0f} s each, {switches['opening']} opens built): {each}; every "
+        f"later switch at most {1000 * later:.0f} ms",
+    )
+
+
+def _run_switches(path: Path, env: dict[str, str]) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_SWITCH, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        env=env,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 NEXT_GOAL = "<= 0.25x restoring the scene then"
