@@ -19,6 +19,7 @@ from typing import Any
 
 from annotation.progress import Progress
 from app.jobs.batch import run_batch, sim_turn
+from app.jobs.first_views import first_views, scene_data
 from sim.llm import DEFAULT_RETRY, EndpointStats, OpenAIConfig, RetryPolicy
 from sim.tabletop.world import MODEL_IMAGE_SIZE
 from store import Project, ProjectError, open_project
@@ -141,12 +142,6 @@ def select_questions(project: Project, which: str, limit: int | None) -> list:
         if cursor is None or (limit is not None and len(out) >= limit):
             break
     return out[:limit] if limit is not None else out
-
-
-def scene_data(project: Project, scene_id: int) -> dict[str, Any]:
-    """What a worker needs of a stored scene to rebuild it: its body records and state."""
-    scene = project.scenes.get(scene_id)
-    return {"bodies": [b.as_record() for b in scene.bodies], "state": scene.state}
 
 
 def play_episode(
@@ -322,7 +317,6 @@ def run_agent(
     With `resume`, questions that already have an episode of this agent, model, mode and
     prompt variant are skipped.
     """
-    from app.jobs.first_views import first_views
     from app.jobs.sim_hosts import SimHosts
     from sim.tabletop import prompts
     from sim.tabletop.toolenv import MODES

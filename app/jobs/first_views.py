@@ -20,6 +20,12 @@ from store import Project
 from store.rendered_views import StoredView
 
 
+def scene_data(project: Project, scene_id: int) -> dict[str, Any]:
+    """What a worker needs of a stored scene to rebuild it: its body records and state."""
+    scene = project.scenes.get(scene_id)
+    return {"bodies": [b.as_record() for b in scene.bodies], "state": scene.state}
+
+
 def as_stored(view: FirstView, scene_id: int | None) -> StoredView:
     h, w = view.segmentation.shape
     return StoredView(
@@ -105,8 +111,6 @@ def prerender(
 ) -> int:
     """Render and store the Direct-mode first view (top-down, the default size, each
     scene's own gripper) of every scene that lacks it; return how many were rendered."""
-    from app.jobs.agents import scene_data
-
     camera = TOP_DOWN.with_size(image_size, image_size)
     before = project.rendered_views.count()
     scenes = {sid: scene_data(project, sid) for sid in dict.fromkeys(scene_ids)}
