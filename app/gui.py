@@ -57,7 +57,7 @@ def start_window(db: Path | None):
 
     splash = StartSplash(icon("app"))
     splash.show()
-    splash.say("Opening the window…")
+    splash.say("Loading the window…")
     from app.crash import install_excepthook
     from app.main_window import MainWindow
 

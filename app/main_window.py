@@ -75,8 +75,9 @@ class MainWindow(QMainWindow):
         # a mode chosen but not built yet shows this page in its place while it builds
         self.opening_pages: dict[str, OpeningPage] = {}
         self._current = MODES[0].key
-        # the store and each mode's package are imported off the GUI thread, ahead of use
-        self.imports = BackgroundImports(self)
+        # the store and each mode's package are imported off the GUI thread, ahead of
+        # use, from the window's first paint on (not competing with it)
+        self.imports = BackgroundImports(self, paused=True)
         self.imports.request("store")
         self.message_box: QMessageBox | None = None
         self.sign_in_dialog: SignInDialog | None = None
@@ -319,6 +320,7 @@ class MainWindow(QMainWindow):
     def _open_when_painted(self, key: str) -> None:
         """The busy page of `key` is on screen: once the mode's package is imported (in
         the background: the window keeps taking keys), build the mode."""
+        self.imports.start()
         self.imports.then(controller_module(self.specs[key]), lambda: self._open_now(key))
 
     def _open_now(self, key: str) -> None:
@@ -333,6 +335,8 @@ class MainWindow(QMainWindow):
         page = self.opening_pages.get(self._current)
         if page is not None and page.was_painted:  # hidden before its mode was built
             QTimer.singleShot(0, lambda k=self._current: self._open_when_painted(k))
+        elif page is None:  # its mode is built: no busy page to wait for
+            self.imports.start()
 
     def reset_layout(self) -> None:
         mode = self.mode_windows.get(self.current_mode)

@@ -25,8 +25,11 @@ class BackgroundImports(QObject):
 
     imported = Signal(str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, paused: bool = False) -> None:
+        """`paused`: queue what is asked for and start on `start()` (a window starting
+        up paints first: the worker would compete with it for the interpreter)."""
         super().__init__(parent)
+        self.paused = paused
         self.pending: set[str] = set()  # asked for and not imported yet
         self.waiting: dict[str, list[Callable[[], None]]] = {}
         self._queue: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -44,12 +47,18 @@ class BackgroundImports(QObject):
         if name not in self.pending:
             self.pending.add(name)
             self._queue.put(name)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._work, name="background-imports", daemon=True
-                )
-                self._thread.start()
+            if not self.paused:
+                self.start()
         return False
+
+    def start(self) -> None:
+        """Start importing (once; what was asked while paused comes first, in order)."""
+        self.paused = False
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._work, name="background-imports", daemon=True
+            )
+            self._thread.start()
 
     def then(self, name: str, fn: Callable[[], None]) -> None:
         """Call `fn` from the event loop once module `name` is imported (now asked for if

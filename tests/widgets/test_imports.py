@@ -45,3 +45,16 @@ def test_modules_come_in_the_order_asked_and_a_failure_is_reported_too(
     assert order == ["first_part", "broken_part"]
     assert "broken_part" not in sys.modules  # the GUI thread's import raises the error
     monkeypatch.delitem(sys.modules, "first_part")
+
+
+def test_a_paused_importer_waits_for_start(qtbot, tmp_path, monkeypatch):
+    (tmp_path / "later_part.py").write_text("Y = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    imports = BackgroundImports(paused=True)
+    done = []
+    imports.then("later_part", lambda: done.append(True))
+    qtbot.wait(200)
+    assert done == [] and "later_part" not in sys.modules
+    imports.start()
+    qtbot.waitUntil(lambda: done == [True], timeout=10000)
+    monkeypatch.delitem(sys.modules, "later_part")
