@@ -33,8 +33,11 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     window.show()
     window.open_path(demo_project_path())
     window.session.sign_in("Ada (annotator)")
+    # what the window shows first: the opening mode's busy page while it is built
+    written = [out / "00-opening.png"]
+    window.grab().save(str(written[0]))
     select_explore_body(app, window)
-    written = mode_shots(app, window, out)
+    written += mode_shots(app, window, out)
     written += verify_jrdb(app, window, out)
     written += replay_bimanual(app, window, out / "04-replay-bimanual.png")
     written += results_tabs(app, window, out)
@@ -69,6 +72,7 @@ def mode_shots(app, window, out: Path) -> list[Path]:
     written = []
     for i, spec in enumerate(MODES, start=1):
         window.set_mode(spec.key)
+        window.mode(spec.key)  # built now if it was not: the picture is the mode, not its busy page
         settle(app)
         if spec.key == "annotate":
             select_person(app, window.mode("annotate"))

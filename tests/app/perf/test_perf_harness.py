@@ -34,6 +34,7 @@ RUN_ORDER = [
     "metrics_scaling",
     "replay_list_open",
     "launch_splash",
+    "launch_window",
     "verify_next_question",
     "package_create",
     "package_merge",
