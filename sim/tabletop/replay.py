@@ -23,15 +23,12 @@ import numpy as np
 from sim.camera import CameraSpec
 from sim.render import RenderedView, render
 from sim.robotiq import GRIPPERS, ROBOTIQ_2F85, GripperModel
-from sim.tabletop.grasp.execute import grasp_height
+from sim.tabletop.grasp.execute import grasp_height, position_in_basket
 from sim.tabletop.grasp.plan import GraspPlan, tool_axis
 from sim.tabletop.heightmap import lift_pixels
 from sim.tabletop.masks import decode_mask
 from sim.tabletop.world import (
-    BASKET_CENTRE,
-    BASKET_SIZE,
     MODEL_IMAGE_SIZE,
-    TABLE_TOP_Z,
     TOP_DOWN,
     TabletopWorld,
 )
@@ -139,14 +136,9 @@ def step_mask(steps: Sequence[dict], index: int) -> np.ndarray | None:
 
 # -- what moved --------------------------------------------------------------------------------
 def in_basket(position: Sequence[float]) -> bool:
-    """Whether a body's centre lies inside the basket beside the table."""
-    x, y, z = position
-    bx, by = BASKET_CENTRE
-    return (
-        abs(x - bx) < BASKET_SIZE[0] / 2
-        and abs(y - by) < BASKET_SIZE[1] / 2
-        and TABLE_TOP_Z < z < TABLE_TOP_Z + BASKET_SIZE[2] + 0.05
-    )
+    """Whether a body's centre lies in the basket beside the table (on its floor or on
+    what was put in before it), as the grasp tool judges it."""
+    return position_in_basket(position)
 
 
 def turn_deg(q1: Sequence[float], q2: Sequence[float]) -> float:

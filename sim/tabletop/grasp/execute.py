@@ -226,10 +226,18 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     carry_z = max(grip_z + LIFT, TABLE_TOP_Z + BASKET_SIZE[2] + model.fingertip_offset + 0.10)
     move_tool_to(world, (gx, gy, carry_z), orientation, step_m=0.005)
     move_tool_to(world, (bx, by, carry_z), orientation, step_m=0.004)
-    # lower it in until its underside is just above the basket floor, then let go
+    # lower it in until its underside is just above the basket floor, or until it sets
+    # down on what is in the basket already (pressing on that pries the fingers open and
+    # knocks the object out of the basket or wedges it in the open fingers), then let go
     drop = c.getAABB(body)[0][2] - (TABLE_TOP_Z + 0.02)
     if drop > 0:
-        move_tool_to(world, (bx, by, carry_z - drop), orientation, step_m=0.005)
+        move_tool_to(
+            world,
+            (bx, by, carry_z - drop),
+            orientation,
+            step_m=0.005,
+            guard=lambda: _set_down(world, body),
+        )
     drive_fingers(world, model.open_angle, 120)
     world.step(240)
     go_home(world)
@@ -276,14 +284,24 @@ def grasp_height(plan: GraspPlan, model=None) -> float:
     return pads_z + model.depth_at_gap(plan.width)
 
 
+BASKET_PILE = 0.25  # m above the walls that objects resting on earlier ones may reach
+
+
 def in_basket(world: TabletopWorld, uid: int) -> bool:
-    (x, y, z), _ = world.client.getBasePositionAndOrientation(uid)
+    """Whether an object lies in the basket (`position_in_basket`)."""
+    return position_in_basket(world.client.getBasePositionAndOrientation(uid)[0])
+
+
+def position_in_basket(position) -> bool:
+    """Whether a body centred at `position` lies in the basket: over its floor, on the
+    floor or on what was put in before it (a cleared object often rests on the last one)."""
+    x, y, z = position
     bx, by = BASKET_CENTRE
     hx, hy = BASKET_SIZE[0] / 2, BASKET_SIZE[1] / 2
     return (
         abs(x - bx) < hx
         and abs(y - by) < hy
-        and TABLE_TOP_Z < z < TABLE_TOP_Z + BASKET_SIZE[2] + 0.05
+        and TABLE_TOP_Z < z < TABLE_TOP_Z + BASKET_SIZE[2] + BASKET_PILE
     )
 
 
@@ -305,6 +323,23 @@ def _bumped(world: TabletopWorld, target: int | None, hit: list[str], on_top: li
         link = c.getJointInfo(world.gripper_uid, pt[3])[12].decode() if pt[3] >= 0 else "base"
         if "inner_finger" not in link:
             on_top.append(True)
+            return True
+    return False
+
+
+SET_DOWN_FORCE = 1.0  # N: the held object resting this hard on something has set down
+
+
+def _set_down(world: TabletopWorld, body: int) -> bool:
+    """Whether the held object (or the gripper) now rests on something below it: the
+    basket or what was put in it before."""
+    c = world.client
+    for pt in c.getContactPoints(bodyA=body):
+        if pt[2] != world.gripper_uid and pt[9] >= SET_DOWN_FORCE:
+            return True
+    for pt in c.getContactPoints(bodyA=world.gripper_uid):
+        info = world.info(pt[2])
+        if pt[2] != body and info is not None and info.role != "robot" and pt[9] >= BUMP_FORCE:
             return True
     return False
 

@@ -21,6 +21,9 @@ YAWS = 8  # closing directions sampled over half a turn (22.5 degrees apart)
 FINGER_THICKNESS = 0.012  # a finger's extent along the closing line, pad included
 EDGE_BAND = 0.01  # metres: the strip's ends, where the knuckles come down beside the object
 FLAT_EDGE = 0.008  # an end this close to the strip's top is an edge the knuckles meet
+INCLINE_EDGE = 0.002  # metres in from where the surface reaches the pads: the contact
+INCLINE_LOW = 0.004  # an end this close above the pads' level is on a sloping face
+INCLINE_BAND = 0.004  # metres in from there over which that face's slope is fitted
 
 
 def runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -116,8 +119,45 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                     continue
                 normal = normal_angle(s[i : j + 1], t[i : j + 1], model.pad_width)
                 rim = min(reach, model.max_depth_flat)  # the knuckles meet a rim as a flat top
+                normal = max(normal, incline_angle(s[i : j + 1], z[i : j + 1], local_top - rim))
                 rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1, rim))
     return np.array(rows, dtype=float).reshape(-1, 10)
+
+
+def incline_angle(s: np.ndarray, z: np.ndarray, cut: float) -> float:
+    """For a grasp of the whole outline from outside: the larger angle (degrees) between
+    the closing line and the object's surface normal where the pads meet it. 0 where the
+    outline ends at an edge above the pads' level `cut` (a mug's or a box's wall beneath
+    it, as a top-down view assumes); where an end is a face sloping down through the
+    pads' level instead (a book, a plate or a DVD case leaning in the pile), the pad
+    meets it only further in, on the slope. `s`, `z`: the strip's points in the stretch,
+    sorted along the closing line.
+
+    A pad closing on a face that rises at angle a from the horizontal presses along a
+    normal 90 - a degrees off the closing line: the squeeze turns a leaning object away
+    about its support and it leaves the fingers (closed on nothing, or slipped at lift).
+    Where the surface falls away inward there is nothing to press on: 90.
+    """
+    angles = []
+    for end, inward in ((s[0], 1.0), (s[-1], -1.0)):
+        d = (s - end) * inward  # distance in from this end
+        reached = d[z >= cut]
+        if reached.size == 0:
+            return 90.0
+        first = float(reached.min())  # where the surface comes up to the pads' level
+        at = (d >= first) & (d <= first + INCLINE_EDGE)
+        if first <= INCLINE_EDGE and float(np.median(z[at])) - cut > INCLINE_LOW:
+            angles.append(0.0)  # an edge well above the pads: the wall below it takes them
+            continue
+        near = (d >= first) & (d <= first + INCLINE_BAND)
+        dn, zn = d[near], z[near]
+        spread = float(((dn - dn.mean()) ** 2).sum())
+        if near.sum() < 3 or spread <= 0:
+            angles.append(0.0)  # too few points to measure a slope
+            continue
+        rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
+        angles.append(90.0 - math.degrees(math.atan(rise)) if rise > 0 else 90.0)
+    return max(angles)
 
 
 def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:

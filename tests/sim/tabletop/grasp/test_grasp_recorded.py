@@ -1,0 +1,59 @@
+"""Grasps recorded from the environment_errors bench that used to fail for the
+environment's reasons, run again on their recorded scenes (`tests/data/grasp/`: the
+generated question's scene at the step before the grasp): the real simulated outcome."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from sim.render import render
+from sim.tabletop.grasp.execute import grasp, in_basket
+from sim.tabletop.scenes import world_from_records
+from sim.tabletop.world import TOP_DOWN
+
+CAM = TOP_DOWN.with_size(512, 512)  # the bench's camera
+DATA = Path(__file__).parents[3] / "data" / "grasp"
+
+
+def _recorded(name: str):
+    record = json.loads((DATA / f"{name}.json").read_text())
+    world = world_from_records(record["bodies"], record["state"])
+    return world, world.bodies[record["target"]].uid
+
+
+def test_an_object_set_down_on_what_the_basket_holds_stays_in_the_basket():
+    """Seed 12 (compare), step 13: the green toy brick used to be pressed into the book
+    already in the basket until the fingers were pried open and it fell out on the table
+    ("the object fell on the way to the basket"). Now it is lowered until it sets down and
+    released there, on the book."""
+    world, uid = _recorded("basket_on_contents")
+    try:
+        result = grasp(world, CAM, render(world, CAM).segmentation == uid)
+        assert result.ok, result.feedback
+        assert in_basket(world, uid)
+        book = world.bodies["obj_04"].uid  # the green book, cleared into the basket before
+        assert in_basket(world, book)
+        touching = {pt[2] for pt in world.client.getContactPoints(bodyA=uid)}
+        assert book in touching  # set down on it, not dropped beside it
+    finally:
+        world.close()
+
+
+def test_a_book_leaning_in_the_pile_is_refused_not_knocked_over():
+    """Seed 80 (beneath), step 3: the navy book leans in the pile, its lower end a face
+    sloping down through the pads' level. Its whole-outline grasp used to close on nothing
+    (the pads met the slope, the book turned away); the planner now measures the slope
+    and refuses, saying so, without moving anything."""
+    world, uid = _recorded("leaning_book")
+    try:
+        before = np.array(world.client.getBasePositionAndOrientation(uid)[0])
+        result = grasp(world, CAM, render(world, CAM).segmentation == uid)
+        assert not result.ok and result.reason == "no feasible grasp"
+        assert "surfaces not antipodal" in result.feedback and not result.attempts
+        after = np.array(world.client.getBasePositionAndOrientation(uid)[0])
+        assert np.linalg.norm(after - before) < 0.002
+    finally:
+        world.close()
