@@ -37,6 +37,9 @@ SPAWN_MARGIN = 0.04  # keep spawn points this far inside the workspace edge
 MAX_ATTEMPTS = 8
 PILE_SHARE = 0.7  # with piles: this share of later objects lands on an earlier one
 PILE_SPREAD = 0.035  # metres: how far from its anchor a piled object lands (1 sigma)
+# With piles, a pile's anchor lands at most this far from the workspace centre: a heap
+# spreads as it topples, and one started near the edge spills out of the camera's view.
+PILE_REACH = 0.09
 
 
 @dataclass(frozen=True)
@@ -137,25 +140,34 @@ def sample_spawns(
     *,
     first: Sequence[CatalogEntry] = (),
     piles: bool = False,
+    pile_on: int | None = None,
 ) -> list[SpawnSpec]:
     """`first` entries are dropped before the random ones (so they tend to end up covered).
 
-    With `piles`, most later objects are dropped close above an earlier one (a
-    `first` one when there are any), heaping the clutter the way MG-VQA's scenes
-    are heaped, so that what was dropped first is likely to end up buried.
+    With `piles`, most later objects are dropped close above an earlier one (one of
+    the first `pile_on`; by default a `first` one when there are any), heaping the
+    clutter the way MG-VQA's scenes are heaped, so that what was dropped first is
+    likely to end up buried. The objects piles can start on land within PILE_REACH
+    of the workspace centre. What rolls (`rolls`) is neither piled nor piled on: a
+    ball dropped on a heap bounces out of view, so the random ones go down right
+    after `first`, wherever they fall.
     """
-    chosen = list(first) + [
-        entries[i] for i in rng.integers(0, len(entries), size=max(0, n - len(first)))
-    ]
+    randoms = [entries[i] for i in rng.integers(0, len(entries), size=max(0, n - len(first)))]
+    if piles:
+        randoms.sort(key=rolls, reverse=True)  # stable: otherwise in the order drawn
+    chosen = list(first) + randoms
     spawns = []
     lim = WORKSPACE_HALF - SPAWN_MARGIN
+    bases = (pile_on if pile_on is not None else len(first)) or len(chosen)
     for i, entry in enumerate(chosen):
         lo, hi = entry.scale_range
         scale = float(rng.uniform(lo, hi))
-        x = WORKSPACE_CENTRE[0] + float(rng.uniform(-lim, lim))
-        y = WORKSPACE_CENTRE[1] + float(rng.uniform(-lim, lim))
-        if piles and spawns and float(rng.uniform()) < PILE_SHARE:
-            anchors = spawns[: len(first)] or spawns
+        reach = PILE_REACH if piles and i < bases and not rolls(entry) else lim
+        x = WORKSPACE_CENTRE[0] + float(rng.uniform(-reach, reach))
+        y = WORKSPACE_CENTRE[1] + float(rng.uniform(-reach, reach))
+        piled = float(rng.uniform()) < PILE_SHARE if piles and spawns else False
+        anchors = [s for s in spawns[:bases] if not rolls(s.entry)] or spawns[:bases]
+        if piled and (i < len(first) or not rolls(entry)):
             ax, ay, _ = anchors[int(rng.integers(0, len(anchors)))].position
             x = float(
                 np.clip(
@@ -173,12 +185,18 @@ def sample_spawns(
             )
         height = entry.extent(scale)[2]
         z = TABLE_TOP_Z + 0.02 + height / 2 + 0.035 * i  # staggered so drops do not interpenetrate
+
         spawns.append(
             SpawnSpec(
                 entry, scale, (x, y, z), float(rng.uniform(-math.pi, math.pi)), f"obj_{i:02d}"
             )
         )
     return spawns
+
+
+def rolls(entry: CatalogEntry) -> bool:
+    """Whether the object is round and rolls away when it lands on something: balls, fruit."""
+    return entry.shape == "sphere" or entry.kind == "ball"
 
 
 def spawn(world: TabletopWorld, spec: SpawnSpec) -> None:
@@ -238,6 +256,7 @@ def draw(
     textures: Sequence[str],
     first: Sequence[CatalogEntry] = (),
     piles: bool = False,
+    pile_on: int | None = None,
 ) -> tuple[list[SpawnSpec], str | None]:
     """Everything attempt `attempt` of scene `seed` draws at random: the objects to drop and
     the table texture.
@@ -249,7 +268,7 @@ def draw(
     rng = np.random.default_rng([seed, attempt])
     n = int(rng.integers(lo, hi + 1))
     texture = textures[int(rng.integers(0, len(textures)))] if textures else None
-    return sample_spawns(rng, entries, n, first=first, piles=piles), texture
+    return sample_spawns(rng, entries, n, first=first, piles=piles, pile_on=pile_on), texture
 
 
 def drop(
@@ -293,14 +312,17 @@ def generate_scene(
     textures: Sequence[str] | None = None,
     with_robot: bool = True,
     piles: bool = False,
+    pile_on: int | None = None,
     gripper: str = DEFAULT_GRIPPER,
 ) -> GeneratedScene:
     """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded).
 
     Every attempt of a seed drops its objects into the same world, emptied and put back
-    as it was built (loading the robot is costly), and the table gets its texture once an
-    attempt is kept (loading it is costly too, and physics does not see it); the call
-    sequence is fixed by the seed, so the result is too.
+    as it was built. The robot and the table's texture are added once an attempt is
+    kept: loading either is costly, physics does not see the texture, and the folded
+    arm stands out of reach of any scene that passes the checks (an object near it is
+    out of the camera's view), while simulating it costs a quarter of every step. The
+    call sequence is fixed by the seed, so the result is too.
     """
     lo, hi = objects
     if not (1 <= lo <= hi <= 15):
@@ -309,7 +331,7 @@ def generate_scene(
     textures = list(textures if textures is not None else table_textures())
     rejected: list[str] = []
     attempt_steps: list[int] = []
-    world = TabletopWorld(with_robot=with_robot, gripper=gripper)
+    world = TabletopWorld(with_robot=False, gripper=gripper)
     empty = world.capture_state()
     for attempt in range(MAX_ATTEMPTS):
         if attempt:
@@ -322,6 +344,7 @@ def generate_scene(
             textures=textures,
             first=first,
             piles=piles,
+            pile_on=pile_on,
         )
         for spec in spawns:
             spawn(world, spec)
@@ -329,6 +352,8 @@ def generate_scene(
         attempt_steps.append(report.steps)
         found = problems(world)
         if not found:
+            if with_robot:
+                world.add_robot()
             world.set_table_texture(texture)
             return GeneratedScene(
                 seed, attempt, world, report, texture, spawns, rejected, attempt_steps
