@@ -123,6 +123,51 @@ def render(world: World, camera: CameraSpec, *, hide: Iterable[str] = ()) -> Ren
     return RenderedView(camera, pixels, depth_to_metres(depth, camera.near, camera.far), seg)
 
 
+def windowed_view(world: World, camera: CameraSpec, keys: Iterable[str]) -> RenderedView:
+    """The camera's image rendered only inside the pixel windows of `keys`; background
+    elsewhere (segmentation -1, black, depth at the far plane).
+
+    Every body's pixels lie inside its window, so each key's visible pixels, and
+    whatever is read of the view inside the keys' windows, are those of the full image
+    (`render`), at the cost of the windows alone. Windows are rendered one by one with
+    the bodies that project elsewhere hidden, or as their bounding window when that is
+    no larger than their sum.
+    """
+    keys = list(keys)
+    height, width = camera.height, camera.width
+    seg = np.full((height, width), -1, dtype=np.int32)
+    rgb = np.zeros((height, width, 3), dtype=np.uint8)
+    depth = np.full((height, width), camera.far, dtype=np.float64)
+    windows = [w for w in (screen_window(world, camera, k) for k in keys) if w is not None]
+    if windows:
+        union = (
+            min(w[0] for w in windows),
+            min(w[1] for w in windows),
+            max(w[2] for w in windows),
+            max(w[3] for w in windows),
+        )
+        if _area(union) <= sum(_area(w) for w in windows):
+            windows = [union]
+        placed = {k: screen_window(world, camera, k) for k in world.bodies}
+        for window in windows:
+            x0, y0, x1, y1 = window
+            elsewhere = [k for k, w in placed.items() if w is None or not _intersect(w, window)]
+            with hidden(world, elsewhere):
+                pixels, raw, part = _render(world, camera, window)
+            seg[y0:y1, x0:x1] = part
+            rgb[y0:y1, x0:x1] = pixels
+            depth[y0:y1, x0:x1] = depth_to_metres(raw, camera.near, camera.far)
+    return RenderedView(camera, rgb, depth, seg)
+
+
+def _area(window: tuple[int, int, int, int]) -> int:
+    return (window[2] - window[0]) * (window[3] - window[1])
+
+
+def _intersect(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return not (a[2] <= b[0] or a[0] >= b[2] or a[3] <= b[1] or a[1] >= b[3])
+
+
 def render_window(
     world: World,
     camera: CameraSpec,
@@ -216,24 +261,38 @@ def counterfactual_visibility(
     alone = alone if alone is not None else alone_pixel_counts(world, camera, keys, fast=fast)
     if fast:
         window = screen_window(world, camera, cover)
-        seg = view.segmentation
-        if window is not None:
-            x0, y0, x1, y1 = window
-            seg = seg.copy()
-            # Only the cover's window can change; bodies that project elsewhere cannot
-            # draw a pixel in it, so they are skipped (the robot's meshes are costly).
-            elsewhere = [
-                k for k in world.bodies if k != cover and not _overlaps(world, camera, k, window)
-            ]
-            seg[y0:y1, x0:x1] = render_window(world, camera, window, hide=[cover, *elsewhere])
-    else:
-        seg = render(world, camera, hide=[cover]).segmentation
+        if window is None:
+            return dict.fromkeys(keys, 0.0)
+        x0, y0, x1, y1 = window
+        # Only the cover's window can change; bodies that project elsewhere cannot
+        # draw a pixel in it, so they are skipped (the robot's meshes are costly).
+        elsewhere = [
+            k for k in world.bodies if k != cover and not _overlaps(world, camera, k, window)
+        ]
+        after = render_window(world, camera, window, hide=[cover, *elsewhere])
+        return _window_gains(world, keys, view.segmentation[y0:y1, x0:x1], after, alone)
+    seg = render(world, camera, hide=[cover]).segmentation
     gains = {}
     for key in keys:
         uid = world.bodies[key].uid
         before = int(np.count_nonzero(view.segmentation == uid))
         after = int(np.count_nonzero(seg == uid))
         gains[key] = (after - before) / alone[key] if alone.get(key) else 0.0
+    return gains
+
+
+def _window_gains(world, keys, before: np.ndarray, after: np.ndarray, alone) -> dict[str, float]:
+    """Each key's gain from its pixel counts in one window before and after (nothing outside
+    the window changes, so the difference there is the whole image's)."""
+    uids, counts = np.unique(before, return_counts=True)
+    was = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+    uids, counts = np.unique(after, return_counts=True)
+    now = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+    gains = {}
+    for key in keys:
+        uid = world.bodies[key].uid
+        diff = now.get(uid, 0) - was.get(uid, 0)
+        gains[key] = diff / alone[key] if alone.get(key) else 0.0
     return gains
 
 

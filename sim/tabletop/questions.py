@@ -22,7 +22,13 @@ from annotation.tabletop.question_text import (
     with_article,
 )
 from sim.camera import CameraSpec, project_points
-from sim.render import counterfactual_visibility, label_visibility, render, visibility
+from sim.render import (
+    counterfactual_visibility,
+    label_visibility,
+    screen_window,
+    visibility,
+    windowed_view,
+)
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import CatalogEntry, load_catalog
 from sim.tabletop.scenes import GeneratedScene, generate_scene
@@ -108,8 +114,9 @@ def _distractor_pool(
 
 
 def _visibility(scene: GeneratedScene, camera: CameraSpec, keys: Sequence[str]):
-    """The model's view, and each key's pixels alone and visible fraction in it."""
-    view = render(scene.world, camera)
+    """The model's view inside the keys' windows (all that the checks read of it: the same
+    pixels as the full image), and each key's pixels alone and visible fraction in it."""
+    view = windowed_view(scene.world, camera, keys)
     vis = visibility(scene.world, camera, keys, view=view)
     return view, {k: v.alone_px for k, v in vis.items()}, {k: v.fraction for k, v in vis.items()}
 
@@ -137,10 +144,12 @@ def generate(
     return result
 
 
-def _timed_scene(timing: Timing, seed: int, n: int, pool, first) -> GeneratedScene | None:
+def _timed_scene(
+    timing: Timing, seed: int, n: int, pool, first, pile_on: int | None = None
+) -> GeneratedScene | None:
     t0 = time.perf_counter()
     try:
-        opts = dict(entries=pool, first=first, piles=True, gripper=timing.gripper)
+        opts = dict(entries=pool, first=first, piles=True, pile_on=pile_on, gripper=timing.gripper)
         return generate_scene(seed, objects=(n, n), **opts)
     except RuntimeError:
         return None
@@ -264,9 +273,13 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
     t0 = time.perf_counter()
     view, alone, vis = _visibility(scene, camera, keys)
     pairs = []
-    for cover in keys:
+    windows = {k: screen_window(world, camera, k) for k in keys}
+    buried = [k for k in keys if vis[k] <= threshold and windows[k] is not None]
+    for cover in keys if buried else ():
         if vis[cover] <= threshold:
             continue  # a cover is something the model can see
+        if not any(_overlap(windows[cover], windows[h]) for h in buried):
+            continue  # it covers none of the hidden objects: making it transparent reveals none
         gains = counterfactual_visibility(
             world, camera, cover, keys=[k for k in keys if k != cover], view=view, alone=alone
         )
@@ -363,7 +376,8 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         world.set_body_texture(spec.key, f"resources:textures/labels/{letter}.png")
         label_of[spec.key] = letter
     t0 = time.perf_counter()
-    seen = label_visibility(world, camera, list(label_of))
+    keys = list(label_of)
+    seen = label_visibility(world, camera, keys, view=windowed_view(world, camera, keys))
     timing.visibility_s += time.perf_counter() - t0
     if min(seen.values()) > LABEL_OCCLUDED:
         return _reject(scene, "compare: every label readable in the first view", timing)
@@ -401,6 +415,13 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         False,
         scene,
     )
+
+
+def _overlap(a: tuple[int, int, int, int] | None, b: tuple[int, int, int, int] | None) -> bool:
+    """Whether two pixel windows share a pixel."""
+    if a is None or b is None:
+        return False
+    return not (a[2] <= b[0] or a[0] >= b[2] or a[3] <= b[1] or a[1] >= b[3])
 
 
 def _present_confounders(scene: GeneratedScene, target: CatalogEntry) -> list[str]:
