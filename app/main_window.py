@@ -189,6 +189,8 @@ class MainWindow(QMainWindow):
         if isinstance(state, QByteArray):
             self.mode_windows[spec.key].restore_layout(state)
         self._refresh_mode(spec.key, self.session.summary())
+        if spec.key == self._current:  # before its busy page goes: no other mode shows between
+            self.stack.setCurrentWidget(self.mode_windows[spec.key])
         opening = self.opening_pages.pop(spec.key, None)
         if opening is not None:  # its place in the stack goes to the mode itself
             self.stack.removeWidget(opening)
@@ -325,8 +327,9 @@ class MainWindow(QMainWindow):
 
     def _open_now(self, key: str) -> None:
         """Build mode `key` in its place, unless the person chose another one meanwhile
-        (it is built when chosen again) or something built it already."""
-        if key == self._current and key not in self.mode_windows:
+        (it is built when chosen again), something built it already, or the window was
+        closed (it is built when the window shows again)."""
+        if key == self._current and key not in self.mode_windows and self.isVisible():
             self._build_mode(self.specs[key])
             self._show_current()
 
