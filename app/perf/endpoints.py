@@ -30,8 +30,8 @@ NAME = "run_agent_concurrency"
 GOAL = ">= 6x (--concurrency 8 vs 1), >= 6 in flight"
 TOOL_NAME = "run_agent_manipulation"
 TOOL_GOAL = ">= 3x (--concurrency 8 --workers 2 vs serial)"
-QUESTIONS = {False: 16, True: 12}
-TOOL_QUESTIONS = {False: 8, True: 6}
+QUESTIONS = {False: 24, True: 16}
+TOOL_QUESTIONS = {False: 12, True: 8}
 SCENES = {False: 4, True: 3}
 CONCURRENCY = 8
 TOOL_WORKERS = 2

@@ -156,6 +156,14 @@ class ToolEnv:
             return self._view().rgb
         return render(self.world, camera).rgb
 
+    def _seen(self) -> RenderedView:
+        """What perceive_scene and find_object read of the world (its segmentation): the
+        first view's while nothing has moved, else the render of the world now."""
+        if self.first_view is not None and not self.moved:
+            # segmentation only: the first view keeps no depth and its pixels as PNG
+            return RenderedView(self.camera, None, None, self.first_view.segmentation)
+        return self._view()
+
     def _view(self) -> RenderedView:
         """The agent camera's render of the world now: rendered once per state, shared by
         the tools and the observation until a tool moves something."""
@@ -231,14 +239,14 @@ class ToolEnv:
 
     # -- the tools -------------------------------------------------------------------------
     def _perceive_scene(self, arguments):
-        perception = self.perceiver.perceive(self.world, self.camera, view=self._view())
+        perception = self.perceiver.perceive(self.world, self.camera, view=self._seen())
         replay = {"body_keys": {str(k): v for k, v in perception.body_keys.items()}}
         return perception.as_tool_result(), replay, True, "Scene perceived."
 
     def _find_object(self, arguments):
         point = _point(arguments.get("point"), "point")
         try:
-            found = find_object(self.world, self.camera, point, view=self._view())
+            found = find_object(self.world, self.camera, point, view=self._seen())
         except ValueError as exc:
             raise ToolError(str(exc)) from None
         mask_id = f"mask_{len(self.masks) + 1}"

@@ -254,3 +254,25 @@ def test_import_benchmark_prerender_stores_the_first_view_a_run_then_uses(
         )
         assert code == 0, err
         assert "2 episodes recorded" in out_text
+
+
+def test_perception_reads_the_first_view_as_it_reads_a_render(scene):
+    """perceive_scene and find_object on a world that has not moved: the same results
+    from the stored first view's segmentation as from a fresh render."""
+    from sim.tabletop.toolenv import ToolEnv
+
+    data = _scene_data(scene)
+    view = render_first_view(data, CAMERA)
+    question = SimpleNamespace(task="count", answer=3, criteria={})
+    results = []
+    for first_view in (None, view):
+        world = world_from_records(data["bodies"], data["state"])
+        try:
+            env = ToolEnv(world, question, "perception", camera=CAMERA, first_view=first_view)
+            seen = env.call("perceive_scene")
+            found = [env.call("find_object", {"point": o["point"]}) for o in seen["objects"]]
+            results.append((seen, found, [s["result"] for s in env.steps]))
+        finally:
+            world.close()
+    assert results[0] == results[1]
+    assert results[0][0]["objects"] and all(f.get("mask_id") for f in results[0][1])
