@@ -31,7 +31,7 @@ from sim.render import (
 )
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import CatalogEntry, load_catalog
-from sim.tabletop.scenes import GeneratedScene, generate_scene
+from sim.tabletop.scenes import GeneratedScene, NoValidScene, generate_scene
 from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN
 
 TASKS = ("count", "find", "beneath", "compare")
@@ -41,12 +41,19 @@ LABEL_OCCLUDED = 0.25  # a label with at most this much of its letter in view ca
 SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) than the next
 CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
 GENERATOR = "mgvqa-occlusion/1"
+BENEATH_PILE_ON = 3  # Beneath's piles heap on the first three objects dropped
+# A question's scene must come to rest within this much simulated time; a heap that
+# keeps jittering (a mug wedged and spinning) is redrawn rather than settled for 30 s.
+REST_WITHIN_S = 12.0
+COUNT_VISIBLE = "count: every target visible above the threshold"
+FIND_VISIBLE = "find: target visible above the threshold"
 
 
 @dataclass
 class Timing:  # an attempt's clock, and the one setting every task's scene builder needs
     scene_s: float = 0.0  # building, dropping and settling
     visibility_s: float = 0.0  # rendering and visibility checks
+    settle_s: float = 0.0  # of scene_s: stepping the physics until the clutter rests
     gripper: str = DEFAULT_GRIPPER  # the robot's gripper in the attempt's scenes
 
 
@@ -145,13 +152,22 @@ def generate(
 
 
 def _timed_scene(
-    timing: Timing, seed: int, n: int, pool, first, pile_on: int | None = None
+    timing: Timing, seed: int, n: int, pool, first, pile_on=None, check_spawns=None
 ) -> GeneratedScene | None:
     t0 = time.perf_counter()
     try:
         opts = dict(entries=pool, first=first, piles=True, pile_on=pile_on, gripper=timing.gripper)
-        return generate_scene(seed, objects=(n, n), **opts)
-    except RuntimeError:
+        scene = generate_scene(
+            seed,
+            objects=(n, n),
+            check_spawns=check_spawns,
+            rest_within_s=REST_WITHIN_S,
+            **opts,
+        )
+        timing.settle_s += scene.settle_s
+        return scene
+    except NoValidScene as failed:
+        timing.settle_s += failed.settle_s
         return None
     finally:
         timing.scene_s += time.perf_counter() - t0
@@ -176,15 +192,16 @@ def _count(rng, seed, entries, camera, threshold, timing):
     k = rng.randint(0, 5)
     confounding = rng.random() < CONFOUNDING_SHARE
     n = rng.randint(max(8, k + 3), 15)
-    scene = _timed_scene(
-        timing, seed, n, _distractor_pool(rng, target, entries, confounding), [target] * k
-    )
+    # Piles heap on the first target only: the rule needs one target buried, and heaps
+    # shared between several targets bury none of them.
+    pool = _distractor_pool(rng, target, entries, confounding)
+    scene = _timed_scene(timing, seed, n, pool, [target] * k, 1)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
     keys = [s.key for s in scene.spawned if s.entry.name == target.name]
     _, _, vis = _timed_visibility(timing, scene, camera, keys)
     if keys and min(vis.values()) > threshold:
-        return _reject(scene, "count: every target visible above the threshold", timing)
+        return _reject(scene, COUNT_VISIBLE, timing)
     hidden = [k_ for k_ in keys if vis[k_] <= threshold]
     shown = [k_ for k_ in keys if vis[k_] > threshold]
     names = plural(target.name)
@@ -222,7 +239,7 @@ def _find(rng, seed, entries, camera, threshold, timing):
         return _reject(scene, "find: absent target present", timing)
     _, _, vis = _timed_visibility(timing, scene, camera, keys)
     if present and vis[keys[0]] > threshold:
-        return _reject(scene, "find: target visible above the threshold", timing)
+        return _reject(scene, FIND_VISIBLE, timing)
     if present:
         com = scene.world.client.getBasePositionAndOrientation(scene.world.bodies[keys[0]].uid)[0]
         uv, _ = project_points(camera, [com])
@@ -265,7 +282,7 @@ def _find(rng, seed, entries, camera, threshold, timing):
 def _beneath(rng, seed, entries, camera, threshold, timing):
     confounding = rng.random() < CONFOUNDING_SHARE
     n = rng.randint(10, 15)
-    scene = _timed_scene(timing, seed, n, entries, [])
+    scene = _timed_scene(timing, seed, n, entries, [], BENEATH_PILE_ON)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
     world = scene.world
@@ -359,17 +376,14 @@ def _compare(rng, seed, entries, camera, threshold, timing):
     extreme = rng.choice(["largest", "smallest"])
     letters = rng.sample(["A", "B", "C"], 3)
     pool = [e for e in entries if e.name not in {t.name for t in trio}]
-    scene = _timed_scene(timing, seed, rng.randint(9, 15), pool, trio)
+    scene = _timed_scene(timing, seed, rng.randint(9, 15), pool, trio, None, _sizes_too_close)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
     world = scene.world
     labelled = scene.spawned[:3]
     volumes = {s.key: s.entry.volume(s.scale) for s in labelled}
     ordered = sorted(volumes, key=volumes.get)
-    if any(
-        volumes[b] / volumes[a] < SIZE_RATIO * 0.85
-        for a, b in zip(ordered, ordered[1:], strict=False)
-    ):
+    if _sizes_too_close(labelled):  # checked before dropping too: kept for the record
         return _reject(scene, "compare: sampled sizes too close", timing)
     label_of = {}
     for spec, letter in zip(labelled, letters, strict=True):
@@ -415,6 +429,16 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         False,
         scene,
     )
+
+
+def _sizes_too_close(spawned) -> str | None:
+    """Compare's size rule on the three labelled boxes' drawn scales (the first three
+    spawns): why the draw fails it, or None. Scene generation asks it before dropping
+    an attempt, so a scene is never settled for sizes the question cannot use."""
+    volumes = sorted(s.entry.volume(s.scale) for s in spawned[:3])
+    if any(b / a < SIZE_RATIO * 0.85 for a, b in zip(volumes, volumes[1:], strict=False)):
+        return "compare: sampled sizes too close"
+    return None
 
 
 def _overlap(a: tuple[int, int, int, int] | None, b: tuple[int, int, int, int] | None) -> bool:

@@ -8,6 +8,7 @@ generator and PyBullet is deterministic for a fixed sequence of calls.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +71,7 @@ class GeneratedScene:
     spawned: list[SpawnSpec] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why earlier attempts were discarded
     attempt_steps: list[int] = field(default_factory=list)  # physics steps of every attempt
+    settle_s: float = 0.0  # wall-clock seconds spent settling, every attempt's
 
     def scene_dict(self, camera: CameraSpec = TOP_DOWN) -> dict[str, Any]:
         """The self-contained `scene` object of reasonscope-benchmark/1."""
@@ -314,6 +316,8 @@ def generate_scene(
     piles: bool = False,
     pile_on: int | None = None,
     gripper: str = DEFAULT_GRIPPER,
+    check_spawns: Callable[[list[SpawnSpec]], str | None] | None = None,
+    rest_within_s: float | None = None,
 ) -> GeneratedScene:
     """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded).
 
@@ -323,6 +327,11 @@ def generate_scene(
     arm stands out of reach of any scene that passes the checks (an object near it is
     out of the camera's view), while simulating it costs a quarter of every step. The
     call sequence is fixed by the seed, so the result is too.
+
+    `check_spawns` looks at an attempt's draw before anything is dropped: the reason
+    it gives (a caller's criterion the draw already fails) discards the attempt. With
+    `rest_within_s`, an attempt still moving after that much simulated time is
+    discarded too (one that never comes to rest would otherwise be kept after 30 s).
     """
     lo, hi = objects
     if not (1 <= lo <= hi <= 15):
@@ -331,10 +340,11 @@ def generate_scene(
     textures = list(textures if textures is not None else table_textures())
     rejected: list[str] = []
     attempt_steps: list[int] = []
+    settle_s = 0.0
     world = TabletopWorld(with_robot=False, gripper=gripper)
     empty = world.capture_state()
     for attempt in range(MAX_ATTEMPTS):
-        if attempt:
+        if world.objects():
             clear_objects(world, empty)
         spawns, texture = draw(
             seed,
@@ -346,21 +356,45 @@ def generate_scene(
             piles=piles,
             pile_on=pile_on,
         )
+        why = check_spawns(spawns) if check_spawns is not None else None
+        if why is not None:
+            rejected.append(f"attempt {attempt}: {why}")
+            attempt_steps.append(0)
+            continue
         for spec in spawns:
             spawn(world, spec)
-        report = settle(world, early_stop=early_stop, doomed=lambda w=world: bool(problems(w)))
+        t0 = time.perf_counter()
+        report = settle(
+            world,
+            max_s=rest_within_s or MAX_SETTLE_S,
+            early_stop=early_stop,
+            doomed=lambda w=world: bool(problems(w)),
+        )
+        settle_s += time.perf_counter() - t0
         attempt_steps.append(report.steps)
         found = problems(world)
+        if not found and rest_within_s is not None and not report.at_rest:
+            found = [f"objects still moving after {rest_within_s:g} s"]
         if not found:
             if with_robot:
                 world.add_robot()
             world.set_table_texture(texture)
             return GeneratedScene(
-                seed, attempt, world, report, texture, spawns, rejected, attempt_steps
+                seed, attempt, world, report, texture, spawns, rejected, attempt_steps, settle_s
             )
         rejected.append(f"attempt {attempt}: {found[0]}")
     world.close()
-    raise RuntimeError(f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})")
+    raise NoValidScene(
+        f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})", settle_s
+    )
+
+
+class NoValidScene(RuntimeError):
+    """No attempt of a seed gave a usable scene; `settle_s` is the time spent settling them."""
+
+    def __init__(self, message: str, settle_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.settle_s = settle_s
 
 
 GENERATOR = "mgvqa-clutter/1"
