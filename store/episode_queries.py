@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.models import Episode
+from annotation.tabletop.episode_metrics import run_settings
 from store.base import Repository, loads
 from store.state_blobs import unpack_text
 
@@ -81,6 +82,38 @@ def _raw(column: str, when: str = "1") -> str:
     )
 
 
+# The header fields of a run's settings (annotation.tabletop.episode_metrics.run_settings):
+# episodes that differ in one are never added up together.
+RUN_PATHS = {
+    "prompt_variant": "$.prompt_variant",
+    "width": "$.camera.width",
+    "height": "$.camera.height",
+    "gripper": "$.gripper",
+    "perceiver": "$.perceiver",
+    "perception_model": "$.perception_model",
+    "max_steps": "$.max_steps",
+}
+
+
+def _run_fields(column: str) -> str:
+    guard = f"typeof({column}) = 'text' AND json_valid({column})"
+    return ", ".join(
+        f"CASE WHEN {guard} THEN json_extract({column}, '{path}') END"
+        for path in RUN_PATHS.values()
+    )
+
+
+def _run_header(values: tuple, raw: str | None) -> dict[str, Any]:
+    """The settings fields of a header as `run_settings` reads them: from SQL's columns, or
+    from the raw text when SQLite could not read it."""
+    if raw is not None:
+        header = json.loads(unpack_text(raw))
+        return header if isinstance(header, dict) else {}
+    fields = dict(zip(RUN_PATHS, values, strict=True))
+    width, height = fields.pop("width"), fields.pop("height")
+    return {**fields, "camera": {"width": width, "height": height}}
+
+
 # One row per episode: step counts and usage, from the steps the episode owns.
 _PER_EPISODE = f"""
 SELECT e.id AS id, e.model AS model, e.agent AS agent, e.mode AS mode, e.task AS task,
@@ -110,14 +143,15 @@ SELECT p.model, p.agent, p.mode, p.task, p.own,
        {_raw("a.result", "p.own IS NULL")},
        p.calls, p.turns,
        {_json_field("p.header", "$.question.answer", _FIND_OR_COUNT)},
-       {_raw("p.header", _FIND_OR_COUNT)},
+       {_raw("p.header")},
        a.step_index IS NOT NULL,
        {_json_field("a.arguments", "$.answer", "p.task = 'count'")},
        {_raw("a.arguments", "p.task = 'count'")},
+       {_run_fields("p.header")},
        count(*), sum(p.steps), sum(p.bad), sum(p.bad > 0),
        sum(p.requests), sum(p.latency), sum(p.tokens_in), sum(p.tokens_out)
 FROM per p LEFT JOIN steps a ON a.episode_id = p.id AND a.step_index = p.last_answer
-GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+GROUP BY {", ".join(str(i) for i in range(1, 18 + len(RUN_PATHS)))}
 """
 
 _BIMANUAL_EPISODES = _PER_EPISODE.format(
@@ -134,7 +168,8 @@ GROUP BY 1, 2, 3, 4, 5, 6, 7
 """
 
 _RECOVERY_CALLS = f"""
-SELECT s.episode_id, e.model, e.agent, e.mode, s.name, s.ok
+SELECT s.episode_id, e.model, e.agent, e.mode, s.name, s.ok, {_raw("e.header")},
+       {_run_fields("e.header")}
 FROM steps s JOIN episodes e ON e.id = s.episode_id
 WHERE e.benchmark != '{BIMANUAL}' AND {_TAGGED}
   AND s.kind = 'tool' AND s.name IN {_in(RECOVERY_TOOLS)}
@@ -160,6 +195,7 @@ class EpisodeGroup:
     truth: Any  # header.question.answer (Find and Count episodes)
     answered: bool  # there is an answer step
     given: Any  # the last answer's arguments.answer (Count episodes)
+    run: tuple[tuple[str, Any], ...]  # the run's settings (`run_settings`)
     n: int
     steps: int
     format_error_steps: int
@@ -238,6 +274,7 @@ class EpisodeQueryRepository(Repository):
     def episode_groups(self, tag: str | None = None) -> Iterator[EpisodeGroup]:
         """The MG-VQA (every benchmark but the dual-arm one) episodes, grouped; with `tag`,
         only those on questions carrying it."""
+        k = len(RUN_PATHS)
         for r in self.db.execute(_EPISODE_GROUPS, {"tag": tag}):
             yield EpisodeGroup(
                 model=r[0],
@@ -248,27 +285,31 @@ class EpisodeQueryRepository(Repository):
                 answer_correct=_bool(_read(r[5], r[6], r[7], ("replay", "correct"))),
                 calls=r[8],
                 turns=r[9],
-                truth=_read(r[10], r[11], r[12], ("question", "answer")),
+                truth=_read(r[10], r[11], r[12], ("question", "answer"))
+                if r[3] in ("find", "count")
+                else None,
                 answered=bool(r[13]),
                 given=_read(r[14], r[15], r[16], ("answer",)),
-                n=r[17],
-                steps=r[18],
-                format_error_steps=r[19],
-                with_format_errors=r[20],
-                requests=r[21],
-                latency_s=r[22],
-                tokens_in=r[23],
-                tokens_out=r[24],
+                run=run_settings(_run_header(r[17 : 17 + k], r[12])),
+                n=r[17 + k],
+                steps=r[18 + k],
+                format_error_steps=r[19 + k],
+                with_format_errors=r[20 + k],
+                requests=r[21 + k],
+                latency_s=r[22 + k],
+                tokens_in=r[23 + k],
+                tokens_out=r[24 + k],
             )
 
     def recovery_calls(
         self, tag: str | None = None
-    ) -> Iterator[tuple[int, str, str, str, str, bool | None]]:
-        """(episode id, model, agent, mode, tool name, ok) of the grasp, push, find_object
-        and perceive_scene calls of the MG-VQA episodes with a failed grasp, in order,
-        streamed."""
+    ) -> Iterator[tuple[int, str, str, str, tuple, str, bool | None]]:
+        """(episode id, model, agent, mode, run settings, tool name, ok) of the grasp, push,
+        find_object and perceive_scene calls of the MG-VQA episodes with a failed grasp, in
+        order, streamed."""
         for r in self.db.execute(_RECOVERY_CALLS, {"tag": tag}):
-            yield r[0], r[1], r[2], r[3], r[4], _truthy(r[5])
+            run = run_settings(_run_header(r[7:], r[6]))
+            yield r[0], r[1], r[2], r[3], run, r[4], _truthy(r[5])
 
     def episode_tags(self) -> list[str]:
         """The tags of the questions that have episodes (e.g. authored, hard), sorted."""

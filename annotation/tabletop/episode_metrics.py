@@ -4,13 +4,17 @@ Pure functions over `Episode`/`Step` pairs (annotation.models); no database, no
 simulator, no screen. `episode_metrics` is the `episodes` key of
 `reasonscope metrics --json` and what the Results mode draws.
 
-Episodes are grouped into rows by (model, agent, mode). A row whose agent or
-model is named ``chance`` is an image-blind baseline: it is counted like any
+Episodes are grouped into rows by (model, agent, mode, run settings). The run settings
+(`run_settings`: prompt variant, image size, gripper, perceiver, perception model, step
+limit) change what a number means, so two runs that differ in one are never added up
+together: each is a row of its own, with its settings printed (`run_label`). A row whose
+agent or model is named ``chance`` is an image-blind baseline: it is counted like any
 other row and flagged ``"baseline": true`` so tables can set it apart.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -30,6 +34,66 @@ COUNT_OUTCOMES = ("under", "exact", "over", "invalid", "unanswered")
 TURN_KINDS = ("tool", "action", "answer", "format_error")
 
 
+#: The header fields of an episode that make a run (in this order), each read as
+#: `run_settings` reads it; store/episode_queries.py groups on the same fields.
+RUN_KEYS = (
+    "prompt_variant",
+    "image_size",
+    "gripper",
+    "perceiver",
+    "perception_model",
+    "max_steps",
+)
+Run = tuple[tuple[str, Any], ...]
+
+
+def run_settings(header: dict[str, Any]) -> Run:
+    """The settings of the run an episode belongs to, from its header: ((key, value), ...)
+    in `RUN_KEYS` order, unrecorded ones left out."""
+    header = header if isinstance(header, dict) else {}
+    camera = header.get("camera") if isinstance(header.get("camera"), dict) else {}
+    width, height = camera.get("width"), camera.get("height")
+    variant = header.get("prompt_variant")
+    if variant is None:
+        variant = "plain"  # unrecorded: as every model run before the variants was
+    values = {
+        "prompt_variant": variant or None,  # "": the scripted agents have no prompt
+        "image_size": f"{width}x{height}" if width and height else None,
+        "gripper": header.get("gripper") or None,
+        "perceiver": header.get("perceiver") or None,
+        "perception_model": header.get("perception_model") or None,
+        "max_steps": header.get("max_steps"),
+    }
+    return tuple((k, _plain(values[k])) for k in RUN_KEYS if values[k] not in (None, ""))
+
+
+def _plain(value: Any) -> Any:
+    """A setting as a row key: text and numbers as they are, anything else (an imported
+    header may hold a list) as compact JSON text, as SQLite's JSON functions give it."""
+    if isinstance(value, str | int | float | bool):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+def run_label(run: Run | dict[str, Any]) -> str:
+    """A run's settings as a row shows them, e.g. "plain, 1024x1024 px, 2f140"."""
+    values = dict(run)
+    parts = []
+    for key in RUN_KEYS:
+        value = values.get(key)
+        if value in (None, ""):
+            continue
+        if key == "image_size":
+            parts.append(f"{value} px")
+        elif key == "perceiver":
+            parts.append(f"{value} perceiver")
+        elif key == "max_steps":
+            parts.append(f"max {value} steps")
+        else:
+            parts.append(str(value))
+    return ", ".join(parts)
+
+
 #: The choices behind the `episodes` numbers, reported with them (`settings`).
 EPISODE_SETTINGS = {
     "tasks": "the benchmark's four tasks (count, find, beneath, compare) and any other "
@@ -41,6 +105,9 @@ EPISODE_SETTINGS = {
     "without either (no answer, an unreadable last reply) counts as a failure",
     "unreadable_replies": "recorded as format-error steps; they score nothing",
     "baseline": "rows whose model or agent is named chance, set apart, not averaged",
+    "runs": "episodes that differ in a run setting (prompt variant, image size, gripper, "
+    "perceiver, perception model, step limit) are separate rows, never added up together; "
+    "a mode's means are per run when its rows come from more than one",
 }
 
 
@@ -229,6 +296,7 @@ class EpisodeFacts:
     format_error_steps: int = 0  # summed
     with_format_errors: int = 0  # how many of the n episodes have one
     n: int = 1
+    run: Run = ()  # the run's settings (`run_settings`)
 
 
 def episode_facts(episode: Episode, steps: Sequence[Step]) -> EpisodeFacts:
@@ -248,6 +316,7 @@ def episode_facts(episode: Episode, steps: Sequence[Step]) -> EpisodeFacts:
         steps=len(steps),
         format_error_steps=bad,
         with_format_errors=int(bad > 0),
+        run=run_settings(episode.header),
     )
 
 
@@ -256,6 +325,7 @@ class _Row:
     model: str
     agent: str
     mode: str
+    run: Run
     baseline: bool
     outcomes: dict[str, list[int]] = field(default_factory=dict)  # task -> [n, successes]
     calls: Counter = field(default_factory=Counter)  # calls -> episodes
@@ -306,6 +376,8 @@ class _Row:
             "model": self.model,
             "agent": self.agent,
             "mode": self.mode,
+            "run": dict(self.run),
+            "run_label": run_label(self.run),
             "baseline": self.baseline,
             "n": sum(self.calls.values()),
             "success": success,
@@ -376,8 +448,9 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
 
         {"n": int,                                  # episodes counted
          "tasks": [str], "modes": [str],            # canonical order, then the rest
-         "rows": [{                                 # one per (model, agent, mode)
+         "rows": [{                                 # one per (model, agent, mode, run)
              "model": str, "agent": str, "mode": str,
+             "run": {key: value}, "run_label": str,  # the run's settings (`run_settings`)
              "baseline": bool,                      # agent or model named "chance"
              "n": int,
              "success": {task: {"n", "successes", "success_pct"}},   # every task listed
@@ -399,6 +472,8 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
                           "regrounding_pct": {...}},          # share of the push episodes
              "steps": int, "format_error_steps": int}],
          "mode_means": {mode: {task: float | null, "average": float | null}},
+                                                    # "mode, run label" keys when a mode
+                                                    # has rows of several runs
          "settings": {...},                          # the choices behind the numbers
          "format_errors": [{"model", "agent", "episodes", "steps",
                             "format_error_steps", "episodes_with_format_errors"}]}
@@ -419,7 +494,8 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
         facts.append(episode_facts(episode, steps))
         recovery = classify_recovery(steps)
         if recovery is not None:
-            recoveries[(episode.model, episode.agent, episode.mode, recovery)] += 1
+            run = run_settings(episode.header)
+            recoveries[(episode.model, episode.agent, episode.mode, run, recovery)] += 1
     return summarize_episodes(facts, recoveries)
 
 
@@ -427,15 +503,15 @@ def summarize_episodes(
     facts: Iterable[EpisodeFacts], recoveries: Iterable[tuple[tuple, int]] | Counter = ()
 ) -> dict[str, Any]:
     """`episode_metrics` from grouped facts, and the recoveries after a failed grasp as
-    {(model, agent, mode, Recovery): episodes} (or such pairs)."""
-    rows: dict[tuple[str, str, str], _Row] = {}
+    {(model, agent, mode, run, Recovery): episodes} (or such pairs)."""
+    rows: dict[tuple[str, str, str, Run], _Row] = {}
     errors: dict[tuple[str, str], dict[str, int]] = {}
     tasks: set[str] = set()
     modes: set[str] = set()
     total = 0
     for f in facts:
         total += f.n
-        key = (f.model, f.agent, f.mode)
+        key = (f.model, f.agent, f.mode, f.run)
         row = rows.get(key)
         if row is None:
             row = rows[key] = _Row(*key, baseline=_baseline(f.model, f.agent))
@@ -451,15 +527,15 @@ def summarize_episodes(
         e["format_error_steps"] += f.format_error_steps
         e["episodes_with_format_errors"] += f.with_format_errors
     pairs = recoveries.items() if isinstance(recoveries, Counter) else recoveries
-    for (model, agent, mode, recovery), n in pairs:
-        rows[(model, agent, mode)].recovery[recovery] += n
+    for (model, agent, mode, run, recovery), n in pairs:
+        rows[(model, agent, mode, run)].recovery[recovery] += n
 
     task_list = _ordered({*tasks, *TASK_ORDER}, TASK_ORDER) if total else []
     mode_list = _ordered(modes, MODE_ORDER)
 
     def order(r: _Row) -> tuple:
         mode_rank = mode_list.index(r.mode)
-        return (not r.baseline, r.model.lower(), r.agent.lower(), mode_rank)
+        return (not r.baseline, r.model.lower(), r.agent.lower(), mode_rank, run_label(r.run))
 
     row_dicts = [r.as_dict(task_list) for r in sorted(rows.values(), key=order)]
     return {
@@ -481,13 +557,20 @@ def summarize_episodes(
 def _mode_means(
     rows: list[dict[str, Any]], tasks: list[str], modes: list[str]
 ) -> dict[str, dict[str, float | None]]:
+    """Per mode, or per mode and run when the mode's rows come from several runs (keyed
+    "mode, run label")."""
     out: dict[str, dict[str, float | None]] = {}
     for mode in modes:
         models = [r for r in rows if r["mode"] == mode and not r["baseline"]]
-        means: dict[str, float | None] = {}
-        for task in tasks:
-            rates = [r["success"][task]["success_pct"] for r in models if r["success"][task]["n"]]
-            means[task] = statistics.fmean(rates) if rates else None
-        means["average"] = full_mean(means, tasks)[0]
-        out[mode] = means
+        runs = list(dict.fromkeys(r["run_label"] for r in models))
+        for run in runs:
+            alike = [r for r in models if r["run_label"] == run]
+            means: dict[str, float | None] = {}
+            for task in tasks:
+                rates = [
+                    r["success"][task]["success_pct"] for r in alike if r["success"][task]["n"]
+                ]
+                means[task] = statistics.fmean(rates) if rates else None
+            means["average"] = full_mean(means, tasks)[0]
+            out[mode if len(runs) == 1 else f"{mode}, {run}"] = means
     return out

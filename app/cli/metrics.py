@@ -166,7 +166,7 @@ def _print_episode_table(e: dict) -> None:
     print(
         f"  {'model / agent':<28} {'mode':<12} {'n':>4} "
         + " ".join(f"{t[:8]:>8}" for t in tasks)
-        + f" {'avg':>6} {'manip/q':>7}"
+        + f" {'avg':>6} {'manip/q':>7}  run"
     )
     for r in e["rows"]:
         who = f"{r['model']} / {r['agent']}" + (" (baseline)" if r["baseline"] else "")
@@ -174,6 +174,7 @@ def _print_episode_table(e: dict) -> None:
             f"  {who[:28]:<28} {r['mode'][:12]:<12} {r['n']:>4} "
             + " ".join(cell(r["success"][t]["success_pct"], 8) for t in tasks)
             + f" {cell(r['average_pct'], 6)} {cell(r['manipulation']['mean_calls'], 7)}"
+            + f"  {r.get('run_label', '')}"
         )
     from app.jobs.metrics import model_lines
 

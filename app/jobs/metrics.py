@@ -93,6 +93,7 @@ def project_episode_metrics(project, tag: str | None = None) -> dict[str, Any]:
                 format_error_steps=g.format_error_steps,
                 with_format_errors=g.with_format_errors,
                 n=g.n,
+                run=g.run,
             )
         )
         usage.setdefault(model_name(g.model, g.agent), ModelUsage()).add(
@@ -105,13 +106,13 @@ def project_episode_metrics(project, tag: str | None = None) -> dict[str, Any]:
 
 
 def _recoveries(calls) -> Counter:
-    """{(model, agent, mode, Recovery): episodes} from the streamed calls of the episodes
-    with a failed grasp (`EpisodeQueryRepository.recovery_calls`)."""
+    """{(model, agent, mode, run, Recovery): episodes} from the streamed calls of the
+    episodes with a failed grasp (`EpisodeQueryRepository.recovery_calls`)."""
     out: Counter = Counter()
-    for (_id, model, agent, mode), rows in groupby(calls, key=lambda r: r[:4]):
-        recovery = classify_tool_calls([(r[4], r[5]) for r in rows])
+    for (_id, model, agent, mode, run), rows in groupby(calls, key=lambda r: r[:5]):
+        recovery = classify_tool_calls([(r[5], r[6]) for r in rows])
         if recovery is not None:
-            out[(model, agent, mode, recovery)] += 1
+            out[(model, agent, mode, run, recovery)] += 1
     return out
 
 

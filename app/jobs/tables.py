@@ -109,12 +109,13 @@ def hoi_table(h: dict[str, Any]) -> Table:
 
 def episodes_table(e: dict[str, Any]) -> Table:
     tasks = e["tasks"]
-    columns = ["Model", "Agent", "Mode"]
+    columns = ["Model", "Agent", "Mode", "Run"]
     for task in tasks:
         columns += [task.capitalize(), f"{task.capitalize()} n"]
     t = Table("episodes", "Success rate (%) per task and mode", [*columns, "Avg."])
     for r in e["rows"]:
-        cells = [r["model"] + (" (baseline)" if r["baseline"] else ""), r["agent"], r["mode"]]
+        who = r["model"] + (" (baseline)" if r["baseline"] else "")
+        cells = [who, r["agent"], r["mode"], r.get("run_label", "")]
         for task in tasks:
             s = r["success"][task]
             cells += [_num(s["success_pct"]), str(s["n"])]

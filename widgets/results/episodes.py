@@ -51,6 +51,7 @@ COUNT_SEGMENTS = (
 RECOVERY_COLUMNS = (
     "Model / agent",
     "Mode",
+    "Run",
     "N",
     "Push",
     "Grasp",
@@ -97,6 +98,7 @@ def success_row(row: dict[str, Any], tasks: list[str]) -> list[Cell]:
     cells = [
         Cell(row_label(row), right=False),
         Cell(row["mode"], right=False),
+        Cell(row.get("run_label", ""), right=False, tip="the run's settings: rows never mix runs"),
         Cell(str(row["n"])),
     ]
     for t in tasks:
@@ -224,7 +226,7 @@ class EpisodeResultsView(QWidget):
 
     def _fill_success(self, m: dict[str, Any]) -> None:
         tasks = m["tasks"]
-        columns = ["Model / agent", "Mode", "n", *[t.capitalize() for t in tasks], "Average"]
+        columns = ["Model / agent", "Mode", "Run", "n", *[t.capitalize() for t in tasks], "Average"]
         columns += ["Manip. / q", "Acted", "Format errors"]
         rows = [success_row(row, tasks) for row in m["rows"]]
         fill_table(self.success_table, rows, columns, first_stretches=True)
@@ -251,6 +253,7 @@ class EpisodeResultsView(QWidget):
                 [
                     Cell(row_label(row), right=False),
                     Cell(row["mode"], right=False),
+                    Cell(row.get("run_label", ""), right=False),
                     Cell(str(rec["failed_grasp_episodes"])),
                     *[Cell(share(nxt[k], npct[k])) for k in ("push", "grasp", "none")],
                     *[
@@ -273,11 +276,11 @@ class EpisodeResultsView(QWidget):
         tasks, rows, modes = m["tasks"], m["rows"], m["modes"]
         labels = [t.capitalize() for t in tasks] + ["Average"]
         series = []
-        for mode in modes:
-            means = m["mode_means"].get(mode, {})
+        for key, means in m["mode_means"].items():  # "mode" or "mode, run" (several runs)
+            mode = key.split(",", 1)[0]
             if any(means.get(t) is not None for t in tasks):
                 values = [means.get(t) for t in tasks] + [means.get("average")]
-                series.append((mode.capitalize() or "-", values, mode_colour(mode, modes)))
+                series.append((key.capitalize() or "-", values, mode_colour(mode, modes)))
         for row in (r for r in rows if r["baseline"]):
             values = [row["success"][t]["success_pct"] for t in tasks] + [row["average_pct"]]
             series.append((f"Chance ({row['mode'] or '-'})", values, CHANCE_COLOUR))

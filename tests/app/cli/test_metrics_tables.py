@@ -77,6 +77,7 @@ def test_the_episodes_table_as_csv(db, capsys):
         "Model",
         "Agent",
         "Mode",
+        "Run",
         "Count",
         "Count n",
         "Find",
@@ -118,9 +119,9 @@ def test_a_latex_table_with_its_notes(db, tmp_path, capsys):
     assert "Wrote the episodes table (2 rows, latex)" in capsys.readouterr().out
     tex = out.read_text()
     assert tex.startswith("\\begin{table}") and tex.rstrip().endswith("\\end{table}")
-    assert "\\begin{tabular}{lrrrrrrrrrrr}" in tex and "\\toprule" in tex
+    assert "\\begin{tabular}{lrrrrrrrrrrrr}" in tex and "\\toprule" in tex
     body = [line for line in tex.splitlines() if line.endswith("\\\\")]
-    assert len(body) == 3 and all(line.count(" & ") == 11 for line in body)
+    assert len(body) == 3 and all(line.count(" & ") == 12 for line in body)
     assert "full\\_model" in tex and "find\\_only" in tex  # escaped
     assert "{\\footnotesize Cells: success (\\%)" in tex
     assert tex.count("{") == tex.count("}")

@@ -48,6 +48,17 @@ def _mgvqa(rng, i):
         header["question"] = {"text": "q", "answer": rng.choice(TRUTHS)}
     elif rng.random() < 0.5:
         header["question"] = "not a dict"
+    runs = random.Random(i)  # the run's settings: rows split on each (its own stream)
+    for key, values in (
+        ("prompt_variant", ("plain", "search", "multiview", None, "")),
+        ("camera", ({"width": 1024, "height": 1024}, {"width": 512, "height": 512}, None)),
+        ("gripper", ("2f140", "2f85", None)),
+        ("perceiver", ("oracle", "vlm", None, None)),
+        ("max_steps", (30, 12, None, None)),
+    ):
+        value = runs.choice(values)
+        if value is not None:
+            header[key] = value
     if i % 23 == 0:
         header["score"] = math.nan  # JSON SQLite cannot read
     steps = [{"kind": "observation", "name": "observe", "ok": True}]
@@ -287,3 +298,43 @@ def test_metrics_json_and_text_report_per_model(tmp_path, capsys):
     assert ["vlm-a", "2", "1", "(50.0", "%)", "2", "2.00", "s", "400", "40"] in lines
     assert ["vlm-b", "1", "1", "(100.0", "%)", "0", "-", "-", "-"] in lines
     assert ["gpt-5", "1", "1", "(100.0", "%)", "1", "4.00", "s", "2,000", "40"] in lines
+
+
+def test_runs_with_different_settings_are_never_added_up(tmp_path, capsys):
+    """One model, one mode, one task: a plain and a Search run, and the plain one again at
+    another image size, are three rows, each printed with its settings."""
+    path = tmp_path / "runs.reasonscope"
+    with open_project(path, create=True) as project, project.write():
+        for variant, width, success in (
+            ("plain", 1024, True),
+            ("plain", 1024, True),
+            ("search", 1024, False),
+            ("plain", 512, False),
+        ):
+            header = {
+                "benchmark": "mgvqa",
+                "model": "vlm-a",
+                "agent": "openai",
+                "mode": "direct",
+                "task": "count",
+                "success": success,
+                "prompt_variant": variant,
+                "camera": {"width": width, "height": width},
+                "gripper": "2f140",
+            }
+            project.episodes.add(header, [{"kind": "observation", "name": "observe"}])
+    with open_project(path) as project:
+        m = project_episode_metrics(project)
+    rows = {r["run_label"]: r for r in m["rows"]}
+    assert set(rows) == {
+        "plain, 1024x1024 px, 2f140",
+        "search, 1024x1024 px, 2f140",
+        "plain, 512x512 px, 2f140",
+    }
+    assert rows["plain, 1024x1024 px, 2f140"]["success"]["count"]["success_pct"] == 100.0
+    assert rows["search, 1024x1024 px, 2f140"]["success"]["count"]["success_pct"] == 0.0
+    assert rows["search, 1024x1024 px, 2f140"]["run"]["prompt_variant"] == "search"
+    assert set(m["mode_means"]) == {f"direct, {label}" for label in rows}
+    assert main(["metrics", "--db", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert all(label in printed for label in rows)

@@ -111,9 +111,10 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
     table = view.success_table
     model = table.model()
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers[:8] == [
+    assert headers[:9] == [
         "Model / agent",
         "Mode",
+        "Run",
         "n",
         "Count",
         "Find",
@@ -126,23 +127,25 @@ def test_tables_show_every_row_with_the_baseline_marked(qtbot):
     assert view.baseline_rows() == [0]
     assert _italic(table, 0, 0) and not _italic(table, 1, 0)
     assert [_text(table, r, 1) for r in range(3)] == ["direct", "direct", "manipulation"]
+    assert [_text(table, r, 2) for r in range(3)] == ["plain"] * 3  # the run's settings
     manip = 2
-    assert _text(table, manip, 3) == "50.0 (2)"  # count: 1 of 2
-    assert _tip(table, manip, 3) == "1 of 2 episodes succeeded"
-    assert _text(table, manip, 4) == "50.0 (2)"  # find: 1 of 2
-    assert _text(table, manip, 5) == "– (0)"  # no Beneath episodes ...
-    assert _text(table, manip, 7) == "incomplete"  # ... so no average over all tasks
-    assert "beneath, compare" in _tip(table, manip, 7)
-    assert _text(table, manip, 8) == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
-    assert _text(table, manip, 9) == "2"  # acted episodes
+    assert _text(table, manip, 4) == "50.0 (2)"  # count: 1 of 2
+    assert _tip(table, manip, 4) == "1 of 2 episodes succeeded"
+    assert _text(table, manip, 5) == "50.0 (2)"  # find: 1 of 2
+    assert _text(table, manip, 6) == "– (0)"  # no Beneath episodes ...
+    assert _text(table, manip, 8) == "incomplete"  # ... so no average over all tasks
+    assert "beneath, compare" in _tip(table, manip, 8)
+    assert _text(table, manip, 9) == "0.75"  # (1 + 2 + 0 + 0) / 4 calls per question
+    assert _text(table, manip, 10) == "2"  # acted episodes
     assert "lacks any column" in view.settings.text()
-    assert _text(table, 1, 4) == "– (0)"  # no Find episodes in direct mode for vlm-a
+    assert _text(table, 1, 5) == "– (0)"  # no Find episodes in direct mode for vlm-a
 
     rec = view.recovery_table
     assert rec.model().rowCount() == 1
     assert [_text(rec, 0, c) for c in range(rec.model().columnCount())] == [
         "vlm-a / openai",
         "manipulation",
+        "plain",
         "1",
         "1 (100 %)",
         "0 (0 %)",
