@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.bimanual.metrics import bimanual_run
 from annotation.models import Episode
 from annotation.tabletop.episode_metrics import run_settings
 from store.base import Repository, loads
@@ -95,12 +96,37 @@ RUN_PATHS = {
 }
 
 
-def _run_fields(column: str) -> str:
+# The same for a dual-arm run (annotation.bimanual.metrics.bimanual_run).
+BIMANUAL_RUN_PATHS = {
+    "cameras": "$.cameras",
+    "width": "$.image_size[0]",
+    "height": "$.image_size[1]",
+    "max_steps": "$.max_steps",
+    "truncate": "$.truncate",
+}
+
+
+def _run_fields(column: str, paths: dict[str, str] = RUN_PATHS) -> str:
     guard = f"typeof({column}) = 'text' AND json_valid({column})"
     return ", ".join(
-        f"CASE WHEN {guard} THEN json_extract({column}, '{path}') END"
-        for path in RUN_PATHS.values()
+        f"CASE WHEN {guard} THEN json_extract({column}, '{path}') END" for path in paths.values()
     )
+
+
+def _bimanual_header(values: tuple, raw: str | None) -> dict[str, Any]:
+    """The settings fields of a dual-arm header as `bimanual_run` reads them."""
+    if raw is not None:
+        header = json.loads(unpack_text(raw))
+        return header if isinstance(header, dict) else {}
+    fields = dict(zip(BIMANUAL_RUN_PATHS, values, strict=True))
+    width, height = fields.pop("width"), fields.pop("height")
+    if isinstance(fields["cameras"], str):  # JSON text of the list, as SQLite gives it
+        try:
+            fields["cameras"] = json.loads(fields["cameras"])
+        except json.JSONDecodeError:
+            pass  # a plain string, as recorded
+    size = [width, height] if width is not None and height is not None else None
+    return {**fields, "image_size": size}
 
 
 def _run_header(values: tuple, raw: str | None) -> dict[str, Any]:
@@ -161,10 +187,11 @@ _BIMANUAL_GROUPS = f"""
 WITH per AS ({_BIMANUAL_EPISODES})
 SELECT p.model, p.agent, p.task, p.own,
        {_json_field("p.header", "$.tier")}, {_raw("p.header")},
+       {_run_fields("p.header", BIMANUAL_RUN_PATHS)},
        count(*), sum(p.bad), sum(p.requests), sum(p.latency), sum(p.tokens_in),
        sum(p.tokens_out)
 FROM per p
-GROUP BY 1, 2, 3, 4, 5, 6, 7
+GROUP BY {", ".join(str(i) for i in range(1, 8 + len(BIMANUAL_RUN_PATHS)))}
 """
 
 _RECOVERY_CALLS = f"""
@@ -215,6 +242,7 @@ class BimanualGroup:
     task: str
     success: bool | None
     tier: Any
+    run: tuple[tuple[str, Any], ...]  # the run's settings (`bimanual_run`)
     n: int
     format_error_steps: int
     requests: int
@@ -321,6 +349,7 @@ class EpisodeQueryRepository(Repository):
 
     def bimanual_groups(self) -> Iterator[BimanualGroup]:
         """The dual-arm episodes but replays in sim, grouped."""
+        k = len(BIMANUAL_RUN_PATHS)
         for r in self.db.execute(_BIMANUAL_GROUPS):
             yield BimanualGroup(
                 model=r[0],
@@ -328,12 +357,13 @@ class EpisodeQueryRepository(Repository):
                 task=r[2],
                 success=_truthy(r[3]),
                 tier=_read(r[4], r[5], r[6], ("tier",)),
-                n=r[7],
-                format_error_steps=r[8],
-                requests=r[9],
-                latency_s=r[10],
-                tokens_in=r[11],
-                tokens_out=r[12],
+                run=bimanual_run(_bimanual_header(r[7 : 7 + k], r[6])),
+                n=r[7 + k],
+                format_error_steps=r[8 + k],
+                requests=r[9 + k],
+                latency_s=r[10 + k],
+                tokens_in=r[11 + k],
+                tokens_out=r[12 + k],
             )
 
     def bimanual_replays(self) -> int:

@@ -18,6 +18,7 @@ from annotation.averages import AVERAGE_RULE, full_mean
 from annotation.bimanual.paper_tables import paper_tables, sim_task, tier_of
 from annotation.model_usage import model_name
 from annotation.models import Episode, Step
+from annotation.runs import Run, plain_setting, run_label
 
 BIMANUAL_BENCHMARK = "bimanual"
 REPLAY_IN_SIM_AGENT = "replay-in-sim"  # re-runs of another episode: not a model's own try
@@ -46,12 +47,52 @@ def is_bimanual(episode: Episode) -> bool:
     return episode.benchmark == BIMANUAL_BENCHMARK
 
 
+#: The header fields that make a dual-arm run (in this order): `bimanual_run` reads them,
+#: store/episode_queries.py groups on the same.
+BIMANUAL_RUN_KEYS = ("cameras", "image_size", "max_steps", "truncate")
+
+
+def bimanual_run(header: dict[str, Any]) -> Run:
+    """The settings of the dual-arm run an episode belongs to: the cameras the model saw,
+    the image size, the step limit and the truncation, as recorded (unrecorded left out)."""
+    header = header if isinstance(header, dict) else {}
+    size = header.get("image_size")
+    if isinstance(size, list | tuple) and len(size) == 2:
+        size = f"{size[0]}x{size[1]}"
+    values = {
+        "cameras": header.get("cameras"),
+        "image_size": size,
+        "max_steps": header.get("max_steps"),
+        "truncate": header.get("truncate"),
+    }
+    return tuple(
+        (k, plain_setting(values[k])) for k in BIMANUAL_RUN_KEYS if values[k] not in (None, "")
+    )
+
+
+def row_names(facts: Sequence[BimanualFacts]) -> dict[tuple[str, Run], str]:
+    """The row each (model, run) is shown in: the model's name when it has one run, else the
+    name with the run's settings, so two runs of a model are never added up together."""
+    runs: dict[str, list[Run]] = {}
+    for f in facts:
+        seen = runs.setdefault(f.model, [])
+        if f.run not in seen:
+            seen.append(f.run)
+    return {
+        (model, run): model if len(these) == 1 else f"{model} ({run_label(run) or 'unrecorded'})"
+        for model, these in runs.items()
+        for run in these
+    }
+
+
 #: The choices behind the `bimanual` numbers, reported with them (`settings`).
 BIMANUAL_SETTINGS = {
     "tasks": "every dual-arm task with episodes in the project",
     "average": f"per model: {AVERAGE_RULE}",
     "success": "the episode's recorded outcome; an episode without one counts as not succeeded",
     "replays_in_sim": "re-runs of recorded plans in our simulator are not counted",
+    "runs": "a model's episodes under different settings (cameras, image size, step limit, "
+    "truncation) are separate rows, named with their settings; never added up together",
 }
 
 
@@ -71,6 +112,8 @@ def bimanual_metrics(
          "average_by_model": {model: {"rate": float | null,  # mean over every task
                                       "missing": [str]}},     # listed; null if any lacks
          "settings": {...},                        # the choices behind the numbers
+         "runs": {model: {setting: value}},        # each row's run (`bimanual_run`); a
+                                                   # model with several runs has a row each
          "errors": {kind: int},                    # labelled steps per error kind
          "other_errors": {kind: int},              # labels outside the paper's kinds
          "format_error_steps": int,                # unreadable replies (automatic)
@@ -104,6 +147,7 @@ def bimanual_metrics(
                 episode.success,
                 episode.header.get("tier"),
                 sum(1 for s in steps if s.kind == "format_error"),
+                run=bimanual_run(episode.header),
             )
         )
     kinds: Counter = Counter()
@@ -127,6 +171,7 @@ class BimanualFacts:
     tier: Any = None  # the header's tier
     format_error_steps: int = 0  # summed over the n episodes
     n: int = 1
+    run: Run = ()  # the run's settings (`bimanual_run`)
 
 
 def summarize_bimanual(
@@ -138,9 +183,14 @@ def summarize_bimanual(
     tiered: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
     format_by_model: dict[str, int] = {}
     total = 0
+    facts = list(facts)
+    names = row_names(facts)
+    runs: dict[str, dict[str, Any]] = {}
     for f in facts:
         total += f.n
-        cell = table.setdefault(f.model, {}).setdefault(
+        model = names[(f.model, f.run)]
+        runs[model] = dict(f.run)
+        cell = table.setdefault(model, {}).setdefault(
             f.task, {"success": 0, "episodes": 0, "rate": None, "unknown": 0}
         )
         cell["episodes"] += f.n
@@ -149,11 +199,11 @@ def summarize_bimanual(
         elif f.success:
             cell["success"] += f.n
         cell["rate"] = cell["success"] / cell["episodes"]
-        by_tier = tiered.setdefault(tier_of(f.tier), {}).setdefault(f.model, {})
+        by_tier = tiered.setdefault(tier_of(f.tier), {}).setdefault(model, {})
         counts = by_tier.setdefault(sim_task(f.task, f.tier), {"success": 0, "episodes": 0})
         counts["episodes"] += f.n
         counts["success"] += f.n if f.success else 0
-        format_by_model[f.model] = format_by_model.get(f.model, 0) + f.format_error_steps
+        format_by_model[model] = format_by_model.get(model, 0) + f.format_error_steps
     errors = {error_key(c, s): 0 for c, s in BIMANUAL_ERROR_KINDS}
     other: dict[str, int] = {}
     for (category, subcategory), n in sorted(label_kinds.items()):
@@ -175,6 +225,7 @@ def summarize_bimanual(
         "success_by_task": {m: dict(sorted(table[m].items())) for m in models},
         "average_by_model": averages,
         "settings": BIMANUAL_SETTINGS,
+        "runs": {m: runs[m] for m in models},
         "errors": errors,
         "other_errors": dict(sorted(other.items())),
         "format_error_steps": sum(format_by_model.values()),

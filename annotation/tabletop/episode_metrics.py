@@ -14,7 +14,6 @@ other row and flagged ``"baseline": true`` so tables can set it apart.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 from annotation.averages import AVERAGE_RULE, full_mean, pct
 from annotation.models import Episode, Step
+from annotation.runs import Run, plain_setting, run_label
 
 TASK_ORDER = ("count", "find", "beneath", "compare")
 MODE_ORDER = ("direct", "perception", "manipulation")
@@ -44,7 +44,6 @@ RUN_KEYS = (
     "perception_model",
     "max_steps",
 )
-Run = tuple[tuple[str, Any], ...]
 
 
 def run_settings(header: dict[str, Any]) -> Run:
@@ -64,34 +63,7 @@ def run_settings(header: dict[str, Any]) -> Run:
         "perception_model": header.get("perception_model") or None,
         "max_steps": header.get("max_steps"),
     }
-    return tuple((k, _plain(values[k])) for k in RUN_KEYS if values[k] not in (None, ""))
-
-
-def _plain(value: Any) -> Any:
-    """A setting as a row key: text and numbers as they are, anything else (an imported
-    header may hold a list) as compact JSON text, as SQLite's JSON functions give it."""
-    if isinstance(value, str | int | float | bool):
-        return value
-    return json.dumps(value, separators=(",", ":"))
-
-
-def run_label(run: Run | dict[str, Any]) -> str:
-    """A run's settings as a row shows them, e.g. "plain, 1024x1024 px, 2f140"."""
-    values = dict(run)
-    parts = []
-    for key in RUN_KEYS:
-        value = values.get(key)
-        if value in (None, ""):
-            continue
-        if key == "image_size":
-            parts.append(f"{value} px")
-        elif key == "perceiver":
-            parts.append(f"{value} perceiver")
-        elif key == "max_steps":
-            parts.append(f"max {value} steps")
-        else:
-            parts.append(str(value))
-    return ", ".join(parts)
+    return tuple((k, plain_setting(values[k])) for k in RUN_KEYS if values[k] not in (None, ""))
 
 
 #: The choices behind the `episodes` numbers, reported with them (`settings`).

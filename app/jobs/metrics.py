@@ -124,7 +124,9 @@ def project_bimanual_metrics(project) -> dict[str, Any]:
     facts, usage = [], {}
     for g in queries.bimanual_groups():
         model = model_name(g.model, g.agent)
-        facts.append(BimanualFacts(model, g.task, g.success, g.tier, g.format_error_steps, g.n))
+        facts.append(
+            BimanualFacts(model, g.task, g.success, g.tier, g.format_error_steps, g.n, run=g.run)
+        )
         usage.setdefault(model, ModelUsage()).add(
             g.n, g.n if g.success else 0, g.requests, g.latency_s, g.tokens_in, g.tokens_out
         )

@@ -111,6 +111,16 @@ def _bimanual(rng):
     }
     if rng.random() < 0.2:
         del header["tier"]
+    runs = random.Random(len(header["model"]) * 7 + len(header["task"]))  # its own stream
+    for key, values in (
+        ("cameras", (["head"], ["head", "third"], None)),
+        ("image_size", ([640, 480], [320, 240], None)),
+        ("max_steps", (10, 12, None)),
+        ("truncate", (None, 8)),
+    ):
+        value = runs.choice(values)
+        if value is not None:
+            header[key] = value
     steps = []
     for k in range(rng.randint(0, 4)):
         kind = "format_error" if rng.random() < 0.2 else "action"
@@ -338,3 +348,30 @@ def test_runs_with_different_settings_are_never_added_up(tmp_path, capsys):
     assert main(["metrics", "--db", str(path)]) == 0
     printed = capsys.readouterr().out
     assert all(label in printed for label in rows)
+
+
+def test_dual_arm_runs_of_one_model_are_rows_of_their_own(tmp_path):
+    """The head camera alone and head + third view: two rows, named with their cameras."""
+    path = tmp_path / "views.reasonscope"
+    with open_project(path, create=True) as project, project.write():
+        for cameras, success in ((["head"], False), (["head", "third"], True)):
+            header = {
+                "benchmark": "bimanual",
+                "model": "vlm-a",
+                "agent": "openai",
+                "task": "place_object_basket",
+                "success": success,
+                "tier": "primitive",
+                "cameras": cameras,
+                "image_size": [640, 480],
+                "max_steps": 10,
+            }
+            project.episodes.add(header, [{"kind": "action", "name": "grasp", "ok": True}])
+    with open_project(path) as project:
+        m = project_bimanual_metrics(project)
+    base = "vlm-a (head camera, 640x480 px, max 10 steps)"
+    third = "vlm-a (head + third cameras, 640x480 px, max 10 steps)"
+    assert sorted(m["models"]) == sorted([base, third])
+    assert m["success_by_task"][base]["place_object_basket"]["rate"] == 0.0
+    assert m["success_by_task"][third]["place_object_basket"]["rate"] == 1.0
+    assert m["runs"][third]["cameras"] == '["head","third"]'
