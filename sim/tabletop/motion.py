@@ -92,6 +92,44 @@ def move_tool_to(
     return float(np.linalg.norm(tool_pose(world)[0] - goal))
 
 
+TRANSIT_CLEARANCE = 0.05  # the fingertips pass this far above the tallest object
+TRANSIT_MAX = 0.50  # tool0 at most this far above the table top: the arm's reach
+
+
+def clutter_top(world: TabletopWorld, *, ignore: int | None = None) -> float:
+    """The highest point of the objects (on the table or in the basket), `ignore` aside."""
+    tops = [world.client.getAABB(b.uid)[1][2] for b in world.objects() if b.uid != ignore]
+    return max(tops, default=TABLE_TOP_Z)
+
+
+def move_over(
+    world: TabletopWorld,
+    position,
+    orientation=DOWN,
+    *,
+    below: float = 0.0,
+    held: int | None = None,
+    step_m: float = STEP_M,
+) -> float:
+    """Move tool0 to `position` through a transit height clear of the clutter: up, across,
+    then straight down; return the final position error (m).
+
+    A straight line from where the arm is drags the fingers (or the arm) through anything
+    taller in between: a tall box on the way from home was shoved aside unnoticed and
+    the next descent hit it. `below`: how far below tool0 something hangs besides the
+    fingers (a held object); `held`: that object, not counted as clutter.
+    """
+    here, _ = tool_pose(world)
+    finger = world.gripper_model.fingertip_offset
+    clear = clutter_top(world, ignore=held) + max(finger, below) + TRANSIT_CLEARANCE
+    z = max(min(clear, TABLE_TOP_Z + TRANSIT_MAX), float(position[2]))
+    if here[2] < z - 0.005:
+        move_tool_to(world, (here[0], here[1], z), orientation, step_m=step_m)
+    if np.linalg.norm(np.asarray(position[:2], float) - here[:2]) > 0.005:
+        move_tool_to(world, (position[0], position[1], z), orientation, step_m=step_m)
+    return move_tool_to(world, position, orientation, step_m=step_m)
+
+
 def set_fingers(world: TabletopWorld, closed: bool) -> None:
     """Close or open the gripper (kinematically: this tool pushes, it does not grasp)."""
     model = world.gripper_model

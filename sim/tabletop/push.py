@@ -3,11 +3,15 @@
 The object is found from its mask: its visible pixels, lifted to 3D with the
 depth image and the camera intrinsics. The sweep starts beyond the object's far
 side (as seen along the push) at fingertip height just above the table and
-travels through it in the commanded image direction.
+travels through it in the commanded image direction, 10 cm past its centre, or
+less where that would push the object out of the camera's view. The arm gets
+there (and the grasp tool to its grasps) over the clutter (`motion.move_over`),
+not through it.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,12 +19,15 @@ import numpy as np
 from sim.camera import CameraSpec
 from sim.render import RenderedView, render
 from sim.tabletop.heightmap import lift_pixels
-from sim.tabletop.motion import go_home, move_tool_to, set_fingers, tool_pose
+from sim.tabletop.motion import go_home, move_over, move_tool_to, set_fingers, tool_pose
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
 
 # image directions -> world directions (image right = +x, image up = +y: away from the robot)
 DIRECTIONS = {"right": (1.0, 0.0), "left": (-1.0, 0.0), "up": (0.0, 1.0), "down": (0.0, -1.0)}
 PUSH_DISTANCE = 0.10  # how far past the object's centre the sweep travels
+# the pushed object's far side stays this far inside the image's edge: the closed fingers'
+# half thickness ahead of the tool's line, and the slide after the sweep stops
+VIEW_MARGIN = 0.04
 # The closed fingertips' lowest point this far above the table during the sweep (the
 # 2F-85's sit 13 mm lower closed than open: this is its old 15 mm of open-tip height).
 TIP_HEIGHT = 0.002
@@ -47,6 +54,27 @@ def mask_to_point(
     return lift_pixels(camera, view.depth_m, ys[::step], xs[::step]).mean(axis=0)
 
 
+def sweep_past_centre(
+    camera: CameraSpec, view: RenderedView, mask: np.ndarray, centre, direction
+) -> float:
+    """How far past the object's centre the sweep travels: PUSH_DISTANCE, less what would
+    push the object's far side out of the camera's view (a robot keeps to the workspace
+    it watches: an object pushed off the image's edge is cut in half, and no grasp can be
+    planned on what is seen of it). Never short of the centre."""
+    ys, xs = np.nonzero(mask)
+    step = max(1, len(xs) // 200)
+    pts = lift_pixels(camera, view.depth_m, ys[::step], xs[::step])
+    d = np.asarray(direction, dtype=float)
+    along = pts[:, :2] @ d
+    extent = float(along.max() - along.min())  # the object's depth along the push
+    # the image's edge at the object's top, along the push (top-down camera)
+    half = (camera.eye[2] - float(pts[:, 2].max())) * math.tan(math.radians(camera.fov_deg) / 2)
+    half_along = half * (camera.width / camera.height if d[0] else 1.0)
+    edge = float(np.asarray(camera.target[:2]) @ d) + half_along - VIEW_MARGIN
+    room = edge - extent - float(np.asarray(centre[:2]) @ d)
+    return float(min(PUSH_DISTANCE, max(0.0, room)))
+
+
 def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: str) -> PushResult:
     """Sweep through the masked object in an image direction (left, right, up, down)."""
     if direction not in DIRECTIONS:
@@ -56,7 +84,8 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
             (0, 0, 0),
             (0, 0, 0),
         )
-    centre = mask_to_point(world, camera, mask)
+    view = render(world, camera)
+    centre = mask_to_point(world, camera, mask, view)
     dx, dy = DIRECTIONS[direction]
     ys, xs = np.nonzero(mask)
     radius = (
@@ -64,10 +93,11 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
     )  # pixels -> metres, padded
     z = TABLE_TOP_Z + TIP_HEIGHT + world.gripper_model.pad_depth[-1]
     start = np.array([centre[0] - dx * (radius + 0.03), centre[1] - dy * (radius + 0.03), z])
-    end = np.array([centre[0] + dx * PUSH_DISTANCE, centre[1] + dy * PUSH_DISTANCE, z])
+    travel = sweep_past_centre(camera, view, mask, centre, (dx, dy))
+    end = np.array([centre[0] + dx * travel, centre[1] + dy * travel, z])
     set_fingers(world, closed=True)
     above = start + np.array([0, 0, 0.15])
-    error = move_tool_to(world, above)
+    error = move_over(world, above)
     if error > 0.02:
         go_home(world)
         return PushResult(

@@ -18,6 +18,7 @@ TOO_THIN = "too thin to hold"  # flat on the table: the pads cannot get below it
 NOT_ANTIPODAL = "surfaces not antipodal"
 FINGERS_HIT = "fingers would hit"
 KNUCKLES_HIT = "knuckles would hit"
+OUT_OF_VIEW = "contact out of view"  # the object runs off the image there: no edge is seen
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from sim.tabletop.grasp.plan import (
     preshape_gap,
     tool_axis,
 )
-from sim.tabletop.motion import DOWN, go_home, move_tool_to, tool_pose
+from sim.tabletop.motion import DOWN, go_home, move_over, move_tool_to, tool_pose
 from sim.tabletop.world import BASKET_CENTRE, BASKET_SIZE, TABLE_TOP_Z, TabletopWorld
 
 LIFT = 0.15  # metres the object is lifted straight up before the carry
@@ -186,7 +186,7 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
     above = grip - (back + APPROACH) / max(-axis[2], 0.5) * axis
     preshape = model.angle_for_gap(float(preshape_gap(model, cand.width)))
     drive_fingers(world, preshape, 60)
-    if move_tool_to(world, above, orientation) > 0.02:
+    if move_over(world, above, orientation) > 0.02:
         return _fail(world, cand, "unreachable", "the arm cannot get above the object")
     hit: list[str] = []
     on_top: list[bool] = []
@@ -224,8 +224,15 @@ def _try(world: TabletopWorld, plan: GraspPlan, target: int | None) -> Attempt:
         )
     bx, by = BASKET_CENTRE
     carry_z = max(grip_z + LIFT, TABLE_TOP_Z + BASKET_SIZE[2] + model.fingertip_offset + 0.10)
-    move_tool_to(world, (gx, gy, carry_z), orientation, step_m=0.005)
-    move_tool_to(world, (bx, by, carry_z), orientation, step_m=0.004)
+    # over the clutter with the object hanging below the fingers, then down with the
+    # object (not the flange: a grasp off its middle or leaning holds it to one side,
+    # and it was let go over the basket's wall) over the basket's middle
+    tool = tool_pose(world)[0]
+    lo, hi = c.getAABB(body)
+    hang = tool[2] - lo[2]
+    bx -= (lo[0] + hi[0]) / 2 - tool[0]
+    by -= (lo[1] + hi[1]) / 2 - tool[1]
+    move_over(world, (bx, by, carry_z), orientation, below=hang, held=body, step_m=0.004)
     # lower it in until its underside is just above the basket floor, or until it sets
     # down on what is in the basket already (pressing on that pries the fingers open and
     # knocks the object out of the basket or wedges it in the open fingers), then let go

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from sim.tabletop.grasp.candidates import (
     FINGERS_HIT,
     KNUCKLES_HIT,
     NOT_ANTIPODAL,
+    OUT_OF_VIEW,
     TOO_THIN,
     TOO_WIDE,
     GraspCandidate,
@@ -54,6 +55,7 @@ __all__ = [
     "FINGERS_HIT",
     "KNUCKLES_HIT",
     "NOT_ANTIPODAL",
+    "OUT_OF_VIEW",
     "TOO_THIN",
     "TOO_WIDE",
     "GraspCandidate",
@@ -123,6 +125,7 @@ def plan_grasp(
     hmap = height_map(view, middle[:2], size + model.stroke_m / 2 + FINGER_THICKNESS + 0.02)
     target = masked_body(view, mask)  # its own parts may rise beside the contacts
     assessed = _assess(raw, model, hmap, middle, table_z, target, radius=size)
+    assessed = _cut_by_the_image(assessed, camera, view, mask)
     candidates = _dedupe(assessed, avoid)
     feasible = sorted((c for c in candidates if c.feasible), key=lambda c: -c.score)
     rejected = Counter(c.rejected for c in candidates if not c.feasible)
@@ -151,6 +154,36 @@ def plan_grasp(
         reason,
         **base,
     )
+
+
+OUT_OF_VIEW_M = 0.015  # a contact this close to where the mask meets the image's edge
+
+
+def _cut_by_the_image(
+    candidates: list[GraspCandidate], camera: CameraSpec, view: RenderedView, mask: np.ndarray
+) -> list[GraspCandidate]:
+    """Candidates with a contact where the object runs off the image rejected: the mask
+    ends there because the camera's view does, not the object (a grasp planned across
+    the visible sliver closed on nothing, or came down on the rest of the object)."""
+    edge = np.zeros_like(mask)
+    edge[[0, -1], :] = mask[[0, -1], :]
+    edge[:, [0, -1]] |= mask[:, [0, -1]]
+    ys, xs = np.nonzero(edge)
+    if len(xs) == 0:
+        return candidates
+    cut = lift_pixels(camera, view.depth_m, ys, xs)[:, :2]
+    out = []
+    for c in candidates:
+        # before the neighbours' verdicts: a contact nobody can see is the object's problem
+        if c.rejected in ("", FINGERS_HIT, KNUCKLES_HIT):
+            a = np.array([math.cos(c.yaw), math.sin(c.yaw)])
+            ends = np.array(c.centre) + np.outer((-c.width / 2, c.width / 2), a)
+            near = np.linalg.norm(cut[None, :, :] - ends[:, None, :], axis=2).min()
+            if near < OUT_OF_VIEW_M:
+                detail = "the object runs off the camera's view there"
+                c = replace(c, rejected=OUT_OF_VIEW, detail=detail, score=0.0, blocker=None)
+        out.append(c)
+    return out
 
 
 def masked_body(view: RenderedView, mask: np.ndarray) -> int | None:

@@ -45,3 +45,29 @@ def test_push_refuses_an_unknown_direction():
     with TabletopWorld(with_robot=True) as world:
         result = push(world, CAM, np.ones((256, 256), bool), "sideways")
         assert not result.ok and "direction" in result.feedback
+
+
+def test_a_push_towards_the_image_edge_keeps_the_object_in_view():
+    """Pushed from near the edge of the camera's view towards it, the box travels only as
+    far as keeps its far side inside the image (it used to be pushed half out of view,
+    where no grasp could be planned on it)."""
+    x, y = WORKSPACE_CENTRE
+    cam = TOP_DOWN.with_size(256, 256)
+    with TabletopWorld() as world:
+        box = world.add_primitive(
+            "box",
+            "box",
+            (0.025, 0.025, 0.025),
+            (x - 0.25, y, TABLE_TOP_Z + 0.025),
+            rgba=(1, 0, 0, 1),
+            mass=0.2,
+            name="red box",
+        )
+        world.step(60)
+        before = np.array(world.client.getBasePositionAndOrientation(box.uid)[0])
+        result = push(world, cam, render(world, cam).segmentation == box.uid, "left")
+        after = np.array(world.client.getBasePositionAndOrientation(box.uid)[0])
+        assert result.ok
+        assert before[0] - after[0] > 0.01  # it moved the commanded way
+        seen = render(world, cam).segmentation == box.uid
+        assert seen.any() and not seen[:, 0].any()  # wholly in view: clear of the left edge

@@ -142,3 +142,19 @@ def test_a_tall_neighbour_close_by_is_cleared_by_leaning_the_gripper(monkeypatch
         result = grasp(world, CAM, render(world, CAM).segmentation == target.uid)
         assert not result.ok and result.reason == "no feasible grasp"
         assert "would hit the tall box" in result.feedback
+
+
+def test_an_object_cut_by_the_image_edge_is_not_grasped_across_the_cut():
+    """Half out of the camera's view, the box's mask ends at the image's edge; the
+    planner does not take that for the box's side (it closed on a sliver before)."""
+    cam = TOP_DOWN.with_size(256, 256)
+    with TabletopWorld() as world:
+        half_view = 0.85 * np.tan(np.radians(TOP_DOWN.fov_deg) / 2)
+        box = _box(world, "box", (0.03, 0.03, 0.03), (X - half_view, Y))
+        world.step(60)
+        mask = render(world, cam).segmentation == box.uid
+        assert mask[:, 0].any()  # cut by the image's left edge
+        result = grasp(world, cam, mask)
+        assert not result.ok and result.reason == "no feasible grasp"
+        assert "contact out of view" in result.feedback
+        assert not result.attempts
