@@ -70,7 +70,7 @@ _TIER_OF = {"primitive": PLANNING, "high_level": PLANNING, "row16": FINE, "low_l
 _FINE_VARIANTS = {"place_bread_skillet": "place_bread_skillet_vla"}
 
 TABLE_SETTINGS = {
-    "layout": "papers/003 Table 1 (planning tier: Independent Parallel and Sequential "
+    "layout": "ST-BiBench Table 1 (planning tier: Independent Parallel and Sequential "
     "Collaborative groups, each with its average, and the total average over all 14 tasks) "
     "and Table 3 (fine-control tier: 5 tasks and their average)",
     "tier": "an episode's recorded tier: named actions (ours 'primitive', BiManiBench "

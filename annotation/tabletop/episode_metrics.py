@@ -303,6 +303,7 @@ class _Row:
     calls: Counter = field(default_factory=Counter)  # calls -> episodes
     calls_by_task: dict[str, Counter] = field(default_factory=dict)
     turns: Counter = field(default_factory=Counter)
+    turns_by_task: dict[str, Counter] = field(default_factory=dict)
     find: dict[str, list[int]] = field(
         default_factory=lambda: {"present": [0, 0], "absent": [0, 0], "unknown": [0, 0]}
     )
@@ -320,6 +321,7 @@ class _Row:
         self.calls[f.calls] += f.n
         self.calls_by_task.setdefault(f.task, Counter())[f.calls] += f.n
         self.turns[f.turns] += f.n
+        self.turns_by_task.setdefault(f.task, Counter())[f.turns] += f.n
         if f.task == "find":
             cell = self.find[f.presence or "unknown"]
             cell[0] += f.n
@@ -363,7 +365,12 @@ class _Row:
                     t: _spread(self.calls_by_task.get(t, Counter()), "calls") for t in tasks
                 },
             },
-            "turns": _spread(self.turns, "turns"),
+            "turns": {
+                **_spread(self.turns, "turns"),
+                "by_task": {
+                    t: _spread(self.turns_by_task.get(t, Counter()), "turns") for t in tasks
+                },
+            },
             "find": {
                 "present": _rate(*self.find["present"]),
                 "absent": _rate(*self.find["absent"]),
@@ -432,7 +439,8 @@ def episode_metrics(episodes: Iterable[tuple[Episode, Sequence[Step]]]) -> dict[
              "manipulation": {"mean_calls", "median_calls",   # grasp + push per question
                               "acted_episodes",      # episodes with >= 1 grasp or push
                               "by_task": {task: {"mean_calls", "median_calls"}}},
-             "turns": {"mean_turns", "median_turns"},         # model replies per question
+             "turns": {"mean_turns", "median_turns",          # model replies per question
+                       "by_task": {task: {"mean_turns", "median_turns"}}},
              "find": {"present": {"n", "successes", "success_pct"},
                       "absent": {...}, "unknown": int},       # Find episodes only
              "count": {"n", "under", "exact", "over", "invalid", "unanswered",

@@ -102,6 +102,7 @@ def project_episode_metrics(project, tag: str | None = None) -> dict[str, Any]:
     out = summarize_episodes(facts, _recoveries(queries.recovery_calls(tag)))
     out["per_model"] = per_model_rows(usage)
     out["per_model_settings"] = PER_MODEL_SETTINGS
+    out["tag"] = tag
     return out
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from annotation.agreement import kappa_text
 from annotation.averages import average_text
 from annotation.metric_text import settings_text
+from annotation.runs import run_label
 
 TABLES = (
     "verification",
@@ -30,7 +31,17 @@ TABLES = (
     "bimanual",
     "bimanual_planning",
     "bimanual_fine",
+    "mgvqa_ablations",
+    "mgvqa_turns",
+    "mgvqa_recovery",
 )
+#: MG-VQA Table 2's rows: the base prompt and each variant added on its own
+VARIANT_NAMES = {
+    "plain": "Base",
+    "search": "+Search",
+    "search-persistent": "+Search-persistent",
+    "multiview": "+Multiview",
+}
 
 
 @dataclass
@@ -121,7 +132,8 @@ def episodes_table(e: dict[str, Any]) -> Table:
             cells += [_num(s["success_pct"]), str(s["n"])]
         cells.append(average_text(r["average_pct"], r.get("missing_tasks") or []))
         t.rows.append(cells)
-    t.notes = ["Cells: success (%) and episodes (n) per task."] + _settings_note(e.get("settings"))
+    t.notes = ["Cells: success (%) and episodes (n) per task."] + _tag_note(e)
+    t.notes += _settings_note(e.get("settings"))
     return t
 
 
@@ -241,6 +253,127 @@ def bimanual_fine_table(b: dict[str, Any]) -> Table:
     return t
 
 
+def _tag_note(e: dict[str, Any]) -> list[str]:
+    """What a table of tagged questions holds (`metrics --tag`)."""
+    tag = e.get("tag")
+    if not tag:
+        return []
+    hard = " (the MG-VQA-Hard set, MG-VQA Table 5)" if tag == "hard" else ""
+    return [f"Only the episodes on questions tagged {tag}{hard}."]
+
+
+def _other_settings(r: dict[str, Any]) -> str:
+    """The row's run settings but its prompt variant (the ablation tables' own column)."""
+    return run_label({k: v for k, v in r.get("run", {}).items() if k != "prompt_variant"})
+
+
+def _model_rows(e: dict[str, Any]) -> list[dict[str, Any]]:
+    """The non-baseline rows, by model, mode and prompt variant in the paper's order."""
+    order = list(VARIANT_NAMES)
+
+    def key(r: dict[str, Any]) -> tuple:
+        variant = r.get("run", {}).get("prompt_variant", "")
+        rank = order.index(variant) if variant in order else len(order)
+        modes = e.get("modes") or []
+        mode = modes.index(r["mode"]) if r["mode"] in modes else len(modes)
+        return (r["model"].lower(), r["agent"].lower(), mode, _other_settings(r), rank)
+
+    return sorted((r for r in e["rows"] if not r["baseline"]), key=key)
+
+
+def mgvqa_ablations_table(e: dict[str, Any]) -> Table:
+    """MG-VQA Table 2: success per task under each prompt variant, acted episodes and mean
+    manipulation calls per question."""
+    tasks = e["tasks"]
+    columns = ["Model", "Mode", "Variant", "Run", *[t.capitalize() for t in tasks], "Avg."]
+    t = Table(
+        "mgvqa_ablations",
+        "Prompt ablations: success rate (%) per task",
+        [*columns, "Acted episodes", "Manip. calls / q"],
+    )
+    for r in _model_rows(e):
+        variant = r.get("run", {}).get("prompt_variant", "")
+        manip = r["manipulation"]
+        t.rows.append(
+            [
+                r["model"],
+                r["mode"],
+                VARIANT_NAMES.get(variant, variant or "-"),
+                _other_settings(r),
+                *(_num(r["success"][task]["success_pct"]) for task in tasks),
+                average_text(r["average_pct"], r.get("missing_tasks") or []),
+                str(manip["acted_episodes"]),
+                _num(manip["mean_calls"], 2),
+            ]
+        )
+    t.notes = [
+        "The layout of MG-VQA Table 2: each variant is a separate addition to the base "
+        "prompt (Search: guidance at the start; Search-persistent: repeated every turn; "
+        "Multiview: an oblique view beside the top-down one). Acted episodes: at least one "
+        "grasp or push. Manip. calls / q: mean grasp + push calls per question. Rows of "
+        "other run settings (Run) are never merged."
+    ] + _tag_note(e) + _settings_note(e.get("settings"))
+    return t
+
+
+def mgvqa_turns_table(e: dict[str, Any]) -> Table:
+    """MG-VQA Table 3: median model turns / manipulation calls per question, per task."""
+    tasks = e["tasks"]
+    t = Table(
+        "mgvqa_turns",
+        "Median model turns / manipulation calls per question",
+        ["Model", "Mode", "Run", *[task.capitalize() for task in tasks]],
+    )
+    for r in _model_rows(e):
+        cells = [r["model"], r["mode"], r.get("run_label", "")]
+        for task in tasks:
+            turns = r["turns"]["by_task"][task]["median_turns"]
+            calls = r["manipulation"]["by_task"][task]["median_calls"]
+            n = r["success"][task]["n"]
+            cells.append("-" if not n else f"{turns:g} / {calls:g} (n={n})")
+        t.rows.append(cells)
+    t.notes = [
+        "The layout of MG-VQA Table 3: per task, the median number of model turns (every "
+        "tool call, answer and unreadable reply) / the median number of grasp + push calls "
+        "per question, over the row's episodes of that task (n)."
+    ] + _tag_note(e) + _settings_note(e.get("settings"))
+    return t
+
+
+def mgvqa_recovery_table(e: dict[str, Any]) -> Table:
+    """MG-VQA Table 4: what agents did after their first failed grasp."""
+    t = Table(
+        "mgvqa_recovery",
+        "Agent actions following failed grasps",
+        [
+            *("Model", "Mode", "Run", "N"),
+            *("Push", "Grasp", "None"),
+            *("Scene + seg.", "Seg. only", "No new seg."),
+        ],
+        groups=[("", 4), ("Next manipulation", 3), ("Re-grounding", 3)],
+    )
+    for r in (r for r in e["rows"] if r["recovery"]["failed_grasp_episodes"]):
+        rec = r["recovery"]
+        t.rows.append(
+            [
+                r["model"] + (" (baseline)" if r["baseline"] else ""),
+                r["mode"],
+                r.get("run_label", ""),
+                str(rec["failed_grasp_episodes"]),
+                *(_num(rec["next_pct"][k]) for k in ("push", "grasp", "none")),
+                *(_num(rec["regrounding_pct"][k]) for k in ("scene_and_seg", "seg_only", "no_seg")),
+            ]
+        )
+    t.notes = [
+        "The layout of MG-VQA Table 4. N: episodes with at least one failed grasp. Next "
+        "manipulation (% of N): the first grasp or push after the failure, or none when the "
+        "agent answered. Re-grounding (% of the episodes that pushed next): a new "
+        "perceive_scene before the find_object (Scene + seg.), find_object on the old scene "
+        "graph (Seg. only), or a mask segmented before the failure (No new seg.)."
+    ] + _tag_note(e) + _settings_note(e.get("settings"))
+    return t
+
+
 _BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], dict]]] = {
     "verification": (verification_table, lambda m: m["verification"]),
     "hoi": (hoi_table, lambda m: m["hoi"]),
@@ -250,6 +383,9 @@ _BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], d
     "bimanual": (bimanual_table, lambda m: m["bimanual"]),
     "bimanual_planning": (bimanual_planning_table, lambda m: m["bimanual"]),
     "bimanual_fine": (bimanual_fine_table, lambda m: m["bimanual"]),
+    "mgvqa_ablations": (mgvqa_ablations_table, lambda m: m["episodes"]),
+    "mgvqa_turns": (mgvqa_turns_table, lambda m: m["episodes"]),
+    "mgvqa_recovery": (mgvqa_recovery_table, lambda m: m["episodes"]),
 }
 
 

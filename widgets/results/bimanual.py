@@ -83,7 +83,7 @@ class BimanualResultsView(QWidget):
         inner.addWidget(self.success_note)
         self.paper_tables = PaperTablesView()
         self.error_plot = BarPlot(
-            "Error categories (papers/003, appendix D)", "labelled steps", min_height=320
+            "Error categories (ST-BiBench, appendix D)", "labelled steps", min_height=320
         )
         self.error_plot.set_legend_columns(3)  # five long names: three a row at most
         self.error_plot.getAxis("bottom").setHeight(60)  # up to three lines a label

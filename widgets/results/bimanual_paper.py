@@ -73,12 +73,12 @@ class PaperTablesView(QWidget):
         if fine["rows"]:
             self._fill_fine(fine)
         self.note.setText(
-            "Success rate (%) per task, in the papers/003 layout (hover a cell for its "
+            "Success rate (%) per task, in the ST-BiBench layout (hover a cell for its "
             "episodes, a column for its task). " + settings_text((paper or {}).get("settings"))
         )
 
     def _fill_planning(self, p: dict[str, Any]) -> None:
-        self.planning_box.setTitle(f"{p['title']} (papers/003 Table 1 layout)")
+        self.planning_box.setTitle(f"{p['title']} (ST-BiBench Table 1 layout)")
         headers = [("Models", "")]
         for g in p["groups"]:
             short = SHORT_GROUP.get(g["name"], g["name"])
@@ -98,7 +98,7 @@ class PaperTablesView(QWidget):
         fill_table(self.planning_table, rows, headers)
 
     def _fill_fine(self, p: dict[str, Any]) -> None:
-        self.fine_box.setTitle(f"{p['title']} (papers/003 Table 3 layout)")
+        self.fine_box.setTitle(f"{p['title']} (ST-BiBench Table 3 layout)")
         headers = [("Models", "")] + [(c["id"], f"{c['id']}: {c['task']}") for c in p["columns"]]
         headers.append(("Avg.", "mean over the five fine-control tasks"))
         rows = []

@@ -175,7 +175,11 @@ def test_manipulation_calls_mean_median_and_acted_episodes():
     assert r["manipulation"]["acted_episodes"] == 2
     assert r["manipulation"]["by_task"]["count"] == {"mean_calls": 2.0, "median_calls": 2.0}
     assert r["manipulation"]["by_task"]["find"]["mean_calls"] == 0.0
-    assert r["turns"] == {"mean_turns": 2.5, "median_turns": 2.5}  # 4, 3, 2, 1
+    turns = r["turns"]
+    assert (turns["mean_turns"], turns["median_turns"]) == (2.5, 2.5)  # 4, 3, 2, 1
+    assert turns["by_task"]["count"] == {"mean_turns": 3.5, "median_turns": 3.5}  # 4, 3
+    assert turns["by_task"]["find"] == {"mean_turns": 1.5, "median_turns": 1.5}  # 2, 1
+    assert turns["by_task"]["beneath"] == {"mean_turns": None, "median_turns": None}
 
 
 def test_find_present_and_absent_success():
