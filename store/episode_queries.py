@@ -373,6 +373,24 @@ class EpisodeQueryRepository(Repository):
             [BIMANUAL, REPLAY_IN_SIM],
         ).fetchone()[0]
 
+    def bimanual_model_label_kinds(self) -> Iterator[tuple[str, str, tuple, str, str, int]]:
+        """(model, agent, run settings, category, subcategory, labelled places) of the models'
+        own dual-arm episodes (not replays in sim), each place and kind counted once."""
+        k = len(BIMANUAL_RUN_PATHS)
+        rows = self.db.execute(
+            f"""SELECT e.model, e.agent, {_raw("e.header")},
+                       {_run_fields("e.header", BIMANUAL_RUN_PATHS)},
+                       l.category, l.subcategory, count(*)
+                FROM (SELECT DISTINCT episode_id, step_index, category, subcategory
+                      FROM error_labels) l JOIN episodes e ON e.id = l.episode_id
+                WHERE e.benchmark = ? AND e.agent != ?
+                GROUP BY {", ".join(str(i) for i in range(1, 6 + k))}""",
+            [BIMANUAL, REPLAY_IN_SIM],
+        )
+        for r in rows:
+            run = bimanual_run(_bimanual_header(r[3 : 3 + k], r[2]))
+            yield r[0], r[1], run, r[3 + k], r[4 + k], r[5 + k]
+
     def bimanual_label_kinds(self) -> dict[tuple[str, str], int]:
         """(category, subcategory) -> labelled places (episode and step) on dual-arm
         episodes: a place labelled with one kind by two annotators counts once."""

@@ -14,8 +14,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.averages import AVERAGE_RULE, full_mean
-from annotation.bimanual.paper_tables import paper_tables, sim_task, tier_of
+from annotation.averages import AVERAGE_RULE, full_mean, pct
+from annotation.bimanual.paper_tables import (
+    FINE,
+    paper_tables,
+    sim_task,
+    tier_of,
+    view_of,
+    views_table,
+)
 from annotation.model_usage import model_name
 from annotation.models import Episode, Step
 from annotation.runs import Run, plain_setting, run_label
@@ -119,6 +126,9 @@ def bimanual_metrics(
          "format_error_steps": int,                # unreadable replies (automatic)
          "format_error_by_model": {model: int},
          "replays_in_sim": int,                    # re-runs in our world, not counted above
+         "errors_by_model": {model: {"labels": int, # labelled steps of its own episodes
+                                     "groups": {category: {"n", "pct"}},
+                                     "kinds": {kind: {"n", "pct"}}, "other": {"n", "pct"}}},
          "paper": {...}}                           # Tables 1 and 3 of papers/003, by tier
                                                    # (annotation.bimanual.paper_tables)
 
@@ -131,6 +141,7 @@ def bimanual_metrics(
     whether or not anyone labelled them.
     """
     facts: list[BimanualFacts] = []
+    rows_of: dict[int, tuple[str, Run]] = {}  # episode id -> (model, run) of a model's try
     ids: set[int] = set()
     replays = 0
     for episode, steps in episodes:
@@ -150,7 +161,9 @@ def bimanual_metrics(
                 run=bimanual_run(episode.header),
             )
         )
+        rows_of[episode.id] = (facts[-1].model, facts[-1].run)
     kinds: Counter = Counter()
+    by_model: Counter = Counter()
     seen: set[tuple] = set()
     for label in labels:
         where = (label.episode_id, label.step_index, label.category, label.subcategory)
@@ -158,7 +171,9 @@ def bimanual_metrics(
             continue
         seen.add(where)
         kinds[(label.category, label.subcategory)] += 1
-    return summarize_bimanual(facts, kinds, replays)
+        if label.episode_id in rows_of:
+            by_model[(*rows_of[label.episode_id], label.category, label.subcategory)] += 1
+    return summarize_bimanual(facts, kinds, replays, by_model)
 
 
 @dataclass(frozen=True)
@@ -175,10 +190,14 @@ class BimanualFacts:
 
 
 def summarize_bimanual(
-    facts: Iterable[BimanualFacts], label_kinds: Counter | dict, replays: int = 0
+    facts: Iterable[BimanualFacts],
+    label_kinds: Counter | dict,
+    replays: int = 0,
+    model_kinds: Counter | dict | None = None,
 ) -> dict[str, Any]:
     """`bimanual_metrics` from grouped facts and labelled steps per (category, subcategory),
-    each step counted once per kind."""
+    each step counted once per kind; `model_kinds` the same per (model, run, category,
+    subcategory) for the models' own episodes (not replays in sim)."""
     table: dict[str, dict[str, dict[str, Any]]] = {}
     tiered: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
     format_by_model: dict[str, int] = {}
@@ -186,6 +205,7 @@ def summarize_bimanual(
     facts = list(facts)
     names = row_names(facts)
     runs: dict[str, dict[str, Any]] = {}
+    views: dict[str, dict[str, dict[str, dict[str, int]]]] = {}  # model -> view -> task
     for f in facts:
         total += f.n
         model = names[(f.model, f.run)]
@@ -199,6 +219,13 @@ def summarize_bimanual(
         elif f.success:
             cell["success"] += f.n
         cell["rate"] = cell["success"] / cell["episodes"]
+        if tier_of(f.tier) == FINE:
+            task = sim_task(f.task, f.tier)
+            view = view_of(dict(f.run).get("cameras"))
+            seen = views.setdefault(f.model, {}).setdefault(view, {})
+            seen = seen.setdefault(task, {"success": 0, "episodes": 0})
+            seen["episodes"] += f.n
+            seen["success"] += f.n if f.success else 0
         by_tier = tiered.setdefault(tier_of(f.tier), {}).setdefault(model, {})
         counts = by_tier.setdefault(sim_task(f.task, f.tier), {"success": 0, "episodes": 0})
         counts["episodes"] += f.n
@@ -231,5 +258,32 @@ def summarize_bimanual(
         "format_error_steps": sum(format_by_model.values()),
         "format_error_by_model": {m: format_by_model[m] for m in models},
         "replays_in_sim": replays,
-        "paper": paper_tables(tiered, models),
+        "paper": {**paper_tables(tiered, models), "views": views_table(views)},
+        "errors_by_model": _errors_by_model(model_kinds or {}, names, models),
     }
+
+
+def _errors_by_model(
+    model_kinds: Counter | dict, names: dict[tuple[str, Run], str], models: list[str]
+) -> dict[str, Any]:
+    """Per row: labelled steps, and the share (%) of each error group (category) and kind
+    among them (a step labelled with two kinds counts in each)."""
+    counts: dict[str, Counter] = {}
+    for (model, run, category, subcategory), n in model_kinds.items():
+        row = names.get((model, run))
+        if row is not None:
+            counts.setdefault(row, Counter())[(category, subcategory)] += n
+    out = {}
+    for row in (m for m in models if m in counts):
+        c = counts[row]
+        total = sum(c.values())
+        groups = {g: sum(n for (cat, _), n in c.items() if cat == g) for g in BIMANUAL_CATEGORIES}
+        kinds = {error_key(cat, sub): c.get((cat, sub), 0) for cat, sub in BIMANUAL_ERROR_KINDS}
+        other = sum(n for k, n in c.items() if k not in BIMANUAL_ERROR_KINDS)
+        out[row] = {
+            "labels": total,
+            "groups": {g: {"n": n, "pct": pct(n, total)} for g, n in groups.items()},
+            "kinds": {k: {"n": n, "pct": pct(n, total)} for k, n in kinds.items()},
+            "other": {"n": other, "pct": pct(other, total)},
+        }
+    return out

@@ -16,6 +16,7 @@ a fine-control episode named `place_bread_skillet` is that task (`sim_task`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -61,6 +62,13 @@ FINE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Grab1", "grab_roller"),
     ("Stack3", "stack_blocks_two"),
 )
+#: Table 4: the third-person view ablation, on three fine-control tasks, in its order.
+VIEW_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Place8", "place_object_scale"),
+    ("Grab1", "grab_roller"),
+    ("Place9", "place_burger_fries"),
+)
+VIEWS = ("base", "third")  # the head camera alone; with the third-person view added
 PLANNING_TASKS = tuple(task for _, columns in PLANNING_GROUPS for _, task in columns)
 FINE_TASKS = tuple(task for _, task in FINE_COLUMNS)
 #: every task the paper names (17 distinct; place_bread_skillet has a fine-control variant)
@@ -98,6 +106,42 @@ def sim_task(task: str, tier: str | None) -> str:
     if tier_of(tier) == FINE:
         return _FINE_VARIANTS.get(task, task)
     return task
+
+
+def view_of(cameras: Any) -> str:
+    """ "third" when the episode's model saw the third-person view, else "base" (an episode
+    that recorded no cameras saw the default, the head camera)."""
+    if isinstance(cameras, str):
+        try:
+            cameras = json.loads(cameras)
+        except json.JSONDecodeError:
+            cameras = [cameras]
+    return "third" if isinstance(cameras, list) and "third" in cameras else "base"
+
+
+def views_table(counts: Mapping[str, Mapping[str, Mapping[str, Mapping[str, Any]]]]) -> dict:
+    """Table 4 from `counts[model][view][task] = {"success", "episodes"}` (fine-control
+    episodes only): {"title", "columns": [{"id", "task"}], "rows": [{"model",
+    "cells": {id: {"base": cell | null, "third": cell | null}}}], "settings"}."""
+    rows = []
+    for model in sorted(counts, key=str.lower):
+        cells = {
+            tid: {view: _cells(counts[model].get(view) or {}, [(tid, task)])[tid] for view in VIEWS}
+            for tid, task in VIEW_COLUMNS
+        }
+        if any(c for pair in cells.values() for c in pair.values()):
+            rows.append({"model": model, "cells": cells})
+    return {
+        "title": "Third-person view ablation",
+        "columns": [{"id": t, "task": k} for t, k in VIEW_COLUMNS],
+        "rows": rows,
+        "settings": {
+            "layout": "ST-BiBench Table 4: success rate (%) with the head camera alone "
+            "(Base) / with the third-person view added, on three fine-control tasks",
+            "views": "an episode whose recorded cameras include the third-person one counts "
+            "under +Third View, any other under Base; other run settings are not split here",
+        },
+    }
 
 
 def _pct(cell: Mapping[str, Any] | None) -> float | None:

@@ -131,7 +131,12 @@ def project_bimanual_metrics(project) -> dict[str, Any]:
         usage.setdefault(model, ModelUsage()).add(
             g.n, g.n if g.success else 0, g.requests, g.latency_s, g.tokens_in, g.tokens_out
         )
-    out = summarize_bimanual(facts, queries.bimanual_label_kinds(), queries.bimanual_replays())
+    by_model: Counter = Counter()
+    for model, agent, run, category, subcategory, n in queries.bimanual_model_label_kinds():
+        by_model[(model_name(model, agent), run, category, subcategory)] += n
+    out = summarize_bimanual(
+        facts, queries.bimanual_label_kinds(), queries.bimanual_replays(), by_model
+    )
     out["per_model"] = per_model_rows(usage)
     out["per_model_settings"] = PER_MODEL_SETTINGS
     out["spatial"] = project.spatial.summary()  # as app.jobs.spatial.spatial_metrics

@@ -31,6 +31,8 @@ TABLES = (
     "bimanual",
     "bimanual_planning",
     "bimanual_fine",
+    "bimanual_views",
+    "bimanual_errors",
     "mgvqa_ablations",
     "mgvqa_turns",
     "mgvqa_recovery",
@@ -202,7 +204,10 @@ def _pct_cell(cell: dict[str, Any] | None) -> str:
 
 
 def _episode_range(rows: list[dict[str, Any]]) -> str:
-    counts = [c["episodes"] for r in rows for c in r["cells"].values() if c]
+    return _range_text([c["episodes"] for r in rows for c in r["cells"].values() if c])
+
+
+def _range_text(counts: list[int]) -> str:
     if not counts:
         return "no episodes"
     low, high = min(counts), max(counts)
@@ -251,6 +256,74 @@ def bimanual_fine_table(b: dict[str, Any]) -> Table:
     t.notes = [f"Success rate (%) per task ({_episode_range(p['rows'])}). Tasks: {tasks}."]
     t.notes += _settings_note(b["paper"].get("settings"))
     return t
+
+
+def bimanual_views_table(b: dict[str, Any]) -> Table:
+    """ST-BiBench Table 4: success (%) as Base / +Third View on Place8, Grab1, Place9."""
+    p = b["paper"]["views"]
+    ids = [c["id"] for c in p["columns"]]
+    t = Table("bimanual_views", f"{p['title']}: success rate (%)", ["Models", *ids])
+    for r in p["rows"]:
+        cells = [r["model"]]
+        for tid in ids:
+            pair = r["cells"][tid]
+            cells.append(" / ".join(_pct_cell(pair[view]) for view in ("base", "third")))
+        t.rows.append(cells)
+    tasks = "; ".join(f"{c['id']} {c['task']}" for c in p["columns"])
+    t.notes = [f"Cells: Base / +Third View ({_view_range(p['rows'])}). Tasks: {tasks}."]
+    t.notes += _settings_note(p.get("settings"))
+    return t
+
+
+ERROR_GROUP_NAMES = {
+    "environment": "Environment",
+    "perceptual_reasoning": "Perceptual",
+    "strategic_planning": "Planning",
+    "format": "Format",
+}
+
+
+def bimanual_errors_table(b: dict[str, Any]) -> Table:
+    """ST-BiBench Figure 3: each model's labelled errors, the share of each group and kind."""
+    rows = b.get("errors_by_model") or {}
+    first = next(iter(rows.values()), None)
+    kinds = list(first["kinds"]) if first else []
+    groups = list(ERROR_GROUP_NAMES)
+    t = Table(
+        "bimanual_errors",
+        "Error analysis: share (%) of the labelled steps",
+        [
+            "Models",
+            "Labelled",
+            *(ERROR_GROUP_NAMES[g] for g in groups),
+            *(k.replace("_", " ") for k in kinds),
+            "Other",
+        ],
+        groups=[("", 2), ("Groups", len(groups)), ("Kinds", len(kinds) + 1)],
+    )
+    for model, m in rows.items():
+        t.rows.append(
+            [
+                model,
+                str(m["labels"]),
+                *(_num(m["groups"][g]["pct"]) for g in groups),
+                *(_num(m["kinds"][k]["pct"]) for k in kinds),
+                _num(m["other"]["pct"]),
+            ]
+        )
+    t.notes = [
+        "The breakdown of ST-BiBench Figure 3: per model, the labelled steps of its own "
+        "episodes (replays in sim left out) and the share of each error group and kind "
+        "among them; a step labelled with two kinds counts in both. Labels come from "
+        "Replay's error labels (docs/bimanual-replay.md)."
+    ] + _settings_note(b.get("settings"))
+    return t
+
+
+def _view_range(rows: list[dict[str, Any]]) -> str:
+    return _range_text(
+        [c["episodes"] for r in rows for pair in r["cells"].values() for c in pair.values() if c]
+    )
 
 
 def _tag_note(e: dict[str, Any]) -> list[str]:
@@ -306,13 +379,17 @@ def mgvqa_ablations_table(e: dict[str, Any]) -> Table:
                 _num(manip["mean_calls"], 2),
             ]
         )
-    t.notes = [
-        "The layout of MG-VQA Table 2: each variant is a separate addition to the base "
-        "prompt (Search: guidance at the start; Search-persistent: repeated every turn; "
-        "Multiview: an oblique view beside the top-down one). Acted episodes: at least one "
-        "grasp or push. Manip. calls / q: mean grasp + push calls per question. Rows of "
-        "other run settings (Run) are never merged."
-    ] + _tag_note(e) + _settings_note(e.get("settings"))
+    t.notes = (
+        [
+            "The layout of MG-VQA Table 2: each variant is a separate addition to the base "
+            "prompt (Search: guidance at the start; Search-persistent: repeated every turn; "
+            "Multiview: an oblique view beside the top-down one). Acted episodes: at least one "
+            "grasp or push. Manip. calls / q: mean grasp + push calls per question. Rows of "
+            "other run settings (Run) are never merged."
+        ]
+        + _tag_note(e)
+        + _settings_note(e.get("settings"))
+    )
     return t
 
 
@@ -332,11 +409,15 @@ def mgvqa_turns_table(e: dict[str, Any]) -> Table:
             n = r["success"][task]["n"]
             cells.append("-" if not n else f"{turns:g} / {calls:g} (n={n})")
         t.rows.append(cells)
-    t.notes = [
-        "The layout of MG-VQA Table 3: per task, the median number of model turns (every "
-        "tool call, answer and unreadable reply) / the median number of grasp + push calls "
-        "per question, over the row's episodes of that task (n)."
-    ] + _tag_note(e) + _settings_note(e.get("settings"))
+    t.notes = (
+        [
+            "The layout of MG-VQA Table 3: per task, the median number of model turns (every "
+            "tool call, answer and unreadable reply) / the median number of grasp + push calls "
+            "per question, over the row's episodes of that task (n)."
+        ]
+        + _tag_note(e)
+        + _settings_note(e.get("settings"))
+    )
     return t
 
 
@@ -364,13 +445,17 @@ def mgvqa_recovery_table(e: dict[str, Any]) -> Table:
                 *(_num(rec["regrounding_pct"][k]) for k in ("scene_and_seg", "seg_only", "no_seg")),
             ]
         )
-    t.notes = [
-        "The layout of MG-VQA Table 4. N: episodes with at least one failed grasp. Next "
-        "manipulation (% of N): the first grasp or push after the failure, or none when the "
-        "agent answered. Re-grounding (% of the episodes that pushed next): a new "
-        "perceive_scene before the find_object (Scene + seg.), find_object on the old scene "
-        "graph (Seg. only), or a mask segmented before the failure (No new seg.)."
-    ] + _tag_note(e) + _settings_note(e.get("settings"))
+    t.notes = (
+        [
+            "The layout of MG-VQA Table 4. N: episodes with at least one failed grasp. Next "
+            "manipulation (% of N): the first grasp or push after the failure, or none when the "
+            "agent answered. Re-grounding (% of the episodes that pushed next): a new "
+            "perceive_scene before the find_object (Scene + seg.), find_object on the old scene "
+            "graph (Seg. only), or a mask segmented before the failure (No new seg.)."
+        ]
+        + _tag_note(e)
+        + _settings_note(e.get("settings"))
+    )
     return t
 
 
@@ -383,6 +468,8 @@ _BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], d
     "bimanual": (bimanual_table, lambda m: m["bimanual"]),
     "bimanual_planning": (bimanual_planning_table, lambda m: m["bimanual"]),
     "bimanual_fine": (bimanual_fine_table, lambda m: m["bimanual"]),
+    "bimanual_views": (bimanual_views_table, lambda m: m["bimanual"]),
+    "bimanual_errors": (bimanual_errors_table, lambda m: m["bimanual"]),
     "mgvqa_ablations": (mgvqa_ablations_table, lambda m: m["episodes"]),
     "mgvqa_turns": (mgvqa_turns_table, lambda m: m["episodes"]),
     "mgvqa_recovery": (mgvqa_recovery_table, lambda m: m["episodes"]),

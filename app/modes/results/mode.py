@@ -43,8 +43,13 @@ EXPORTS = (
     ("hoi", "HOI agreement"),
     ("reasoning", "Reasoning accuracy by level"),
     ("bimanual", "Dual-arm success"),
-    ("bimanual_planning", "Dual-arm planning tier (paper Table 1)"),
-    ("bimanual_fine", "Dual-arm fine control (paper Table 3)"),
+    ("bimanual_planning", "Dual-arm planning tier (ST-BiBench Table 1)"),
+    ("bimanual_fine", "Dual-arm fine control (ST-BiBench Table 3)"),
+    ("bimanual_views", "Dual-arm third-view ablation (ST-BiBench Table 4)"),
+    ("bimanual_errors", "Dual-arm error breakdown (ST-BiBench Figure 3)"),
+    ("mgvqa_ablations", "Prompt ablations (MG-VQA Table 2)"),
+    ("mgvqa_turns", "Turns and manipulation calls (MG-VQA Table 3)"),
+    ("mgvqa_recovery", "After a failed grasp (MG-VQA Table 4)"),
     ("spatial", "Spatial grounding"),
 )
 

@@ -162,7 +162,9 @@ def _reference(project):
 
 
 def _without_per_model(metrics):
-    return {k: v for k, v in metrics.items() if k not in ("per_model", "per_model_settings")}
+    return {
+        k: v for k, v in metrics.items() if k not in ("per_model", "per_model_settings", "tag")
+    }
 
 
 def _as_json(value):
@@ -178,6 +180,7 @@ def test_sql_metrics_equal_the_python_computation(db):
     assert sum(r["recovery"]["failed_grasp_episodes"] for r in plain["rows"]) > 10
     assert sum(r["count"]["n"] for r in plain["rows"]) >= 5
     assert sum(dual["errors"].values()) and dual["other_errors"]
+    assert sum(m["labels"] for m in dual["errors_by_model"].values()) > 5
     assert _as_json(_without_per_model(sql_plain)) == _as_json(plain)
     sql_dual = {k: v for k, v in sql_dual.items() if k != "spatial"}
     assert _as_json(_without_per_model(sql_dual)) == _as_json(dual)

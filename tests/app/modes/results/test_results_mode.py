@@ -108,3 +108,34 @@ def test_an_untouched_empty_tab_gives_way_to_new_data_and_a_new_project_starts_a
     other = make_project(tmp_path / "q.reasonscope", verdicts=True, predictions=True)
     results.session.open(other)
     assert results.tabs.currentIndex() == VERIFICATION
+
+
+def test_the_papers_tables_export_from_results(results, tmp_path):
+    """A plain and a Search run of one model: the Episodes tab shows two rows, each with its
+    run, and Export writes MG-VQA's ablation table with a row per variant."""
+    db = tmp_path / "runs.reasonscope"
+    with open_project(db, create=True) as p, p.write():
+        for variant, success in (("plain", True), ("search", False)):
+            header = {
+                "benchmark": "mgvqa",
+                "model": "vlm-a",
+                "agent": "openai",
+                "mode": "direct",
+                "task": "count",
+                "success": success,
+                "prompt_variant": variant,
+                "camera": {"width": 1024, "height": 1024},
+            }
+            p.episodes.add(header, [{"kind": "observation", "name": "observe"}])
+    results.session.open(db)
+    assert results.tabs.currentIndex() == EPISODES
+    table = results.episode_results.success_table.model()
+    runs = [table.index(r, 2).data() for r in range(table.rowCount())]
+    assert sorted(runs) == ["plain, 1024x1024 px", "search, 1024x1024 px"]
+    names = {a.objectName() for a in results.export_button.menu().actions()}
+    assert {"export_mgvqa_ablations_csv", "export_bimanual_views_latex"} <= names
+    out = tmp_path / "ablations.csv"
+    assert results.export_table("mgvqa_ablations", "csv", out)
+    lines = out.read_text().splitlines()
+    assert lines[1].startswith("vlm-a,direct,Base,1024x1024 px,100.0")
+    assert lines[2].startswith("vlm-a,direct,+Search,1024x1024 px,0.0")
