@@ -52,3 +52,11 @@ def test_execution_failures_and_width_refusals_are_the_environments():
     for reason in ("slipped", "collided", "unreachable"):
         assert environment_error(_step("grasp", False, {"reason": reason, "plan": {}})) == reason
     assert environment_error(_step("push", False, {"start": [0, 0, 0]})) == "push failed"
+
+
+def test_an_object_running_out_of_view_refused_is_the_environments():
+    """The camera sees only part of it: no neighbour is to blame, the agent asked for a
+    graspable object, and the environment could not plan on what it shows."""
+    cut = {"rejected": {"surfaces not antipodal": 30, "contact out of view": 12}}
+    step = _step("grasp", False, {"reason": "no feasible grasp", "plan": cut})
+    assert environment_error(step) == "no feasible grasp"
