@@ -74,7 +74,7 @@ def sign_in_with_dialog(qtbot, window, name: str) -> None:
     qtbot.waitUntil(lambda: not dialog.isVisible())
 
 
-def open_demo_and_wait(qtbot, window, timeout: int = 30000) -> None:
+def open_demo_and_wait(qtbot, window, timeout: int = 60000) -> None:
     window.open_demo()
     qtbot.waitUntil(
         lambda: window.task is None and window.session.project is not None, timeout=timeout
