@@ -38,7 +38,11 @@ if TYPE_CHECKING:  # the value types come with the first project (the window sta
 
 
 class ModeController(Protocol):
-    """What the window needs of a mode's controller once it is built."""
+    """What the window needs of a mode's controller once it is built.
+
+    A mode is built on first use, maybe long after a project was opened: the controller's
+    `__init__` subscribes to the session's signals and shows `session.project` at once
+    when one is open."""
 
     def show_page(self, name: str) -> None:
         """Bring the mode's page or panel `name` to the front (Results: a tab such as
