@@ -123,9 +123,13 @@ def render(world: World, camera: CameraSpec, *, hide: Iterable[str] = ()) -> Ren
     return RenderedView(camera, pixels, depth_to_metres(depth, camera.near, camera.far), seg)
 
 
-def windowed_view(world: World, camera: CameraSpec, keys: Iterable[str]) -> RenderedView:
+def windowed_view(
+    world: World, camera: CameraSpec, keys: Iterable[str], *, occluded: Iterable[str] = ()
+) -> RenderedView:
     """The camera's image rendered only inside the pixel windows of `keys`; background
-    elsewhere (segmentation -1, black, depth at the far plane).
+    elsewhere (segmentation -1, black, depth at the far plane). `occluded` names bodies
+    the caller knows to be hidden behind others everywhere in view (the floor under a
+    table top that fills the image): they are not drawn.
 
     Every body's pixels lie inside its window, so each key's visible pixels, and
     whatever is read of the view inside the keys' windows, are those of the full image
@@ -148,7 +152,10 @@ def windowed_view(world: World, camera: CameraSpec, keys: Iterable[str]) -> Rend
         )
         if _area(union) <= sum(_area(w) for w in windows):
             windows = [union]
-        placed = {k: screen_window(world, camera, k) for k in world.bodies}
+        skipped = set(occluded)
+        placed = {
+            k: None if k in skipped else screen_window(world, camera, k) for k in world.bodies
+        }
         for window in windows:
             x0, y0, x1, y1 = window
             elsewhere = [k for k, w in placed.items() if w is None or not _intersect(w, window)]
@@ -254,8 +261,10 @@ def counterfactual_visibility(
     view: RenderedView | None = None,
     alone: dict[str, int] | None = None,
     fast: bool = True,
+    occluded: Iterable[str] = (),
 ) -> dict[str, float]:
-    """Each object's visibility gain (fraction points) when `cover` is made transparent."""
+    """Each object's visibility gain (fraction points) when `cover` is made transparent
+    (`occluded`: as for `windowed_view`)."""
     keys = [b.key for b in world.objects() if b.key != cover] if keys is None else list(keys)
     view = view or render(world, camera)
     alone = alone if alone is not None else alone_pixel_counts(world, camera, keys, fast=fast)
@@ -266,8 +275,11 @@ def counterfactual_visibility(
         x0, y0, x1, y1 = window
         # Only the cover's window can change; bodies that project elsewhere cannot
         # draw a pixel in it, so they are skipped (the robot's meshes are costly).
+        skipped = set(occluded)
         elsewhere = [
-            k for k in world.bodies if k != cover and not _overlaps(world, camera, k, window)
+            k
+            for k in world.bodies
+            if k != cover and (k in skipped or not _overlaps(world, camera, k, window))
         ]
         after = render_window(world, camera, window, hide=[cover, *elsewhere])
         return _window_gains(world, keys, view.segmentation[y0:y1, x0:x1], after, alone)

@@ -21,7 +21,7 @@ from annotation.tabletop.question_text import (
     plural,
     with_article,
 )
-from sim.camera import CameraSpec, project_points
+from sim.camera import CameraSpec, pixel_ray, project_points
 from sim.render import (
     counterfactual_visibility,
     label_visibility,
@@ -32,7 +32,7 @@ from sim.render import (
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import CatalogEntry, load_catalog
 from sim.tabletop.scenes import GeneratedScene, NoValidScene, generate_scene
-from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN
+from sim.tabletop.world import MODEL_IMAGE_SIZE, TABLE_HALF, TABLE_TOP_Z, TOP_DOWN
 
 TASKS = ("count", "find", "beneath", "compare")
 MAX_VISIBILITY = 0.10  # answer-critical objects show at most this fraction of themselves
@@ -41,10 +41,10 @@ LABEL_OCCLUDED = 0.25  # a label with at most this much of its letter in view ca
 SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) than the next
 CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
 GENERATOR = "mgvqa-occlusion/1"
-BENEATH_PILE_ON = 3  # Beneath's piles heap on the first three objects dropped
 # A question's scene must come to rest within this much simulated time; a heap that
 # keeps jittering (a mug wedged and spinning) is redrawn rather than settled for 30 s.
 REST_WITHIN_S = 12.0
+BENEATH_PILE_ON = 3  # Beneath's piles heap on the first three objects dropped
 COUNT_VISIBLE = "count: every target visible above the threshold"
 FIND_VISIBLE = "find: target visible above the threshold"
 
@@ -120,10 +120,24 @@ def _distractor_pool(
     return pool
 
 
+def _under_table(world, camera: CameraSpec) -> list[str]:
+    """The floor and the table's legs when the table top fills the camera's whole image
+    (every corner's ray meets the top inside its edges): nothing of them can show."""
+    hx, hy = TABLE_HALF
+    for u, v in ((0, 0), (camera.width, 0), (0, camera.height), (camera.width, camera.height)):
+        origin, direction = pixel_ray(camera, u, v)
+        if direction[2] >= 0:
+            return []
+        x, y, _ = origin + direction * (TABLE_TOP_Z - origin[2]) / direction[2]
+        if abs(x) > hx or abs(y) > hy:
+            return []
+    return [k for k in world.bodies if k == "floor" or k.startswith("table_leg")]
+
+
 def _visibility(scene: GeneratedScene, camera: CameraSpec, keys: Sequence[str]):
     """The model's view inside the keys' windows (all that the checks read of it: the same
     pixels as the full image), and each key's pixels alone and visible fraction in it."""
-    view = windowed_view(scene.world, camera, keys)
+    view = windowed_view(scene.world, camera, keys, occluded=_under_table(scene.world, camera))
     vis = visibility(scene.world, camera, keys, view=view)
     return view, {k: v.alone_px for k, v in vis.items()}, {k: v.fraction for k, v in vis.items()}
 
@@ -292,13 +306,20 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
     pairs = []
     windows = {k: screen_window(world, camera, k) for k in keys}
     buried = [k for k in keys if vis[k] <= threshold and windows[k] is not None]
+    occluded = _under_table(world, camera)
     for cover in keys if buried else ():
         if vis[cover] <= threshold:
             continue  # a cover is something the model can see
         if not any(_overlap(windows[cover], windows[h]) for h in buried):
             continue  # it covers none of the hidden objects: making it transparent reveals none
         gains = counterfactual_visibility(
-            world, camera, cover, keys=[k for k in keys if k != cover], view=view, alone=alone
+            world,
+            camera,
+            cover,
+            keys=[k for k in keys if k != cover],
+            view=view,
+            alone=alone,
+            occluded=occluded,
         )
         for hidden, gain in gains.items():
             if (
@@ -391,7 +412,8 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         label_of[spec.key] = letter
     t0 = time.perf_counter()
     keys = list(label_of)
-    seen = label_visibility(world, camera, keys, view=windowed_view(world, camera, keys))
+    view = windowed_view(world, camera, keys, occluded=_under_table(world, camera))
+    seen = label_visibility(world, camera, keys, view=view)
     timing.visibility_s += time.perf_counter() - t0
     if min(seen.values()) > LABEL_OCCLUDED:
         return _reject(scene, "compare: every label readable in the first view", timing)

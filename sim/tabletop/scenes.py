@@ -152,12 +152,22 @@ def sample_spawns(
     likely to end up buried. The objects piles can start on land within PILE_REACH
     of the workspace centre. What rolls (`rolls`) is neither piled nor piled on: a
     ball dropped on a heap bounces out of view, so the random ones go down right
-    after `first`, wherever they fall.
+    after `first`, wherever they fall. With `first`, the widest random object that
+    does not roll is dropped squarely on the first one (a cover, as a hand would put
+    it). Each object starts just above the ones dropped under it (footprints by the
+    circles around their extents), not from a height that grows with its index:
+    long falls made heaps burst and spill out of view.
     """
     randoms = [entries[i] for i in rng.integers(0, len(entries), size=max(0, n - len(first)))]
+    cap = None
     if piles:
+        if first and any(not rolls(e) for e in randoms):
+            cap = max((e for e in randoms if not rolls(e)), key=_footprint)
+            randoms.remove(cap)
+            randoms.insert(0, cap)
         randoms.sort(key=rolls, reverse=True)  # stable: otherwise in the order drawn
     chosen = list(first) + randoms
+    cap_index = chosen.index(cap, len(first)) if cap is not None else -1
     spawns = []
     lim = WORKSPACE_HALF - SPAWN_MARGIN
     bases = (pile_on if pile_on is not None else len(first)) or len(chosen)
@@ -186,14 +196,34 @@ def sample_spawns(
                 )
             )
         height = entry.extent(scale)[2]
-        z = TABLE_TOP_Z + 0.02 + height / 2 + 0.035 * i  # staggered so drops do not interpenetrate
-
+        if i == cap_index:  # the widest object lands squarely on the first one
+            x, y = spawns[0].position[0], spawns[0].position[1]
+        if piles:  # just above whatever was dropped under it: short falls scatter nothing
+            z = TABLE_TOP_Z + 0.005 + height / 2
+            for s in spawns:
+                reach_s = _radius(s.entry, s.scale) + _radius(entry, scale)
+                if math.hypot(s.position[0] - x, s.position[1] - y) < reach_s:
+                    top = s.position[2] + s.entry.extent(s.scale)[2] / 2
+                    z = max(z, top + height / 2 + 0.005)
+        else:  # staggered so drops do not interpenetrate
+            z = TABLE_TOP_Z + 0.02 + height / 2 + 0.035 * i
         spawns.append(
             SpawnSpec(
                 entry, scale, (x, y, z), float(rng.uniform(-math.pi, math.pi)), f"obj_{i:02d}"
             )
         )
     return spawns
+
+
+def _footprint(entry: CatalogEntry) -> float:
+    """Area the entry covers lying as it rests, at the middle of its scale range."""
+    x, y, _ = entry.extent(sum(entry.scale_range) / 2)
+    return x * y
+
+
+def _radius(entry: CatalogEntry, scale: float) -> float:
+    x, y, _ = entry.extent(scale)
+    return math.hypot(x, y) / 2
 
 
 def rolls(entry: CatalogEntry) -> bool:
