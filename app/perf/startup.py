@@ -19,7 +19,8 @@ Ctrl+Shift+U typed into it (`windowfocus`, `key`) brings its answer on screen, w
 window can only do once it takes keys. The value is app / bare for the second: the window
 must be up and responsive within 2x of what Qt alone needs. The opening mode is built
 behind its busy page after that (reported too), then each other mode's first switch is
-timed in one more fresh process (`first_switch`, driven with the mode shortcuts).
+timed, each in a fresh process once the opening mode is up (driven with the mode
+shortcuts), then a later switch to it.
 
 All need a display (an X server, Xvfb included); `app.perf.display` decides.
 """
@@ -32,6 +33,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -148,6 +150,7 @@ from app.gui import create_application, start_window
 from app.modes import MODES
 app = create_application()
 window = start_window(Path(sys.argv[1]))
+target = sys.argv[2]
 def wait(done, limit=120):
     end = time.perf_counter() + limit
     while not done():
@@ -157,24 +160,21 @@ def wait(done, limit=120):
         time.sleep(0.001)
 opening = window.current_mode
 wait(lambda: window.session.project is not None and window.is_built(opening))
+end = time.perf_counter() + 1.0  # what the opening mode loads in the background settles
+wait(lambda: time.perf_counter() > end)
 window.activateWindow()
 wait(window.isActiveWindow)
-seen = {}
-for i, spec in enumerate(MODES, start=1):
-    if spec.key == opening:
-        continue
+index = {spec.key: i for i, spec in enumerate(MODES, start=1)}
+def switch(key):
     t0 = time.perf_counter()
-    QTest.keyClick(window, getattr(Qt.Key, f"Key_{i}"), Qt.KeyboardModifier.ControlModifier)
-    busy = window.stack.currentWidget() is not window.mode_windows.get(spec.key)
-    wait(lambda k=spec.key: window.stack.currentWidget() is window.mode_windows.get(k))
-    seen[spec.key] = [time.perf_counter() - t0, busy]
-again = {}
-for i, spec in enumerate(MODES, start=1):  # every later switch
-    t0 = time.perf_counter()
-    QTest.keyClick(window, getattr(Qt.Key, f"Key_{i}"), Qt.KeyboardModifier.ControlModifier)
-    shown = window.stack.currentWidget() is window.mode_windows.get(spec.key)
-    again[spec.key] = [time.perf_counter() - t0, shown]
-print(json.dumps({"opening": opening, "first": seen, "again": again}))
+    QTest.keyClick(window, getattr(Qt.Key, f"Key_{index[key]}"), Qt.KeyboardModifier.ControlModifier)
+    busy = window.stack.currentWidget() is not window.mode_windows.get(key)
+    wait(lambda: window.stack.currentWidget() is window.mode_windows.get(key))
+    return time.perf_counter() - t0, busy
+first = switch(target)
+switch(opening)
+again = switch(target)  # a later switch: the mode is kept
+print(json.dumps({"opening": opening, "first": first, "again": again}))
 window.close()
 """
 
@@ -198,15 +198,21 @@ def _poll_window(pattern: str, t0: float, proc: subprocess.Popen, limit: float =
 def _window_round(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(visible, answered): seconds from the process start until its main window is on
     screen, and until Ctrl+Shift+U typed into it as soon as it is has its answer up."""
+    errors = tempfile.TemporaryFile(mode="w+")
     t0 = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=errors)
     try:
         visible, wid = _poll_window("^ReasonScope", t0, proc)
         _xdotool("windowfocus", wid)
         _xdotool("key", "--clearmodifiers", "ctrl+shift+u")
         answered, _ = _poll_window("^(Who is working|No project open)", t0, proc)
         return visible, answered
+    except RuntimeError as exc:  # it ended: say why in its own last words
+        errors.seek(0)
+        said = [line for line in errors.read().splitlines() if line.strip()]
+        raise RuntimeError(f"{exc} ({said[0] if said else 'nothing on stderr'})") from None
     finally:
+        errors.close()
         proc.terminate()
         try:
             proc.wait(timeout=10)
@@ -220,6 +226,7 @@ def launch_window(quick: bool) -> PerfResult:
     """Fresh processes, alternating: `reasonscope --db PATH` and a bare QMainWindow, each
     until its window is visible and has answered a key; medians. Then the first switch
     to every other mode in one more fresh process."""
+    from app.modes import MODES
     from app.perf.display import display_problem
     from store import open_project
 
@@ -239,7 +246,7 @@ def launch_window(quick: bool) -> PerfResult:
             project.annotators.sign_in("Perf")
         env = dict(os.environ, REASONSCOPE_CONFIG_DIR=str(folder / "config"))
         (folder / "config").mkdir()
-        (folder / "config" / "reasonscope.ini").write_text("[General]\nannotator=Perf\n")
+        _fresh_settings(folder / "config")
         app_command = [sys.executable, "-m", "app.cli", "--db", str(path)]
         try:
             for k in range(rounds):
@@ -250,8 +257,13 @@ def launch_window(quick: bool) -> PerfResult:
                 v, a = _window_round(app_command, env)
                 app_visible.append(v)
                 app_answer.append(a)
-            report("launch_window: the first switch to each mode")
-            switches = _run_switches(path, env)
+            switches = {"first": {}, "again": {}}
+            for spec in MODES[1:]:  # each in a fresh process, from the opening mode
+                report(f"launch_window: the first switch to {spec.title}")
+                seen = _run_switch(path, env, spec.key)
+                switches["opening"] = seen["opening"]
+                switches["first"][spec.key] = seen["first"]
+                switches["again"][spec.key] = seen["again"]
         except (RuntimeError, TimeoutError, subprocess.SubprocessError) as exc:
             return fail(f"launch_window: {exc}")
     bv, ba = statistics.median(bare_visible), statistics.median(bare_answer)
@@ -276,9 +288,16 @@ def launch_window(quick: bool) -> PerfResult:
     )
 
 
-def _run_switches(path: Path, env: dict[str, str]) -> dict:
+def _fresh_settings(folder: Path) -> None:
+    """Settings of a person signed in before, with no last mode: the app opens in the
+    first mode (a window that closes saves the mode it was in)."""
+    (folder / "reasonscope.ini").write_text("[General]\nannotator=Perf\n")
+
+
+def _run_switch(path: Path, env: dict[str, str], key: str) -> dict:
+    _fresh_settings(Path(env["REASONSCOPE_CONFIG_DIR"]))
     out = subprocess.run(
-        [sys.executable, "-c", _FIRST_SWITCH, str(path)],
+        [sys.executable, "-c", _FIRST_SWITCH, str(path), key],
         capture_output=True,
         text=True,
         timeout=600,
