@@ -33,6 +33,8 @@ def run_label(run: Run | dict[str, Any]) -> str:
             parts.append(f"{value} px")
         elif key == "perceiver":
             parts.append(f"{value} perceiver")
+        elif key == "segmenter":
+            parts.append(f"{value} segmenter")
         elif key == "max_steps":
             parts.append(f"max {value} steps")
         elif key == "truncate":

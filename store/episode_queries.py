@@ -92,6 +92,7 @@ RUN_PATHS = {
     "gripper": "$.gripper",
     "perceiver": "$.perceiver",
     "perception_model": "$.perception_model",
+    "segmenter": "$.segmenter",
     "max_steps": "$.max_steps",
 }
 

@@ -5,8 +5,8 @@ simulator, no screen. `episode_metrics` is the `episodes` key of
 `reasonscope metrics --json` and what the Results mode draws.
 
 Episodes are grouped into rows by (model, agent, mode, run settings). The run settings
-(`run_settings`: prompt variant, image size, gripper, perceiver, perception model, step
-limit) change what a number means, so two runs that differ in one are never added up
+(`run_settings`: prompt variant, image size, gripper, perceiver, perception model,
+segmenter, step limit) change what a number means, so two runs that differ in one are never added up
 together: each is a row of its own, with its settings printed (`run_label`). A row whose
 agent or model is named ``chance`` is an image-blind baseline: it is counted like any
 other row and flagged ``"baseline": true`` so tables can set it apart.
@@ -42,6 +42,7 @@ RUN_KEYS = (
     "gripper",
     "perceiver",
     "perception_model",
+    "segmenter",
     "max_steps",
 )
 
@@ -61,6 +62,7 @@ def run_settings(header: dict[str, Any]) -> Run:
         "gripper": header.get("gripper") or None,
         "perceiver": header.get("perceiver") or None,
         "perception_model": header.get("perception_model") or None,
+        "segmenter": header.get("segmenter") or None,
         "max_steps": header.get("max_steps"),
     }
     return tuple((k, plain_setting(values[k])) for k in RUN_KEYS if values[k] not in (None, ""))

@@ -88,6 +88,7 @@ def add_parser(commands: CommandTree) -> None:
         help=f"observation width (mgvqa {MODEL_IMAGE_SIZE} square; bimanual 640, 4:3)",
     )
     gripper_arg(p, recorded=True)
+    add_perception_arguments(p)
     batch_args(
         p,
         workers_help="mgvqa: simulate in N processes of this machine while the episodes' "
@@ -150,6 +151,59 @@ def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_perception_arguments(p: argparse.ArgumentParser) -> None:
+    """How perceive_scene and find_object see in Perception and Manipulation mode."""
+    g = p.add_argument_group("perception tools (mgvqa, perception and manipulation modes)")
+    g.add_argument(
+        "--perceiver",
+        choices=["vlm", "oracle"],
+        help="vlm: a perception model sees only the image (default for --agent openai); "
+        "oracle: read from the simulator, an upper bound (default for chance and search)",
+    )
+    g.add_argument(
+        "--perception-model",
+        metavar="NAME",
+        help="the perception model at the run's endpoint (default: the run's first model)",
+    )
+    g.add_argument(
+        "--perception-config",
+        metavar="FILE",
+        help="JSON file of the perception model's endpoint (as --config)",
+    )
+    g.add_argument(
+        "--segmenter",
+        choices=["rgbd", "oracle"],
+        help="find_object from the RGB and depth image (default with --perceiver vlm) or "
+        "from the simulator's segmentation (default with --perceiver oracle)",
+    )
+
+
+def _perception_config(args: argparse.Namespace, models):
+    """The perception model's endpoint, when --perception-config / --perception-model ask
+    for one; None: the run's first model. ValueError in one line."""
+    import dataclasses
+
+    from sim.llm import OpenAIConfig
+
+    if args.perception_config:
+        try:
+            config = OpenAIConfig.load(args.perception_config)
+        except ValueError as exc:
+            raise ValueError(f"--perception-config: {exc}") from None
+        if args.perception_model:
+            config = dataclasses.replace(config, model=args.perception_model, name="")
+        return config
+    if args.perception_model:
+        base = (models or [None])[0]
+        if base is None:
+            try:
+                base = OpenAIConfig.load(None)
+            except ValueError as exc:
+                raise ValueError(f"--perception-model: {exc}") from None
+        return dataclasses.replace(base, model=args.perception_model, name="")
+    return None
+
+
 def _common_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the options both benchmarks share, if anything."""
     if args.image_size is not None and not 64 <= args.image_size <= 2048:
@@ -189,6 +243,11 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
         except ValueError as exc:
             return fail(str(exc))
         retry = RetryPolicy(retries=args.retries)
+    try:
+        perception_config = _perception_config(args, models)
+    except ValueError as exc:
+        return fail(str(exc))
+    args.perception = perception_config
     with TerminalProgress() as progress:
         if args.benchmark == "bimanual":
             summary = run_bimanual_args(args, path, models, retry, progress)
@@ -230,6 +289,9 @@ def _run_mgvqa(args, path, models, retry, progress):
         ray_address=args.ray_address,
         concurrency=args.concurrency,
         resume=args.resume,
+        perceiver=args.perceiver,
+        perception_config=args.perception,
+        segmenter=args.segmenter,
     )
 
 

@@ -154,6 +154,9 @@ def play_episode(
     gripper: str | None = None,
     first_view=None,
     hosts=None,
+    perception: dict[str, Any] | None = None,
+    retry: RetryPolicy = DEFAULT_RETRY,
+    waiting=None,
 ) -> dict[str, Any]:
     """Run `agent` on one question in its rebuilt scene; the episode as plain data
     ({"header", "steps", "source"}). A model endpoint failing is outcome "error".
@@ -161,24 +164,43 @@ def play_episode(
     `first_view` (`sim.tabletop.first_view.FirstView`, for this scene, camera and
     gripper) is what the agent is shown until something moves; a Direct episode with one
     needs no simulator at all. With `hosts` (`app.jobs.sim_hosts.SimHosts`) the world
-    lives in a simulation process and this thread only plays the agent's side."""
+    lives in a simulation process and this thread only plays the agent's side.
+    `perception` ({"perceiver", "config", "segmenter"}) says how perceive_scene and
+    find_object see (default: the oracle and the segmentation buffer); `waiting` wraps
+    the perception model's requests as the agent's."""
     from sim.llm import ModelError
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
+    from sim.tabletop.vlm_perception import make_perceiver
     from sim.tabletop.world import TOP_DOWN
 
     camera = TOP_DOWN.with_size(image_size, image_size)
+    perception = perception if mode != "direct" else None  # Direct mode perceives nothing
+    perceiver = make_perceiver(perception, retry)
+    if waiting is not None and hasattr(perceiver, "waiting"):
+        perceiver.waiting = waiting
+    segmenter = (perception or {}).get("segmenter", "oracle")
     world = remote = None
     if mode == "direct" and first_view is not None:
         env = ToolEnv(None, question, mode, camera=camera, first_view=first_view)
     elif hosts is not None:
-        env = remote = hosts.open(question, scene, mode, camera, gripper, first_view)
+        env = remote = hosts.open(
+            question, scene, mode, camera, gripper, first_view, perception, perceiver
+        )
     else:
         world = world_from_records(scene["bodies"], scene["state"], gripper=gripper)
     error = ""
     try:
         if world is not None:
-            env = ToolEnv(world, question, mode, camera=camera, first_view=first_view)
+            env = ToolEnv(
+                world,
+                question,
+                mode,
+                camera=camera,
+                first_view=first_view,
+                perceiver=perceiver,
+                segmenter=segmenter,
+            )
         try:
             agent.run(env)
         except ModelError as exc:  # a model endpoint failing is an outcome, not a crash
@@ -209,6 +231,10 @@ def play_episode(
             "answer": env.answer,
             "error": error,
         }
+        if perception is not None:  # what perceive_scene and find_object saw with
+            header["perceiver"] = perceiver.name
+            header["perception_model"] = perceiver.model
+            header["segmenter"] = segmenter
         return {"header": header, "steps": env.steps, "source": f"run-agent {agent.name}"}
     finally:
         if world is not None:
@@ -269,10 +295,42 @@ def play_question_job(job: dict[str, Any]) -> dict[str, Any]:
             gripper=job["gripper"],
             first_view=first_view,
             hosts=hosts if simulates else None,
+            perception=job.get("perception"),
+            retry=job["retry"],
+            waiting=waiting if in_turn else None,
         )
     stats = getattr(agent, "stats", None)
     data["endpoint"] = stats.as_dict() if stats is not None else None
     return data
+
+
+def perception_spec(
+    agent_name: str,
+    configs: Sequence[OpenAIConfig | None],
+    perceiver: str | None,
+    perception_config: OpenAIConfig | None,
+    segmenter: str | None,
+) -> dict[str, Any]:
+    """How a run's perception tools see: {"perceiver", "config", "segmenter"}. One
+    perception model serves every agent of the run."""
+    from sim.tabletop.toolenv import SEGMENTERS
+    from sim.tabletop.vlm_perception import PERCEIVERS
+
+    perceiver = perceiver or ("vlm" if agent_name == "openai" else "oracle")
+    if perceiver not in PERCEIVERS:
+        raise ProjectError(f"--perceiver {perceiver}: perceivers are {', '.join(PERCEIVERS)}")
+    segmenter = segmenter or ("rgbd" if perceiver == "vlm" else "oracle")
+    if segmenter not in SEGMENTERS:
+        raise ProjectError(f"--segmenter {segmenter}: segmenters are {', '.join(SEGMENTERS)}")
+    config = None
+    if perceiver == "vlm":
+        config = perception_config or next((c for c in configs if c is not None), None)
+        if config is None:
+            raise ProjectError(
+                "--perceiver vlm needs a perception model: --perception-config FILE "
+                "(or run a model with --agent openai)"
+            )
+    return {"perceiver": perceiver, "config": config, "segmenter": segmenter}
 
 
 def recorded_questions(
@@ -308,6 +366,9 @@ def run_agent(
     ray_address: str | None = None,
     concurrency: int | None = None,
     resume: bool = False,
+    perceiver: str | None = None,
+    perception_config: OpenAIConfig | None = None,
+    segmenter: str | None = None,
 ) -> RunSummary:
     """Run one agent in one mode on the project's questions (the OpenAI one once per model
     of `models`, else of `config`); every episode is stored, in question order per model.
@@ -316,6 +377,12 @@ def run_agent(
     robot carries the gripper each question's scene recorded, or `gripper` when given.
     With `resume`, questions that already have an episode of this agent, model, mode and
     prompt variant are skipped.
+
+    In Perception and Manipulation mode, `perceiver` "vlm" (the default for model runs)
+    asks `perception_config`'s model (default: the run's first model, at its endpoint)
+    for each scene graph from the image alone, and find_object segments the image
+    (`segmenter` "rgbd"); "oracle" (the default for the scripted agents) reads the
+    simulator. A model run never falls back to the oracle by itself.
     """
     from app.jobs.sim_hosts import SimHosts
     from sim.tabletop import prompts
@@ -330,6 +397,7 @@ def run_agent(
     configs: list[OpenAIConfig | None] = [None]
     if agent_name == "openai":
         configs = list(models) if models else [make_agent("openai", config=config).config]
+    perception = perception_spec(agent_name, configs, perceiver, perception_config, segmenter)
     with open_project(db) as project:
         chosen = select_questions(project, questions, limit)
         if not chosen:
@@ -368,6 +436,7 @@ def run_agent(
                         "config": cfg,
                         "retry": retry,
                         "model": probe.model,
+                        "perception": perception,
                     }
                 )
 

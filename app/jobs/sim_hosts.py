@@ -45,13 +45,24 @@ def _host_open(
     camera: CameraSpec,
     gripper: str | None,
     first_view,
+    perception: dict[str, Any] | None,
 ) -> dict[str, Any]:
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
+    from sim.tabletop.vlm_perception import make_perceiver
 
     world = world_from_records(scene["bodies"], scene["state"], gripper=gripper)
     try:
-        env = ToolEnv(world, question, mode, camera=camera, first_view=first_view)
+        # an image-only perceiver is asked by the episode's thread (`RemoteEnv.call`)
+        env = ToolEnv(
+            world,
+            question,
+            mode,
+            camera=camera,
+            first_view=first_view,
+            perceiver=make_perceiver(perception),
+            segmenter=(perception or {}).get("segmenter", "oracle"),
+        )
     except Exception:
         world.close()
         raise
@@ -60,11 +71,16 @@ def _host_open(
 
 
 def _host_call(
-    episode: int, name: str, arguments: dict[str, Any], model_text: dict | None, raw: str
+    episode: int,
+    name: str,
+    arguments: dict[str, Any],
+    model_text: dict | None,
+    raw: str,
+    given: Any = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     _, env = _ENVS[episode]
     first = len(env.steps)
-    result = env.call(name, arguments, model_text=model_text, raw_output=raw)
+    result = env.call(name, arguments, model_text=model_text, raw_output=raw, given=given)
     return result, env.steps[first:], _status(env)
 
 
@@ -144,12 +160,32 @@ class SimHosts:
         finally:
             self._give_back(n)
 
-    def open(self, question, scene, mode, camera, gripper=None, first_view=None) -> RemoteEnv:
-        """An episode's `ToolEnv`, built in the least busy host, driven from here."""
+    def open(
+        self,
+        question,
+        scene,
+        mode,
+        camera,
+        gripper=None,
+        first_view=None,
+        perception=None,
+        perceiver=None,
+    ) -> RemoteEnv:
+        """An episode's `ToolEnv`, built in the least busy host, driven from here; an
+        image-only `perceiver` is asked from here (the thread waits, not the host)."""
         n = self._take()
         try:
             return RemoteEnv(
-                self.hosts[n], next(self.ids), question, scene, mode, camera, gripper, first_view
+                self.hosts[n],
+                next(self.ids),
+                question,
+                scene,
+                mode,
+                camera,
+                gripper,
+                first_view,
+                perception,
+                perceiver,
             )
         except BaseException:
             self._give_back(n)
@@ -177,13 +213,18 @@ class RemoteEnv:
         camera: CameraSpec,
         gripper: str | None,
         first_view,
+        perception: dict[str, Any] | None = None,
+        perceiver=None,
     ) -> None:
         from sim.tabletop.toolenv import MODES
 
         self.host, self.episode = host, episode
         self.question, self.mode, self.camera = question, mode, camera
         self.tools = MODES[mode]
-        opened = self._ask(_host_open, question, scene, mode, camera, gripper, first_view)
+        self.perceiver = perceiver if getattr(perceiver, "image_only", False) else None
+        opened = self._ask(
+            _host_open, question, scene, mode, camera, gripper, first_view, perception
+        )
         self.steps: list[dict[str, Any]] = opened["steps"]
         self.gripper: str = opened["gripper"]
         self._update(opened)
@@ -206,8 +247,16 @@ class RemoteEnv:
         model_text: dict[str, Any] | None = None,
         raw_output: str = "",
     ) -> dict[str, Any]:
+        given = None
+        if name == "perceive_scene" and self.perceiver is not None and name in self.tools:
+            from sim.tabletop.toolenv import perceive_image
+            from sim.tabletop.world import TOP_DOWN_VIEW
+
+            if not self.done:  # the image from the host, the model's reading from here
+                size = (self.camera.width, self.camera.height)
+                given = perceive_image(self.perceiver, self.observation_png(TOP_DOWN_VIEW), size)
         result, steps, status = self._ask(
-            _host_call, name, dict(arguments or {}), model_text, raw_output
+            _host_call, name, dict(arguments or {}), model_text, raw_output, given
         )
         self.steps.extend(steps)
         self._update(status)

@@ -144,10 +144,15 @@ def run_agent_concurrency(quick: bool) -> PerfResult:
 
 def search_script(body: dict, n: int):
     """The fake model's side of a Manipulation episode, read off the conversation: perceive,
-    segment the first object perceived, grasp it, answer."""
+    segment the first object perceived, grasp it, answer. As the perception model (the
+    run's default `--perceiver vlm`), it names one object at the image's most salient
+    pixel (`fake_scene_graph`)."""
     from app.jobs.endpoints import answer_reply, tool_reply
+    from sim.tabletop.vlm_perception import SCENE_GRAPH_PROMPT
 
     messages = body.get("messages") or []
+    if messages and messages[0].get("content") == SCENE_GRAPH_PROMPT:
+        return fake_scene_graph(messages)
     turn = sum(1 for m in messages if m.get("role") == "assistant")
     if turn == 0:
         return tool_reply("perceive_scene", {})
@@ -198,8 +203,44 @@ def run_agent_manipulation(quick: bool) -> PerfResult:
         TOOL_GOAL,
         ratio >= 3,
         f"{n} MG-VQA episodes (Manipulation mode, {MODEL_IMAGE_SIZE} px, full scenes; "
-        f"perceive, find, grasp, answer: {requests} requests) against a fake endpoint "
+        f"perceive (asking the perception model), find, grasp, answer: {requests} requests) "
+        "against a fake endpoint "
         f"answering after {DELAY_S:g} s: {slow:.1f} s one at a time, {fast:.1f} s with "
         f"--concurrency {CONCURRENCY} --workers {TOOL_WORKERS} (simulation processes started "
         f"within the run; at most {most} requests in flight at the server)",
     )
+
+
+def fake_scene_graph(messages: list) -> tuple:
+    """A perception reply for the image in `messages`: one object at the pixel whose colour
+    differs most from the image's median colour (the table), smoothed over 9 x 9 pixels."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+    from scipy import ndimage
+
+    url = next(
+        part["image_url"]["url"]
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if part.get("type") == "image_url"
+    )
+    with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as image:
+        rgb = np.asarray(image.convert("RGB"), dtype=np.float32)
+    distance = np.abs(rgb - np.median(rgb.reshape(-1, 3), axis=0)).sum(axis=2)
+    v, u = np.unravel_index(np.argmax(ndimage.uniform_filter(distance, 9)), distance.shape)
+    graph = {
+        "description": "A table with an object.",
+        "objects": [{"name": "object", "point": [int(u), int(v)]}],
+        "relations": [],
+    }
+    reply = {
+        "id": "fake",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(graph)}}],
+        "usage": {"prompt_tokens": 800, "completion_tokens": 40, "total_tokens": 840},
+    }
+    return 200, reply

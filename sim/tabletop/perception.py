@@ -1,9 +1,14 @@
-"""What the MG-VQA perception tools return, computed from the simulator.
+"""What the MG-VQA perception tools return when read from the simulator: the oracle.
 
-The paper's `perceive_scene` asked a VLM; ours reads the simulator, restricted
-to what the model's camera actually shows, behind the `Perceiver` interface so
-a model-based perceiver can replace it. `find_object` returns the visible
-region of the object at a pixel. Nothing here reveals hidden objects.
+The paper's `perceive_scene` asks a VLM that sees only the image
+(`sim.tabletop.vlm_perception.VLMPerceiver`, the default for model runs). The
+`OraclePerceiver` here reads the simulator instead: an upper bound, and the perception
+of the chance and scripted agents. It lists an object only when the camera shows more
+of it than the question construction allows an answer-critical object to show
+(`WITHHELD_VISIBILITY`, the same number generation uses), so it never names what a
+question counts as withheld. `find_object` here cuts the object's region out of the
+segmentation buffer (the oracle segmenter); `sim.tabletop.segment` segments from the
+image alone.
 """
 
 from __future__ import annotations
@@ -14,10 +19,14 @@ from typing import Protocol
 import numpy as np
 
 from sim.camera import CameraSpec
-from sim.render import RenderedView, label_visibility, render
+from sim.render import RenderedView, label_visibility, render, visibility
+from sim.tabletop.questions import MAX_VISIBILITY
 from sim.tabletop.world import TabletopWorld
 
 MIN_VISIBLE_PX = 25  # fewer visible pixels than this: too little to perceive
+# An object showing at most this fraction of itself is withheld from the oracle's list:
+# the question construction's own threshold (one number, read by both).
+WITHHELD_VISIBILITY = MAX_VISIBILITY
 SIDE_MARGIN_PX = 8  # centroids closer than this in u (or v) are neither left nor right
 LABEL_READABLE = 0.5  # share of a letter label's pixels in view for the letter to be read
 LABEL_TEXTURE = "resources:textures/labels/"
@@ -53,6 +62,9 @@ class Perception:
 
 
 class Perceiver(Protocol):
+    name: str  # recorded with every episode ("oracle", "vlm")
+    model: str  # the perception model, "" for none
+
     def perceive(
         self, world: TabletopWorld, camera: CameraSpec, view: RenderedView | None = None
     ) -> Perception:
@@ -68,8 +80,12 @@ def _on_object_point(mask: np.ndarray) -> tuple[int, int]:
     return int(xs[i]), int(ys[i])
 
 
-class SimulatorPerceiver:
-    """Scene graph of the visible objects, from the segmentation image and contacts."""
+class OraclePerceiver:
+    """Scene graph of the objects the camera shows more of than a withheld one may show,
+    from the segmentation image and contacts."""
+
+    name = "oracle"
+    model = ""  # no perception model
 
     def perceive(
         self, world: TabletopWorld, camera: CameraSpec, view: RenderedView | None = None
@@ -78,6 +94,11 @@ class SimulatorPerceiver:
         seg = view.segmentation
         seen: list[SeenObject] = []
         keys: dict[int, str] = {}
+        uids, counts = np.unique(seg, return_counts=True)
+        shown = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+        candidates = [b.key for b in world.objects() if shown.get(b.uid, 0) >= MIN_VISIBLE_PX]
+        fractions = visibility(world, camera, candidates, view=view) if candidates else {}
+        withheld = {k for k, v in fractions.items() if v.fraction <= WITHHELD_VISIBILITY}
         labelled = {
             b.key: b.texture.removeprefix(LABEL_TEXTURE).removesuffix(".png")
             for b in world.objects()
@@ -85,10 +106,10 @@ class SimulatorPerceiver:
         }
         readable = label_visibility(world, camera, labelled, view=view) if labelled else {}
         for body in world.objects():
+            if body.key not in fractions or body.key in withheld:
+                continue
             mask = seg == body.uid
             n = int(mask.sum())
-            if n < MIN_VISIBLE_PX:
-                continue
             ys, xs = np.nonzero(mask)
             oid = len(seen)
             name = body.name

@@ -22,9 +22,10 @@ from sim.render import RenderedView, render
 from sim.tabletop.first_view import FirstView, view_camera
 from sim.tabletop.grasp.execute import grasp
 from sim.tabletop.masks import decode_mask, encode_mask
-from sim.tabletop.perception import Perceiver, SimulatorPerceiver, find_object
+from sim.tabletop.perception import OraclePerceiver, Perceiver, find_object
 from sim.tabletop.push import DIRECTIONS, push
 from sim.tabletop.scoring import score_answer
+from sim.tabletop.segment import NoObject, segment_at
 from sim.tabletop.world import TOP_DOWN, TOP_DOWN_VIEW, TabletopWorld
 
 PERCEPTION_TOOLS = ("perceive_scene", "find_object")
@@ -35,6 +36,8 @@ MODES: dict[str, tuple[str, ...]] = {
     "manipulation": (*PERCEPTION_TOOLS, *MANIPULATION_TOOLS, "answer_question"),
 }
 MAX_STEPS = 30  # tool calls before the episode is cut off without an answer
+# find_object's segmenters: the segmentation buffer (oracle), or the RGB and depth image
+SEGMENTERS = ("oracle", "rgbd")
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class ToolEnv:
         perceiver: Perceiver | None = None,
         max_steps: int = MAX_STEPS,
         first_view: FirstView | None = None,
+        segmenter: str = "oracle",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {sorted(MODES)}, not {mode!r}")
@@ -120,7 +124,11 @@ class ToolEnv:
         self.first_view = first_view
         self.moved = False
         self._rendered: RenderedView | None = None
-        self.perceiver = perceiver or SimulatorPerceiver()
+        if segmenter not in SEGMENTERS:
+            raise ValueError(f"segmenter must be one of {SEGMENTERS}, not {segmenter!r}")
+        # the oracle reads the simulator; an image-only one (`image_only`) gets the image
+        self.perceiver = perceiver or OraclePerceiver()
+        self.segmenter = segmenter
         self.max_steps = max_steps
         self.masks: dict[str, np.ndarray] = {}
         self.steps: list[dict[str, Any]] = []
@@ -193,8 +201,11 @@ class ToolEnv:
         *,
         model_text: dict[str, Any] | None = None,
         raw_output: str = "",
+        given: Any = None,
     ) -> dict[str, Any]:
-        """Run a tool; return what the agent sees. Refusals are steps too (ok false)."""
+        """Run a tool; return what the agent sees. Refusals are steps too (ok false).
+        `given`: perceive_scene's perception (or its error) when an image-only perceiver
+        was asked elsewhere (`perception_request`)."""
         arguments = dict(arguments or {})
         if self.done:
             raise ToolError("the episode is over")
@@ -203,7 +214,11 @@ class ToolEnv:
                 raise ToolError(f"unknown tool {name!r}; tools: {', '.join(self.tools)}")
             if name not in self.tools:
                 raise ToolError(f"{name} is not available in {self.mode} mode")
-            seen, replay, ok, feedback = getattr(self, f"_{name}")(arguments)
+            tool = getattr(self, f"_{name}")
+            if given is not None:
+                seen, replay, ok, feedback = tool(arguments, given=given)
+            else:
+                seen, replay, ok, feedback = tool(arguments)
         except ToolError as exc:
             seen, replay, ok, feedback = {"error": str(exc)}, {}, False, f"Action failed: {exc}"
         kind = "answer" if name == "answer_question" and ok else "tool"
@@ -238,15 +253,27 @@ class ToolEnv:
         )
 
     # -- the tools -------------------------------------------------------------------------
-    def _perceive_scene(self, arguments):
-        perception = self.perceiver.perceive(self.world, self.camera, view=self._seen())
+    def _perceive_scene(self, arguments, given=None):
+        if getattr(self.perceiver, "image_only", False):
+            perception = given
+            if perception is None:  # asked here (a run in one process)
+                perception = perceive_image(
+                    self.perceiver, self.observation_png(), (self.camera.width, self.camera.height)
+                )
+            if isinstance(perception, Exception):
+                raise ToolError(f"perception failed: {perception}")
+        else:
+            perception = self.perceiver.perceive(self.world, self.camera, view=self._seen())
         replay = {"body_keys": {str(k): v for k, v in perception.body_keys.items()}}
         return perception.as_tool_result(), replay, True, "Scene perceived."
 
     def _find_object(self, arguments):
         point = _point(arguments.get("point"), "point")
         try:
-            found = find_object(self.world, self.camera, point, view=self._seen())
+            if self.segmenter == "rgbd":
+                found = segment_object(self._view(), point, self.world)
+            else:
+                found = find_object(self.world, self.camera, point, view=self._seen())
         except ValueError as exc:
             raise ToolError(str(exc)) from None
         mask_id = f"mask_{len(self.masks) + 1}"
@@ -341,3 +368,38 @@ def _point(value: Any, name: str) -> tuple[int, int]:
         return int(round(float(u))), int(round(float(v)))
     except (TypeError, ValueError):
         raise ToolError(f"{name} must be [u, v] pixel coordinates, not {value!r}") from None
+
+
+def perceive_image(perceiver, png: bytes, size: tuple[int, int]):
+    """An image-only perceiver's scene graph of `png`, or the `PerceptionError` (data: the
+    agent is told, the episode records it)."""
+    from sim.tabletop.vlm_perception import PerceptionError
+
+    try:
+        return perceiver.perceive_image(png, size)
+    except PerceptionError as exc:
+        return exc
+
+
+def segment_object(view: RenderedView, point: tuple[int, int], world=None):
+    """find_object from the image alone (`sim.tabletop.segment`): the region at `point` of
+    the view's RGB and depth. The world only names the body most of the region shows, for
+    replay; the agent never sees it."""
+    from sim.tabletop.perception import ObjectMask
+
+    try:
+        mask = segment_at(view.rgb, view.depth_m, point)
+    except NoObject as exc:
+        raise ValueError(str(exc)) from None
+    ys, xs = np.nonzero(mask)
+    key = ""
+    if world is not None:
+        uids, counts = np.unique(view.segmentation[mask], return_counts=True)
+        info = world.info(int(uids[np.argmax(counts)])) if len(uids) else None
+        key = info.key if info is not None else ""
+    return ObjectMask(
+        mask,
+        (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1),
+        int(mask.sum()),
+        key,
+    )

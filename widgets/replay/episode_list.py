@@ -129,7 +129,7 @@ class EpisodeTableModel(RowTableModel):
             return (
                 f"{e.benchmark} {e.task} question {e.question_id}, scene {e.scene_id}; "
                 f"{e.mode} mode, agent {e.agent or '?'}; outcome {e.outcome or '?'}; "
-                f"{grasps} failed grasp{'s' * (grasps != 1)}"
+                f"{grasps} failed grasp{'s' * (grasps != 1)}" + _run_text(e)
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (0, 3, 4, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -312,3 +312,15 @@ class EpisodeListPanel(QWidget):
 
     def select_row(self, row: int) -> None:
         self.view.selectRow(row)
+
+
+def _run_text(e) -> str:
+    """The run's settings (prompt, image size, gripper, perceiver, perception model,
+    segmenter, ...), as Results prints them in the row."""
+    from annotation.bimanual.metrics import bimanual_run, is_bimanual
+    from annotation.runs import run_label
+    from annotation.tabletop.episode_metrics import run_settings
+
+    run = bimanual_run(e.header) if is_bimanual(e) else run_settings(e.header)
+    label = run_label(run)
+    return f"; run: {label}" if label else ""

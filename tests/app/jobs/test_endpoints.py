@@ -153,8 +153,11 @@ def test_latency_and_tokens_are_on_the_first_step_of_each_reply(capsys, db, endp
 
     with serve(script, delay=0.05) as (server, url):
         endpoint_env(url)
-        code, report, err = run(
-            capsys, db, "--agent", "openai", "--mode", "perception", "--limit", 1, "--json"
+        code, report, err = run(  # the oracle perceiver: every request here is the agent's
+            capsys,
+            db,
+            *("--agent", "openai", "--mode", "perception", "--perceiver", "oracle"),
+            *("--limit", 1, "--json"),
         )
     assert code == 0, err
     (episode,) = episodes(db)

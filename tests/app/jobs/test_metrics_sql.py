@@ -162,9 +162,7 @@ def _reference(project):
 
 
 def _without_per_model(metrics):
-    return {
-        k: v for k, v in metrics.items() if k not in ("per_model", "per_model_settings", "tag")
-    }
+    return {k: v for k, v in metrics.items() if k not in ("per_model", "per_model_settings", "tag")}
 
 
 def _as_json(value):

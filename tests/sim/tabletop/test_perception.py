@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.tabletop.perception import SimulatorPerceiver, find_object
+from sim.tabletop.perception import OraclePerceiver, find_object
 from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
 
 CAM = TOP_DOWN.with_size(320, 320)
@@ -38,7 +38,7 @@ def world():
 
 
 def test_perceive_lists_only_visible_objects_with_points_on_them(world):
-    p = SimulatorPerceiver().perceive(world, CAM)
+    p = OraclePerceiver().perceive(world, CAM)
     names = [o.name for o in p.objects]
     assert sorted(names) == ["blue lid", "green cube"]  # the ball is under the lid
     result = p.as_tool_result()
@@ -48,7 +48,7 @@ def test_perceive_lists_only_visible_objects_with_points_on_them(world):
 
 
 def test_relations_follow_the_image(world):
-    p = SimulatorPerceiver().perceive(world, CAM)
+    p = OraclePerceiver().perceive(world, CAM)
     ids = {o.name: o.id for o in p.objects}
     rel = set(p.relations)
     lid, cube = ids["blue lid"], ids["green cube"]
@@ -62,7 +62,7 @@ def test_find_object_refuses_the_table_and_points_outside(world):
         find_object(world, CAM, (2, 2))
     with pytest.raises(ValueError, match="outside"):
         find_object(world, CAM, (999, 5))
-    p = SimulatorPerceiver().perceive(world, CAM)
+    p = OraclePerceiver().perceive(world, CAM)
     lid = next(o for o in p.objects if o.name == "blue lid")
     m = find_object(world, CAM, lid.point)
     assert m.area_px == lid.visible_px and m.mask[lid.point[1], lid.point[0]]
