@@ -33,6 +33,7 @@ from widgets.results.agreement import AgreementView
 from widgets.results.bimanual import BimanualResultsView
 from widgets.results.episodes import EpisodeResultsView
 from widgets.results.hoi import HoiResultsView
+from widgets.results.paper_tables import PaperTablesView
 from widgets.results.reasoning import ReasoningResultsView
 from widgets.results.spatial import SpatialResultsTable
 from widgets.results.team import TeamResultsView
@@ -51,6 +52,20 @@ EXPORTS = (
     ("mgvqa_turns", "Turns and manipulation calls (MG-VQA Table 3)"),
     ("mgvqa_recovery", "After a failed grasp (MG-VQA Table 4)"),
     ("spatial", "Spatial grounding"),
+)
+
+
+#: The tables Results > Paper tables shows, in this order: the papers' own first.
+PAPER_TABLES = (
+    ("mgvqa_ablations", "MG-VQA Table 2: prompt ablations"),
+    ("mgvqa_turns", "MG-VQA Table 3: turns and manipulation calls"),
+    ("mgvqa_recovery", "MG-VQA Table 4: after a failed grasp"),
+    ("episodes", "MG-VQA Tables 1 and 5: success per task and mode (tag: Episodes tab)"),
+    ("bimanual_planning", "ST-BiBench Table 1: planning tier"),
+    ("bimanual_fine", "ST-BiBench Table 3: fine control"),
+    ("bimanual_views", "ST-BiBench Table 4: third-person view"),
+    ("bimanual_errors", "ST-BiBench Figure 3: error breakdown"),
+    ("reasoning", "JRDB-Reasoning: accuracy by difficulty level"),
 )
 
 
@@ -80,6 +95,9 @@ class ResultsMode(QObject):
         self.tabs.addTab(self.reasoning_results, "Reasoning")
         self.tabs.addTab(self.bimanual_results, "Bimanual")
         self.tabs.addTab(self.team_results, "Team")
+        self.paper_tables = PaperTablesView(PAPER_TABLES)
+        self.tabs.addTab(self.paper_tables, "Paper tables")
+        self.paper_tables.chosen.connect(lambda _name: self._show_paper_table())
         self.metrics: dict | None = None  # what the tables show, as `reasonscope metrics`
         self.benchmark_export = BenchmarkExport(
             mode, session, lambda text, ms: mode.statusBar().showMessage(text, ms)
@@ -125,6 +143,7 @@ class ResultsMode(QObject):
             self.spatial_results.set_summary(None)
             self.team_results.set_rows(None)
             self.metrics = None
+            self._show_paper_table()
             self.pages.setCurrentIndex(0)
             return
         metrics = project_verification_metrics(project)
@@ -151,6 +170,7 @@ class ResultsMode(QObject):
             "reasoning": reasoning,
             "bimanual": bimanual,
         }
+        self._show_paper_table()
         has_questions = sum(metrics["status_counts"].values()) > 0
         has_data = [  # in the order of the tabs
             metrics.get("n", 0) > 0 or metrics["time_on_task"]["verdicts"] > 0,
@@ -159,10 +179,19 @@ class ResultsMode(QObject):
             any(reasoning["counts"].values()),
             bimanual["episodes"] > 0 or bool(bimanual["spatial"]["by_model"]),
             bool(team["people"]),
+            episodes["n"] > 0 or bimanual["episodes"] > 0,  # the papers' tables
         ]
         if opened or not (self.chosen or has_data[self.tabs.currentIndex()]):
             self._show_tab(has_data.index(True) if any(has_data) else 0)
         self.pages.setCurrentIndex(1 if has_questions or any(has_data) else 0)
+
+    def _show_paper_table(self) -> None:
+        """The chosen paper table, from the shown metrics (as `metrics --table` writes it)."""
+        if self.metrics is None:
+            self.paper_tables.show_table("", [], [], ["No project open."])
+            return
+        table = metric_table(self.metrics, self.paper_tables.name)
+        self.paper_tables.show_table(table.title, table.columns, table.rows, table.notes)
 
     # -- export ------------------------------------------------------------------------------
     def _export_button(self) -> QToolButton:
@@ -227,6 +256,7 @@ class ResultsMode(QObject):
             "reasoning": self.reasoning_results,
             "bimanual": self.bimanual_results,
             "team": self.team_results,
+            "paper": self.paper_tables,
         }
         if name in tabs:
             self.tabs.setCurrentWidget(tabs[name])

@@ -139,3 +139,32 @@ def test_the_papers_tables_export_from_results(results, tmp_path):
     lines = out.read_text().splitlines()
     assert lines[1].startswith("vlm-a,direct,Base,1024x1024 px,100.0")
     assert lines[2].startswith("vlm-a,direct,+Search,1024x1024 px,0.0")
+
+
+def test_the_paper_tables_tab_shows_the_chosen_table(qtbot, results, tmp_path):
+    db = tmp_path / "paper.reasonscope"
+    with open_project(db, create=True) as p, p.write():
+        for variant, success in (("plain", True), ("search", False), ("search", True)):
+            header = {
+                "benchmark": "mgvqa",
+                "model": "vlm-a",
+                "agent": "openai",
+                "mode": "manipulation",
+                "task": "find",
+                "success": success,
+                "prompt_variant": variant,
+            }
+            steps = [{"kind": "tool", "name": "grasp", "ok": success}, {"kind": "answer"}]
+            p.episodes.add(header, steps)
+    results.session.open(db)
+    view = results.paper_tables
+    click_tab(qtbot, results, results.tabs.indexOf(view))
+    assert view.name == "mgvqa_ablations"  # the first choice
+    model = view.table.model()
+    rows = [[model.index(r, c).data() for c in range(model.columnCount())] for r in range(2)]
+    assert [r[2] for r in rows] == ["Base", "+Search"]
+    assert rows[1][5] == "50.0"  # Find under +Search: one of two
+    assert "MG-VQA Table 2" in view.notes.text()
+    view.choice.setCurrentIndex(view.choice.findData("mgvqa_recovery"))
+    assert view.name == "mgvqa_recovery" and "failed grasps" in view.title.text()
+    assert model.rowCount() == 1 and model.index(0, 3).data() == "1"  # one failed grasp
