@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.camera import CameraSpec
 from sim.render import RenderedView, render
-from sim.tabletop.heightmap import height_map, lift_pixels
+from sim.tabletop.heightmap import lift_pixels
 from sim.tabletop.motion import go_home, move_over, move_tool_to, set_fingers, tool_pose
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
 
@@ -75,54 +75,6 @@ def sweep_past_centre(
     return float(min(PUSH_DISTANCE, max(0.0, room)))
 
 
-START_GAP = 0.045  # metres from the object's back to the tool's line at the start
-START_BACK = 0.06  # metres the start may move back along the push to find room
-START_ROOM = 0.025  # the closed fingers' reach around the start, checked in the depth image
-START_CLEAR = 0.006  # anything higher than this above the fingertips' height is in the way
-PRESS = 5.0  # N: the fingers pressing this hard on an object on the way down
-
-
-def empty_start(view: RenderedView, start: np.ndarray, direction) -> np.ndarray | None:
-    """Where the sweep can start: `start`, or up to START_BACK further back along the push,
-    the first place where the depth image shows nothing around the closed fingers higher
-    than their tips (the paper's "empty location"); None where there is none. Coming
-    down on a neighbour there, the fingers went into a mug and carried it off."""
-    d = np.array([direction[0], direction[1], 0.0])
-    hmap = height_map(view, start[:2] - d[:2] * START_BACK / 2, START_BACK + START_ROOM + 0.01)
-    ring = np.linspace(-START_ROOM, START_ROOM, 7)
-    offsets = np.array([(u, v) for u in ring for v in ring if u * u + v * v <= START_ROOM**2])
-    for back in np.arange(0.0, START_BACK + 1e-9, 0.01):
-        at = start - d * back
-        h, _ = hmap.sample((at[:2] + offsets)[None, :, :])
-        if float(np.max(h)) <= TABLE_TOP_Z + TIP_HEIGHT + START_CLEAR:
-            return at
-    return None
-
-
-def _highest_at(view: RenderedView, start: np.ndarray) -> int | None:
-    """The body the depth image shows highest around `start` (what is in the way)."""
-    hmap = height_map(view, start[:2], START_ROOM + 0.01)
-    ring = np.linspace(-START_ROOM, START_ROOM, 7)
-    pts = np.array([(start[0] + u, start[1] + v) for u in ring for v in ring])
-    h, body = hmap.sample(pts[None, :, :])
-    return int(body[0, int(np.argmax(h[0]))])
-
-
-def _named(world: TabletopWorld, uid: int | None) -> str:
-    info = world.info(uid) if uid is not None and uid >= 0 else None
-    return info.name if info is not None else "something"
-
-
-def _pressed(world: TabletopWorld, hit: list[int]) -> bool:
-    """Whether the closed fingers press on an object on the way down to the start."""
-    for pt in world.client.getContactPoints(bodyA=world.gripper_uid):
-        info = world.info(pt[2])
-        if info is not None and info.role == "object" and pt[9] >= PRESS:
-            hit.append(pt[2])
-            return True
-    return False
-
-
 def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: str) -> PushResult:
     """Sweep through the masked object in an image direction (left, right, up, down)."""
     if direction not in DIRECTIONS:
@@ -135,28 +87,14 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
     view = render(world, camera)
     centre = mask_to_point(world, camera, mask, view)
     dx, dy = DIRECTIONS[direction]
-    # the object's side facing away from the push, from its lifted pixels (metres whatever
-    # the image size; a fixed pixel scale put the start twice as far back at 1024 px)
     ys, xs = np.nonzero(mask)
-    step = max(1, len(xs) // 400)
-    pts = lift_pixels(camera, view.depth_m, ys[::step], xs[::step])
-    behind = float(np.asarray(centre[:2]) @ (dx, dy) - (pts[:, :2] @ (dx, dy)).min())
-    back = behind + START_GAP
+    radius = (
+        0.5 * max(xs.max() - xs.min(), ys.max() - ys.min()) * 0.0015 + 0.03
+    )  # pixels -> metres, padded
     z = TABLE_TOP_Z + TIP_HEIGHT + world.gripper_model.pad_depth[-1]
-    start = np.array([centre[0] - dx * back, centre[1] - dy * back, z])
+    start = np.array([centre[0] - dx * (radius + 0.03), centre[1] - dy * (radius + 0.03), z])
     travel = sweep_past_centre(camera, view, mask, centre, (dx, dy))
     end = np.array([centre[0] + dx * travel, centre[1] + dy * travel, z])
-    free = empty_start(view, start, (dx, dy))
-    if free is None:
-        what = _named(world, _highest_at(view, start))
-        return PushResult(
-            False,
-            f"Action failed: the push could not start: no room for the fingers behind the "
-            f"object (the {what} is there)",
-            tuple(start),
-            tuple(end),
-        )
-    start = free
     set_fingers(world, closed=True)
     above = start + np.array([0, 0, 0.15])
     error = move_over(world, above)
@@ -165,19 +103,7 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
         return PushResult(
             False, "Action failed: the start of the push is out of reach", tuple(start), tuple(end)
         )
-    hit: list[int] = []
-    move_tool_to(world, start, guard=lambda: _pressed(world, hit))
-    if hit:
-        move_tool_to(world, above)
-        go_home(world)
-        set_fingers(world, closed=False)
-        return PushResult(
-            False,
-            f"Action failed: the push could not start: the fingers met the "
-            f"{_named(world, hit[0])} on the way down",
-            tuple(start),
-            tuple(end),
-        )
+    move_tool_to(world, start)
     move_tool_to(world, end)
     reached, _ = tool_pose(world)
     move_tool_to(world, reached + np.array([0, 0, 0.15]))
