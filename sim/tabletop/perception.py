@@ -72,7 +72,7 @@ class Perceiver(Protocol):
         ...
 
 
-def _on_object_point(mask: np.ndarray) -> tuple[int, int]:
+def on_object_point(mask: np.ndarray) -> tuple[int, int]:
     """The visible pixel closest to the region's centroid (the centroid may fall off a ring)."""
     ys, xs = np.nonzero(mask)
     cy, cx = ys.mean(), xs.mean()
@@ -119,7 +119,7 @@ class OraclePerceiver:
                 SeenObject(
                     oid,
                     name,
-                    _on_object_point(mask),
+                    on_object_point(mask),
                     (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1),
                     n,
                 )

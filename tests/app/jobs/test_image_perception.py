@@ -167,7 +167,7 @@ def test_scene_graph_replies_read_strictly():
 
 def test_the_segmenter_finds_objects_from_rgb_and_depth(scene):
     """Against the simulator's own mask of each visible object (never given to it)."""
-    from sim.tabletop.perception import _on_object_point
+    from sim.tabletop.perception import on_object_point
     from sim.tabletop.scenes import world_from_records
 
     world = world_from_records(scene["bodies"], scene["state"])
@@ -178,7 +178,7 @@ def test_the_segmenter_finds_objects_from_rgb_and_depth(scene):
             truth = view.segmentation == body.uid
             if truth.sum() < 25:
                 continue
-            scores.append(iou(segment_at(view.rgb, view.depth_m, _on_object_point(truth)), truth))
+            scores.append(iou(segment_at(view.rgb, view.depth_m, on_object_point(truth)), truth))
         table = np.argwhere(view.segmentation == world.bodies["table"].uid)[0]
         with pytest.raises(NoObject, match="table"):
             segment_at(view.rgb, view.depth_m, (int(table[1]), int(table[0])))

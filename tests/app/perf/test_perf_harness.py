@@ -67,6 +67,7 @@ RUN_ORDER = [
     "batch_scenes_speedup",
     "batch_ray_overhead",
     "run_agent_concurrency",
+    "run_agent_manipulation",
 ]
 
 
