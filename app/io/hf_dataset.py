@@ -202,13 +202,26 @@ def model_view_png(scene_bodies: list[dict], state: dict) -> bytes:
     return base64.b64decode(image_data_url(rgb).split(",", 1)[1])
 
 
+def stored_view_png(project, bodies: list[dict], state: dict) -> bytes:
+    """The model's top-down view: the project's stored first view (a run or `--prerender`
+    rendered it, the same bytes), else rendered now (`model_view_png`)."""
+    from sim.tabletop.first_view import view_key
+    from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN, TOP_DOWN_VIEW
+
+    camera = TOP_DOWN.with_size(MODEL_IMAGE_SIZE, MODEL_IMAGE_SIZE)
+    stored = project.rendered_views.get(view_key({"bodies": bodies, "state": state}, camera, None))
+    if stored is not None and TOP_DOWN_VIEW in stored.images:
+        return stored.images[TOP_DOWN_VIEW]
+    return model_view_png(bodies, state)
+
+
 def question_images(project, q, frames_by_image: dict[str, str]) -> list[tuple[str, bytes]]:
     """(image id, bytes) of a question's images: MG-VQA's model view, JRDB's named frames
     (those whose stitched image is on this machine)."""
     if q.scene_id is not None:
         scene = project.scenes.get(q.scene_id)
         bodies = [b.as_record() for b in scene.bodies]
-        return [(f"{q.uid}-top_down.png", model_view_png(bodies, scene.state))]
+        return [(f"{q.uid}-top_down.png", stored_view_png(project, bodies, scene.state))]
     out = []
     for image_id in (q.criteria or {}).get("image_ids") or []:
         path = frames_by_image.get(str(image_id))

@@ -276,3 +276,16 @@ def test_perception_reads_the_first_view_as_it_reads_a_render(scene):
             world.close()
     assert results[0] == results[1]
     assert results[0][0]["objects"] and all(f.get("mask_id") for f in results[0][1])
+
+
+def test_the_dataset_export_sends_the_stored_view(db, scene, monkeypatch):
+    """The Hugging Face export's model view is the stored first view once there is one."""
+    from app.io.hf_dataset import model_view_png, stored_view_png
+    from app.jobs.first_views import prerender_questions
+
+    data = _scene_data(scene)
+    fresh = model_view_png(data["bodies"], data["state"])
+    assert prerender_questions(db) == 1
+    monkeypatch.setattr("sim.tabletop.scenes.world_from_records", None)  # out of reach
+    with open_project(db) as project:
+        assert stored_view_png(project, data["bodies"], data["state"]) == fresh
