@@ -39,6 +39,8 @@ def run_label(run: Run | dict[str, Any]) -> str:
             parts.append(f"max {value} steps")
         elif key == "truncate":
             parts.append(f"first {value} actions")
+        elif key == "example":
+            parts.append(f"{value} example")
         elif key == "cameras":
             parts.append(_cameras(value))
         else:

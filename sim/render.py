@@ -94,8 +94,14 @@ def hidden(world: World, keys: Iterable[str]) -> Iterator[ColourSwitch]:
         switch.show_all()
 
 
-def _render(world: World, camera: CameraSpec, window: tuple[int, int, int, int] | None = None):
-    """RGB, raw depth buffer and segmentation of the whole image, or of a pixel window of it."""
+def _render(
+    world: World,
+    camera: CameraSpec,
+    window: tuple[int, int, int, int] | None = None,
+    light_direction: tuple[float, float, float] | None = None,
+):
+    """RGB, raw depth buffer and segmentation of the whole image, or of a pixel window of it
+    (lit from `light_direction`, default LIGHT_DIRECTION)."""
     if window is None:
         projection, width, height = projection_matrix(camera), camera.width, camera.height
     else:
@@ -108,7 +114,7 @@ def _render(world: World, camera: CameraSpec, window: tuple[int, int, int, int] 
         projectionMatrix=to_bullet(projection),
         renderer=pybullet.ER_TINY_RENDERER,
         shadow=0,
-        lightDirection=LIGHT_DIRECTION,
+        lightDirection=light_direction or LIGHT_DIRECTION,
     )
     pixels = np.asarray(pixels, dtype=np.uint8).reshape(height, width, 4)[:, :, :3]
     depth = np.asarray(depth, dtype=np.float32).reshape(height, width)
@@ -116,10 +122,17 @@ def _render(world: World, camera: CameraSpec, window: tuple[int, int, int, int] 
     return pixels, depth, seg
 
 
-def render(world: World, camera: CameraSpec, *, hide: Iterable[str] = ()) -> RenderedView:
-    """The camera's full image: RGB, metric depth and body segmentation."""
+def render(
+    world: World,
+    camera: CameraSpec,
+    *,
+    hide: Iterable[str] = (),
+    light_direction: tuple[float, float, float] | None = None,
+) -> RenderedView:
+    """The camera's full image: RGB, metric depth and body segmentation (lit from
+    `light_direction`, default LIGHT_DIRECTION; a randomized episode passes its own)."""
     with hidden(world, hide):
-        pixels, depth, seg = _render(world, camera)
+        pixels, depth, seg = _render(world, camera, light_direction=light_direction)
     return RenderedView(camera, pixels, depth_to_metres(depth, camera.near, camera.far), seg)
 
 

@@ -104,6 +104,8 @@ BIMANUAL_RUN_PATHS = {
     "height": "$.image_size[1]",
     "max_steps": "$.max_steps",
     "truncate": "$.truncate",
+    "example": "$.example",
+    "randomization": "$.randomization",
 }
 
 

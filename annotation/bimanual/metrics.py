@@ -56,12 +56,21 @@ def is_bimanual(episode: Episode) -> bool:
 
 #: The header fields that make a dual-arm run (in this order): `bimanual_run` reads them,
 #: store/episode_queries.py groups on the same.
-BIMANUAL_RUN_KEYS = ("cameras", "image_size", "max_steps", "truncate")
+BIMANUAL_RUN_KEYS = (
+    "cameras",
+    "image_size",
+    "max_steps",
+    "truncate",
+    "example",
+    "randomization",
+)
 
 
 def bimanual_run(header: dict[str, Any]) -> Run:
     """The settings of the dual-arm run an episode belongs to: the cameras the model saw,
-    the image size, the step limit and the truncation, as recorded (unrecorded left out)."""
+    the image size, the step limit, the truncation, the task example shown ("harness")
+    and a randomized look, as recorded (unrecorded, no example and a fixed look left
+    out, so headers from before these keys group as they did)."""
     header = header if isinstance(header, dict) else {}
     size = header.get("image_size")
     if isinstance(size, list | tuple) and len(size) == 2:
@@ -71,6 +80,8 @@ def bimanual_run(header: dict[str, Any]) -> Run:
         "image_size": size,
         "max_steps": header.get("max_steps"),
         "truncate": header.get("truncate"),
+        "example": header.get("example") or None,
+        "randomization": "randomized" if header.get("randomization") else None,
     }
     return tuple(
         (k, plain_setting(values[k])) for k in BIMANUAL_RUN_KEYS if values[k] not in (None, "")

@@ -338,7 +338,11 @@ def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("bimanual (--benchmark bimanual)")
     g.add_argument("--task", metavar="NAME", help="the ST-BiBench task, e.g. stack_blocks_two")
     g.add_argument(
-        "--episodes", type=int, default=1, metavar="N", help="seeded episodes to run (default 1)"
+        "--episodes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seeded episodes to run (default 1; 100 with --protocol paper)",
     )
     g.add_argument(
         "--tier",
@@ -347,24 +351,47 @@ def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
         help="named actions 2.2-2.9 (default) or 16-number end-effector rows",
     )
     g.add_argument(
+        "--protocol",
+        choices=["harness", "paper"],
+        default="harness",
+        help="harness (default): the ST-BiBench harness's per-task step limit, truncation, "
+        "head + third-person views and task example; paper: the same plus the paper's 100 "
+        "episodes per task and seeded table, floor and light randomization",
+    )
+    g.add_argument(
         "--max-steps",
         type=int,
-        default=10,
+        default=None,
         metavar="N",
-        help="model replies per episode at most (default 10)",
+        help="model replies per episode at most (default: the task's action_limit in the "
+        "ST-BiBench harness; 10 for row16)",
     )
     g.add_argument(
         "--truncate",
         type=int,
         default=None,
         metavar="K",
-        help="execute only the first K actions of each plan, then re-observe",
+        help="execute only the first K actions of each plan, then re-observe; 0 executes "
+        "whole plans (default: the task's action_chunk_num in the harness; none for row16)",
     )
     g.add_argument(
         "--camera",
         action="append",
         choices=["head", "front", "third"],
-        help="cameras the model sees (repeatable; default head)",
+        help="cameras the model sees (repeatable; default head and third, head for row16)",
+    )
+    g.add_argument(
+        "--no-example",
+        dest="example",
+        action="store_false",
+        help="leave the task's example reply (from the harness's task file) out of the prompt",
+    )
+    g.add_argument(
+        "--randomize",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="randomize the table texture, floor tint and light from each episode's seed "
+        "(default off; on with --protocol paper)",
     )
 
 
@@ -383,13 +410,22 @@ def bimanual_problem(args: argparse.Namespace) -> str | None:
         return f"--task is required with --benchmark bimanual ({', '.join(sorted(TASKS))})"
     if args.task not in TASKS:
         return f"--task {args.task}: unknown bimanual task; tasks: {', '.join(sorted(TASKS))}"
-    if args.episodes < 1:
+    if args.episodes is not None and args.episodes < 1:
         return f"--episodes {args.episodes}: need at least one episode"
-    if args.max_steps < 1:
+    if args.max_steps is not None and args.max_steps < 1:
         return f"--max-steps {args.max_steps}: need at least one step"
-    if args.truncate is not None and args.truncate < 1:
-        return f"--truncate {args.truncate}: execute at least one action a step"
+    if args.truncate is not None and args.truncate < 0:
+        return f"--truncate {args.truncate}: give K >= 1 actions a step, or 0 for whole plans"
     return None
+
+
+def bimanual_episodes(args: argparse.Namespace) -> int:
+    """--episodes, else the protocol's count (the paper's 100 per task, or 1)."""
+    from sim.bimanual.protocol import paper_episodes
+
+    if args.episodes is not None:
+        return args.episodes
+    return paper_episodes() if args.protocol == "paper" else 1
 
 
 def run_bimanual_args(args: argparse.Namespace, path, models, retry, progress):
@@ -401,13 +437,15 @@ def run_bimanual_args(args: argparse.Namespace, path, models, retry, progress):
         path,
         args.agent,
         args.task,
-        episodes=args.episodes,
+        episodes=bimanual_episodes(args),
         seed=args.seed,
         tier=args.tier,
         max_steps=args.max_steps,
         truncate=args.truncate,
-        cameras=tuple(args.camera or ("head",)),
+        cameras=tuple(args.camera) if args.camera else None,
         image_size=_image_size(args.image_size),
+        example=args.example,
+        randomize=args.protocol == "paper" if args.randomize is None else args.randomize,
         config=args.config,
         models=models,
         retry=retry,

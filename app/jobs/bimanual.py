@@ -83,12 +83,21 @@ def play_reference(
     image_size: tuple[int, int] = (640, 480),
     split: bool = True,
     tier: str = "primitive",
+    randomization_seed: int | None = None,
 ) -> dict[str, Any]:
-    """`record_reference_episode`'s episode as plain data, not stored."""
+    """`record_reference_episode`'s episode as plain data, not stored (with
+    `randomization_seed`, in that seed's randomized look)."""
     from sim.bimanual.env import BimanualEnv
 
     env = _env(
-        BimanualEnv, task, seed, tier=tier, cameras=cameras, image_size=image_size, max_steps=1000
+        BimanualEnv,
+        task,
+        seed,
+        tier=tier,
+        cameras=cameras,
+        image_size=image_size,
+        max_steps=1000,
+        randomization_seed=randomization_seed,
     )
     try:
         if tier == "row16":
@@ -155,6 +164,7 @@ def play_bimanual_job(job: dict[str, Any]) -> dict[str, Any]:
             cameras=env_kw["cameras"],
             image_size=env_kw["image_size"],
             tier=env_kw["tier"],
+            randomization_seed=env_kw.get("randomization_seed"),
         )
     from sim.bimanual.agent import BimanualOpenAIAgent
     from sim.llm import DEFAULT_RETRY
@@ -175,10 +185,12 @@ def run_bimanual(
     episodes: int = 1,
     seed: int = 0,
     tier: str = "primitive",
-    max_steps: int = 10,
+    max_steps: int | None = None,
     truncate: int | None = None,
-    cameras: tuple[str, ...] = ("head",),
+    cameras: tuple[str, ...] | None = None,
     image_size: tuple[int, int] = (640, 480),
+    example: bool = True,
+    randomize: bool = False,
     config: str | None = None,
     models: Sequence[Any] | None = None,
     retry: Any = None,
@@ -196,7 +208,14 @@ def run_bimanual(
     (app.jobs.batch; the agent is built in the worker from the endpoint settings), with
     `concurrency` K that many at once (threads in this process, or K Ray tasks); with
     `resume`, seeds this agent, model and tier already have an episode of are skipped. An
-    episode whose worker fails is listed in the summary's `failed`."""
+    episode whose worker fails is listed in the summary's `failed`.
+
+    The protocol is the ST-BiBench harness's unless given (`sim.bimanual.protocol`): on
+    the planning tier `max_steps` None is the task's action_limit and `truncate` None its
+    action_chunk_num (0: execute whole plans); `cameras` None is head + third (head only
+    for row16); `example` shows the task's example reply from the harness's task file.
+    With `randomize`, each episode's table, floor and light are randomized from its seed
+    (`sim.bimanual.randomize`)."""
     from sim.bimanual.env import get_task
 
     if agent_name not in BIMANUAL_AGENTS:
@@ -209,13 +228,15 @@ def run_bimanual(
         raise ProjectError(str(exc)) from None
     progress = progress or Progress()
     summary = RunSummary()
-    env_kw = {
-        "tier": tier,
-        "cameras": tuple(cameras),
-        "image_size": tuple(image_size),
-        "max_steps": max_steps,
-        "truncate": truncate,
-    }
+    env_kw = bimanual_protocol(
+        task,
+        tier=tier,
+        max_steps=max_steps,
+        truncate=truncate,
+        cameras=cameras,
+        example=example,
+    )
+    env_kw["image_size"] = tuple(image_size)
     with open_project(db) as project:
 
         def keep(job: dict[str, Any], data: dict[str, Any]) -> None:
@@ -223,11 +244,15 @@ def run_bimanual(
             summary.keep(data["header"], episode_id, f"seed {job['seed']}", data.get("endpoint"))
 
         all_seeds = list(range(seed, seed + episodes))
+
+        def env_for(s: int) -> dict[str, Any]:
+            return {**env_kw, "randomization_seed": s if randomize else None}
+
         if agent_factory is not None:  # an agent object made here (tests): in this process
             for n, s in enumerate(all_seeds):
                 progress.report(n, len(all_seeds), f"{agent_name} on {task} seed {s}")
                 agent = agent_factory()
-                data = play_agent(agent, task, s, **env_kw)
+                data = play_agent(agent, task, s, **env_for(s))
                 stats = getattr(agent, "stats", None)
                 keep({"seed": s}, {**data, "endpoint": stats.as_dict() if stats else None})
             progress.report(len(all_seeds), len(all_seeds), "done")
@@ -251,7 +276,7 @@ def run_bimanual(
                     "agent": agent_name,
                     "task": task,
                     "seed": s,
-                    "env": env_kw,
+                    "env": env_for(s),
                     "config": cfg,
                     "retry": retry,
                     "model": model,
@@ -278,6 +303,37 @@ def run_bimanual(
         for item, why in batch.failed:
             summary.fail(by_what.get(item, ""), item, why)
     return summary
+
+
+def bimanual_protocol(
+    task: str,
+    *,
+    tier: str = "primitive",
+    max_steps: int | None = None,
+    truncate: int | None = None,
+    cameras: Sequence[str] | None = None,
+    example: bool = True,
+) -> dict[str, Any]:
+    """The `BimanualEnv` options of a run: what is given, the rest from the ST-BiBench
+    harness's task file (`sim.bimanual.protocol.task_protocol`). The harness's step limit
+    and truncation belong to its planning tier; the row16 tier keeps 10 steps and whole
+    plans unless given. `truncate` 0 executes whole plans."""
+    from sim.bimanual.env import DEFAULT_MAX_STEPS
+    from sim.bimanual.protocol import default_cameras, task_protocol
+
+    harness = task_protocol(task)
+    planning = tier != "row16"
+    if max_steps is None:
+        max_steps = harness.max_steps if planning else DEFAULT_MAX_STEPS
+    if truncate is None:
+        truncate = harness.truncate if planning else None
+    return {
+        "tier": tier,
+        "max_steps": int(max_steps),
+        "truncate": truncate or None,
+        "cameras": tuple(cameras) if cameras else default_cameras(tier),
+        "example": harness.example if example and planning else None,
+    }
 
 
 def _recorded_seeds(project: Project, agent: str, model: str, task: str, tier: str) -> set:

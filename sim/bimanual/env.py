@@ -25,6 +25,7 @@ from PIL import Image
 from annotation.bimanual.logs import ACTION_EMPTY, PLAN_STEP, reply_step
 from sim.bimanual.cameras import camera
 from sim.bimanual.executor import BimanualExecutor
+from sim.bimanual.randomize import apply_look, draw_look
 from sim.bimanual.tasks import TASKS
 from sim.bimanual.world import DualArmWorld
 from sim.render import render
@@ -108,6 +109,8 @@ class BimanualEnv:
         image_size: tuple[int, int] = (640, 480),
         max_steps: int = DEFAULT_MAX_STEPS,
         truncate: int | None = None,
+        example: str | None = None,
+        randomization_seed: int | None = None,
     ) -> None:
         if tier not in TIERS:
             raise ValueError(f"tier {tier!r}: tiers are {', '.join(TIERS)}")
@@ -125,12 +128,17 @@ class BimanualEnv:
             raise ValueError("at least one camera is needed")
         self.max_steps = int(max_steps)
         self.truncate = truncate
+        # the task's example reply the planner is shown (the harness's task file's), or None
+        self.example = example
+        self.look = None if randomization_seed is None else draw_look(randomization_seed)
         self.steps: list[dict[str, Any]] = []
         self.images: list[dict[str, bytes]] = []  # per step: camera -> PNG bytes
         self.success = False
         self.check_reason = ""
         self.world = DualArmWorld()
         try:
+            if self.look is not None:
+                apply_look(self.world, self.look)
             self.task.setup(self.world, self.seed)
             self.executor = BimanualExecutor(self.world)
             self.initial_ee = ee_state(self.world)
@@ -225,6 +233,9 @@ class BimanualEnv:
                 "image_size": list(self.image_size),
                 "max_steps": self.max_steps,
                 "truncate": self.truncate,
+                "example": "harness" if self.example else None,
+                "randomization": self.look is not None,
+                "look": self.look.as_header() if self.look is not None else None,
                 "source_episode": source_episode,
             },
             "error": error,
@@ -332,7 +343,11 @@ class BimanualEnv:
 
     # -- observation ------------------------------------------------------------------
     def _observe(self) -> dict[str, str]:
-        shots = {name: png_bytes(render(self.world, cam).rgb) for name, cam in self.cameras.items()}
+        light = self.look.light_direction if self.look is not None else None
+        shots = {
+            name: png_bytes(render(self.world, cam, light_direction=light).rgb)
+            for name, cam in self.cameras.items()
+        }
         self.images.append(shots)
         return {name: hashlib.sha256(data).hexdigest() for name, data in shots.items()}
 

@@ -227,8 +227,10 @@ def system_text(
     tier: str,
     initial_ee: dict[str, dict[str, Any]],
     truncate: int | None = None,
+    example: str | None = None,
 ) -> str:
-    """The standing part of the prompt: task, cautions, hints, frame, actions, format."""
+    """The standing part of the prompt: task, cautions, hints, frame, actions, format, and
+    the task's own example reply when one is given (planning tier only)."""
     if tier == "row16":
         role = (
             "You steer a dual-arm robot by end-effector pose control: you write the poses "
@@ -276,6 +278,16 @@ def system_text(
         "(write do not, it is), so that the JSON stays valid. Keep the reply under about "
         "3000 tokens or it will be cut off.",
         "An example of a well-formed reply:\n" + output_example(tier),
+    ]
+    if example and tier != "row16":
+        # The harness's example for this task, as its VLMPlanner.act appends it after the
+        # reply template (text from json.dumps(template_example, indent=4), which is what
+        # VLMPlanner.set_template_example receives in myvlmEb_eval.eval_policy).
+        parts.append(
+            "The example reply for this task (follow its structure; the words in capitals "
+            "say what to write there):\n" + example
+        )
+    parts += [
         "The arms start at their origin poses: left "
         f"{_pose(initial_ee['left']['pose'])} and right {_pose(initial_ee['right']['pose'])}, "
         "both grippers open (1). back_to_origin returns an arm there.",
@@ -346,6 +358,7 @@ def prompt_for(env) -> tuple[str, str]:
         tier=env.tier,
         initial_ee=env.initial_ee,
         truncate=env.truncate,
+        example=getattr(env, "example", None),
     )
     user = turn_text(
         instruction=env.instruction,

@@ -184,6 +184,8 @@ def resimulate(
         image_size=size,
         max_steps=max(1, len(recorded)),
         truncate=bimanual.get("truncate"),
+        # a randomized episode is replayed in the look it was recorded in
+        randomization_seed=(bimanual.get("look") or {}).get("seed"),
     )
     try:
         objects = list(env.objects())

@@ -64,7 +64,9 @@ def db(tmp_path):
     return path
 
 
-def run(db, url: str, *, tier: str = "primitive", max_steps: int = 3, seed: int = 0):
+def run(
+    db, url: str, *, tier: str = "primitive", max_steps: int = 3, seed: int = 0, truncate: int = 0
+):
     def factory():
         fast = RetryPolicy(retries=2, base=0.01, jitter=0)
         return BimanualOpenAIAgent(OpenAIConfig(base_url=url, model="fake-vlm"), retry=fast)
@@ -76,6 +78,7 @@ def run(db, url: str, *, tier: str = "primitive", max_steps: int = 3, seed: int 
         seed=seed,
         tier=tier,
         max_steps=max_steps,
+        truncate=truncate,  # 0: whole plans, so one reply can carry the reference plan
         image_size=SIZE,
         agent_factory=factory,
     )

@@ -47,6 +47,9 @@ def test_a_reference_episode_is_stored_with_its_images(project):
         "image_size": [160, 120],
         "max_steps": 2,
         "truncate": None,
+        "example": None,
+        "randomization": False,
+        "look": None,
         "source_episode": None,
     }
     assert [s.kind for s in steps] == ["observation", "action", "action"]
