@@ -40,7 +40,11 @@ MIN_REVEAL = 0.30  # a cover must reveal at least this much of the hidden object
 LABEL_OCCLUDED = 0.25  # a label with at most this much of its letter in view cannot be read
 SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) than the next
 CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
-GENERATOR = "mgvqa-occlusion/1"
+# The generator's version, recorded with every question: 2 since the piles were rebuilt
+# to bury their targets (the same seed gives another scene than version 1 did).
+GENERATOR = "mgvqa-occlusion/2"
+# What seeds a candidate's draws (kept from version 1, so seeds stay where they were).
+SEED_NAMESPACE = "mgvqa-occlusion/1"
 # A question's scene must come to rest within this much simulated time; a heap that
 # keeps jittering (a mug wedged and spinning) is redrawn rather than settled for 30 s.
 REST_WITHIN_S = 12.0
@@ -155,7 +159,7 @@ def generate(
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, not {task!r}")
     entries = list(entries or load_catalog())
-    rng = random.Random(f"{GENERATOR}:{task}:{seed}")
+    rng = random.Random(f"{SEED_NAMESPACE}:{task}:{seed}")
     camera = TOP_DOWN.with_size(image_size, image_size)
     timing = Timing(gripper=gripper)
     make = {"count": _count, "find": _find, "beneath": _beneath, "compare": _compare}[task]

@@ -427,7 +427,7 @@ class NoValidScene(RuntimeError):
         self.settle_s = settle_s
 
 
-GENERATOR = "mgvqa-clutter/1"
+GENERATOR = "mgvqa-clutter/2"  # 2: attempts reuse one world, the robot joins the kept one
 
 
 def scene_record(scene: GeneratedScene) -> dict[str, Any]:
