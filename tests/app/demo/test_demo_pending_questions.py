@@ -59,22 +59,29 @@ def test_an_older_demo_gets_episodes_for_its_new_pending_questions(tmp_path, mon
 
 
 def test_the_demo_grasps_fail_with_the_fingers_closed(pending_demo):  # noqa: F811
-    """Recorded by the simulator (inverse kinematics, joint motion, friction): in both
-    pending questions a grasp closes on its object and the object slips at lift, twice
-    over. Each step records where tool0 was when the fingers closed, next to the plan,
-    every attempt with how far the object rose, and the planner's candidates; the
-    feedback lists the attempts."""
+    """Recorded by the simulator (inverse kinematics, joint motion, friction): in two
+    pending questions a grasp closes on its object and the object slips at lift, with
+    other candidates tried after it. Each step records where tool0 was when the fingers closed, next
+    to the plan, every attempt with how far the object rose, and the planner's
+    candidates; the feedback says why, listing the attempts when there were several."""
     with open_project(pending_demo, readonly=True) as project:
         failed = closed_grasps(project)
         assert len({episode for episode, _step in failed}) >= 2
+        most = 0
         for _episode_id, step in failed:
             replay = step.result["replay"]
             assert len(replay["tool_at_close"]) == 3 and replay["plan"]["feasible"]
             assert replay["reason"] == "slipped" and replay["gripper"] == "2f140"
             tried = replay["attempts"]
-            assert len(tried) >= 2 and replay["plan"]["candidates"]
-            assert all(a["outcome"] == "slipped" and a["rose_m"] < 0.075 for a in tried)
-            assert step.feedback.startswith(
-                f"Action failed: slipped: {len(tried)} grasps tried: 1) across"
-            )
+            assert tried and replay["plan"]["candidates"] and tried[-1]["outcome"] == "slipped"
+            slipped = [a for a in tried if a["outcome"] == "slipped"]  # others: e.g. unreachable
+            assert all(a["rose_m"] < 0.075 for a in slipped)
+            if len(tried) > 1:
+                assert step.feedback.startswith(
+                    f"Action failed: slipped: {len(tried)} grasps tried: 1) across"
+                )
+            else:
+                assert step.feedback.startswith("Action failed: slipped: ")
             assert "the object slipped at lift (it rose" in step.feedback
+            most = max(most, len(tried))
+        assert most >= 2  # one grasp was tried again with another candidate

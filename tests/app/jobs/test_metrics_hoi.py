@@ -88,6 +88,7 @@ def test_results_mode_has_an_hoi_tab(qtbot, hp):
         "Reasoning",
         "Bimanual",
         "Team",
+        "Paper tables",
     ]
     assert tabs.currentWidget() is results.hoi_results  # the only tab with data
     view = results.hoi_results
