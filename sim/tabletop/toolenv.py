@@ -291,8 +291,9 @@ class ToolEnv:
 
     def _grasp(self, arguments):
         mask_id, mask = self._mask(arguments)
+        view = self._view()  # the world as it is now: rendered once, shared with the plan
         self.moved, self._rendered = True, None
-        r = grasp(self.world, self.camera, mask)
+        r = grasp(self.world, self.camera, mask, view=view)
         replay = {
             "mask_id": mask_id,
             "reason": r.reason,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.camera import CameraSpec
-from sim.render import render
+from sim.render import RenderedView, render
 from sim.robotiq import (
     ROBOTIQ_2F85,
     command_fingers,
@@ -102,11 +102,17 @@ def drive_fingers(world: TabletopWorld, angle: float, steps: int = 180) -> float
 
 
 def grasp(
-    world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, *, tries: int = MAX_TRIED
+    world: TabletopWorld,
+    camera: CameraSpec,
+    mask: np.ndarray,
+    *,
+    tries: int = MAX_TRIED,
+    view: RenderedView | None = None,
 ) -> GraspResult:
-    """Plan, grasp, lift and drop the masked object into the basket; say why if not."""
+    """Plan, grasp, lift and drop the masked object into the basket; say why if not.
+    `view`: the camera's render of the world as it is now, when the caller has it."""
     enable_finger_dynamics(world)
-    view = render(world, camera)  # one render serves the plan and the target's identity
+    view = view or render(world, camera)  # one render serves the plan and the target's identity
     names = {b.uid: b.name for b in world.objects()}
     plan = plan_grasp(camera, mask, view, world.gripper_model, table_z=TABLE_TOP_Z, names=names)
     if not plan.feasible:
