@@ -175,7 +175,10 @@ def play_episode(
     from sim.tabletop.world import TOP_DOWN
 
     camera = TOP_DOWN.with_size(image_size, image_size)
-    perception = perception if mode != "direct" else None  # Direct mode perceives nothing
+    if mode == "direct":
+        perception = None  # Direct mode perceives nothing
+    elif perception is None:  # the scripted agents' default, recorded like any other
+        perception = {"perceiver": "oracle", "config": None, "segmenter": "oracle"}
     perceiver = make_perceiver(perception, retry)
     if waiting is not None and hasattr(perceiver, "waiting"):
         perceiver.waiting = waiting
