@@ -107,16 +107,6 @@ class FirstView:
     names: dict[int, str]  # body uid -> the body's name (objects and fixtures)
     gripper: str  # the gripper model's key on the robot
 
-    def png(self, view: str) -> bytes:
-        if view not in self.images:
-            raise KeyError(f"the first view has no {view!r} image")
-        return self.images[view]
-
-    def name_at(self, u: int, v: int) -> str | None:
-        """The name of the body at pixel (u, v) of the top-down image, or None."""
-        uid = int(self.segmentation[v, u])
-        return self.names.get(uid)
-
     # -- as stored (`store.RenderedViewRepository`) --------------------------------------
     def segmentation_blob(self) -> bytes:
         seg = self.segmentation
