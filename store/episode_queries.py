@@ -116,11 +116,16 @@ def _run_fields(column: str, paths: dict[str, str] = RUN_PATHS) -> str:
     )
 
 
+def _raw_header(raw: str) -> dict[str, Any]:
+    """A header SQLite could not read (`_raw`), read in Python; {} when it is no object."""
+    header = json.loads(unpack_text(raw))
+    return header if isinstance(header, dict) else {}
+
+
 def _bimanual_header(values: tuple, raw: str | None) -> dict[str, Any]:
     """The settings fields of a dual-arm header as `bimanual_run` reads them."""
     if raw is not None:
-        header = json.loads(unpack_text(raw))
-        return header if isinstance(header, dict) else {}
+        return _raw_header(raw)
     fields = dict(zip(BIMANUAL_RUN_PATHS, values, strict=True))
     width, height = fields.pop("width"), fields.pop("height")
     if isinstance(fields["cameras"], str):  # JSON text of the list, as SQLite gives it
@@ -136,8 +141,7 @@ def _run_header(values: tuple, raw: str | None) -> dict[str, Any]:
     """The settings fields of a header as `run_settings` reads them: from SQL's columns, or
     from the raw text when SQLite could not read it."""
     if raw is not None:
-        header = json.loads(unpack_text(raw))
-        return header if isinstance(header, dict) else {}
+        return _raw_header(raw)
     fields = dict(zip(RUN_PATHS, values, strict=True))
     width, height = fields.pop("width"), fields.pop("height")
     return {**fields, "camera": {"width": width, "height": height}}
