@@ -170,12 +170,21 @@ def tool_reply(
         "type": "function",
         "function": {"name": name, "arguments": json.dumps(arguments)},
     }
+    return message_reply({"role": "assistant", "content": None, "tool_calls": [call]}, usage)
+
+
+def text_reply(content: str, usage: tuple[int, int] | None = (120, 12)) -> Reply:
+    """A reply of text only (e.g. a perception model's JSON), with `usage` unless None."""
+    return message_reply({"role": "assistant", "content": content}, usage)
+
+
+def message_reply(message: dict[str, Any], usage: tuple[int, int] | None) -> Reply:
+    """A chat completion of one assistant `message`, with `usage` (prompt, completion
+    tokens) unless None."""
     body: dict[str, Any] = {
         "id": "fake",
         "object": "chat.completion",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [call]}}
-        ],
+        "choices": [{"index": 0, "message": message}],
     }
     if usage is not None:
         body["usage"] = {

@@ -221,6 +221,8 @@ def fake_scene_graph(messages: list) -> tuple:
     from PIL import Image
     from scipy import ndimage
 
+    from app.jobs.endpoints import text_reply
+
     url = next(
         part["image_url"]["url"]
         for m in messages
@@ -237,10 +239,4 @@ def fake_scene_graph(messages: list) -> tuple:
         "objects": [{"name": "object", "point": [int(u), int(v)]}],
         "relations": [],
     }
-    reply = {
-        "id": "fake",
-        "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(graph)}}],
-        "usage": {"prompt_tokens": 800, "completion_tokens": 40, "total_tokens": 840},
-    }
-    return 200, reply
+    return text_reply(json.dumps(graph), usage=(800, 40))

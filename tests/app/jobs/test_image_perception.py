@@ -12,7 +12,7 @@ import pytest
 from model_server import serve
 
 from app.cli import main
-from app.jobs.endpoints import answer_reply, tool_reply
+from app.jobs.endpoints import answer_reply, text_reply, tool_reply
 from app.perf.endpoints import fake_scene_graph
 from sim.render import render, visibility
 from sim.tabletop.perception import WITHHELD_VISIBILITY, OraclePerceiver
@@ -137,8 +137,7 @@ def test_the_perception_request_holds_the_image_and_the_prompt_only(capsys, db, 
 )
 def test_an_unusable_perception_reply_is_a_tool_error(capsys, db, monkeypatch, reply, why):
     def perceive(messages):
-        message = {"role": "assistant", "content": reply}
-        return 200, {"choices": [{"index": 0, "message": message}]}
+        return text_reply(reply, usage=None)
 
     with serve(agent_then(perceive)) as (_, url):
         code, err = run_episode(capsys, db, url, monkeypatch)
