@@ -6,6 +6,18 @@ A verifier answers three yes/no criteria (MG-VQA, section 3.2 and appendix C.2):
 - `evidence_withheld`: the initial view withholds the answer-critical evidence;
 - `evidence_recoverable`: feasible clutter removal reveals that evidence;
 
+and, for Compare questions only (appendix C.2), a fourth:
+
+- `volumes_distinct`: the three labelled objects are visibly distinct in occupied
+  volume, so their volumes can be compared from the top-down view.
+
+It is asked of a Compare question and of no other: `asked_criteria(task)` says which
+criteria a task's verdict answers, and `check_for_task` refuses a verdict that leaves
+criterion 4 out on a Compare question or answers it on another (the store calls it on
+every verdict it saves, however it came: the app, the CLI or a work package). A
+Compare scene whose volumes are not visibly distinct is invalid, as one that gives the
+evidence away is: no edit of the text repairs it, so only reject is left.
+
 then decides: approve, correct (edit the text, options or answer) or reject
 (with a reason). Two distinct annotators give first-round verdicts, blind to
 each other; when they disagree a third annotator adjudicates. The question's
@@ -38,6 +50,14 @@ from typing import Any
 from annotation.models import Question
 
 CRITERIA = ("unambiguous", "evidence_withheld", "evidence_recoverable")
+#: Criteria asked only of some tasks: criterion 4, of Compare questions (MG-VQA, C.2).
+TASK_CRITERIA = {"volumes_distinct": "compare"}
+#: Every criterion a verdict may answer, numbered 1 to 4 in this order.
+ALL_CRITERIA = (*CRITERIA, *TASK_CRITERIA)
+#: A criterion as its number and words, for refusals ("criterion 4 (volumes distinct)").
+CRITERION_NAMES = {
+    name: f"criterion {i} ({name.replace('_', ' ')})" for i, name in enumerate(ALL_CRITERIA, 1)
+}
 DECISIONS = ("approve", "correct", "reject")
 CORRECTABLE_FIELDS = ("text", "options", "answer")
 ROUNDS = ("first", "adjudication")
@@ -46,16 +66,47 @@ OUTCOME_STATUSES = ("pending", "approved", "corrected", "excluded")
 _FINAL_BY_DECISION = {"approve": "approved", "correct": "corrected", "reject": "excluded"}
 
 
-def allowed_decisions(
-    *, unambiguous: bool, evidence_withheld: bool, evidence_recoverable: bool
-) -> tuple[str, ...]:
-    """The decisions consistent with the three criteria (the GUI enables only these).
+def asked_criteria(task: str) -> tuple[str, ...]:
+    """The criteria a verdict on a question of this task answers: the three, and for a
+    Compare question criterion 4 (`volumes_distinct`) too."""
+    return CRITERIA + tuple(name for name, only in TASK_CRITERIA.items() if only == task)
 
-    Approve needs all three criteria met. Correct needs a valid scene (evidence
-    withheld and recoverable): editing text cannot fix a scene that gives the
-    answer away or hides it for good. Reject is always possible.
+
+def check_for_task(verdict: Verdict, task: str) -> None:
+    """Refuse (`ValueError` naming the criterion) a verdict that does not answer exactly
+    the criteria its question's task asks: criterion 4 left out on a Compare question,
+    or answered on a question of another task."""
+    asked = asked_criteria(task)
+    for name in TASK_CRITERIA:
+        value = getattr(verdict, name)
+        if name in asked and value is None:
+            raise ValueError(
+                f"{CRITERION_NAMES[name]} must be answered for a "
+                f"{TASK_CRITERIA[name].capitalize()} question"
+            )
+        if name not in asked and value is not None:
+            raise ValueError(
+                f"{CRITERION_NAMES[name]} is asked only for a "
+                f"{TASK_CRITERIA[name].capitalize()} question, not for a {task!r} one"
+            )
+
+
+def allowed_decisions(
+    *,
+    unambiguous: bool,
+    evidence_withheld: bool,
+    evidence_recoverable: bool,
+    volumes_distinct: bool | None = None,
+) -> tuple[str, ...]:
+    """The decisions consistent with the criteria (the GUI enables only these).
+
+    Approve needs every criterion met. Correct needs a valid scene (evidence
+    withheld and recoverable, and for Compare the three volumes visibly distinct):
+    editing text cannot fix a scene that gives the answer away, hides it for good or
+    holds no visible difference to compare. Reject is always possible.
+    `volumes_distinct` is None for a question that does not ask it (not Compare).
     """
-    scene_valid = evidence_withheld and evidence_recoverable
+    scene_valid = evidence_withheld and evidence_recoverable and volumes_distinct is not False
     if scene_valid and unambiguous:
         return DECISIONS
     if scene_valid:
@@ -65,9 +116,11 @@ def allowed_decisions(
 
 @dataclass(frozen=True)
 class Verdict:
-    """One annotator's answer to the three criteria and their decision.
+    """One annotator's answer to the criteria and their decision.
 
-    Raises `ValueError` when the parts contradict each other: an unknown
+    `volumes_distinct` (criterion 4) is None unless the question is a Compare
+    question; whether it must be answered depends on the question, so the store
+    checks that with `check_for_task`. Raises `ValueError` when the parts contradict each other: an unknown
     decision, a reject without a reason, a correction that edits nothing or a
     field other than text, options and answer, corrections on an approve or a
     reject, or a decision the criteria do not allow (see `allowed_decisions`).
@@ -79,6 +132,7 @@ class Verdict:
     decision: str
     reason: str = ""
     corrections: Mapping[str, Any] = field(default_factory=dict)
+    volumes_distinct: bool | None = None
 
     def __post_init__(self) -> None:
         if self.decision not in DECISIONS:
@@ -86,6 +140,11 @@ class Verdict:
         for name in CRITERIA:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"criterion {name!r} must be yes or no (a bool)")
+        for name in TASK_CRITERIA:
+            if not isinstance(getattr(self, name), bool | None):
+                raise ValueError(
+                    f"{CRITERION_NAMES[name]} must be yes or no (a bool), or None where not asked"
+                )
         object.__setattr__(self, "reason", (self.reason or "").strip())
         object.__setattr__(self, "corrections", _clean_corrections(self.corrections))
         if self.decision == "reject" and not self.reason:
@@ -110,8 +169,10 @@ class Verdict:
         decision: str,
         reason: str = "",
         corrections: Mapping[str, Any] | None = None,
+        volumes_distinct: bool | None = None,
     ) -> Verdict:
-        """A verdict as saved, without the checks (rows from before these rules existed)."""
+        """A verdict as saved, without the checks (rows from before these rules existed;
+        `volumes_distinct` NULL in rows from before criterion 4, and for other tasks)."""
         verdict = object.__new__(cls)
         values = {
             "unambiguous": bool(unambiguous),
@@ -120,6 +181,7 @@ class Verdict:
             "decision": decision,
             "reason": reason,
             "corrections": dict(corrections or {}),
+            "volumes_distinct": None if volumes_distinct is None else bool(volumes_distinct),
         }
         for name, value in values.items():
             object.__setattr__(verdict, name, value)
@@ -127,7 +189,9 @@ class Verdict:
 
     @property
     def criteria(self) -> dict[str, bool]:
-        return {name: getattr(self, name) for name in CRITERIA}
+        """The criteria this verdict answers: the three, and criterion 4 when answered."""
+        answered = {name: getattr(self, name) for name in ALL_CRITERIA}
+        return {name: value for name, value in answered.items() if value is not None}
 
 
 def _clean_corrections(corrections: Mapping[str, Any] | None) -> dict[str, Any]:

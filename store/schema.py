@@ -595,4 +595,15 @@ def m0012_rendered_views(db: Database) -> None:
         db.execute(statement)
 
 
+@migrations(name="0013_compare_volumes_distinct")
+def m0013_compare_volumes_distinct(db: Database) -> None:
+    """Criterion 4 of a verdict, asked of Compare questions only (MG-VQA, appendix C.2):
+    the three labelled objects are visibly distinct in occupied volume. 0/1 on a Compare
+    verdict, NULL on every other and on the verdicts given before it was asked."""
+    db.execute(
+        "ALTER TABLE verifications ADD COLUMN volumes_distinct INTEGER "
+        "CHECK (volumes_distinct IS NULL OR volumes_distinct IN (0, 1))"
+    )
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -20,6 +20,7 @@ from annotation.verification import (
     Verdict,
     VerdictRecord,
     changed_fields,
+    check_for_task,
     derive_outcome,
 )
 from store.base import Repository, dumps, loads
@@ -37,7 +38,8 @@ from store.questions import (
 _SELECT = (
     "SELECT v.id, v.question_id, v.annotator_id, a.name, v.round, v.unambiguous, "
     "v.evidence_withheld, v.evidence_recoverable, v.decision, v.reason, v.corrections, "
-    "v.seconds_on_task, v.created_at, v.retracted_at, v.proposed_question_id "
+    "v.seconds_on_task, v.created_at, v.retracted_at, v.proposed_question_id, "
+    "v.volumes_distinct "
     "FROM verifications v JOIN annotators a ON a.id = v.annotator_id"
 )
 # What a proposed correction copies from the version it corrects.
@@ -61,6 +63,7 @@ def _record(r: tuple) -> VerdictRecord:
         decision=r[8],
         reason=r[9],
         corrections=loads(r[10], {}),
+        volumes_distinct=r[15],
     )
     return VerdictRecord(
         id=r[0],
@@ -144,6 +147,10 @@ class VerificationRepository(Repository):
         where = f"{self.project.path}: question {question_id}"
         with self.project.write():
             question = self.questions.get(question_id)
+            try:  # criterion 4 answered on Compare questions, and on them only
+                check_for_task(verdict, question.task)
+            except ValueError as exc:
+                raise ProjectError(f"{where}: {exc}") from None
             live = self._live(question_id)
             mine = [r for r in live if r.annotator_id == annotator.id]
             if mine:
@@ -164,9 +171,9 @@ class VerificationRepository(Repository):
                 proposed_id = self._propose(question, corrections, annotator)
             cur = self.db.execute(
                 "INSERT INTO verifications(question_id, annotator_id, round, unambiguous, "
-                "evidence_withheld, evidence_recoverable, decision, reason, corrections, "
-                "proposed_question_id, seconds_on_task, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "evidence_withheld, evidence_recoverable, volumes_distinct, decision, reason, "
+                "corrections, proposed_question_id, seconds_on_task, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     question_id,
                     annotator.id,
@@ -174,6 +181,7 @@ class VerificationRepository(Repository):
                     int(verdict.unambiguous),
                     int(verdict.evidence_withheld),
                     int(verdict.evidence_recoverable),
+                    None if verdict.volumes_distinct is None else int(verdict.volumes_distinct),
                     verdict.decision,
                     verdict.reason,
                     dumps(corrections),

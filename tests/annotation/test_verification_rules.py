@@ -6,10 +6,13 @@ import pytest
 
 from annotation.models import Question
 from annotation.verification import (
+    CRITERIA,
     Outcome,
     Verdict,
     allowed_decisions,
+    asked_criteria,
     changed_fields,
+    check_for_task,
     derive_outcome,
 )
 
@@ -151,3 +154,68 @@ def test_changed_fields_keeps_only_real_changes():
     assert changed_fields(q, {"text": "How many mugs?", "answer": 3}) == {"answer": 3}
     with pytest.raises(ValueError, match="changes nothing"):
         changed_fields(q, {"text": "How many mugs?", "options": [1, 2, 3]})
+
+
+# -- criterion 4: Compare only (MG-VQA, appendix C.2) ---------------------------------------
+def test_criterion_4_is_asked_of_compare_questions_only():
+    assert asked_criteria("compare") == CRITERIA + ("volumes_distinct",)
+    for task in ("count", "find", "beneath", "vg"):
+        assert asked_criteria(task) == CRITERIA
+
+
+def test_a_compare_verdict_must_answer_criterion_4():
+    with pytest.raises(ValueError, match=r"criterion 4 \(volumes distinct\) must be answered"):
+        check_for_task(APPROVE, "compare")
+    with pytest.raises(ValueError, match="Compare question"):
+        check_for_task(REJECT, "compare")  # any decision, not only approve
+    check_for_task(Verdict(True, True, True, "approve", volumes_distinct=True), "compare")
+
+
+def test_other_tasks_must_leave_criterion_4_unanswered():
+    check_for_task(APPROVE, "count")
+    with pytest.raises(ValueError, match=r"criterion 4 .* only for a Compare question"):
+        check_for_task(Verdict(True, True, True, "approve", volumes_distinct=True), "count")
+
+
+def test_volumes_not_distinct_leave_only_reject():
+    """An invalid Compare scene: no correction of the text repairs it."""
+    assert allowed_decisions(
+        unambiguous=True, evidence_withheld=True, evidence_recoverable=True, volumes_distinct=True
+    ) == ("approve", "correct", "reject")
+    assert allowed_decisions(
+        unambiguous=False, evidence_withheld=True, evidence_recoverable=True, volumes_distinct=True
+    ) == ("correct", "reject")
+    for unambiguous in (True, False):
+        assert allowed_decisions(
+            unambiguous=unambiguous,
+            evidence_withheld=True,
+            evidence_recoverable=True,
+            volumes_distinct=False,
+        ) == ("reject",)
+    with pytest.raises(ValueError, match="'approve' contradicts the criteria; allowed: reject"):
+        Verdict(True, True, True, "approve", volumes_distinct=False)
+    with pytest.raises(ValueError, match="contradicts"):
+        Verdict(False, True, True, "correct", corrections={"text": "x"}, volumes_distinct=False)
+    no = Verdict(True, True, True, "reject", reason="two boxes of one size", volumes_distinct=False)
+    assert no.criteria["volumes_distinct"] is False
+
+
+def test_criterion_4_is_yes_no_or_not_asked():
+    with pytest.raises(ValueError, match=r"criterion 4 \(volumes distinct\) must be yes or no"):
+        Verdict(True, True, True, "approve", volumes_distinct=1)
+    assert "volumes_distinct" not in APPROVE.criteria
+
+
+def test_from_storage_reads_rows_from_before_criterion_4():
+    old = Verdict.from_storage(
+        unambiguous=1, evidence_withheld=1, evidence_recoverable=1, decision="approve"
+    )
+    assert old.volumes_distinct is None and old == APPROVE
+    new = Verdict.from_storage(
+        unambiguous=1,
+        evidence_withheld=1,
+        evidence_recoverable=1,
+        decision="approve",
+        volumes_distinct=1,
+    )
+    assert new.volumes_distinct is True

@@ -301,3 +301,86 @@ def test_a_project_from_before_0003_keeps_its_verifications(tmp_path):
         p.verifications.submit(7, bob, APPROVE, seconds_on_task=4)
         assert p.questions.get(7).status == "approved"
         assert p.integrity_ok()
+
+
+# -- criterion 4 (volumes distinct): Compare questions only -----------------------------------
+COMPARE_APPROVE = Verdict(True, True, True, "approve", volumes_distinct=True)
+
+
+def _compare(project: Project):
+    return project.questions.add(
+        {
+            "benchmark": "mgvqa",
+            "task": "compare",
+            "text": "Which of the three labelled objects is largest?",
+            "options": ["A", "B", "C"],
+            "answer": "B",
+            "evidence_ids": ["box_1", "mug_2", "can_3"],
+            "difficulty": {"S": 3, "R": 0, "T": 1},
+        }
+    )
+
+
+def test_a_compare_verdict_without_criterion_4_is_refused_and_changes_nothing(project, alice):
+    q = _compare(project)
+    before = _rows(project)
+    with pytest.raises(ProjectError, match=r"criterion 4 \(volumes distinct\) must be answered"):
+        project.verifications.submit(q.id, alice, APPROVE, seconds_on_task=3)
+    reject = Verdict(True, True, True, "reject", reason="too dark")
+    with pytest.raises(ProjectError, match="must be answered for a Compare question"):
+        project.verifications.submit(q.id, alice, reject, seconds_on_task=3)
+    assert _rows(project) == before
+
+
+def test_criterion_4_on_another_task_is_refused(project, question, alice):
+    before = _rows(project)
+    with pytest.raises(ProjectError, match=r"criterion 4 .* only for a Compare question"):
+        project.verifications.submit(question.id, alice, COMPARE_APPROVE, seconds_on_task=3)
+    assert _rows(project) == before
+
+
+def test_criterion_4_is_stored_and_read_back(project, question, alice, bob):
+    q = _compare(project)
+    repo = project.verifications
+    mine = repo.submit(q.id, alice, COMPARE_APPROVE, seconds_on_task=3)
+    no = Verdict(True, True, True, "reject", reason="same size", volumes_distinct=False)
+    his = repo.submit(q.id, bob, no, seconds_on_task=4)
+    other = repo.submit(question.id, alice, APPROVE, seconds_on_task=2)
+    stored = dict(project.db.execute("SELECT id, volumes_distinct FROM verifications").fetchall())
+    assert stored == {mine.id: 1, his.id: 0, other.id: None}
+    seen = repo.visible_verdicts(q.id, alice)
+    assert [r.verdict.volumes_distinct for r in seen] == [True, False]
+    assert seen[1].verdict == no
+    assert repo.last_verdict(alice).verdict.volumes_distinct is None
+    assert repo.outcome(q.id).needs_adjudication
+
+
+def test_a_project_from_before_0013_keeps_its_compare_verdicts(tmp_path):
+    """Old rows keep NULL; a new verdict on the same Compare question must answer 4."""
+    path = tmp_path / "old.reasonscope"
+    db = Database(path)
+    schema.migrations.apply(db, stop_before="0013_compare_volumes_distinct")
+    db.execute("INSERT INTO annotators(id, name, created_at) VALUES (1, 'Alice', 't0')")
+    db.execute("INSERT INTO annotators(id, name, created_at) VALUES (2, 'Bob', 't0')")
+    db.execute(
+        "INSERT INTO questions(id, uid, version, benchmark, task, text, answer, created_at) "
+        "VALUES (7, 'u7', 1, 'mgvqa', 'compare', 'Which is largest?', '\"A\"', 't0')"
+    )
+    db.execute(
+        "INSERT INTO verifications(id, question_id, annotator_id, round, unambiguous, "
+        "evidence_withheld, evidence_recoverable, decision, reason, created_at) "
+        "VALUES (3, 7, 1, 'first', 1, 1, 1, 'approve', '', 't1')"
+    )
+    db.conn.commit()
+    db.close()
+    with open_project(path) as p:
+        assert p.schema_version == schema.SCHEMA_VERSION
+        assert p.db.execute("SELECT volumes_distinct FROM verifications").fetchall() == [(None,)]
+        alice, bob = p.annotators.get(1), p.annotators.get(2)
+        old = p.verifications.visible_verdicts(7, alice)[0].verdict
+        assert old == APPROVE and old.volumes_distinct is None
+        with pytest.raises(ProjectError, match="criterion 4"):
+            p.verifications.submit(7, bob, APPROVE, seconds_on_task=4)
+        p.verifications.submit(7, bob, COMPARE_APPROVE, seconds_on_task=4)
+        assert p.questions.get(7).status == "approved"
+        assert p.integrity_ok()
