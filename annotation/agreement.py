@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-from annotation.verification import CRITERIA, DECISIONS, Verdict
+from annotation.verification import CRITERIA, DECISIONS, TASK_CRITERIA, Verdict
 
 Pair = tuple[Hashable, Hashable]
 
@@ -99,6 +99,8 @@ VERIFICATION_SETTINGS = {
     "criteria": "each criterion as yes / no; the decision as approve / correct / reject",
     "undefined": f"kappa is null with kappa_reason '{ONE_CATEGORY}' when both slots gave "
     "one and the same label to every question (kappa is 0/0 there)",
+    "volumes_distinct": "criterion 4 (volumes distinct) is asked of Compare questions only: "
+    "its figures are over the Compare pairs in which both verdicts answer it (its own n)",
 }
 
 
@@ -106,20 +108,29 @@ def verification_agreement(pairs: Iterable[tuple[Verdict, Verdict]]) -> dict[str
     """Agreement of first-round verdict pairs, per criterion and on the decision.
 
     Returns {"n": pairs, "criteria": {criterion: {...}}, "decision": {...},
-    "decision_labels": [...]}, each {...} as `label_agreement` makes it;
-    criteria labels are "yes" / "no".
+    "decision_labels": [...]}, each {...} as `label_agreement` makes it, with the
+    criterion's own "n": the pairs it is computed over. That is every pair for the
+    three criteria; for criterion 4 (`volumes_distinct`, asked of Compare questions
+    only) the pairs in which both verdicts answer it, so a kappa over Compare
+    questions is never diluted by the other tasks. Criteria labels are "yes" / "no".
     """
     pairs = list(pairs)
 
     def yes_no(value: bool) -> str:
         return "yes" if value else "no"
 
-    criteria = {
-        name: label_agreement(
-            (yes_no(getattr(a, name)), yes_no(getattr(b, name))) for a, b in pairs
-        )
-        for name in CRITERIA
-    }
+    def criterion(name: str, asked: list[tuple[Verdict, Verdict]]) -> dict[str, Any]:
+        labels = [(yes_no(getattr(a, name)), yes_no(getattr(b, name))) for a, b in asked]
+        return {"n": len(asked), **label_agreement(labels)}
+
+    criteria = {name: criterion(name, pairs) for name in CRITERIA}
+    for name in TASK_CRITERIA:
+        answered = [
+            (a, b)
+            for a, b in pairs
+            if getattr(a, name) is not None and getattr(b, name) is not None
+        ]
+        criteria[name] = criterion(name, answered)
     return {
         "n": len(pairs),
         "criteria": criteria,

@@ -67,7 +67,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         kappa = kappa_text(m["kappa"], m.get("kappa_reason"))
         print(
             f"  {name:<22} kappa {kappa:>5}  agreement {m['percent_agreement'] or 0:5.1f} %  "
-            f"disagreements {m['disagreements']}"
+            f"disagreements {m['disagreements']}  pairs {m.get('n', v['n'])}"
         )
     print(
         f"  status: {', '.join(f'{k} {n}' for k, n in v['status_counts'].items())}; "

@@ -49,12 +49,11 @@ DEMO_QUESTION_TASKS = ("count", "find", "beneath", "compare")
 
 def _part_questions(project: Project, progress: Progress) -> None:
     """One generated question per task, verified by the two reviewers: one disagreement."""
-    from annotation.verification import Verdict
+    from annotation.verification import Verdict, asked_criteria
     from sim.tabletop.questions import Candidate, generate
     from sim.tabletop.scenes import scene_record
 
     ben, cleo = (project.annotators.sign_in(name) for name in DEMO_ANNOTATORS[1:])
-    yes = {"unambiguous": True, "evidence_withheld": True, "evidence_recoverable": True}
     tasks = list(DEMO_QUESTION_TASKS)
     for i, task in enumerate(tasks):
         progress.report(i, len(tasks), f"Generating a demo {task} question")
@@ -70,10 +69,13 @@ def _part_questions(project: Project, progress: Progress) -> None:
                 question = project.questions.add(candidate.question_record(scene_id))
         finally:
             candidate.scene.world.close()
+        yes = dict.fromkeys(asked_criteria(task), True)  # Compare: criterion 4 too
         project.verifications.submit(question.id, ben, Verdict(**yes, decision="approve"), 41.0)
         if i == len(tasks) - 1:  # the disagreement: waits for a third annotator
             cleo_says = Verdict(
-                True, False, True, "reject", reason="one label is readable at the edge of the image"
+                **{**yes, "evidence_withheld": False},
+                decision="reject",
+                reason="one label is readable at the edge of the image",
             )
         else:
             cleo_says = Verdict(**yes, decision="approve")

@@ -3,7 +3,7 @@ question; Dan's came back and is merged, Eve's is still out (Results > Team)."""
 
 from __future__ import annotations
 
-from annotation.verification import Verdict
+from annotation.verification import Verdict, asked_criteria
 from app.work_packages.create import PackageRequest, create_package
 from app.work_packages.merge import merge_package
 from store import Project, open_project
@@ -26,7 +26,6 @@ def add_team_demo(project: Project) -> None:
         packs.append(out)
     with open_project(packs[0]) as package:
         dan = package.annotators.sign_in(DEMO_VERIFIERS[0])
-        package.verifications.submit(
-            pending[-1].id, dan, Verdict(True, True, True, "approve"), 41.0
-        )
+        yes = dict.fromkeys(asked_criteria(pending[-1].task), True)
+        package.verifications.submit(pending[-1].id, dan, Verdict(**yes, decision="approve"), 41.0)
     merge_package(project.path, packs[0])

@@ -78,7 +78,7 @@ def verification_table(v: dict[str, Any]) -> Table:
         t.rows.append(
             [
                 name,
-                str(v["n"]),
+                str(m.get("n", v["n"])),  # criterion 4: its Compare pairs only
                 kappa_text(m["kappa"], m.get("kappa_reason"), 3),
                 _num(m["percent_agreement"]),
                 str(m["disagreements"]),

@@ -13,7 +13,7 @@ def package_shots(app, window, out: Path) -> list[Path]:
     she sees it; her verdict merged back, with the report."""
     import shutil
 
-    from annotation.verification import Verdict
+    from annotation.verification import Verdict, asked_criteria
 
     written = [out / "08-package-create.png", out / "08-package-verify.png"]
     dialog = window.work_packages.create_dialog()
@@ -34,9 +34,9 @@ def package_shots(app, window, out: Path) -> list[Path]:
     window.grab().save(str(written[1]))
     eve = window.session.annotator
     question = window.mode("verify").state.current
-    window.session.project.verifications.submit(
-        question.id, eve, Verdict(True, False, True, "reject", reason="the mug shows"), 30.0
-    )
+    criteria = {**dict.fromkeys(asked_criteria(question.task), True), "evidence_withheld": False}
+    rejected = Verdict(**criteria, decision="reject", reason="the mug shows")
+    window.session.project.verifications.submit(question.id, eve, rejected, 30.0)
     window.open_path(demo)
     window.session.sign_in("Ada (annotator)")
     window.work_packages.merge_dialog(package)

@@ -131,3 +131,26 @@ def test_verification_agreement_per_criterion_and_decision():
     assert result["decision_labels"] == ["approve", "correct", "reject"]
     empty = verification_agreement([])
     assert empty["n"] == 0 and empty["decision"]["kappa"] is None
+
+
+def test_criterion_4_is_computed_over_compare_pairs_only():
+    """Volumes distinct (Compare only) gets its own n: pairs of other tasks, and pairs with a
+    verdict from before the criterion existed, do not count for it."""
+    count_ok = Verdict(True, True, True, "approve")
+    yes = Verdict(True, True, True, "approve", volumes_distinct=True)
+    no = Verdict(True, True, True, "reject", reason="two of one size", volumes_distinct=False)
+    old = Verdict.from_storage(
+        unambiguous=True, evidence_withheld=True, evidence_recoverable=True, decision="approve"
+    )
+    pairs = [(count_ok, count_ok), (count_ok, count_ok), (yes, yes), (yes, no), (no, no)]
+    result = verification_agreement([*pairs, (old, yes)])
+    assert result["n"] == 6
+    assert result["criteria"]["unambiguous"]["n"] == 6
+    volumes = result["criteria"]["volumes_distinct"]
+    assert volumes["n"] == 3
+    # yes/yes, yes/no, no/no: p_o = 2/3; rater 1 yes 2 no 1, rater 2 yes 1 no 2;
+    # p_e = (2*1 + 1*2) / 9 = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4.
+    assert volumes["kappa"] == pytest.approx(0.4)
+    assert volumes["disagreements_by_pair"] == {"no|yes": 1}
+    none = verification_agreement([(count_ok, count_ok)])["criteria"]["volumes_distinct"]
+    assert none["n"] == 0 and none["kappa"] is None and none["kappa_reason"] == "no pairs"

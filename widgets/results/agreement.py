@@ -15,7 +15,10 @@ ROWS = (
     ("unambiguous", "Wording, options and answer unambiguous"),
     ("evidence_withheld", "First view withholds the evidence"),
     ("evidence_recoverable", "Clearing clutter reveals it"),
+    ("volumes_distinct", "Compare: the three volumes are visibly distinct"),
 )
+#: Rows computed over some questions only, with what their own n counts.
+OWN_PAIRS = {"volumes_distinct": "Compare pair"}
 BLANK = [text_row([""] * 4) for _ in ROWS]  # the rows before (or without) any metrics
 
 
@@ -78,7 +81,10 @@ class AgreementView(QWidget):
         )
         rows = []
         for key, title in ROWS:
-            m = v["decision"] if key == "decision" else v["criteria"][key]
+            m = v["decision"] if key == "decision" else v["criteria"].get(key, {})
+            if key in OWN_PAIRS:  # criterion 4: over Compare questions only, say how many
+                pairs = m.get("n", 0)
+                title = f"{title} ({pairs} {OWN_PAIRS[key]}{'s' if pairs != 1 else ''})"
             kappa = m.get("kappa")
             pct = m.get("percent_agreement")
             texts = (

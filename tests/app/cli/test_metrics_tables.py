@@ -99,10 +99,14 @@ def test_undefined_kappa_and_an_incomplete_spatial_row(db, capsys):
     assert main(["metrics", "--db", str(db), "--table", "verification"]) == 0
     rows, notes = _csv(capsys.readouterr().out)
     assert rows[0][2] == "Cohen's kappa"
-    assert {r[0]: r[2] for r in rows[1:]} == dict.fromkeys(
-        ("decision", "unambiguous", "evidence_withheld", "evidence_recoverable"),
-        "undefined (one category)",
-    )
+    assert {r[0]: r[2] for r in rows[1:]} == {
+        **dict.fromkeys(
+            ("decision", "unambiguous", "evidence_withheld", "evidence_recoverable"),
+            "undefined (one category)",
+        ),
+        "volumes_distinct": "n/a (no pairs)",  # asked of Compare questions only: none here
+    }
+    assert {r[0]: r[1] for r in rows[1:]}["volumes_distinct"] == "0"  # its own pairs
     assert any("not Fleiss' kappa" in n for n in notes)
     assert main(["metrics", "--db", str(db), "--table", "spatial"]) == 0
     rows, notes = _csv(capsys.readouterr().out)

@@ -34,7 +34,16 @@ def test_verification_metrics_shape(project_path):
     json.dumps(result)  # plain JSON all the way down
     v = result["verification"]
     assert v["n"] == 2
-    assert set(v["criteria"]) == {"unambiguous", "evidence_withheld", "evidence_recoverable"}
+    assert set(v["criteria"]) == {
+        "unambiguous",
+        "evidence_withheld",
+        "evidence_recoverable",
+        "volumes_distinct",
+    }
+    # criterion 4 is asked of Compare questions only: none here, so no pairs for it
+    assert v["criteria"]["volumes_distinct"]["n"] == 0
+    assert v["criteria"]["volumes_distinct"]["kappa_reason"] == "no pairs"
+    assert v["criteria"]["unambiguous"]["n"] == 2
     assert set(v["decision"]) == {
         "kappa",
         "kappa_reason",

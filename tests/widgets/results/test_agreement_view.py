@@ -63,3 +63,20 @@ def test_an_undefined_kappa_says_so_with_the_settings(qtbot):
     assert _text(view, 3, 1) == "undefined (one category)"
     assert _text(view, 3, 2) == "100 %"
     assert view.settings.text() == "Computed with: statistic: Cohen's kappa of two rater slots."
+
+
+def test_criterion_4_has_its_own_row_saying_its_compare_pairs(qtbot):
+    view = AgreementView()
+    qtbot.addWidget(view)
+    m = metrics(0.5)
+    volumes = {"n": 3, "kappa": 0.4, "percent_agreement": 66.7, "disagreements": 1}
+    m["criteria"] = {**m["criteria"], "volumes_distinct": volumes}
+    view.set_metrics(m)
+    assert _text(view, 4, 0) == "Compare: the three volumes are visibly distinct (3 Compare pairs)"
+    assert _text(view, 4, 1) == "0.40 (fair)"
+    assert _text(view, 4, 2) == "67 %"
+    assert _text(view, 4, 3) == "1"
+    m["criteria"]["volumes_distinct"] = {"n": 0, "kappa": None, "kappa_reason": "no pairs"}
+    view.set_metrics(m)
+    assert _text(view, 4, 0).endswith("(0 Compare pairs)")
+    assert _text(view, 4, 1) == "n/a (no pairs)"
