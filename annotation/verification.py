@@ -155,8 +155,11 @@ class Verdict:
             raise ValueError(f"only a correction carries edits, not {self.decision!r}")
         allowed = allowed_decisions(**self.criteria)
         if self.decision not in allowed:
+            needed = [n for n in self.criteria if self.decision == "approve" or n != "unambiguous"]
+            unmet = [CRITERION_NAMES[n] for n in needed if self.criteria[n] is False]
             raise ValueError(
-                f"{self.decision!r} contradicts the criteria; allowed: {', '.join(allowed)}"
+                f"{self.decision!r} contradicts the criteria; allowed: {', '.join(allowed)} "
+                f"({', '.join(unmet)} not met)"
             )
 
     @classmethod

@@ -8,12 +8,12 @@ import json
 from typing import Any
 
 from annotation.models import Question
-from annotation.verification import CRITERIA, Verdict
+from annotation.verification import ALL_CRITERIA, Verdict, asked_criteria
 from app.cli.person import check_package, person_in
 from app.cli.support import CommandTree, db_arg, default_db, fail
 from store import open_project
 
-CRITERION_NUMBERS = {str(i): name for i, name in enumerate(CRITERIA, start=1)}
+CRITERION_NUMBERS = {str(i): name for i, name in enumerate(ALL_CRITERIA, start=1)}
 
 
 def add_parser(commands: CommandTree) -> None:
@@ -24,7 +24,8 @@ def add_parser(commands: CommandTree) -> None:
         description="A verdict on a question under the blind two-verifier protocol, as the "
         "Verify mode gives it: the three criteria that hold (1 the wording, options and "
         "answer are unambiguous, 2 the first view withholds the evidence, 3 clutter removal "
-        "recovers it), then approve, correct (edit --text, --options or --answer) or reject "
+        "recovers it; for a Compare question also 4 the three labelled objects are visibly "
+        "distinct in volume, which only Compare questions ask), then approve, correct (edit --text, --options or --answer) or reject "
         "(with --reason). The first two people fill the first round; a third may adjudicate "
         "only a disagreement. A refused verdict (one person in two slots, a decided "
         "question, a decision the criteria rule out) exits 2 naming the rule; nothing is "
@@ -42,8 +43,9 @@ def add_parser(commands: CommandTree) -> None:
     p.add_argument(
         "--criteria",
         required=True,
-        metavar="1,2,3",
-        help="the criteria that hold, by number (or name); 'none' if none does",
+        metavar="1,2,3[,4]",
+        help="the criteria that hold, by number (or name); 'none' if none does. A Compare "
+        "question asks 4 too (volumes visibly distinct): left out, it does not hold",
     )
     p.add_argument("--reason", default="", metavar="TEXT", help="why (a reject needs one)")
     p.add_argument("--text", metavar="T", help="correct: the question's new wording")
@@ -70,19 +72,27 @@ def add_parser(commands: CommandTree) -> None:
     p.set_defaults(func=cmd_verify)
 
 
-def _criteria(text: str) -> dict[str, bool] | str:
-    """--criteria as the three yes/no answers, or what is wrong with it."""
+def _held(text: str) -> set[str] | str:
+    """--criteria as the names of the criteria that hold, or what is wrong with it."""
     held: set[str] = set()
     if text.strip().lower() not in ("", "none"):
         for item in (part.strip() for part in text.split(",")):
             name = CRITERION_NUMBERS.get(item, item.lower().replace("-", "_"))
-            if name not in CRITERIA:
+            if name not in ALL_CRITERIA:
                 return (
                     f"--criteria {text}: {item!r} is no criterion; give numbers "
-                    "(1 unambiguous, 2 evidence_withheld, 3 evidence_recoverable) or 'none'"
+                    "(1 unambiguous, 2 evidence_withheld, 3 evidence_recoverable, "
+                    "4 volumes_distinct: Compare only) or 'none'"
                 )
             held.add(name)
-    return {name: name in held for name in CRITERIA}
+    return held
+
+
+def _criteria(held: set[str], task: str) -> dict[str, bool]:
+    """The yes/no answers to what a question of this task asks (Compare: 4 too); one that
+    holds but is not asked is passed on, for the store to refuse by its rule."""
+    answers = {name: name in held for name in asked_criteria(task)}
+    return {**answers, **{name: True for name in held if name not in answers}}
 
 
 def _corrections(args: argparse.Namespace, question: Question) -> dict[str, Any]:
@@ -107,14 +117,15 @@ def _corrections(args: argparse.Namespace, question: Question) -> dict[str, Any]
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    criteria = _criteria(args.criteria)
-    if isinstance(criteria, str):
-        return fail(criteria)
+    held = _held(args.criteria)
+    if isinstance(held, str):
+        return fail(held)
     path = default_db(args)
     with open_project(path) as project:
         check_package(project, args.person)
         question = project.questions.get(args.question_id)
         where = f"{project.path}: question {args.question_id}"
+        criteria = _criteria(held, question.task)
         try:
             verdict = Verdict(
                 decision=args.decision,
@@ -147,10 +158,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    held = [name.replace("_", " ") for name in CRITERIA if criteria[name]]
+    met = [name.replace("_", " ") for name in ALL_CRITERIA if criteria.get(name)]
     print(
         f"Recorded {person.name}'s {record.round}-round verdict #{record.id} on question "
-        f"{record.question_id}: {record.decision} (criteria met: {', '.join(held) or 'none'})"
+        f"{record.question_id}: {record.decision} (criteria met: {', '.join(met) or 'none'})"
     )
     if record.proposed_question_id is not None:
         print(

@@ -186,7 +186,9 @@ def test_bad_verdicts_exit_2_before_anything_is_written(capsys, qdb, tmp_path):
     assert "changes nothing" in line  # the store's rule, inside the write: rolled back
     line = refused(capsys, *base, "--decision", "correct", "--criteria", "2,3", "--options", "[")
     assert "--options" in line
-    assert "no criterion" in refused(capsys, *base, "--decision", "approve", "--criteria", "1,4")
+    assert "no criterion" in refused(capsys, *base, "--decision", "approve", "--criteria", "1,5")
+    line = refused(capsys, *base, "--decision", "approve", "--criteria", "1,2,3,4")
+    assert "criterion 4 (volumes distinct) is asked only for a Compare question" in line
     assert "no question with id 99" in refused(
         capsys,
         "verify",
@@ -204,6 +206,64 @@ def test_bad_verdicts_exit_2_before_anything_is_written(capsys, qdb, tmp_path):
     missing = tmp_path / "missing.reasonscope"
     line = refused(capsys, "queue", "--as", "ana", "--db", str(missing))
     assert str(missing) in line and "no such project" in line and not missing.exists()
+
+
+def test_a_compare_question_asks_criterion_4(capsys, tmp_path):
+    """MG-VQA C.2: a Compare verdict says whether the three volumes are visibly distinct;
+    without 4 it does not hold, so only reject is left; the verdict stores 0 or 1."""
+    db = tmp_path / "compare.reasonscope"
+    with open_project(db, create=True) as project:
+        qid = project.questions.add(
+            {**MUGS, "task": "compare", "text": "Which is largest?", "answer": 1}
+        ).id
+    base = ["verify", str(qid), "--db", str(db)]
+    before = counts(db)
+    line = refused(capsys, *base, "--as", "ana", "--decision", "approve", "--criteria", "1,2,3")
+    assert "'approve' contradicts the criteria; allowed: reject" in line
+    assert "criterion 4 (volumes distinct) not met" in line and str(db) in line
+    line = refused(
+        capsys,
+        *base,
+        "--as",
+        "ana",
+        "--decision",
+        "correct",
+        "--criteria",
+        "1,2,3",
+        "--answer",
+        "2",
+    )
+    assert "criterion 4 (volumes distinct) not met" in line
+    assert counts(db)[1:3] == before[1:3]  # no verdict, no proposed version
+    code, out, err = cli(
+        capsys, *base, "--as", "ana", "--decision", "approve", "--criteria", "1,2,3,4"
+    )
+    assert code == 0, err
+    assert (
+        "criteria met: unambiguous, evidence withheld, evidence recoverable, volumes distinct"
+        in out
+    )
+    code, out, err = cli(
+        capsys,
+        *base,
+        "--as",
+        "ben",
+        "--decision",
+        "reject",
+        "--criteria",
+        "1,2,3",
+        "--reason",
+        "the box and the tin are one size",
+        "--json",
+    )
+    assert code == 0, err
+    assert json.loads(out)["needs_adjudication"] is True
+    with open_project(db) as project:
+        rows = project.db.execute(
+            "SELECT a.name, v.volumes_distinct FROM verifications v "
+            "JOIN annotators a ON a.id = v.annotator_id ORDER BY v.id"
+        ).fetchall()
+    assert rows == [("ana", 1), ("ben", 0)]
 
 
 def test_verify_text_output_says_only_what_the_person_may_see(capsys, qdb):
