@@ -116,9 +116,10 @@ CRITERIA_KEYS = (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3)
 
 
 def approve_question(qtbot, window) -> None:
-    """In Verify: tick the three criteria with 1, 2, 3 and approve with A, as a verifier
-    does from the keyboard."""
-    for key in (*CRITERIA_KEYS, Qt.Key.Key_A):
+    """In Verify: tick the criteria with 1, 2, 3 (and 4 on a Compare question) and approve
+    with A, as a verifier does from the keyboard."""
+    compare = window.mode("verify").state.asks("volumes_distinct")
+    for key in (*CRITERIA_KEYS, *([Qt.Key.Key_4] if compare else []), Qt.Key.Key_A):
         press_shortcut(qtbot, window, key)
 
 

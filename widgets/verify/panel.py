@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from annotation.verification import CRITERIA
+from annotation.verification import ALL_CRITERIA, CRITERIA
 from widgets.verify.jrdb_evidence_rows import answer_entities, entity_words, is_jrdb
 from widgets.verify.state import DECISION_NEEDS, VerifyState
 from widgets.verify.text import (
@@ -93,6 +93,26 @@ CRITERIA_WORDING = {
     ),
 }
 CRITERION_LABELS = dict(zip(CRITERIA, TABLETOP_WORDING.labels, strict=True))
+
+
+@dataclass(frozen=True)
+class TaskCriterionWording:
+    """A criterion asked of one task only: its check box, toolbar name and tooltip."""
+
+    label: str
+    short: str
+    tip: str
+
+
+#: Criterion 4, asked of Compare questions only (MG-VQA, appendix C.2).
+VOLUMES_WORDING = TaskCriterionWording(
+    "The three labelled objects are visibly distinct in volume",
+    "4 Volumes distinct",
+    "Compare: the three labelled objects clearly differ in occupied volume, so the top-down "
+    "view can tell which is largest. If not, the scene is invalid: only reject is left",
+)
+TASK_CRITERION_WORDING = {"volumes_distinct": VOLUMES_WORDING}
+COMPARE_BLOCKED_NOTE = "A correction needs a valid scene: tick 2, 3 and 4 to save it."
 
 
 def criteria_wording(benchmark: str | None) -> CriteriaWording:
@@ -175,13 +195,18 @@ class QuestionPanel(QScrollArea):
         facts.addRow("Evidence", self.evidence)
 
     def _build_criteria(self, state: VerifyState) -> QGroupBox:
-        """The three criteria as check boxes (keys 1, 2, 3 belong to the mode's actions)."""
+        """The criteria as check boxes (keys 1 to 4 belong to the mode's actions); the
+        fourth, volumes distinct, shows for Compare questions only."""
         self.criteria: dict[str, QCheckBox] = {}
         self.wording = TABLETOP_WORDING
-        criteria = QGroupBox("Criteria (1, 2, 3)")
+        self.criteria_box = criteria = QGroupBox("Criteria (1, 2, 3)")
         column = QVBoxLayout(criteria)
-        for i, name in enumerate(CRITERIA, 1):
-            box = QCheckBox(f"{i}  {self.wording.label(name)}")
+        for i, name in enumerate(ALL_CRITERIA, 1):
+            words = TASK_CRITERION_WORDING.get(name)
+            box = QCheckBox(f"{i}  {words.label if words else self.wording.label(name)}")
+            if words is not None:
+                box.setToolTip(words.tip)
+                box.setVisible(False)  # until a question asks it
             box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the mode's actions
             box.clicked.connect(lambda checked, n=name: state.set_criterion(n, checked))
             column.addWidget(box)
@@ -278,11 +303,19 @@ class QuestionPanel(QScrollArea):
         self._show_draft()
 
     def _show_wording(self, wording: CriteriaWording) -> None:
-        """Word the criteria for the open question's benchmark."""
+        """Word the criteria for the open question's benchmark; show criterion 4 only
+        when the open question asks it (Compare)."""
         self.wording = wording
-        for i, (name, box) in enumerate(self.criteria.items(), 1):
-            box.setText(f"{i}  {wording.label(name)}")
-            box.setToolTip(wording.tips[i - 1])
+        for i, name in enumerate(CRITERIA, 1):
+            self.criteria[name].setText(f"{i}  {wording.label(name)}")
+            self.criteria[name].setToolTip(wording.tips[i - 1])
+        numbers = [str(i) for i, name in enumerate(ALL_CRITERIA, 1) if self._asked(name)]
+        for name in TASK_CRITERION_WORDING:
+            self.criteria[name].setVisible(self.state.asks(name))
+        self.criteria_box.setTitle(f"Criteria ({', '.join(numbers)})")
+
+    def _asked(self, name: str) -> bool:
+        return name in CRITERIA or self.state.asks(name)
 
     @staticmethod
     def _options_html(options: list[Any] | None, answer: Any) -> str:
@@ -362,8 +395,8 @@ class QuestionPanel(QScrollArea):
         d = self.state.draft
         has_question = self.state.current is not None
         for name, box in self.criteria.items():
-            box.setChecked(getattr(d, name))
-            box.setEnabled(has_question)
+            box.setChecked(bool(getattr(d, name)))
+            box.setEnabled(has_question and self._asked(name))
         allowed = self.state.allowed()
         for decision, button in self.buttons.items():
             button.setEnabled(decision in allowed)
@@ -375,7 +408,7 @@ class QuestionPanel(QScrollArea):
         self.editor_note.setText(
             "<i>Saved as a new version of the question; the old one is kept.</i>"
             if "correct" in allowed
-            else f"<i>{html.escape(self.wording.blocked_note)}</i>"
+            else f"<i>{html.escape(self._blocked_note())}</i>"
         )
         self._syncing = True  # the three fields change one by one: report none of it
         try:
@@ -389,6 +422,11 @@ class QuestionPanel(QScrollArea):
             self._syncing = False
         if not d.editing and self._typing() and not self.reason.hasFocus():
             self.body.setFocus()
+
+    def _blocked_note(self) -> str:
+        if self.state.asks("volumes_distinct"):
+            return COMPARE_BLOCKED_NOTE
+        return self.wording.blocked_note
 
     # -- input -----------------------------------------------------------------------
     def _correction_edited(self, *_args) -> None:

@@ -16,7 +16,16 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from annotation.models import Annotator, Question, Scene
-from annotation.verification import CRITERIA, Outcome, Verdict, VerdictRecord, allowed_decisions
+from annotation.verification import (
+    ALL_CRITERIA,
+    CRITERION_NAMES,
+    TASK_CRITERIA,
+    Outcome,
+    Verdict,
+    VerdictRecord,
+    allowed_decisions,
+    asked_criteria,
+)
 from store import ProjectError
 
 QUEUE, ADJUDICATION = "queue", "adjudication"
@@ -26,6 +35,12 @@ ALL_FADED_ALPHA = 0.45  # no evidence objects (an absent target): see through ev
 DECISION_NEEDS = {
     "approve": "Approve needs all three criteria (1, 2, 3)",
     "correct": "Correct needs a valid scene: criteria 2 and 3",
+}
+#: The same for a Compare question, which asks criterion 4 (volumes distinct) too.
+COMPARE_NEEDS = {
+    "approve": "Approve needs all four criteria (1, 2, 3, 4)",
+    "correct": "Correct needs a valid scene: criteria 2, 3 and 4 "
+    "(no text makes volumes that look alike distinct)",
 }
 
 
@@ -46,11 +61,15 @@ class VerificationSource(Protocol):
 
 @dataclass(frozen=True)
 class Draft:
-    """The verdict being given: three criteria, and what the verifier is in the middle of."""
+    """The verdict being given: the criteria, and what the verifier is in the middle of.
+
+    `volumes_distinct` (criterion 4) is False on a Compare question until ticked, and
+    None on every other question (not asked)."""
 
     unambiguous: bool = False
     evidence_withheld: bool = False
     evidence_recoverable: bool = False
+    volumes_distinct: bool | None = None
     reason: str = ""
     editing: bool = False  # the correction editor is open
     text: str = ""  # the correction editor's fields, as typed
@@ -59,7 +78,9 @@ class Draft:
 
     @property
     def criteria(self) -> dict[str, bool]:
-        return {name: getattr(self, name) for name in CRITERIA}
+        """The criteria the open question asks, answered so far."""
+        answered = {name: getattr(self, name) for name in ALL_CRITERIA}
+        return {name: value for name, value in answered.items() if value is not None}
 
 
 @dataclass(frozen=True)
@@ -243,6 +264,7 @@ class VerifyState(QObject):
         if q is None:
             return Draft()
         return Draft(
+            volumes_distinct=False if "volumes_distinct" in asked_criteria(q.task) else None,
             text=q.text,
             options_text="\n".join(str(o) for o in q.options or []),
             answer_text=format_answer(q.answer),
@@ -266,14 +288,24 @@ class VerifyState(QObject):
         return {k: names.get(k, k) for k in (self.current.evidence_ids if self.current else [])}
 
     # -- the draft verdict ----------------------------------------------------------
+    def asks(self, name: str) -> bool:
+        """Whether the open question asks this criterion (4: Compare questions only)."""
+        return self.current is not None and name in asked_criteria(self.current.task)
+
     def toggle(self, criterion: int | str) -> None:
-        """Flip a criterion: 1, 2, 3 or its name."""
-        name = CRITERIA[criterion - 1] if isinstance(criterion, int) else criterion
+        """Flip a criterion: 1, 2, 3, 4 (Compare only) or its name."""
+        name = ALL_CRITERIA[criterion - 1] if isinstance(criterion, int) else criterion
         self.set_criterion(name, not getattr(self.draft, name))
 
     def set_criterion(self, name: str, value: bool) -> None:
-        if name not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, not {name!r}")
+        if name not in ALL_CRITERIA:
+            raise ValueError(f"criterion must be one of {ALL_CRITERIA}, not {name!r}")
+        if self.current is not None and not self.asks(name):
+            only = TASK_CRITERIA[name].capitalize()
+            self.refused.emit(
+                f"{CRITERION_NAMES[name].capitalize()} is asked of {only} questions only"
+            )
+            return
         self._edit(**{name: bool(value)})
 
     def set_reason(self, reason: str) -> None:
@@ -341,7 +373,10 @@ class VerifyState(QObject):
             self.refused.emit("No question open" if q is None else "Sign in to verify")
             return False
         if decision not in self.allowed():
-            why = self.needs(q.benchmark, decision) if self.needs else None
+            if self.asks("volumes_distinct"):
+                why = COMPARE_NEEDS.get(decision)
+            else:
+                why = self.needs(q.benchmark, decision) if self.needs else None
             self.refused.emit(why or DECISION_NEEDS.get(decision, f"{decision} is not allowed"))
             return False
         d = self.draft

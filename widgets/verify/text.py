@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from annotation.verification import CRITERIA, VerdictRecord
+from annotation.verification import ALL_CRITERIA, VerdictRecord
 from widgets.verify.jrdb_evidence_rows import entity_words
 
 TASK_WORDS = {"vg": "VG", "vqa-wh": "VQA-Wh", "vqa-count": "VQA-Count"}
@@ -68,7 +68,10 @@ def describe_verdict(record: VerdictRecord, *, own: bool) -> str:
     """One verdict as a line of rich text: who, round, decision, criteria, reason, edits."""
     v = record.verdict
     who = "You" if own else html.escape(record.annotator_name)
-    marks = " ".join(f"{i}{'✓' if getattr(v, c) else '✗'}" for i, c in enumerate(CRITERIA, 1))
+    answered = v.criteria  # criterion 4 only where answered (Compare, since it was asked)
+    marks = " ".join(
+        f"{i}{'✓' if answered[c] else '✗'}" for i, c in enumerate(ALL_CRITERIA, 1) if c in answered
+    )
     line = f"<b>{who}</b> ({record.round} round): <b>{v.decision}</b> &nbsp;[{marks}]"
     if v.reason:
         line += f" — “{html.escape(v.reason)}”"

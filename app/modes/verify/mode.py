@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from annotation.models import Scene
+from annotation.verification import ALL_CRITERIA
 from app.modes.verify.graph import VerifyGraph
 from app.modes.verify.jrdb import BANNER as JRDB_BANNER
 from app.modes.verify.jrdb import EvidencePage
@@ -25,7 +26,7 @@ from widgets.mode import ModeWindow, mode_toolbar
 from widgets.tasks import TaskRunner
 from widgets.verify.answer_point import mark_answer_point
 from widgets.verify.jrdb_evidence_rows import is_jrdb
-from widgets.verify.panel import QuestionPanel, criteria_wording, decision_needs
+from widgets.verify.panel import VOLUMES_WORDING, QuestionPanel, criteria_wording, decision_needs
 from widgets.verify.queue import VerifyQueuePanel
 from widgets.verify.state import VerifyState, verification_rendering
 from widgets.viewport.view import SceneViewport
@@ -119,7 +120,7 @@ class VerifyMode(QObject):
             self.mode,
             "Verify",
             (
-                ("approve", "Approve", ["A"], s.approve, "Approve: all three criteria hold"),
+                ("approve", "Approve", ["A"], s.approve, "Approve: every criterion holds"),
                 ("reject", "Reject…", ["R"], s.reject, "Reject, with a reason"),
                 ("correct", "Correct…", ["E"], s.correct, "Edit text, options, answer"),
                 (None, None, None, None, None),
@@ -132,6 +133,13 @@ class VerifyMode(QObject):
                     "The first view hides the evidence",
                 ),
                 ("c3", "3 Recoverable", ["3"], lambda: s.toggle(3), "Clutter removal reveals it"),
+                (
+                    "c4",
+                    VOLUMES_WORDING.short,
+                    ["4"],
+                    lambda: s.toggle(4),
+                    f"{VOLUMES_WORDING.tip} (4)",
+                ),
                 (None, None, None, None, None),
                 ("previous", "Previous", ["K", "Up"], s.previous, "Previous question"),
                 ("next", "Next", ["J", "Down"], s.next, "Next question"),
@@ -167,8 +175,8 @@ class VerifyMode(QObject):
         bar.addAction(self.overlay_action)
 
     def _sync_actions(self) -> None:
-        for i, name in enumerate(("unambiguous", "evidence_withheld", "evidence_recoverable"), 1):
-            self.actions[f"c{i}"].setChecked(getattr(self.state.draft, name))
+        for i, name in enumerate(ALL_CRITERIA, 1):
+            self.actions[f"c{i}"].setChecked(bool(getattr(self.state.draft, name)))
 
     def _word_actions(self) -> None:
         """The criteria in the open question's benchmark's words; the step keys for JRDB
@@ -179,6 +187,7 @@ class VerifyMode(QObject):
             action = self.actions[f"c{i}"]
             action.setText(wording.short[i - 1])
             action.setToolTip(f"{wording.tips[i - 1]} ({i})")
+        self.actions["c4"].setVisible(self.state.asks("volumes_distinct"))  # Compare only
         jrdb = is_jrdb(q)
         for key in ("step_back", "step_next"):
             self.actions[key].setVisible(jrdb)

@@ -9,7 +9,9 @@ from PySide6.QtCore import Qt
 
 from annotation.verification import Verdict
 from widgets.verify.panel import (
+    COMPARE_BLOCKED_NOTE,
     TABLETOP_WORDING,
+    VOLUMES_WORDING,
     QuestionPanel,
     criteria_wording,
     decision_needs,
@@ -59,9 +61,11 @@ def test_the_form_shows_the_open_question(form, questions):
     assert panel.text.text() == "<b>Which cup is under the tray?</b>"
     assert panel.options.text() == "<b>✓ red cup</b><br>&nbsp;&nbsp;&nbsp;blue cup"
     assert panel.answer.text() == "<b>red cup</b>"
-    assert [b.text() for b in panel.criteria.values()] == [
+    assert [b.text() for b in panel.criteria.values() if b.isVisible()] == [
         f"{i}  {label}" for i, label in enumerate(TABLETOP_WORDING.labels, 1)
     ]
+    assert not panel.criteria["volumes_distinct"].isVisible()  # Compare questions only
+    assert panel.criteria_box.title() == "Criteria (1, 2, 3)"
     # nothing ticked: only a reject is possible
     assert {d: b.isEnabled() for d, b in panel.buttons.items()} == {
         "approve": False,
@@ -77,8 +81,10 @@ def test_the_form_shows_the_open_question(form, questions):
 def test_ticking_the_criteria_and_clicking_approve_saves_it(qtbot, form, project, alice, questions):
     panel, state = form
     for box in panel.criteria.values():
-        _click(qtbot, box)
+        if box.isVisible():
+            _click(qtbot, box)
     assert all(state.draft.criteria.values())
+    assert "volumes_distinct" not in state.draft.criteria  # not asked of a Count question
     assert panel.buttons["approve"].isEnabled()
     with qtbot.waitSignal(state.verdict_saved):
         _click(qtbot, panel.buttons["approve"])
@@ -145,3 +151,52 @@ def test_the_form_is_blind_and_words_criteria_per_benchmark(qtbot, project, alic
     state.set_source(project.verifications, None, project.scenes)
     assert panel.header.text() == "No question open" and panel.text.text() == "Sign in to verify."
     assert not any(box.isEnabled() for box in panel.criteria.values())
+
+
+def test_a_compare_question_shows_criterion_4_and_approve_waits_for_it(
+    qtbot, form, project, alice, questions
+):
+    """MG-VQA C.2: the fourth box shows for a Compare question only; approve stays off until
+    it is ticked, and with it unticked a correction is refused too (an invalid scene)."""
+    panel, state = form
+    compare = _add(project, "Which labelled object is largest?", "B", task="compare")
+    state.refresh()
+    state.open_row([q.id for q in state.questions].index(compare))
+    volumes = panel.criteria["volumes_distinct"]
+    assert volumes.isVisible() and not volumes.isChecked() and volumes.isEnabled()
+    assert volumes.text() == f"4  {VOLUMES_WORDING.label}"
+    assert panel.criteria_box.title() == "Criteria (1, 2, 3, 4)"
+    for name in ("unambiguous", "evidence_withheld", "evidence_recoverable"):
+        _click(qtbot, panel.criteria[name])
+    assert state.draft.volumes_distinct is False
+    assert {d: b.isEnabled() for d, b in panel.buttons.items()} == {
+        "approve": False,
+        "reject": True,
+        "correct": False,
+    }
+    assert panel.editor_note.text() == f"<i>{COMPARE_BLOCKED_NOTE}</i>"
+    state.approve()  # the key A: refused, saying what is missing
+    assert panel.message.text() == "Approve needs all four criteria (1, 2, 3, 4)"
+    assert project.verifications.last_verdict(alice) is None
+    _click(qtbot, volumes)
+    assert state.draft.volumes_distinct is True
+    assert all(b.isEnabled() for b in panel.buttons.values())
+    with qtbot.waitSignal(state.verdict_saved):
+        _click(qtbot, panel.buttons["approve"])
+    record = project.verifications.last_verdict(alice)
+    assert (record.question_id, record.decision) == (compare, "approve")
+    assert record.verdict.volumes_distinct is True
+    stored = project.db.execute(
+        "SELECT volumes_distinct FROM verifications WHERE id = ?", [record.id]
+    ).fetchone()
+    assert stored == (1,)
+    assert state.current.task != "compare" and not volumes.isVisible()
+
+
+def test_criterion_4_is_not_asked_of_other_tasks(form):
+    panel, state = form
+    state.toggle(4)  # the key 4 on a Count question
+    assert state.draft.volumes_distinct is None
+    assert panel.message.text() == (
+        "Criterion 4 (volumes distinct) is asked of Compare questions only"
+    )

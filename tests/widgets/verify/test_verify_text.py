@@ -85,6 +85,17 @@ def test_verdicts_as_stored_read_as_lines(project, alice, bob):
     )
 
 
+def test_a_compare_verdict_reads_with_criterion_4(project, alice):
+    qid = project.questions.add(
+        {"benchmark": "mgvqa", "task": "compare", "text": "Which is largest?", "answer": "A"}
+    ).id
+    no = Verdict(True, True, True, "reject", reason="same size", volumes_distinct=False)
+    record = project.verifications.submit(qid, alice, no, 3.0)
+    assert describe_verdict(record, own=True) == (
+        "<b>You</b> (first round): <b>reject</b> &nbsp;[1✓ 2✓ 3✓ 4✗] — “same size”"
+    )
+
+
 def test_the_two_label_factories(qtbot):
     label = rich_label()
     qtbot.addWidget(label)

@@ -82,6 +82,28 @@ def test_state_saves_a_verdict_with_time_on_task_and_moves_on(project, alice, qu
     assert state.seconds_on_task() == 0
 
 
+def test_state_asks_criterion_4_of_a_compare_question_only(project, alice, questions):
+    compare = _add(project, "Which labelled object is largest?", "B", ["A", "B", "C"], "compare")
+    state, saved, refused = _state(project, alice)
+    assert state.draft.volumes_distinct is None and not state.asks("volumes_distinct")
+    state.open_row([q.id for q in state.questions].index(compare))
+    assert state.asks("volumes_distinct") and state.draft.volumes_distinct is False
+    for i in (1, 2, 3):
+        state.toggle(i)
+    assert state.allowed() == ("reject",)  # not distinct (yet): an invalid scene
+    assert not state.approve() and refused[-1] == "Approve needs all four criteria (1, 2, 3, 4)"
+    assert not state.correct()  # opens the editor
+    state.set_correction(text=state.draft.text, options_text="A\nB\nC", answer_text="C")
+    assert not state.correct()
+    assert refused[-1].startswith("Correct needs a valid scene: criteria 2, 3 and 4")
+    state.toggle(4)
+    assert state.allowed() == ("approve", "correct", "reject")
+    assert state.correct()  # the answer typed above: a correction now saves
+    record = project.verifications.last_verdict(alice)
+    assert record.question_id == compare and record.verdict.volumes_distinct is True
+    assert project.questions.get(record.proposed_question_id).answer == "C"
+
+
 def test_state_reject_needs_a_reason_and_correct_opens_the_editor(project, alice, questions):
     state, _saved, refused = _state(project, alice)
     focus = []
@@ -219,8 +241,9 @@ def test_two_blind_verifiers_disagree_and_a_third_adjudicates(qtbot, window):
     assert verify.queue.model.rowCount() == 2
     _wait_scene(qtbot, verify)
     _keys(qtbot, window, *CRITERIA_KEYS)
-    assert all(verify.panel.criteria[n].isChecked() for n in verify.panel.criteria)
-    assert verify.actions["c3"].isChecked()
+    shown = [b for b in verify.panel.criteria.values() if b.isVisibleTo(verify.panel)]
+    assert len(shown) == 3 and all(box.isChecked() for box in shown)  # 4: Compare only
+    assert verify.actions["c3"].isChecked() and not verify.actions["c4"].isVisible()
     press_shortcut(qtbot, window, Qt.Key.Key_A)
     ada = session.annotator
     record = repo.last_verdict(ada)
@@ -274,6 +297,29 @@ def test_undo_is_saved_and_reopens_the_question(qtbot, window):
     entry = session.project.audit.recent(1)[0]
     assert entry.action == "retract" and entry.annotator == "Ada"
     assert "Undone" in verify.mode.statusBar().currentMessage()
+
+
+def test_key_4_ticks_criterion_4_on_a_compare_question(qtbot, window):
+    verify, session = window.mode("verify"), window.session
+    repo = session.project.verifications
+    compare = _add(session.project, "Which labelled object is largest?", "B", ["A", "B"], "compare")
+    session.data_changed.emit()
+    press_shortcut(qtbot, window, Qt.Key.Key_4)  # not asked of the open Beneath question:
+    assert verify.state.draft.volumes_distinct is None  # its action is hidden, the key idle
+    assert not verify.actions["c4"].isVisible()
+    verify.state.open_row([q.id for q in verify.state.questions].index(compare))
+    assert (
+        verify.actions["c4"].isVisible() and verify.panel.criteria["volumes_distinct"].isVisible()
+    )
+    _keys(qtbot, window, *CRITERIA_KEYS, Qt.Key.Key_A)
+    assert "Approve needs all four criteria" in verify.mode.statusBar().currentMessage()
+    assert repo.last_verdict(session.annotator) is None
+    press_shortcut(qtbot, window, Qt.Key.Key_4)
+    assert verify.actions["c4"].isChecked() and verify.panel.buttons["approve"].isEnabled()
+    press_shortcut(qtbot, window, Qt.Key.Key_A)
+    record = repo.last_verdict(session.annotator)
+    assert record.question_id == compare and record.verdict.volumes_distinct is True
+    assert not verify.actions["c4"].isVisible()  # the next question is no Compare one
 
 
 def test_next_previous_keys_walk_the_queue(qtbot, window):
