@@ -15,6 +15,7 @@ import hashlib
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +269,9 @@ def _schema_problem(conn: sqlite3.Connection) -> str | None:
     found = conn.execute("PRAGMA application_id").fetchone()[0]
     if found != APPLICATION_ID:
         return f"application id {found}, not a ReasonScope file's ({APPLICATION_ID})"
+    older = _older_build(conn)
+    if older:
+        return older
     reference, schema_of_file = _reference_schema(), _schema_of(conn)
     for (kind, name), (sql, columns) in schema_of_file.items():
         if sql.upper().startswith("CREATE VIRTUAL"):
@@ -287,6 +291,47 @@ def _schema_problem(conn: sqlite3.Connection) -> str | None:
     if applied != schema.known_migration_names():
         return f"schema version {len(applied)}; this build writes {schema.SCHEMA_VERSION}"
     return None
+
+
+def _applied(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(name, applied_at) of the migrations a file records, [] when it records none."""
+    has = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlite_migrations'"
+    ).fetchone()
+    if not has:
+        return []
+    return conn.execute("SELECT name, applied_at FROM _sqlite_migrations ORDER BY rowid").fetchall()
+
+
+def _older_build(conn: sqlite3.Connection) -> str | None:
+    """A package made by an older build (its migrations a strict start of this build's):
+    what it lacks, and what to do, since its rows do not have this build's columns (a
+    verdict made before criterion 4 existed cannot say whether a Compare question's
+    volumes are distinct)."""
+    applied = [name for name, _at in _applied(conn)]
+    known = schema.known_migration_names()
+    if not applied or len(applied) >= len(known) or applied != known[: len(applied)]:
+        return None
+    return (
+        f"made by an older ReasonScope (schema version {len(applied)}; this build writes "
+        f"{len(known)}, adding {', '.join(known[len(applied) :])}); recall it "
+        "(reasonscope pack recall) and send the work out again in a new package"
+    )
+
+
+def migrated_since(path: Path, created: str) -> list[str]:
+    """The migrations applied to a package file after it was made at `created`: a newer
+    build opened it, so its schema, and its content hash, are no longer what was sent."""
+    try:
+        made = datetime.fromisoformat(created)
+        conn = _open_ro(path)
+        try:
+            applied = _applied(conn)
+        finally:
+            conn.close()
+        return [str(n) for n, at in applied if datetime.fromisoformat(str(at)) > made]
+    except (sqlite3.DatabaseError, ValueError, TypeError):
+        return []  # not readable as migrations: the hash check says what is wrong
 
 
 def _size_problem(conn: sqlite3.Connection) -> str | None:
@@ -359,7 +404,8 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 _VERDICT = (
     "id, question_id, annotator_id, round, unambiguous, evidence_withheld, "
-    "evidence_recoverable, decision, reason, corrections, seconds_on_task, created_at"
+    "evidence_recoverable, volumes_distinct, decision, reason, corrections, seconds_on_task, "
+    "created_at"
 )
 _REVIEW = "id, label_id, reviewer_id, round, kind, verdict, difficulty, comment, created_at"
 _ERROR = "id, episode_id, step_index, category, subcategory, note, annotator_id, created_at"

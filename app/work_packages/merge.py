@@ -28,7 +28,13 @@ from app.work_packages.study import apply_answer, apply_rating
 from store import Project, ProjectError, open_project
 from store.base import dumps
 from store.errors import utc_now
-from store.package_io import content_hash, read_annotator_work, read_manifest, read_work
+from store.package_io import (
+    content_hash,
+    migrated_since,
+    read_annotator_work,
+    read_manifest,
+    read_work,
+)
 
 
 @dataclass
@@ -160,6 +166,13 @@ def _check(project: Project, pack: Path, manifest: dict[str, Any]) -> dict[str, 
     hashed = {t: ids for t, ids in manifest["copied"].items() if t in manifest["hashed"]}
     found = content_hash(pack, hashed)
     if found != sent["content_sha256"]:
+        upgraded = migrated_since(pack, str(manifest.get("created")))
+        if upgraded:  # opened by a newer build: the schema (and so the hash) changed
+            raise ProjectError(
+                f"{pack}: made by an older ReasonScope and upgraded since it was sent "
+                f"({', '.join(upgraded)}), so it no longer matches what was sent; "
+                "recall it (reasonscope pack recall) and send the work out again"
+            )
         raise ProjectError(
             f"{pack}: tampered: its content hash is {found[:16]}, "
             f"the package was sent with {sent['content_sha256'][:16]}"
@@ -385,6 +398,7 @@ def _verdict(project: Project, person: Annotator, row: dict, version, context: d
         unambiguous=bool(row["unambiguous"]),
         evidence_withheld=bool(row["evidence_withheld"]),
         evidence_recoverable=bool(row["evidence_recoverable"]),
+        volumes_distinct=None if row["volumes_distinct"] is None else bool(row["volumes_distinct"]),
         decision=row["decision"],
         reason=row["reason"],
         corrections=row["corrections"],

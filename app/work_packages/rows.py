@@ -53,6 +53,10 @@ def _yes_no(value: Any) -> bool:
     return type(value) is int and value in (0, 1)
 
 
+def _yes_no_or_none(value: Any) -> bool:
+    return value is None or _yes_no(value)
+
+
 def _text(value: Any) -> bool:
     return isinstance(value, str) and len(value) <= MAX_TEXT
 
@@ -80,6 +84,7 @@ _SHAPES: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "unambiguous": (_yes_no, "0 or 1"),
         "evidence_withheld": (_yes_no, "0 or 1"),
         "evidence_recoverable": (_yes_no, "0 or 1"),
+        "volumes_distinct": (_yes_no_or_none, "0, 1 or empty (criterion 4: Compare only)"),
         "decision": (_text, "a decision"),
         "reason": (_text, f"a text of at most {MAX_TEXT:,} characters"),
         "corrections": (_mapping, "an object of corrected fields"),

@@ -133,6 +133,14 @@ VERDICT_RULES = {
         "UPDATE verifications SET reason = printf('%.200000c', 'x') WHERE question_id = 1",
         "reason must be a text of at most 20,000 characters",
     ),
+    "criterion 4 on a question that is not Compare": (
+        "UPDATE verifications SET volumes_distinct = 1 WHERE question_id = 1",
+        "criterion 4 (volumes distinct) is asked only for a Compare question",
+    ),
+    "criterion 4 neither yes nor no": (
+        "UPDATE verifications SET volumes_distinct = 2 WHERE question_id = 1",
+        "volumes_distinct must be 0, 1 or empty (criterion 4: Compare only), not 2",
+    ),
     "a question id as text": (
         "UPDATE verifications SET question_id = 'one' WHERE question_id = 1",
         "question_id must be a question id, not 'one'",
