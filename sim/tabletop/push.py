@@ -54,6 +54,23 @@ def mask_to_point(
     return lift_pixels(camera, view.depth_m, ys[::step], xs[::step]).mean(axis=0)
 
 
+# metres from the object's side facing away from the push to the tool's line at the start:
+# the closed fingers' half footprint and room to come down beside the object
+START_GAP = 0.05
+
+
+def behind(camera: CameraSpec, view: RenderedView, mask: np.ndarray, centre, direction) -> float:
+    """How far the object reaches behind its centre, against the push: from its visible
+    pixels lifted to 3D with the depth image and the camera's intrinsics, so in metres
+    whatever the image size (a fixed pixel scale fitted 512 px images only and put the
+    start twice as far back at 1024 px)."""
+    ys, xs = np.nonzero(mask)
+    step = max(1, len(xs) // 400)
+    pts = lift_pixels(camera, view.depth_m, ys[::step], xs[::step])
+    d = np.asarray(direction, dtype=float)
+    return float(np.asarray(centre[:2]) @ d - (pts[:, :2] @ d).min())
+
+
 def sweep_past_centre(
     camera: CameraSpec, view: RenderedView, mask: np.ndarray, centre, direction
 ) -> float:
@@ -87,12 +104,9 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
     view = render(world, camera)
     centre = mask_to_point(world, camera, mask, view)
     dx, dy = DIRECTIONS[direction]
-    ys, xs = np.nonzero(mask)
-    radius = (
-        0.5 * max(xs.max() - xs.min(), ys.max() - ys.min()) * 0.0015 + 0.03
-    )  # pixels -> metres, padded
+    back = behind(camera, view, mask, centre, (dx, dy)) + START_GAP
     z = TABLE_TOP_Z + TIP_HEIGHT + world.gripper_model.pad_depth[-1]
-    start = np.array([centre[0] - dx * (radius + 0.03), centre[1] - dy * (radius + 0.03), z])
+    start = np.array([centre[0] - dx * back, centre[1] - dy * back, z])
     travel = sweep_past_centre(camera, view, mask, centre, (dx, dy))
     end = np.array([centre[0] + dx * travel, centre[1] + dy * travel, z])
     set_fingers(world, closed=True)

@@ -71,3 +71,31 @@ def test_a_push_towards_the_image_edge_keeps_the_object_in_view():
         assert before[0] - after[0] > 0.01  # it moved the commanded way
         seen = render(world, cam).segmentation == box.uid
         assert seen.any() and not seen[:, 0].any()  # wholly in view: clear of the left edge
+
+
+def test_the_push_starts_the_same_distance_behind_the_object_at_any_image_size():
+    """The start is measured in metres from the object's lifted pixels: at 1024 px (the
+    model's image) as at 512 px. A fixed pixel scale fitted 512 px only and put the start
+    twice as far back at 1024 px (and half as far at 256 px)."""
+    x, y = WORKSPACE_CENTRE
+    starts = {}
+    for size in (256, 512, 1024):
+        cam = TOP_DOWN.with_size(size, size)
+        with TabletopWorld() as world:
+            box = world.add_primitive(
+                "box",
+                "box",
+                (0.03, 0.02, 0.025),
+                (x, y, TABLE_TOP_Z + 0.025),
+                rgba=(1, 0, 0, 1),
+                mass=0.2,
+                name="red box",
+            )
+            world.step(60)
+            result = push(world, cam, render(world, cam).segmentation == box.uid, "right")
+            assert result.ok
+            starts[size] = np.array(result.start)
+    for size in (256, 1024):
+        assert np.linalg.norm(starts[size][:2] - starts[512][:2]) < 0.005
+    # behind the box's far side (3 cm behind its centre) by the closed fingers' room
+    assert x - 0.03 - 0.06 < starts[512][0] < x - 0.03 - 0.03
