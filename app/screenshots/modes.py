@@ -56,6 +56,31 @@ def verify_jrdb(app, window, out: Path) -> list[Path]:
     return paths
 
 
+def verify_compare(app, window, path: Path) -> list[Path]:
+    """Verify questions on a Compare question (the demo's waits for adjudication): the
+    fourth criterion, volumes distinct, shows; 1 to 3 ticked, 4 not yet, so Approve waits."""
+    window.set_mode("verify")
+    verify, state = window.mode("verify"), window.mode("verify").state
+    for name in ("queue", "adjudication"):
+        rows = [i for i, q in enumerate(state.lists[name]) if q.task == "compare"]
+        if rows:
+            state.show_list(name)
+            state.open_row(rows[0])
+            break
+    else:
+        return []  # a demo without a Compare question this person may verify
+    for _ in range(300):  # the scene restores off the GUI thread
+        if verify.loaded is not None or state.scene is None:
+            break
+        settle(app, 100)
+    for criterion in (1, 2, 3):
+        state.toggle(criterion)
+    settle(app, 400)
+    window.grab().save(str(path))
+    state.show_list("queue")
+    return [path]
+
+
 def study_image(app, study) -> None:
     """Let Human study's image arrive (a tabletop scene renders off the GUI thread)."""
     for _ in range(300):

@@ -13,6 +13,7 @@ from app.screenshots.modes import (
     select_person,
     study_image,
     study_seam,
+    verify_compare,
     verify_jrdb,
 )
 from app.screenshots.tools import open_question, settle
@@ -39,6 +40,7 @@ def take_screenshots(out: Path, *, size: tuple[int, int] = (1280, 860)) -> list[
     select_explore_body(app, window)
     written += mode_shots(app, window, out)
     written += verify_jrdb(app, window, out)
+    written += verify_compare(app, window, out / "03-verify-compare.png")
     written += replay_bimanual(app, window, out / "04-replay-bimanual.png")
     written += results_tabs(app, window, out)
     written += shortcut_sheet(app, window, out / "06-shortcuts.png")

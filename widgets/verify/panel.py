@@ -106,7 +106,8 @@ class TaskCriterionWording:
 
 #: Criterion 4, asked of Compare questions only (MG-VQA, appendix C.2).
 VOLUMES_WORDING = TaskCriterionWording(
-    "The three labelled objects are visibly distinct in volume",
+    # short: a check box does not wrap, and a longer one would widen the whole form
+    "The three volumes are visibly distinct",
     "4 Volumes distinct",
     "Compare: the three labelled objects clearly differ in occupied volume, so the top-down "
     "view can tell which is largest. If not, the scene is invalid: only reject is left",
