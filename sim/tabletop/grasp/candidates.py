@@ -18,6 +18,9 @@ TOO_THIN = "too thin to hold"  # flat on the table: the pads cannot get below it
 NOT_ANTIPODAL = "surfaces not antipodal"
 FINGERS_HIT = "fingers would hit"
 KNUCKLES_HIT = "knuckles would hit"
+# the object's own top rises under the linkage higher than the pads' depth allows (a slab
+# leaning across the strip: the knuckles press on its higher side and the fingers stop open)
+OWN_TOP = "knuckles would press on the object"
 OUT_OF_VIEW = "contact out of view"  # the object runs off the image there: no edge is seen
 
 

@@ -40,6 +40,7 @@ from sim.tabletop.grasp.candidates import (
     KNUCKLES_HIT,
     NOT_ANTIPODAL,
     OUT_OF_VIEW,
+    OWN_TOP,
     TOO_THIN,
     TOO_WIDE,
     GraspCandidate,
@@ -56,6 +57,7 @@ __all__ = [
     "KNUCKLES_HIT",
     "NOT_ANTIPODAL",
     "OUT_OF_VIEW",
+    "OWN_TOP",
     "TOO_THIN",
     "TOO_WIDE",
     "GraspCandidate",
@@ -77,6 +79,9 @@ FRICTION_CONE_DEG = 30.0  # outline normals further than this from the closing l
 PRESHAPE_MARGIN = 0.012  # the fingers open this much wider than the object on each side
 TABLE_CLEARANCE = 0.003  # the pads' lowest point stays this far above whatever is beneath
 MIN_CONTACT = 0.0025  # the pads must overlap the object by at least this much in height
+# the object's own top under the linkage may stand this much above where the pads' reach
+# puts the knuckles (a height map cell or two)
+OWN_TOP_TOLERANCE = 0.005
 TILTS = (0.26, -0.26, 0.52, -0.52)  # radians (15 and 30 degrees) the tool may lean
 TILT_COST = 0.4  # score given up for leaning the most
 MAX_TRIED = 3  # candidates tried in simulation before a grasp reports failure
@@ -273,6 +278,7 @@ def _assess(
         leaning `tilt`: each part of the gripper above the pads shifts across the closing
         line by its height times sin(tilt) and comes down by cos(tilt)."""
         room = np.full(len(rows), np.inf)
+        own_room = np.full(len(rows), np.inf)
         worst_body = np.full(len(rows), -1)
         worst_h = np.full(len(rows), -np.inf)
         sin_t, cos_t = math.sin(tilt), math.cos(tilt)
@@ -291,7 +297,15 @@ def _assess(
                     b_lo + (b_hi - b_lo) * (unit[..., 1] + 1) / 2, along_p.shape
                 )
                 hp, bp = hmap.sample(place(along_p, across_p, sub))
-                hp = np.where(bp == target, -np.inf, hp)
+                own = bp == target
+                # the object's own top under the linkage: the pads' reach is how far below
+                # the strip's top the knuckles meet it, so only what stands higher than
+                # that allows is in the way (a slab leaning across the strip)
+                own_h = np.where(own, hp, -np.inf).max(axis=1)
+                own_r = pads_z[sub] + reach[sub] + OWN_TOP_TOLERANCE - own_h
+                worse = own_r < own_room[sel]
+                own_room[sel[worse]] = own_r[worse]
+                hp = np.where(own, -np.inf, hp)
                 k = np.argmax(hp, axis=1)
                 top_h = hp[np.arange(len(k)), k]
                 lowest = part.rise * cos_t - part.across * abs(sin_t)
@@ -300,24 +314,28 @@ def _assess(
                 room[sel[worse]] = r[worse]
                 worst_body[sel[worse]] = bp[np.arange(len(k)), k][worse]
                 worst_h[sel[worse]] = top_h[worse]
-        return room, worst_body, worst_h
+        return room, worst_body, worst_h, own_room
 
     knuckle_room = np.full(count, np.inf)
     knuckle_body = np.full(count, -1)
     knuckle_h = np.full(count, -np.inf)
+    own_room = np.full(count, np.inf)
     tilt = np.zeros(count)
     if landed.size:
-        knuckle_room[landed], knuckle_body[landed], knuckle_h[landed] = linkage(landed, 0.0)
+        knuckle_room[landed], knuckle_body[landed], knuckle_h[landed], own_room[landed] = linkage(
+            landed, 0.0
+        )
     # where the upright gripper's linkage meets a neighbour, lean it away about the
     # closing line (the fingers still close level, so the contacts stay as checked)
-    blocked = landed[knuckle_room[landed] < 0]
+    blocked = landed[(knuckle_room[landed] < 0) | (own_room[landed] < 0)]
     for lean in TILTS:
         if not blocked.size:
             break
-        room, _, _ = linkage(blocked, lean)
-        fits = room >= 0
+        room, _, _, own = linkage(blocked, lean)
+        fits = (room >= 0) & (own >= 0)
         tilt[blocked[fits]] = lean
         knuckle_room[blocked[fits]] = room[fits]
+        own_room[blocked[fits]] = own[fits]
         blocked = blocked[~fits]
     arrays = _Measured(
         centre,
@@ -335,6 +353,7 @@ def _assess(
         knuckle_room,
         knuckle_body,
         knuckle_h,
+        own_room,
         tilt,
         reach,
     )
@@ -360,6 +379,7 @@ class _Measured:
     knuckle_room: np.ndarray
     knuckle_body: np.ndarray
     knuckle_h: np.ndarray
+    own_room: np.ndarray
     tilt: np.ndarray
     reach: np.ndarray
 
@@ -379,6 +399,10 @@ def _rejection(m: _Measured, i: int, model, table_z: float) -> tuple[str, int | 
     if m.top[i] - m.pads_z[i] < MIN_CONTACT:
         high = f"{100 * (m.landing[i] - table_z):.1f} cm high beside it"
         return FINGERS_HIT, int(m.land_body[i]), high
+    if m.own_room[i] < 0:
+        rise = m.reach[i] + OWN_TOP_TOLERANCE - m.own_room[i]
+        above = f"it stands {100 * rise:.1f} cm above the pads under them"
+        return OWN_TOP, None, above
     if m.knuckle_room[i] < 0:
         near = f"{100 * (m.knuckle_h[i] - table_z):.1f} cm high near it"
         return KNUCKLES_HIT, int(m.knuckle_body[i]), near

@@ -24,6 +24,7 @@ FLAT_EDGE = 0.008  # an end this close to the strip's top is an edge the knuckle
 INCLINE_EDGE = 0.002  # metres in from where the surface reaches the pads: the contact
 INCLINE_LOW = 0.004  # an end this close above the pads' level is on a sloping face
 INCLINE_BAND = 0.004  # metres in from there over which that face's slope is fitted
+LEAN_MIN_SPAN = 0.03  # metres: a stretch shorter than this is not fitted for a lean
 
 
 def runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +97,11 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                         )
                         continue
                     normal = normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
+                    normal = max(normal, lean_angle(s, z, lo, hi))
+                    # an end where the top slopes down through the pads' level (a plate or
+                    # board tilted in the pile) offers the pad a slope, not a side
+                    cut = local_top - depth
+                    normal = max(normal, incline_angle(sk[i : j + 1], z[keep][i : j + 1], cut))
                     widens = widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
                     rows.append(
                         (
@@ -120,6 +126,7 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                 normal = normal_angle(s[i : j + 1], t[i : j + 1], model.pad_width)
                 rim = min(reach, model.max_depth_flat)  # the knuckles meet a rim as a flat top
                 normal = max(normal, incline_angle(s[i : j + 1], z[i : j + 1], local_top - rim))
+                normal = max(normal, lean_angle(s, z, lo, hi))
                 rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1, rim))
     return np.array(rows, dtype=float).reshape(-1, 10)
 
@@ -158,6 +165,31 @@ def incline_angle(s: np.ndarray, z: np.ndarray, cut: float) -> float:
         rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
         angles.append(90.0 - math.degrees(math.atan(rise)) if rise > 0 else 90.0)
     return max(angles)
+
+
+def lean_angle(s: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
+    """How steeply (degrees) the object's top leans along the closing line between the
+    contacts `lo` and `hi`: the slope of a line fitted to the strip's points over the
+    middle half of the stretch (`s`, `z`: the strip's points sorted along the line).
+
+    A slab or box leaning in the pile (a book, a board, a DVD case propped on its
+    neighbours) shows a plane: its ends are faces square to that plane, which a
+    top-down view does not see, and their normals are as far off the closing line as
+    the plane leans. Beyond the friction cone the squeeze turns the object away about
+    its support (the fingers closed on nothing); across the lean its sides are upright
+    and it holds. A round top or a level one fits about level over its middle half."""
+    if hi - lo < LEAN_MIN_SPAN:
+        return 0.0
+    quarter = (hi - lo) / 4
+    i0, i1 = np.searchsorted(s, (lo + quarter, hi - quarter))
+    if i1 - i0 < 5:
+        return 0.0
+    sm, zm = s[i0:i1], z[i0:i1]
+    spread = float(((sm - sm.mean()) ** 2).sum())
+    if spread <= 0:
+        return 0.0
+    slope = float(((sm - sm.mean()) * (zm - zm.mean())).sum()) / spread
+    return math.degrees(math.atan(abs(slope)))
 
 
 def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from sim.render import render
@@ -113,3 +114,18 @@ def test_a_mug_is_planned_by_its_body_and_a_tray_by_its_wall():
     tray, centre, (lo, hi) = _plan_alone(put("grey tray", 0.27))
     assert tray.feasible and tray.width < 0.03  # one wall, a finger either side of it
     assert math.dist(tray.centre[:2], centre[:2]) > 0.05
+
+
+def test_the_lean_of_a_stretch_is_the_slope_of_a_tilted_top_not_of_a_round_one():
+    """A slab leaning 40 degrees along the closing line shows a plane: its ends are faces
+    square to it, 40 degrees off the line. A ball's or a can's round top, a level box:
+    about level over the stretch's middle half."""
+    from sim.tabletop.grasp.sections import lean_angle
+
+    s = np.linspace(0.0, 0.10, 200)
+    tilted = 0.65 + s * math.tan(math.radians(40))
+    assert lean_angle(s, tilted, 0.0, 0.10) == pytest.approx(40, abs=1)
+    dome = 0.65 + np.sqrt(0.05**2 - (s - 0.05) ** 2)
+    assert lean_angle(s, dome, 0.0, 0.10) < 3
+    assert lean_angle(s, np.full_like(s, 0.7), 0.0, 0.10) < 1
+    assert lean_angle(s[:20], tilted[:20], 0.0, s[19]) == 0.0  # too short to fit

@@ -57,3 +57,36 @@ def test_a_book_leaning_in_the_pile_is_refused_not_knocked_over():
         assert np.linalg.norm(after - before) < 0.002
     finally:
         world.close()
+
+
+def test_a_book_leaning_across_the_closing_line_is_held_by_its_upright_sides():
+    """Seed 61 (beneath), step 3: the red book leans 43 degrees; closed along its level
+    sides, the inner knuckles came down on its higher side, where the book stands above
+    the strip the pads hold, and stopped the fingers open (closed on nothing, three
+    times). The planner now checks the object's own top under the linkage against the
+    pads' reach, and the book is taken and put into the basket."""
+    world, uid = _recorded("leaning_book_across")
+    try:
+        result = grasp(world, CAM, render(world, CAM).segmentation == uid)
+        assert result.ok, result.feedback
+        assert in_basket(world, uid)
+    finally:
+        world.close()
+
+
+def test_a_book_leaning_along_the_closing_line_is_refused_not_fumbled():
+    """Seed 6 (beneath), step 3: the red book leans 40 degrees with its long side level
+    (15 cm, wider than the gripper takes). Closed along the lean, its ends are faces
+    square to the lean, 40 degrees off the closing line, and the squeeze turned it away
+    (closed on nothing, three times). The planner fits the top's slope over the middle
+    half of each stretch and refuses, saying so, without moving anything."""
+    world, uid = _recorded("leaning_book_lengthwise")
+    try:
+        before = np.array(world.client.getBasePositionAndOrientation(uid)[0])
+        result = grasp(world, CAM, render(world, CAM).segmentation == uid)
+        assert not result.ok and result.reason == "no feasible grasp"
+        assert "surfaces not antipodal" in result.feedback and not result.attempts
+        after = np.array(world.client.getBasePositionAndOrientation(uid)[0])
+        assert np.linalg.norm(after - before) < 0.002
+    finally:
+        world.close()
