@@ -145,7 +145,21 @@ def _cause(result) -> str:
     return result.reason
 
 
-def environment_error(step: dict, push_only: bool = False) -> str | None:
+def box_wider_than_gripper(world, uid: int) -> bool:
+    """Whether the body is a box (its collision shape, the simulator's truth, not what
+    the planner saw) every edge of which is longer than the gripper takes: no two faces
+    it could close on, in any pose; a tissue box 14 cm on a side against the 2F-140's
+    13.4 cm. Round things are not: a ball wider than the stroke can still be pinched
+    above its equator."""
+    shapes = world.client.getCollisionShapeData(uid, -1)
+    if len(shapes) != 1 or shapes[0][2] != world.client.GEOM_BOX:
+        return False
+    return min(shapes[0][3]) > world.gripper_model.max_grasp_width
+
+
+def environment_error(
+    step: dict, push_only: bool = False, wider_than_gripper: bool = False
+) -> str | None:
     """Why a grasp or push step failed for reasons of the environment, or None.
 
     The agent's own choices are not the environment's errors: a grasp the planner
@@ -153,8 +167,10 @@ def environment_error(step: dict, push_only: bool = False) -> str | None:
     only neighbours were in their way is what a real robot in that clutter would
     say too (push or clear the neighbours first); asking to grasp an object the
     catalog marks push-only (`push_only`, a plate) and being told it is too wide is
-    the answer it should expect; a refused call (unknown mask, bad direction) is
-    malformed. Everything else that fails is the environment's: no graspable pair
+    the answer it should expect, and so is being told that of a box wider than the
+    gripper takes in every direction (`wider_than_gripper`, `box_wider_than_gripper`:
+    no robot with this gripper could grasp it, and the tool said why before moving
+    anything); a refused call (unknown mask, bad direction) is malformed. Everything else that fails is the environment's: no graspable pair
     on a graspable object, unreachable, collided on the way down, closed on nothing,
     slipped, a push that could not start.
     """
@@ -170,8 +186,8 @@ def environment_error(step: dict, push_only: bool = False) -> str | None:
         rejected = (replay.get("plan") or {}).get("rejected") or {}
         if rejected.get(FINGERS_HIT, 0) + rejected.get(KNUCKLES_HIT, 0):
             return None  # graspable but for its neighbours
-        if push_only and set(rejected) <= {TOO_WIDE, NOT_ANTIPODAL}:
-            return None  # the catalog says: push it
+        if (push_only or wider_than_gripper) and set(rejected) <= {TOO_WIDE, NOT_ANTIPODAL}:
+            return None  # the catalog says: push it; or no two-finger grasp can take it
         return "no feasible grasp"
     return reason or "failed"
 
@@ -212,6 +228,7 @@ def environment_errors(quick: bool) -> PerfResult:
             for b in world.objects()
             if catalog.get(b.name) and catalog[b.name].grasp == "push"
         }
+        too_wide = {b.key for b in world.objects() if box_wider_than_gripper(world, b.uid)}
         try:
             question = _as_question(result.question_record())
             env = ToolEnv(world, question, "manipulation", camera=CAMERA)
@@ -224,7 +241,7 @@ def environment_errors(quick: bool) -> PerfResult:
                 calls += 1
                 outcomes[f"{step['name']} {'ok' if step['ok'] else 'failed'}"] += 1
                 body = acted_body(env.steps, index)
-                why = environment_error(step, body in push_only)
+                why = environment_error(step, body in push_only, body in too_wide)
                 if why:
                     errors[why] += 1
                     listed.append(

@@ -60,3 +60,37 @@ def test_an_object_running_out_of_view_refused_is_the_environments():
     cut = {"rejected": {"surfaces not antipodal": 30, "contact out of view": 12}}
     step = _step("grasp", False, {"reason": "no feasible grasp", "plan": cut})
     assert environment_error(step) == "no feasible grasp"
+
+
+def test_a_box_wider_than_the_gripper_every_way_refused_as_too_wide_is_the_agents_choice():
+    """No robot with this gripper could take it: the refusal is the right answer, as for
+    a push-only kind; a slip or any other refusal on it is still the environment's."""
+    wide = {"rejected": {"too wide even open": 40}}
+    step = _step("grasp", False, {"reason": "no feasible grasp", "plan": wide})
+    assert environment_error(step, wider_than_gripper=True) is None
+    assert environment_error(step) == "no feasible grasp"
+    hemmed = {"rejected": {"too wide even open": 40, "contact out of view": 3}}
+    step = _step("grasp", False, {"reason": "no feasible grasp", "plan": hemmed})
+    assert environment_error(step, wider_than_gripper=True) == "no feasible grasp"
+    slipped = _step("grasp", False, {"reason": "slipped", "plan": {}})
+    assert environment_error(slipped, wider_than_gripper=True) == "slipped"
+
+
+def test_only_a_box_every_edge_of_which_is_wider_than_the_gripper_takes_is_too_wide():
+    from app.perf.grasp import box_wider_than_gripper
+    from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
+
+    with TabletopWorld() as world:
+        limit = world.gripper_model.max_grasp_width
+        big = world.add_primitive(
+            "big", "box", (limit / 2 + 0.004,) * 3, (0.0, 0.1, TABLE_TOP_Z + 0.1), mass=0.3
+        )
+        slab = world.add_primitive(
+            "slab", "box", (0.1, 0.1, 0.02), (0.2, 0.1, TABLE_TOP_Z + 0.02), mass=0.3
+        )
+        ball = world.add_primitive(
+            "ball", "sphere", (limit / 2 + 0.01,), (-0.2, 0.1, TABLE_TOP_Z + 0.1), mass=0.3
+        )
+        assert box_wider_than_gripper(world, big.uid)
+        assert not box_wider_than_gripper(world, slab.uid)  # taken across its thickness
+        assert not box_wider_than_gripper(world, ball.uid)  # pinched above its equator
