@@ -99,8 +99,8 @@ VERIFICATION_SETTINGS = {
     "criteria": "each criterion as yes / no; the decision as approve / correct / reject",
     "undefined": f"kappa is null with kappa_reason '{ONE_CATEGORY}' when both slots gave "
     "one and the same label to every question (kappa is 0/0 there)",
-    "volumes_distinct": "criterion 4 (volumes distinct) is asked of Compare questions only: "
-    "its figures are over the Compare pairs in which both verdicts answer it (its own n)",
+    "volumes_distinct": "criterion 4, asked of Compare questions only: its figures are over "
+    "the Compare pairs in which both verdicts answer it (its own n)",
 }
 
 
