@@ -59,6 +59,9 @@ class Body:
     fixed: bool = False
     joints: dict[str, float] = field(default_factory=dict)
     role: str = "object"  # "object", "fixture" or "robot"
+    # A label decal's place (`sim.world.LabelPatch.as_record`); None: the texture, if
+    # any, prints on every face
+    label_patch: dict[str, Any] | None = None
 
     def as_record(self) -> dict[str, Any]:
         """The body as one entry of a benchmark scene's `bodies` list."""
@@ -72,6 +75,7 @@ class Body:
             "scale": self.scale,
             "rgba": list(self.rgba) if self.rgba else None,
             "texture": self.texture,
+            **({"label_patch": self.label_patch} if self.label_patch else {}),
             "position": list(self.position),
             "orientation": list(self.orientation),
             "fixed": self.fixed,

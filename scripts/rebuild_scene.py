@@ -64,21 +64,34 @@ def build(scene: dict, client: int) -> dict[str, int]:
             shape = asset.split(":", 1)[1]
             size = [float(s) * scale for s in body["size"]]
             rgba = body.get("rgba") or [0.7, 0.7, 0.7, 1]
-            if shape == "box":
+            geom = {"box": p.GEOM_BOX, "cylinder": p.GEOM_CYLINDER}.get(shape, p.GEOM_SPHERE)
+            half = size if shape == "box" else [0, 0, 0]
+            radius = 0.0 if shape == "box" else size[0]
+            length = size[1] if shape == "cylinder" else 0.0
+            patch = body.get("label_patch")
+            if patch is None:
                 vis = p.createVisualShape(
-                    p.GEOM_BOX, halfExtents=size, rgbaColor=rgba, physicsClientId=client
-                )
-            elif shape == "cylinder":
-                vis = p.createVisualShape(
-                    p.GEOM_CYLINDER,
-                    radius=size[0],
-                    length=size[1],
+                    geom,
+                    halfExtents=half,
+                    radius=radius,
+                    length=length,
                     rgbaColor=rgba,
                     physicsClientId=client,
                 )
             else:
-                vis = p.createVisualShape(
-                    p.GEOM_SPHERE, radius=size[0], rgbaColor=rgba, physicsClientId=client
+                # A label decal: a 1 mm square plate 1 mm off the face (centre and
+                # rotation given in the body's frame, the plate's +z outward).
+                rot = np.asarray(p.getMatrixFromQuaternion(patch["orientation"])).reshape(3, 3)
+                centre = np.asarray(patch["position"]) + rot[:, 2] * 0.0015
+                vis = p.createVisualShapeArray(
+                    shapeTypes=[geom, p.GEOM_BOX],
+                    halfExtents=[half, [patch["side"] / 2, patch["side"] / 2, 0.0005]],
+                    radii=[radius, 0.0],
+                    lengths=[length, 0.0],
+                    rgbaColors=[rgba, [1, 1, 1, 1]],
+                    visualFramePositions=[[0, 0, 0], centre.tolist()],
+                    visualFrameOrientations=[[0, 0, 0, 1], patch["orientation"]],
+                    physicsClientId=client,
                 )
             uid = p.createMultiBody(0, -1, vis, pos, orn, physicsClientId=client)
         else:
@@ -100,7 +113,17 @@ def build(scene: dict, client: int) -> dict[str, int]:
                 p.resetJointState(uid, j, joints[name], physicsClientId=client)
         if body.get("texture"):
             tex = p.loadTexture(box_atlas(resolve(body["texture"])), physicsClientId=client)
-            p.changeVisualShape(uid, -1, textureUniqueId=tex, physicsClientId=client)
+            # on the decal alone if the body has one, else on every face
+            on = {"shapeIndex": 1, "rgbaColor": [1, 1, 1, 1]} if body.get("label_patch") else {}
+            p.changeVisualShape(uid, -1, textureUniqueId=tex, physicsClientId=client, **on)
+        if body.get("label_patch"):  # the body's own colour, set again after the decal's
+            p.changeVisualShape(
+                uid,
+                -1,
+                shapeIndex=0,
+                rgbaColor=body.get("rgba") or [0.7, 0.7, 0.7, 1],
+                physicsClientId=client,
+            )
         uids[body["id"]] = uid
     return uids
 

@@ -24,6 +24,7 @@ from sim.camera import (
     crop_projection,
     depth_to_metres,
     pixel_box,
+    project_points,
     projection_matrix,
     to_bullet,
     view_matrix,
@@ -331,18 +332,37 @@ def label_visibility(
     """For bodies carrying a dark letter label: the fraction of the letter's pixels the camera sees.
 
     The letter's pixels are the near-black ones of the body rendered alone (the
-    label texture is white with a black letter, tinted by the body's colour);
-    a letter pixel counts as seen when the scene image shows the body there.
+    label texture is white with a black letter, tinted by the body's colour, or
+    printed on the body's decal); a letter pixel counts as seen when the scene
+    image shows the body there.
+    """
+    return {
+        key: seen / alone if alone else 0.0
+        for key, (alone, seen) in label_pixels(world, camera, keys, view=view).items()
+    }
+
+
+def label_pixels(
+    world: World,
+    camera: CameraSpec,
+    keys: Iterable[str],
+    *,
+    view: RenderedView | None = None,
+) -> dict[str, tuple[int, int]]:
+    """Each labelled body's letter pixels: (seen when it is alone, seen in the scene).
+
+    On a body with a label decal only the decal's pixels can be the letter (a dark
+    body around it is not); on one textured all over, any near-black pixel is.
     """
     view = view or render(world, camera)
-    fractions: dict[str, float] = {}
+    counts: dict[str, tuple[int, int]] = {}
     keys = list(keys)
     with hidden(world, list(world.bodies)) as switch:
         for key in keys:
             uid = world.bodies[key].uid
             window = screen_window(world, camera, key)
             if window is None:
-                fractions[key] = 0.0
+                counts[key] = (0, 0)
                 continue
             switch.show(key)
             try:
@@ -351,9 +371,25 @@ def label_visibility(
                 switch.hide(key)
             letter = (seg == uid) & (pixels.astype(int).sum(axis=2) < LETTER_DARKNESS)
             x0, y0, x1, y1 = window
+            quad = world.decal_corners(key)
+            if quad is not None:  # inside the decal's frame line: the letter, not the rim
+                centre = quad.mean(axis=0)
+                letter &= _polygon_mask(camera, centre + DECAL_INK * (quad - centre), window)
             seen = letter & (view.segmentation[y0:y1, x0:x1] == uid)
-            fractions[key] = float(seen.sum() / letter.sum()) if letter.any() else 0.0
-    return fractions
+            counts[key] = (int(letter.sum()), int(seen.sum()))
+    return counts
 
 
+def _polygon_mask(camera: CameraSpec, quad: np.ndarray, window) -> np.ndarray:
+    """The pixels of `window` inside the projection of a flat quad's corners."""
+    from PIL import Image, ImageDraw
+
+    x0, y0, x1, y1 = window
+    pixels, _ = project_points(camera, quad)
+    image = Image.new("1", (x1 - x0, y1 - y0), 0)
+    ImageDraw.Draw(image).polygon([(u - x0, v - y0) for u, v in pixels], fill=1)
+    return np.asarray(image, dtype=bool)
+
+
+DECAL_INK = 0.9  # the share of a label decal's side inside its printed frame line
 LETTER_DARKNESS = 150  # R + G + B below this is the letter, not the body's colour

@@ -50,13 +50,19 @@ def visual_shapes(world: World) -> list[VisualShape]:
     c = world.client
     shapes = []
     for key, body in world.bodies.items():
-        for row in c.getVisualShapeData(body.uid):
-            uid, link, geom, dims, mesh, pos, orn, rgba = row[:8]
+        rows = c.getVisualShapeData(body.uid)
+        slots = world.visual_slots(body.uid)  # PyBullet reports one colour per link
+        for index, row in enumerate(rows):
+            uid, link, geom, dims, mesh, pos, orn, _ = row[:8]
+            rgba = slots[index][2]
             name = GEOMETRY.get(geom)
             if name is None:
                 continue
             mesh_path = mesh.decode() if isinstance(mesh, bytes) else mesh
-            texture = body.texture if link == -1 else None  # textures go on the base (boxes)
+            # textures go on the base (boxes), or on a label decal alone (its second shape)
+            texture = body.texture if link == -1 else None
+            if body.label_patch is not None and index != 1:
+                texture = None
             shapes.append(
                 VisualShape(
                     key,

@@ -60,6 +60,50 @@ class BodyInfo:
     texture: str | None = None
     fixed: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    label_patch: LabelPatch | None = None  # where a label decal sits (its texture: `texture`)
+
+
+LABEL_THICKNESS = 0.001  # a label decal's thickness (m): a sticker, not a slab
+LABEL_LIFT = 0.001  # its gap above the face: the renderer draws a cylinder's cap up to ~1 mm high
+
+
+@dataclass(frozen=True)
+class LabelPatch:
+    """A square label decal on a body's face: its centre on the face and its rotation,
+    in the body's link frame (the decal's +z is the face's outward normal, its +y the
+    letter's up), and the square's side in metres.
+
+    The decal is a second visual shape of the body: it has no collision shape and no
+    mass, so the physics is the body's alone. The body's `texture` prints on it.
+    """
+
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
+    side: float
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "position": [round(float(v), 6) for v in self.position],
+            "orientation": [round(float(v), 6) for v in self.orientation],
+            "side": round(float(self.side), 6),
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> LabelPatch:
+        return cls(
+            tuple(float(v) for v in record["position"]),
+            tuple(float(v) for v in record["orientation"]),
+            float(record["side"]),
+        )
+
+    def decal_frame(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The decal box's centre and rotation in the link frame (lifted off the face)."""
+        x, y, z, w = self.orientation
+        normal = (2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y))
+        lift = LABEL_LIFT + LABEL_THICKNESS / 2
+        return tuple(p + lift * n for p, n in zip(self.position, normal, strict=True)), tuple(
+            self.orientation
+        )
 
 
 class World:
@@ -132,6 +176,12 @@ class World:
             shape_index = index_in_link.get(link, 0)
             index_in_link[link] = shape_index + 1
             slots.append((link, shape_index, tuple(row[7])))
+        info = self._by_uid.get(uid)
+        if info is not None and info.label_patch is not None:
+            # PyBullet reports one colour for a link's shapes, the last one set; a
+            # labelled body's are its own colour and the decal's white.
+            body = tuple(info.rgba or (0.8, 0.8, 0.8, 1.0))
+            slots = [(-1, 0, body), (-1, 1, (1.0, 1.0, 1.0, 1.0))]
         return slots
 
     def pin_colours(self, uid: int) -> None:
@@ -175,23 +225,21 @@ class World:
         role: str = "object",
         scale: float = 1.0,
         friction: float = 0.8,
+        label_patch: LabelPatch | None = None,
     ) -> BodyInfo:
-        """A box (half extents), cylinder (radius, height) or sphere (radius) body."""
+        """A box (half extents), cylinder (radius, height) or sphere (radius) body, with a
+        label decal on one face when `label_patch` says where."""
         c = self.client
         s = [float(v) * scale for v in size]
         if shape == "box":
             col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=s)
-            vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=s, rgbaColor=rgba)
         elif shape == "cylinder":
             col = c.createCollisionShape(pybullet.GEOM_CYLINDER, radius=s[0], height=s[1])
-            vis = c.createVisualShape(
-                pybullet.GEOM_CYLINDER, radius=s[0], length=s[1], rgbaColor=rgba
-            )
         elif shape == "sphere":
             col = c.createCollisionShape(pybullet.GEOM_SPHERE, radius=s[0])
-            vis = c.createVisualShape(pybullet.GEOM_SPHERE, radius=s[0], rgbaColor=rgba)
         else:
             raise ValueError(f"unknown primitive shape {shape!r}")
+        vis = self._primitive_visual(shape, s, rgba, label_patch)
         uid = c.createMultiBody(
             baseMass=mass,
             baseCollisionShapeIndex=col,
@@ -209,7 +257,70 @@ class World:
         asset, sizes, colour = f"primitive:{shape}", tuple(float(v) for v in size), tuple(rgba)
         info = BodyInfo(uid, key, name or key, category, role, asset, sizes, scale, colour)
         info.fixed = mass == 0.0
+        info.label_patch = label_patch
         return self._register(info)
+
+    def _primitive_visual(self, shape: str, s: list[float], rgba, patch: LabelPatch | None) -> int:
+        """The visual shape of a primitive: the shape alone, or the shape and its decal."""
+        c = self.client
+        geom = {"box": pybullet.GEOM_BOX, "cylinder": pybullet.GEOM_CYLINDER}.get(
+            shape, pybullet.GEOM_SPHERE
+        )
+        radius = 0.0 if shape == "box" else s[0]
+        length = s[1] if shape == "cylinder" else 0.0
+        half = s if shape == "box" else [0.0, 0.0, 0.0]
+        if patch is None and shape == "box":
+            return c.createVisualShape(geom, halfExtents=s, rgbaColor=rgba)
+        if patch is None:
+            return c.createVisualShape(geom, radius=radius, length=length, rgbaColor=rgba)
+        position, orientation = patch.decal_frame()
+        return c.createVisualShapeArray(
+            shapeTypes=[geom, pybullet.GEOM_BOX],
+            halfExtents=[half, [patch.side / 2, patch.side / 2, LABEL_THICKNESS / 2]],
+            radii=[radius, 0.0],
+            lengths=[length, 0.0],
+            rgbaColors=[list(rgba), [1.0, 1.0, 1.0, 1.0]],
+            visualFramePositions=[[0.0, 0.0, 0.0], list(position)],
+            visualFrameOrientations=[[0.0, 0.0, 0.0, 1.0], list(orientation)],
+        )
+
+    def attach_label(self, key: str, patch: LabelPatch, ref: str) -> BodyInfo:
+        """Give a primitive object a label decal where `patch` says, printed with `ref`.
+
+        PyBullet cannot add a visual shape to a body, so the body is made again with
+        the same shape, mass, friction, pose and speed (the physics does not change:
+        the decal has no collision shape and no mass), under the same key and in the
+        same place among the world's bodies.
+        """
+        old = self.bodies[key]
+        if not old.asset.startswith("primitive:") or old.role != "object":
+            raise ValueError(f"only a primitive object can carry a label decal, not {key!r}")
+        c = self.client
+        pos, orn = c.getBasePositionAndOrientation(old.uid)
+        velocity = c.getBaseVelocity(old.uid)
+        dynamics = c.getDynamicsInfo(old.uid, -1)
+        order = list(self.bodies)
+        self.remove(key)
+        new = self.add_primitive(
+            key,
+            old.asset.split(":", 1)[1],
+            old.size,
+            pos,
+            orn,
+            rgba=old.rgba or (0.8, 0.8, 0.8, 1.0),
+            mass=dynamics[0],
+            name=old.name,
+            category=old.category,
+            role=old.role,
+            scale=old.scale,
+            friction=dynamics[1],
+            label_patch=patch,
+        )
+        c.resetBaseVelocity(new.uid, *velocity)
+        new.extra = dict(old.extra)
+        self.bodies = {k: self.bodies[k] for k in order}
+        self.set_body_texture(key, ref)
+        return new
 
     def add_urdf(
         self,
@@ -272,6 +383,23 @@ class World:
         inv_pos, inv_orn = c.invertTransform(local_pos, local_orn)
         return c.multiplyTransforms(com_pos, com_orn, inv_pos, inv_orn)
 
+    def decal_corners(self, key: str) -> np.ndarray | None:
+        """The four world corners (4, 3) of `key`'s label decal's face, or None."""
+        patch = self.bodies[key].label_patch
+        if patch is None:
+            return None
+        c = self.client
+        position, orientation = self.link_frame_pose(key)
+        centre, decal = patch.decal_frame()
+        lift = LABEL_THICKNESS / 2
+        h = patch.side / 2
+        corners = []
+        for x, y in ((-h, -h), (h, -h), (h, h), (-h, h)):
+            local, _ = c.multiplyTransforms(centre, decal, (x, y, lift), (0, 0, 0, 1))
+            world, _ = c.multiplyTransforms(position, orientation, local, (0, 0, 0, 1))
+            corners.append(world)
+        return np.asarray(corners)
+
     # -- textures -------------------------------------------------------------------
     def set_body_texture(self, key: str, ref: str | None) -> None:
         """Texture a box body's faces with a resources: image (None: plain colour).
@@ -282,12 +410,17 @@ class World:
         c = self.client
         body = self.bodies[key]
         rgba = body.rgba or (1.0, 1.0, 1.0, 1.0)
+        # A body with a label decal prints the texture on the decal (its second shape).
+        shape = {} if body.label_patch is None else {"shapeIndex": 1}
+        if body.label_patch is not None:
+            rgba = (1.0, 1.0, 1.0, 1.0)
         if ref is None:
-            c.changeVisualShape(body.uid, -1, textureUniqueId=-1, rgbaColor=rgba)
+            c.changeVisualShape(body.uid, -1, textureUniqueId=-1, rgbaColor=rgba, **shape)
         else:
             if ref not in self._textures:
                 self._textures[ref] = c.loadTexture(str(box_texture_file(ref)))
-            c.changeVisualShape(body.uid, -1, textureUniqueId=self._textures[ref], rgbaColor=rgba)
+            texture = self._textures[ref]
+            c.changeVisualShape(body.uid, -1, textureUniqueId=texture, rgbaColor=rgba, **shape)
         body.texture = ref
 
     def set_table_texture(self, ref: str | None) -> None:
@@ -382,6 +515,7 @@ class World:
                     "scale": b.scale,
                     "rgba": list(b.rgba) if b.rgba else None,
                     "texture": b.texture,
+                    **({"label_patch": b.label_patch.as_record()} if b.label_patch else {}),
                     "position": list(pos),
                     "orientation": list(orn),
                     "fixed": b.fixed,

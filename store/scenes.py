@@ -10,7 +10,7 @@ from store.errors import ProjectError, utc_now
 
 _BODY_COLUMNS = (
     "body_key, name, category, asset, size, scale, rgba, texture, position, orientation, fixed, "
-    "joints, role"
+    "joints, role, label_patch"
 )
 
 
@@ -29,6 +29,7 @@ def _body(r: tuple) -> Body:
         fixed=bool(r[10]),
         joints=loads(r[11], {}),
         role=r[12],
+        label_patch=loads(r[13]) if r[13] else None,
     )
 
 
@@ -63,7 +64,7 @@ class SceneRepository(Repository):
             for b in bodies:
                 self.db.execute(
                     f"INSERT INTO scene_bodies(scene_id, {_BODY_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         scene_id,
                         b["id"],
@@ -79,6 +80,7 @@ class SceneRepository(Repository):
                         int(bool(b.get("fixed"))),
                         dumps(b.get("joints", {})),
                         b.get("role", "object"),
+                        dumps(b["label_patch"]) if b.get("label_patch") else None,
                     ],
                 )
             self._audit(annotator, "create", "scenes", scene_id, {"seed": scene.get("seed")})

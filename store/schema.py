@@ -606,4 +606,12 @@ def m0013_compare_volumes_distinct(db: Database) -> None:
     )
 
 
+@migrations(name="0014_label_patches")
+def m0014_label_patches(db: Database) -> None:
+    """Where a body's label decal sits (JSON: centre and rotation in the body's frame,
+    side in metres): Compare's one label on an upward face. NULL for every other body,
+    and for the labels of scenes made before, which print on every face."""
+    db.execute("ALTER TABLE scene_bodies ADD COLUMN label_patch TEXT")
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -105,9 +105,25 @@ def check_body(body: Any, where: str) -> None:
             raise SceneError(f"{where}.rgba must be 4 numbers from 0 to 1, not {brief(rgba)}")
     numbers(body.get("position"), 3, f"{where}.position")
     _rotation(body.get("orientation"), f"{where}.orientation")
+    if body.get("label_patch") is not None:
+        _label_patch(body, scheme, f"{where}.label_patch")
     if not isinstance(body.get("fixed", False), bool):
         raise SceneError(f"{where}.fixed must be true or false")
     _joints(body.get("joints", {}), f"{where}.joints")
+
+
+def _label_patch(body: dict[str, Any], scheme: str, where: str) -> None:
+    """A label decal: on a primitive with a texture, a centre, a rotation and a side."""
+    patch = body["label_patch"]
+    if not isinstance(patch, dict):
+        raise SceneError(f"{where} must be an object")
+    if scheme != PRIMITIVE_SCHEME or body.get("texture") is None:
+        raise SceneError(f"{where}: only a primitive body with a texture carries a label decal")
+    numbers(patch.get("position"), 3, f"{where}.position")
+    _rotation(patch.get("orientation"), f"{where}.orientation")
+    side = patch.get("side")
+    if not _is_number(side) or not 0 < side <= 1:
+        raise SceneError(f"{where}.side must be a length in metres (0 to 1], not {brief(side)}")
 
 
 def check_state(state: Any, bodies: list[dict[str, Any]], where: str = "scene.state") -> None:

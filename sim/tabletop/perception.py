@@ -20,6 +20,7 @@ import numpy as np
 
 from sim.camera import CameraSpec
 from sim.render import RenderedView, label_visibility, render, visibility
+from sim.tabletop.labels import label_letter
 from sim.tabletop.questions import MAX_VISIBILITY
 from sim.tabletop.world import TabletopWorld
 
@@ -29,7 +30,6 @@ MIN_VISIBLE_PX = 25  # fewer visible pixels than this: too little to perceive
 WITHHELD_VISIBILITY = MAX_VISIBILITY
 SIDE_MARGIN_PX = 8  # centroids closer than this in u (or v) are neither left nor right
 LABEL_READABLE = 0.5  # share of a letter label's pixels in view for the letter to be read
-LABEL_TEXTURE = "resources:textures/labels/"
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,8 @@ class OraclePerceiver:
         candidates = [b.key for b in world.objects() if shown.get(b.uid, 0) >= MIN_VISIBLE_PX]
         fractions = visibility(world, camera, candidates, view=view) if candidates else {}
         withheld = {k for k, v in fractions.items() if v.fraction <= WITHHELD_VISIBILITY}
-        labelled = {
-            b.key: b.texture.removeprefix(LABEL_TEXTURE).removesuffix(".png")
-            for b in world.objects()
-            if b.texture and b.texture.startswith(LABEL_TEXTURE)
-        }
+        labelled = {b.key: label_letter(b.texture) for b in world.objects()}
+        labelled = {key: letter for key, letter in labelled.items() if letter}
         readable = label_visibility(world, camera, labelled, view=view) if labelled else {}
         for body in world.objects():
             if body.key not in fractions or body.key in withheld:

@@ -24,13 +24,20 @@ from annotation.tabletop.question_text import (
 from sim.camera import CameraSpec, pixel_ray, project_points
 from sim.render import (
     counterfactual_visibility,
-    label_visibility,
+    label_pixels,
     screen_window,
     visibility,
     windowed_view,
 )
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import CatalogEntry, load_catalog
+from sim.tabletop.labels import (
+    LABEL_MIN_SIDE,
+    LABEL_SHAPES,
+    LETTER_MIN_PIXELS,
+    attach_labels,
+    largest_label,
+)
 from sim.tabletop.scenes import GeneratedScene, NoValidScene, generate_scene
 from sim.tabletop.world import MODEL_IMAGE_SIZE, TABLE_HALF, TABLE_TOP_Z, TOP_DOWN
 
@@ -41,8 +48,9 @@ LABEL_OCCLUDED = 0.25  # a label with at most this much of its letter in view ca
 SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) than the next
 CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
 # The generator's version, recorded with every question: 2 since the piles were rebuilt
-# to bury their targets (the same seed gives another scene than version 1 did).
-GENERATOR = "mgvqa-occlusion/2"
+# to bury their targets (the same seed gives another scene than version 1 did); 3 since
+# Compare labels one upward face of any flat-faced primitive, not every face of a box.
+GENERATOR = "mgvqa-occlusion/3"
 # What seeds a candidate's draws (kept from version 1, so seeds stay where they were).
 SEED_NAMESPACE = "mgvqa-occlusion/1"
 # A question's scene must come to rest within this much simulated time; a heap that
@@ -384,14 +392,10 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
 
 
 def _compare(rng, seed, entries, camera, threshold, timing):
-    boxes = [
-        e
-        for e in entries
-        if e.shape == "box" and e.texturable and e.rgba is not None and sum(e.rgba[:3]) / 3 > 0.35
-    ]  # the black letter must show
+    shapes = [e for e in entries if _labellable(e)]
     trio = None
     for _ in range(30):
-        pick = sorted(rng.sample(boxes, 3), key=lambda e: e.volume(sum(e.scale_range) / 2))
+        pick = sorted(rng.sample(shapes, 3), key=lambda e: e.volume(sum(e.scale_range) / 2))
         v = [e.volume(sum(e.scale_range) / 2) for e in pick]
         if v[1] / v[0] >= SIZE_RATIO and v[2] / v[1] >= SIZE_RATIO:
             trio = pick
@@ -410,15 +414,18 @@ def _compare(rng, seed, entries, camera, threshold, timing):
     ordered = sorted(volumes, key=volumes.get)
     if _sizes_too_close(labelled):  # checked before dropping too: kept for the record
         return _reject(scene, "compare: sampled sizes too close", timing)
-    label_of = {}
-    for spec, letter in zip(labelled, letters, strict=True):
-        world.set_body_texture(spec.key, f"resources:textures/labels/{letter}.png")
-        label_of[spec.key] = letter
+    label_of = {spec.key: letter for spec, letter in zip(labelled, letters, strict=True)}
+    unlabelled = attach_labels(world, label_of, camera)
+    if unlabelled:
+        return _reject(scene, f"compare: {unlabelled}", timing)
     t0 = time.perf_counter()
     keys = list(label_of)
     view = windowed_view(world, camera, keys, occluded=_under_table(world, camera))
-    seen = label_visibility(world, camera, keys, view=view)
+    letters_seen = label_pixels(world, camera, keys, view=view)
     timing.visibility_s += time.perf_counter() - t0
+    if min(alone for alone, _ in letters_seen.values()) < LETTER_MIN_PIXELS:
+        return _reject(scene, "compare: a label not visible even alone", timing)
+    seen = {k: shown / alone for k, (alone, shown) in letters_seen.items()}
     if min(seen.values()) > LABEL_OCCLUDED:
         return _reject(scene, "compare: every label readable in the first view", timing)
     target = ordered[-1] if extreme == "largest" else ordered[0]
@@ -441,6 +448,8 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         label_occluded_below=LABEL_OCCLUDED,
         volumes_m3={label_of[k]: round(v, 7) for k, v in volumes.items()},
         labels={label_of[k]: world.bodies[k].name for k in label_of},
+        label_sides_m={label_of[k]: round(world.bodies[k].label_patch.side, 4) for k in label_of},
+        label_letter_px={label_of[k]: letters_seen[k][0] for k in label_of},
     )
     return Candidate(
         "compare",
@@ -454,6 +463,17 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         seed,
         False,
         scene,
+    )
+
+
+def _labellable(entry: CatalogEntry) -> bool:
+    """Whether an object can carry a Compare label: marked `texturable` in the catalog,
+    and a primitive with a flat face that holds a large enough decal at its smallest size."""
+    return (
+        entry.texturable
+        and entry.is_primitive
+        and entry.shape in LABEL_SHAPES
+        and largest_label(entry.shape, entry.size, entry.scale_range[0]) >= LABEL_MIN_SIDE
     )
 
 

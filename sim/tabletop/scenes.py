@@ -27,7 +27,7 @@ from sim.tabletop.world import (
     WORKSPACE_HALF,
     TabletopWorld,
 )
-from sim.world import ROLLING_FRICTION, SPINNING_FRICTION, TIMESTEP, World
+from sim.world import ROLLING_FRICTION, SPINNING_FRICTION, TIMESTEP, LabelPatch, World
 
 MAX_SETTLE_S = 30.0
 REST_LINEAR = 0.002  # m/s
@@ -513,6 +513,7 @@ def add_object_record(world: World, b: dict[str, Any], catalog: dict | None = No
             name=b["name"],
             category=b.get("category", ""),
             scale=scale,
+            label_patch=LabelPatch.from_record(b["label_patch"]) if b.get("label_patch") else None,
         )
     else:
         world.add_urdf(

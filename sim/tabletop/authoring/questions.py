@@ -27,8 +27,9 @@ from annotation.tabletop.question_text import (
     with_article,
 )
 from sim.camera import project_points
-from sim.render import counterfactual_visibility, label_visibility, render, visibility
+from sim.render import counterfactual_visibility, label_pixels, render, visibility
 from sim.tabletop.catalog import catalog_by_name, load_catalog
+from sim.tabletop.labels import LABEL_SHAPES, LETTER_MIN_PIXELS, attach_labels
 from sim.tabletop.questions import LABEL_OCCLUDED, MAX_VISIBILITY, MIN_REVEAL, SIZE_RATIO
 from sim.tabletop.world import MODEL_IMAGE_SIZE, TOP_DOWN, TabletopWorld
 
@@ -258,8 +259,11 @@ def _compare(world, targets, camera, threshold, rng, extreme) -> AuthoredQuestio
     for key in keys:
         body = world.bodies[key]
         entry = catalog.get(body.name)
-        if entry is None or entry.shape != "box":
-            raise ValueError(f"{key} ({body.name}) is not a box: letters go on box faces")
+        if entry is None or not entry.is_primitive or entry.shape not in LABEL_SHAPES:
+            raise ValueError(
+                f"{key} ({body.name}) has no flat face for a label: "
+                f"Compare labels go on a box's or a cylinder's upward face"
+            )
         volumes[key] = entry.volume(body.scale)
     ordered = sorted(keys, key=volumes.get)
     ratios = [volumes[b] / volumes[a] for a, b in zip(ordered, ordered[1:], strict=False)]
@@ -271,9 +275,18 @@ def _compare(world, targets, camera, threshold, rng, extreme) -> AuthoredQuestio
             {"volume_ratios": ratios},
         )
     label_of = dict(zip(keys, ("A", "B", "C"), strict=True))
-    for key, letter in label_of.items():
-        world.set_body_texture(key, f"resources:textures/labels/{letter}.png")
-    seen = label_visibility(world, camera, keys)
+    unlabelled = attach_labels(world, label_of, camera)
+    if unlabelled:
+        raise CriterionFailed("label_patch", unlabelled, {})
+    letters = label_pixels(world, camera, keys)
+    faint = [k for k, (alone, _) in letters.items() if alone < LETTER_MIN_PIXELS]
+    if faint:
+        raise CriterionFailed(
+            "label_patch",
+            f"the label on {world.bodies[faint[0]].name} does not show even alone",
+            {"letter_px": {label_of[k]: letters[k][0] for k in keys}},
+        )
+    seen = {k: shown / alone for k, (alone, shown) in letters.items()}
     if min(seen.values()) > LABEL_OCCLUDED:
         worst = min(seen, key=seen.get)
         raise CriterionFailed(

@@ -168,19 +168,62 @@ def test_beneath_rebuilt(rebuilt):
         assert record["answer"] == name
 
 
+def _volume(body: dict) -> float:
+    """A primitive's volume from its exported size (box half extents; cylinder radius, height)."""
+    size = np.asarray(body["size"], dtype=float) * body["scale"]
+    if body["asset"] == "primitive:cylinder":
+        return float(np.pi * size[0] ** 2 * size[1])
+    return float(8 * np.prod(size))
+
+
+def _decal_pixels(scene: Rebuilt, body: dict, share: float = 0.9) -> np.ndarray:
+    """The image pixels inside the projection of a body's label decal, from the exported
+    pose and patch alone (numpy and PyBullet's own camera matrices): its central `share`
+    of the side, inside the label's printed frame line, where the letter is."""
+    patch = body["label_patch"]
+    h = share * patch["side"] / 2
+    cam = scene.scene["camera"]
+    view = np.asarray(p.computeViewMatrix(cam["eye"], cam["target"], cam["up"])).reshape(4, 4).T
+    proj = (
+        np.asarray(p.computeProjectionMatrixFOV(cam["fov_deg"], 1.0, cam["near"], cam["far"]))
+        .reshape(4, 4)
+        .T
+    )
+    polygon = []
+    for x, y in ((-h, -h), (h, -h), (h, h), (-h, h)):
+        local, _ = p.multiplyTransforms(
+            patch["position"], patch["orientation"], (x, y, 0), (0, 0, 0, 1)
+        )
+        world, _ = p.multiplyTransforms(body["position"], body["orientation"], local, (0, 0, 0, 1))
+        clip = proj @ view @ np.array([*world, 1.0])
+        ndc = clip[:3] / clip[3]
+        polygon.append(((ndc[0] + 1) / 2 * SIZE, (1 - ndc[1]) / 2 * SIZE))
+    from PIL import Image, ImageDraw
+
+    mask = Image.new("1", (SIZE, SIZE), 0)
+    ImageDraw.Draw(mask).polygon(polygon, fill=1)
+    return np.asarray(mask, dtype=bool)
+
+
 @pytest.mark.parametrize("rebuilt", ["compare"], indirect=True)
 def test_compare_rebuilt(rebuilt):
     record, scene = rebuilt
     bodies = {b["id"]: b for b in record["scene"]["bodies"]}
     letter = {k: bodies[k]["texture"].rsplit("/", 1)[1][0] for k in record["evidence_ids"]}
-    volume = {k: 8 * np.prod(bodies[k]["size"]) * bodies[k]["scale"] ** 3 for k in letter}
+    volume = {k: _volume(bodies[k]) for k in letter}
     pick = max if "largest" in record["question"] else min
     assert record["answer"] == letter[pick(volume, key=volume.get)]
     claimed = record["criteria"]["measured"]["label_visibility"]
     readable = {}
-    for key in letter:  # the letter's pixels: dark where the box shows alone
+    for key in letter:  # the letter's pixels: dark on the decal where the object shows alone
+        decal = _decal_pixels(scene, bodies[key])
         rgb, seg = scene.alone(key)
-        ink = (seg == scene.uids[key]) & (rgb.astype(int).sum(axis=2) < 150)
+        ink = (seg == scene.uids[key]) & (rgb.astype(int).sum(axis=2) < 150) & decal
+        assert ink.sum() > 0, f"label {letter[key]} shows no letter even alone"
+        if np.mean(bodies[key]["rgba"][:3]) > 0.35:  # one label only: none off its decal
+            whole = _decal_pixels(scene, bodies[key], share=1.1)
+            off = (seg == scene.uids[key]) & ~whole & (rgb.astype(int).sum(axis=2) < 150)
+            assert not off.any(), f"letter {letter[key]} printed off its decal"
         readable[letter[key]] = (ink & (scene.seg == scene.uids[key])).sum() / ink.sum()
         assert readable[letter[key]] == pytest.approx(claimed[letter[key]], abs=CLAIM)
     assert min(readable.values()) <= record["criteria"]["measured"]["label_occluded_below"]

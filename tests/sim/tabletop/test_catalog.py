@@ -92,13 +92,20 @@ def test_catalog_mixes_urdf_meshes_and_primitives(catalog):
     assert len(categories(catalog)) >= 6
 
 
-def test_texturable_entries_have_a_flat_top(catalog):
+def test_texturable_entries_are_those_with_a_face_for_a_label(catalog):
+    """The flag marks exactly the primitives whose largest flat face holds Compare's
+    smallest label at the entry's smallest scale (sim/tabletop/labels.py)."""
+    from sim.tabletop.labels import LABEL_MIN_SIDE, LABEL_SHAPES, largest_label
+
     tex = [e for e in catalog if e.texturable]
     assert len(tex) >= 10
-    for e in tex:
-        assert e.shape in ("box", "cylinder"), e.name
-        top = min(e.extent_m[:2])
-        assert top >= 0.03 and top >= e.extent_m[2], e.name
+    for e in catalog:
+        fits = (
+            e.is_primitive
+            and e.shape in LABEL_SHAPES
+            and largest_label(e.shape, e.size, e.scale_range[0]) >= LABEL_MIN_SIDE
+        )
+        assert e.texturable == fits, e.name
 
 
 def test_every_entry_loads_at_both_ends_of_its_scale_range(catalog, client):

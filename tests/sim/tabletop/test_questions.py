@@ -121,8 +121,16 @@ def test_compare_answer_is_the_extreme_volume_and_a_label_is_hidden():
         for key in c.evidence_ids:
             body = world.bodies[key]
             letters[key] = body.texture.rsplit("/", 1)[1][0]  # resources:textures/labels/A.png
-            hx, hy, hz = (s * body.scale for s in body.size)
-            volumes[key] = 8 * hx * hy * hz  # a box: from the simulator's own half extents
+            # the volume from the simulator's own collision shape
+            geom, dims = world.client.getCollisionShapeData(body.uid, -1)[0][2:4]
+            if body.asset == "primitive:box":
+                volumes[key] = dims[0] * dims[1] * dims[2]  # full extents
+            else:
+                volumes[key] = np.pi * dims[1] ** 2 * dims[0]  # cylinder: height, radius
+            # its one label lies on a face turned up
+            corners = world.decal_corners(key)
+            normal = np.cross(corners[1] - corners[0], corners[3] - corners[0])
+            assert normal[2] / np.linalg.norm(normal) >= np.cos(np.radians(30))
         assert sorted(letters.values()) == ["A", "B", "C"]
         extreme = "largest" if "largest" in c.text else "smallest"
         pick = (
