@@ -102,7 +102,17 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                     # board tilted in the pile) offers the pad a slope, not a side
                     cut = local_top - depth
                     normal = max(normal, incline_angle(sk[i : j + 1], z[keep][i : j + 1], cut))
-                    widens = widens_below(s, z, all_runs, lo, hi, local_top - depth, px)
+                    ends = widening_ends(s, z, all_runs, lo, hi, local_top - depth, px)
+                    widens = 0
+                    if any(ends):
+                        # held above its widest (a ball wider than the stroke): the pads
+                        # press on a flank facing up, as far off the closing line as
+                        # the flank is from upright
+                        flank = flank_angle(sk[i : j + 1], z[keep][i : j + 1], ends)
+                        if flank is None:
+                            widens = 1
+                        else:
+                            normal = max(normal, flank)
                     rows.append(
                         (
                             yaw,
@@ -173,11 +183,14 @@ def lean_angle(s: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
     middle half of the stretch (`s`, `z`: the strip's points sorted along the line).
 
     A slab or box leaning in the pile (a book, a board, a DVD case propped on its
-    neighbours) shows a plane: its ends are faces square to that plane, which a
-    top-down view does not see, and their normals are as far off the closing line as
-    the plane leans. Beyond the friction cone the squeeze turns the object away about
-    its support (the fingers closed on nothing); across the lean its sides are upright
-    and it holds. A round top or a level one fits about level over its middle half."""
+    neighbours) shows a plane, leaning b. The pads meet it either on its ends, faces
+    square to that plane which a top-down view does not see, b off the closing line,
+    or, where they close below its ends, on its top face and its underside, 90 - b
+    off: the smaller of the two is returned. Beyond the friction cone the squeeze
+    turns the object away about its support (the fingers closed on nothing); a board
+    standing nearly on its edge is squeezed across its faces, and across the lean a
+    slab's sides are upright and it holds. A round top or a level one fits about level
+    over its middle half."""
     if hi - lo < LEAN_MIN_SPAN:
         return 0.0
     quarter = (hi - lo) / 4
@@ -189,7 +202,8 @@ def lean_angle(s: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
     if spread <= 0:
         return 0.0
     slope = float(((sm - sm.mean()) * (zm - zm.mean())).sum()) / spread
-    return math.degrees(math.atan(abs(slope)))
+    lean = math.degrees(math.atan(abs(slope)))
+    return min(lean, 90.0 - lean)
 
 
 def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:
@@ -197,16 +211,41 @@ def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) ->
     [lo, hi] at a height below `cut` (a ball above its equator): the pads would press on
     a surface facing up. `s`, `z`: the strip's points sorted along the closing line;
     `all_runs`: its stretches at any height."""
+    return any(widening_ends(s, z, all_runs, lo, hi, cut, px))
+
+
+def flank_angle(s: np.ndarray, z: np.ndarray, ends: tuple[bool, bool]) -> float | None:
+    """How far (degrees) from upright the surface is at the stretch's widening ends
+    (`ends`: its low and high end): the slope of its points within INCLINE_BAND in from
+    the end, rising inward as a ball's does above its equator. A pad closing level on it
+    presses that far off the closing line. None when too few points measure it."""
+    worst = 0.0
+    for end, inward, widening in ((s[0], 1.0, ends[0]), (s[-1], -1.0, ends[1])):
+        if not widening:
+            continue
+        d = (s - end) * inward
+        near = (d >= 0) & (d <= INCLINE_BAND)
+        dn, zn = d[near], z[near]
+        spread = float(((dn - dn.mean()) ** 2).sum()) if near.sum() >= 3 else 0.0
+        if spread <= 0:
+            return None
+        rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
+        worst = max(worst, 90.0 - math.degrees(math.atan(rise)) if rise > 0 else 90.0)
+    return worst
+
+
+def widening_ends(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> tuple[bool, bool]:
+    """`widens_below` for each end of the stretch: (its low end, its high end)."""
     starts, ends = all_runs
     k = int(np.searchsorted(s[starts], lo, side="right")) - 1
     if k < 0:
-        return False
+        return False, False
     first, last = s[starts[k]], s[ends[k]]
     near_first = z[starts[k] : int(np.searchsorted(s, first + px, side="right"))]
     near_last = z[int(np.searchsorted(s, last - px)) : ends[k] + 1]
     out_lo = lo - first > px and near_first.size and np.median(near_first) < cut
     out_hi = last - hi > px and near_last.size and np.median(near_last) < cut
-    return bool(out_lo or out_hi)
+    return bool(out_lo), bool(out_hi)
 
 
 def normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:

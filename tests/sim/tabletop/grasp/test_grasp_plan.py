@@ -118,8 +118,8 @@ def test_a_mug_is_planned_by_its_body_and_a_tray_by_its_wall():
 
 def test_the_lean_of_a_stretch_is_the_slope_of_a_tilted_top_not_of_a_round_one():
     """A slab leaning 40 degrees along the closing line shows a plane: its ends are faces
-    square to it, 40 degrees off the line. A ball's or a can's round top, a level box:
-    about level over the stretch's middle half."""
+    square to it, 40 degrees off the line, its faces 50. A ball's or a can's round top,
+    a level box: about level over the stretch's middle half."""
     from sim.tabletop.grasp.sections import lean_angle
 
     s = np.linspace(0.0, 0.10, 200)
@@ -129,3 +129,6 @@ def test_the_lean_of_a_stretch_is_the_slope_of_a_tilted_top_not_of_a_round_one()
     assert lean_angle(s, dome, 0.0, 0.10) < 3
     assert lean_angle(s, np.full_like(s, 0.7), 0.0, 0.10) < 1
     assert lean_angle(s[:20], tilted[:20], 0.0, s[19]) == 0.0  # too short to fit
+    # a board standing nearly on its edge (70 degrees) is squeezed across its faces
+    steep = 0.65 + s * math.tan(math.radians(70))
+    assert lean_angle(s, steep, 0.0, 0.10) == pytest.approx(20, abs=1)
