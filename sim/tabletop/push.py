@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.camera import CameraSpec
 from sim.render import RenderedView, render
-from sim.tabletop.heightmap import lift_pixels
+from sim.tabletop.heightmap import height_map, lift_pixels
 from sim.tabletop.motion import go_home, move_over, move_tool_to, set_fingers, tool_pose
 from sim.tabletop.world import TABLE_TOP_Z, TabletopWorld
 
@@ -57,6 +57,34 @@ def mask_to_point(
 # metres from the object's side facing away from the push to the tool's line at the start:
 # the closed fingers' half footprint and room to come down beside the object
 START_GAP = 0.05
+
+
+# Where the closed fingers come down, tried in this order (metres behind the object's far
+# side): the usual gap first, then nearer, then further back. The first where the depth
+# image shows nothing under them higher than their tips is taken; where none is clear the
+# usual start is (the paper's pushes move neighbours too).
+START_GAPS = (START_GAP, 0.04, 0.03, 0.06, 0.07, 0.08, 0.09, 0.10, 0.11)
+START_ROOM = 0.02  # the closed fingers' reach around the tool's line, checked in the image
+START_CLEAR = 0.006  # anything higher than this above the fingertips' height is in the way
+
+
+def clear_start(view: RenderedView, centre, direction, behind_m: float) -> float:
+    """How far behind the object's centre the push starts: the first of START_GAPS behind
+    its far side where the depth image shows room for the closed fingers to come down
+    (coming down on a neighbour there, they went into a mug and carried it home, where
+    every later grasp hit it); the usual START_GAP where none has room."""
+    d = np.asarray(direction, dtype=float)
+    c = np.asarray(centre[:2], dtype=float)
+    far = behind_m + max(START_GAPS)
+    hmap = height_map(view, c - d * (behind_m + far) / 2, (far - behind_m) / 2 + START_ROOM + 0.01)
+    ring = np.linspace(-START_ROOM, START_ROOM, 9)
+    disk = np.array([(u, v) for u in ring for v in ring if u * u + v * v <= START_ROOM**2])
+    for gap in START_GAPS:
+        at = c - d * (behind_m + gap)
+        h, _ = hmap.sample((at + disk)[None, :, :])
+        if float(np.max(h)) <= TABLE_TOP_Z + TIP_HEIGHT + START_CLEAR:
+            return behind_m + gap
+    return behind_m + START_GAP
 
 
 def behind(camera: CameraSpec, view: RenderedView, mask: np.ndarray, centre, direction) -> float:
@@ -104,7 +132,7 @@ def push(world: TabletopWorld, camera: CameraSpec, mask: np.ndarray, direction: 
     view = render(world, camera)
     centre = mask_to_point(world, camera, mask, view)
     dx, dy = DIRECTIONS[direction]
-    back = behind(camera, view, mask, centre, (dx, dy)) + START_GAP
+    back = clear_start(view, centre, (dx, dy), behind(camera, view, mask, centre, (dx, dy)))
     z = TABLE_TOP_Z + TIP_HEIGHT + world.gripper_model.pad_depth[-1]
     start = np.array([centre[0] - dx * back, centre[1] - dy * back, z])
     travel = sweep_past_centre(camera, view, mask, centre, (dx, dy))

@@ -99,3 +99,43 @@ def test_the_push_starts_the_same_distance_behind_the_object_at_any_image_size()
         assert np.linalg.norm(starts[size][:2] - starts[512][:2]) < 0.005
     # behind the box's far side (3 cm behind its centre) by the closed fingers' room
     assert x - 0.03 - 0.06 < starts[512][0] < x - 0.03 - 0.03
+
+
+def test_the_closed_fingers_come_down_where_the_depth_image_shows_room():
+    """A can stands where the push would usually start (5 cm behind the box): the closed
+    fingers come down nearer the box, where the depth image shows the table, instead of
+    onto the can (coming down on a neighbour, they went into a mug and carried it home,
+    where every later grasp hit it). The can stays put; the box goes the commanded way."""
+    x, y = WORKSPACE_CENTRE
+    cam = TOP_DOWN.with_size(512, 512)
+    with TabletopWorld() as world:
+        box = world.add_primitive(
+            "box",
+            "box",
+            (0.025, 0.025, 0.025),
+            (x, y, TABLE_TOP_Z + 0.025),
+            rgba=(1, 0, 0, 1),
+            mass=0.2,
+            name="red box",
+        )
+        # the can's near side 6 cm behind the box's far side
+        can = world.add_primitive(
+            "can",
+            "cylinder",
+            (0.035, 0.09),
+            (x - 0.025 - 0.06 - 0.035, y, TABLE_TOP_Z + 0.045),
+            rgba=(0, 0, 1, 1),
+            mass=0.3,
+            name="blue can",
+        )
+        world.step(60)
+        box_before = np.array(world.client.getBasePositionAndOrientation(box.uid)[0])
+        can_before = np.array(world.client.getBasePositionAndOrientation(can.uid)[0])
+        result = push(world, cam, render(world, cam).segmentation == box.uid, "right")
+        assert result.ok
+        # nearer than the usual 5 cm behind the box's far side, clear of the can
+        assert x - 0.025 - 0.045 < result.start[0] < x - 0.025 - 0.025
+        box_after = np.array(world.client.getBasePositionAndOrientation(box.uid)[0])
+        can_after = np.array(world.client.getBasePositionAndOrientation(can.uid)[0])
+        assert box_after[0] - box_before[0] > 0.03
+        assert np.linalg.norm(can_after - can_before) < 0.01
