@@ -90,3 +90,20 @@ def test_a_book_leaning_along_the_closing_line_is_refused_not_fumbled():
         assert np.linalg.norm(after - before) < 0.002
     finally:
         world.close()
+
+
+def test_a_ball_wider_than_the_stroke_is_held_above_its_equator():
+    """Seed 9 (find), step 6: the soccer ball is 14.3 cm across, wider than the 13.4 cm
+    the 2F-140 takes. It used to be refused (it widens below any pads that fit). Now the
+    planner measures the flank where the pads would meet it above the equator, about 26
+    degrees from upright, within the friction cone, and the ball is taken by that chord
+    and put into the basket."""
+    world, uid = _recorded("wide_ball")
+    try:
+        result = grasp(world, CAM, render(world, CAM).segmentation == uid)
+        assert result.ok, result.feedback
+        assert in_basket(world, uid)
+        cand = result.attempts[-1].candidate
+        assert cand.pads_z > cand.top_z - 0.143 / 2  # above the equator
+    finally:
+        world.close()
