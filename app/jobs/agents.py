@@ -171,18 +171,18 @@ def play_episode(
     from sim.llm import ModelError
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
-    from sim.tabletop.vlm_perception import make_perceiver
+    from sim.tabletop.vlm_perception import make_perceiver, oracle_spec, spec_segmenter
     from sim.tabletop.world import TOP_DOWN
 
     camera = TOP_DOWN.with_size(image_size, image_size)
     if mode == "direct":
         perception = None  # Direct mode perceives nothing
     elif perception is None:  # the scripted agents' default, recorded like any other
-        perception = {"perceiver": "oracle", "config": None, "segmenter": "oracle"}
+        perception = oracle_spec()
     perceiver = make_perceiver(perception, retry)
     if waiting is not None and hasattr(perceiver, "waiting"):
         perceiver.waiting = waiting
-    segmenter = (perception or {}).get("segmenter", "oracle")
+    segmenter = spec_segmenter(perception)
     world = remote = None
     if mode == "direct" and first_view is not None:
         env = ToolEnv(None, question, mode, camera=camera, first_view=first_view)
@@ -317,12 +317,12 @@ def perception_spec(
     """How a run's perception tools see: {"perceiver", "config", "segmenter"}. One
     perception model serves every agent of the run."""
     from sim.tabletop.toolenv import SEGMENTERS
-    from sim.tabletop.vlm_perception import PERCEIVERS
+    from sim.tabletop.vlm_perception import ORACLE, PERCEIVERS
 
-    perceiver = perceiver or ("vlm" if agent_name == "openai" else "oracle")
+    perceiver = perceiver or ("vlm" if agent_name == "openai" else ORACLE)
     if perceiver not in PERCEIVERS:
         raise ProjectError(f"--perceiver {perceiver}: perceivers are {', '.join(PERCEIVERS)}")
-    segmenter = segmenter or ("rgbd" if perceiver == "vlm" else "oracle")
+    segmenter = segmenter or ("rgbd" if perceiver == "vlm" else ORACLE)
     if segmenter not in SEGMENTERS:
         raise ProjectError(f"--segmenter {segmenter}: segmenters are {', '.join(SEGMENTERS)}")
     config = None

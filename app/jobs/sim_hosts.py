@@ -49,7 +49,7 @@ def _host_open(
 ) -> dict[str, Any]:
     from sim.tabletop.scenes import world_from_records
     from sim.tabletop.toolenv import ToolEnv
-    from sim.tabletop.vlm_perception import make_perceiver
+    from sim.tabletop.vlm_perception import make_perceiver, spec_segmenter
 
     world = world_from_records(scene["bodies"], scene["state"], gripper=gripper)
     try:
@@ -61,7 +61,7 @@ def _host_open(
             camera=camera,
             first_view=first_view,
             perceiver=make_perceiver(perception),
-            segmenter=(perception or {}).get("segmenter", "oracle"),
+            segmenter=spec_segmenter(perception),
         )
     except Exception:
         world.close()

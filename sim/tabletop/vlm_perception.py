@@ -139,6 +139,17 @@ def read_scene_graph(text: str, size: tuple[int, int]) -> Perception:
 
 
 PERCEIVERS = ("vlm", "oracle")
+ORACLE = "oracle"  # the simulator's perceiver and segmenter: the scripted agents' default
+
+
+def oracle_spec() -> dict[str, Any]:
+    """The perception spec of a run that names none: the oracle perceiver and segmenter."""
+    return {"perceiver": ORACLE, "config": None, "segmenter": ORACLE}
+
+
+def spec_segmenter(spec: dict[str, Any] | None) -> str:
+    """The segmenter a perception spec names (the oracle's when it names none)."""
+    return (spec or {}).get("segmenter", ORACLE)
 
 
 def make_perceiver(spec: dict[str, Any] | None, retry: RetryPolicy = DEFAULT_RETRY):
@@ -146,7 +157,7 @@ def make_perceiver(spec: dict[str, Any] | None, retry: RetryPolicy = DEFAULT_RET
     "config": OpenAIConfig for vlm, "segmenter"}); the oracle when there is none."""
     from sim.tabletop.perception import OraclePerceiver
 
-    if not spec or spec.get("perceiver", "oracle") == "oracle":
+    if not spec or spec.get("perceiver", ORACLE) == ORACLE:
         return OraclePerceiver()
     if spec["perceiver"] != "vlm":
         raise ValueError(f"perceiver must be one of {PERCEIVERS}, not {spec['perceiver']!r}")
