@@ -398,7 +398,10 @@ def _verdict(project: Project, person: Annotator, row: dict, version, context: d
         unambiguous=bool(row["unambiguous"]),
         evidence_withheld=bool(row["evidence_withheld"]),
         evidence_recoverable=bool(row["evidence_recoverable"]),
-        volumes_distinct=None if row["volumes_distinct"] is None else bool(row["volumes_distinct"]),
+        # .get: work kept aside before criterion 4 existed has no such key
+        volumes_distinct=None
+        if row.get("volumes_distinct") is None
+        else bool(row["volumes_distinct"]),
         decision=row["decision"],
         reason=row["reason"],
         corrections=row["corrections"],

@@ -13,7 +13,7 @@ from sqlite_utils import Database
 
 from annotation.verification import Verdict
 from app.work_packages.create import PackageRequest, create_package
-from app.work_packages.merge import merge_package
+from app.work_packages.merge import apply_conflict, merge_package
 from store import ProjectError, open_project, schema
 from store.package_io import content_hash
 
@@ -86,6 +86,20 @@ def test_a_compare_verdict_without_criterion_4_is_kept_aside(sent):
     )
     assert report.merged["verdicts"] == 1
     assert _stored(db) == [(2, "approve", None)]
+    # kept aside as work from before criterion 4 was (no key at all), applying it is
+    # refused by the same rule, not by a crash
+    with open_project(db) as p, p.write():
+        p.db.execute("UPDATE package_conflicts SET work = json_remove(work, '$.volumes_distinct')")
+    [kept] = _open_conflicts(db)
+    assert "volumes_distinct" not in kept["work"]
+    with pytest.raises(ProjectError, match=r"criterion 4 \(volumes distinct\) must be answered"):
+        apply_conflict(db, kept["id"])
+    assert _stored(db) == [(2, "approve", None)]
+
+
+def _open_conflicts(db: Path) -> list[dict]:
+    with open_project(db) as p:
+        return p.packages.conflicts()
 
 
 def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
