@@ -7,6 +7,7 @@ the right and v down; pixel centres are at half-integers.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -102,7 +103,19 @@ def _half_extents(spec: CameraSpec) -> tuple[float, float]:
 
 
 def view_matrix(spec: CameraSpec) -> np.ndarray:
-    return look_at(spec.eye, spec.target, spec.up)
+    """The camera's view matrix, read-only: made once per camera (projecting points asks
+    for it thousands of times while a scene settles)."""
+    try:
+        return _view_matrix(spec)
+    except TypeError:  # a camera built with lists: not hashable, not cached
+        return look_at(spec.eye, spec.target, spec.up)
+
+
+@functools.lru_cache(maxsize=64)
+def _view_matrix(spec: CameraSpec) -> np.ndarray:
+    m = look_at(spec.eye, spec.target, spec.up)
+    m.flags.writeable = False
+    return m
 
 
 def projection_matrix(spec: CameraSpec) -> np.ndarray:

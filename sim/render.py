@@ -138,7 +138,12 @@ def render(
 
 
 def windowed_view(
-    world: World, camera: CameraSpec, keys: Iterable[str], *, occluded: Iterable[str] = ()
+    world: World,
+    camera: CameraSpec,
+    keys: Iterable[str],
+    *,
+    occluded: Iterable[str] = (),
+    backdrop: str | None = None,
 ) -> RenderedView:
     """The camera's image rendered only inside the pixel windows of `keys`; background
     elsewhere (segmentation -1, black, depth at the far plane). `occluded` names bodies
@@ -150,6 +155,13 @@ def windowed_view(
     (`render`), at the cost of the windows alone. Windows are rendered one by one with
     the bodies that project elsewhere hidden, or as their bounding window when that is
     no larger than their sum.
+
+    `backdrop` names a fixed body made before the ones it may hide (the table) that is
+    not drawn but put in from its depth alone (`backdrop_depth`, kept per process): in
+    front wherever it is nearer than what was drawn (the renderer's depth test gives a
+    tie to the body drawn later). Segmentation and depth are the same; the backdrop's
+    pixels stay black in `rgb`. Drawing the textured table top under every window was
+    most of a window's cost.
     """
     keys = list(keys)
     height, width = camera.height, camera.width
@@ -164,9 +176,11 @@ def windowed_view(
             max(w[2] for w in windows),
             max(w[3] for w in windows),
         )
-        if _area(union) <= sum(_area(w) for w in windows):
+        # Without the table top to draw, a window's pixels cost little next to a render's
+        # own overhead: the bounding window wins at up to twice the windows' sum.
+        if _area(union) <= sum(_area(w) for w in windows) * (2 if backdrop else 1):
             windows = [union]
-        skipped = set(occluded)
+        skipped = set(occluded) | ({backdrop} if backdrop else set())
         placed = {
             k: None if k in skipped else screen_window(world, camera, k) for k in world.bodies
         }
@@ -175,10 +189,45 @@ def windowed_view(
             elsewhere = [k for k, w in placed.items() if w is None or not _intersect(w, window)]
             with hidden(world, elsewhere):
                 pixels, raw, part = _render(world, camera, window)
+            if backdrop:
+                raw, part = _with_backdrop(world, camera, backdrop, window, raw, part)
             seg[y0:y1, x0:x1] = part
             rgb[y0:y1, x0:x1] = pixels
             depth[y0:y1, x0:x1] = depth_to_metres(raw, camera.near, camera.far)
     return RenderedView(camera, rgb, depth, seg)
+
+
+_BACKDROPS: dict[tuple, np.ndarray] = {}  # backdrop_depth's, a few at most
+
+
+def backdrop_depth(world: World, camera: CameraSpec, key: str) -> np.ndarray:
+    """The raw depth buffer of the camera's whole image with only body `key` drawn (far
+    plane, 1.0, elsewhere), rendered once per process for the body's shapes, pose and
+    camera: the table, which every window of a tabletop view would draw again."""
+    c, uid = world.client, world.bodies[key].uid
+    shapes = tuple(
+        (row[1], row[2], tuple(row[3]), row[4], tuple(row[5]), tuple(row[6]))
+        for row in c.getVisualShapeData(uid)
+    )
+    pose = tuple(tuple(v) for v in c.getBasePositionAndOrientation(uid))
+    cache_key = (camera, shapes, pose)
+    if cache_key not in _BACKDROPS:
+        with hidden(world, [k for k in world.bodies if k != key]):
+            _, raw, _ = _render(world, camera)
+        raw.flags.writeable = False
+        if len(_BACKDROPS) >= 4:
+            _BACKDROPS.pop(next(iter(_BACKDROPS)))
+        _BACKDROPS[cache_key] = raw
+    return _BACKDROPS[cache_key]
+
+
+def _with_backdrop(world, camera, key, window, raw: np.ndarray, seg: np.ndarray):
+    """A window's depth buffer and segmentation rendered without body `key`, with it put
+    back from `backdrop_depth`: in front where it is nearer than what was drawn."""
+    x0, y0, x1, y1 = window
+    far = backdrop_depth(world, camera, key)[y0:y1, x0:x1]
+    front = far < raw
+    return np.where(front, far, raw), np.where(front, world.bodies[key].uid, seg)
 
 
 def _area(window: tuple[int, int, int, int]) -> int:
@@ -305,6 +354,47 @@ def counterfactual_visibility(
         after = int(np.count_nonzero(seg == uid))
         gains[key] = (after - before) / alone[key] if alone.get(key) else 0.0
     return gains
+
+
+def counterfactual_change(
+    world: World,
+    camera: CameraSpec,
+    cover: str,
+    *,
+    view: RenderedView,
+    occluded: Iterable[str] = (),
+    backdrop: str | None = None,
+) -> dict[str, int]:
+    """How many more pixels each body other than `cover` shows when `cover` is made
+    transparent, for the bodies whose count changes: the fast path of
+    `counterfactual_visibility` before its division by the bodies' pixels alone, for a
+    caller that counts those only for the bodies that change (`occluded`: as there;
+    `backdrop`: as for `windowed_view`)."""
+    window = screen_window(world, camera, cover)
+    if window is None:
+        return {}
+    x0, y0, x1, y1 = window
+    skipped = set(occluded) | ({backdrop} if backdrop else set())
+    elsewhere = [
+        k
+        for k in world.bodies
+        if k != cover and (k in skipped or not _overlaps(world, camera, k, window))
+    ]
+    with hidden(world, [cover, *elsewhere]):
+        _, raw, after = _render(world, camera, window)
+    if backdrop:
+        _, after = _with_backdrop(world, camera, backdrop, window, raw, after)
+    uids, counts = np.unique(view.segmentation[y0:y1, x0:x1], return_counts=True)
+    was = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+    uids, counts = np.unique(after, return_counts=True)
+    now = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+    change = {}
+    for uid in sorted(set(was) | set(now)):
+        info = world.info(uid)
+        diff = now.get(uid, 0) - was.get(uid, 0)
+        if info is not None and info.key != cover and diff:
+            change[info.key] = diff
+    return change
 
 
 def _window_gains(world, keys, before: np.ndarray, after: np.ndarray, alone) -> dict[str, float]:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from annotation.tabletop.question_text import (
     NONE_OF_THE_ABOVE,
     beneath_steps,
@@ -23,7 +25,8 @@ from annotation.tabletop.question_text import (
 )
 from sim.camera import CameraSpec, pixel_ray, project_points
 from sim.render import (
-    counterfactual_visibility,
+    alone_pixel_counts,
+    counterfactual_change,
     label_pixels,
     screen_window,
     visibility,
@@ -38,8 +41,9 @@ from sim.tabletop.labels import (
     attach_labels,
     largest_label,
 )
-from sim.tabletop.scenes import GeneratedScene, NoValidScene, generate_scene
+from sim.tabletop.scenes import GeneratedScene, NoValidScene, dress_scene, generate_scene
 from sim.tabletop.world import MODEL_IMAGE_SIZE, TABLE_HALF, TABLE_TOP_Z, TOP_DOWN
+from sim.world import TABLE_KEY
 
 TASKS = ("count", "find", "beneath", "compare")
 MAX_VISIBILITY = 0.10  # answer-critical objects show at most this fraction of themselves
@@ -178,7 +182,7 @@ def generate(
 
 
 def _timed_scene(
-    timing: Timing, seed: int, n: int, pool, first, pile_on=None, check_spawns=None
+    timing: Timing, seed: int, n: int, pool, first, pile_on=None, check_spawns=None, dress=True
 ) -> GeneratedScene | None:
     t0 = time.perf_counter()
     try:
@@ -188,6 +192,7 @@ def _timed_scene(
             objects=(n, n),
             check_spawns=check_spawns,
             rest_within_s=REST_WITHIN_S,
+            dress=dress,
             **opts,
         )
         timing.settle_s += scene.settle_s
@@ -308,42 +313,29 @@ def _find(rng, seed, entries, camera, threshold, timing):
 def _beneath(rng, seed, entries, camera, threshold, timing):
     confounding = rng.random() < CONFOUNDING_SHARE
     n = rng.randint(10, 15)
-    scene = _timed_scene(timing, seed, n, entries, [], BENEATH_PILE_ON)
+    # Undressed: the robot and the table's texture join only a scene that passes (the
+    # checks read segmentation alone, which the texture does not change).
+    scene = _timed_scene(timing, seed, n, entries, [], BENEATH_PILE_ON, dress=False)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
     world = scene.world
     keys = [b.key for b in world.objects()]
     t0 = time.perf_counter()
-    view, alone, vis = _visibility(scene, camera, keys)
-    pairs = []
-    windows = {k: screen_window(world, camera, k) for k in keys}
-    buried = [k for k in keys if vis[k] <= threshold and windows[k] is not None]
-    occluded = _under_table(world, camera)
-    for cover in keys if buried else ():
-        if vis[cover] <= threshold:
-            continue  # a cover is something the model can see
-        if not any(_overlap(windows[cover], windows[h]) for h in buried):
-            continue  # it covers none of the hidden objects: making it transparent reveals none
-        gains = counterfactual_visibility(
-            world,
-            camera,
-            cover,
-            keys=[k for k in keys if k != cover],
-            view=view,
-            alone=alone,
-            occluded=occluded,
-        )
-        for hidden, gain in gains.items():
-            if (
-                vis[hidden] <= threshold
-                and gain >= MIN_REVEAL
-                and world.bodies[hidden].name != world.bodies[cover].name
-            ):
-                revealed = [k for k, g in gains.items() if g >= MIN_REVEAL]
-                pairs.append((gain, cover, hidden, revealed))
+    vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
     timing.visibility_s += time.perf_counter() - t0
     if not pairs:
         return _reject(scene, "beneath: no cover reveals a hidden object", timing)
+    t0 = time.perf_counter()
+    before = set(world.bodies)
+    dress_scene(scene)
+    timing.scene_s += time.perf_counter() - t0
+    added = [screen_window(world, camera, k) for k in world.bodies if k not in before]
+    if any(_overlap(a, w) for a in added for w in windows.values()):
+        t0 = time.perf_counter()  # the robot reaches into the view: measure again with it
+        vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
+        timing.visibility_s += time.perf_counter() - t0
+        if not pairs:
+            return _reject(scene, "beneath: no cover reveals a hidden object", timing)
     gain, cover, hidden, revealed = max(pairs)
     hidden_name, cover_name = world.bodies[hidden].name, world.bodies[cover].name
     under = {world.bodies[k].name for k in revealed}
@@ -389,6 +381,77 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
         confounding,
         scene,
     )
+
+
+def _beneath_pairs(world, camera, keys, threshold):
+    """Beneath's measurements: the objects' visible fractions (a dict-like that measures an
+    object's pixels alone when first asked), the (gain, cover, hidden, revealed) pairs that
+    qualify, and the objects' pixel windows.
+
+    The same values as measuring every object alone, at the cost of the few that matter:
+    an object showing more of its window than the threshold shows more than that of itself
+    (its pixels alone lie in its window), so it is no hidden object and can be a cover
+    without being rendered alone; a gain is divided only for the objects whose pixels
+    change when a cover is made transparent (the others gain nothing). Beneath tries only
+    covers that overlap an object at most `threshold` visible, and none when there is no
+    such object.
+    """
+    occluded = _under_table(world, camera)
+    view = windowed_view(world, camera, keys, occluded=occluded, backdrop=TABLE_KEY)
+    vis = _LazyVisibility(world, camera, keys, view)
+    windows = {k: screen_window(world, camera, k) for k in keys}
+    unsure = [
+        k
+        for k in keys
+        if windows[k] is None or vis.visible[k] <= threshold * _window_area(windows[k])
+    ]
+    vis.measure(unsure)
+    buried = [k for k in unsure if vis[k] <= threshold and windows[k] is not None]
+    pairs = []
+    for cover in keys if buried else ():
+        if cover in unsure and vis[cover] <= threshold:
+            continue  # a cover is something the model can see
+        if not any(_overlap(windows[cover], windows[h]) for h in buried):
+            continue  # it covers none of the hidden objects: making it transparent reveals none
+        change = counterfactual_change(
+            world, camera, cover, view=view, occluded=occluded, backdrop=TABLE_KEY
+        )
+        vis.measure([k for k in keys if change.get(k)])
+        gains = {k: change[k] / vis.alone[k] for k in keys if change.get(k) and vis.alone[k]}
+        for hidden, gain in gains.items():
+            if (
+                vis[hidden] <= threshold
+                and gain >= MIN_REVEAL
+                and world.bodies[hidden].name != world.bodies[cover].name
+            ):
+                revealed = [k for k, g in gains.items() if g >= MIN_REVEAL]
+                pairs.append((gain, cover, hidden, revealed))
+    return vis, pairs, windows
+
+
+class _LazyVisibility:
+    """Objects' visible fractions in `view`, each measured alone when first needed."""
+
+    def __init__(self, world, camera, keys, view) -> None:
+        self.world, self.camera = world, camera
+        uids, counts = np.unique(view.segmentation, return_counts=True)
+        shown = dict(zip(uids.tolist(), counts.tolist(), strict=True))
+        self.visible = {k: shown.get(world.bodies[k].uid, 0) for k in keys}
+        self.alone: dict[str, int] = {}
+
+    def measure(self, keys) -> None:
+        missing = [k for k in keys if k not in self.alone]
+        if missing:
+            self.alone.update(alone_pixel_counts(self.world, self.camera, missing))
+
+    def __getitem__(self, key: str) -> float:
+        self.measure([key])
+        alone = self.alone[key]
+        return self.visible[key] / alone if alone else 0.0
+
+
+def _window_area(window: tuple[int, int, int, int]) -> int:
+    return (window[2] - window[0]) * (window[3] - window[1])
 
 
 def _compare(rng, seed, entries, camera, threshold, timing):

@@ -72,6 +72,8 @@ class GeneratedScene:
     rejected: list[str] = field(default_factory=list)  # why earlier attempts were discarded
     attempt_steps: list[int] = field(default_factory=list)  # physics steps of every attempt
     settle_s: float = 0.0  # wall-clock seconds spent settling, every attempt's
+    with_robot: bool = True  # whether the scene has (or, undressed, will have) the robot
+    dressed: bool = True  # False: robot and table texture not added yet (`dress_scene`)
 
     def scene_dict(self, camera: CameraSpec = TOP_DOWN) -> dict[str, Any]:
         """The self-contained `scene` object of reasonscope-benchmark/1."""
@@ -348,6 +350,7 @@ def generate_scene(
     gripper: str = DEFAULT_GRIPPER,
     check_spawns: Callable[[list[SpawnSpec]], str | None] | None = None,
     rest_within_s: float | None = None,
+    dress: bool = True,
 ) -> GeneratedScene:
     """A settled, valid scene for `seed`; attempts that fail the checks are redrawn (seeded).
 
@@ -362,6 +365,9 @@ def generate_scene(
     it gives (a caller's criterion the draw already fails) discards the attempt. With
     `rest_within_s`, an attempt still moving after that much simulated time is
     discarded too (one that never comes to rest would otherwise be kept after 30 s).
+    With `dress=False` the kept scene comes without the robot and the table's texture,
+    for a caller that checks it first and calls `dress_scene` only if it keeps it
+    (nothing simulates in between, so the dressed world is the same either way).
     """
     lo, hi = objects
     if not (1 <= lo <= hi <= 15):
@@ -406,17 +412,29 @@ def generate_scene(
         if not found and rest_within_s is not None and not report.at_rest:
             found = [f"objects still moving after {rest_within_s:g} s"]
         if not found:
-            if with_robot:
-                world.add_robot()
-            world.set_table_texture(texture)
-            return GeneratedScene(
+            scene = GeneratedScene(
                 seed, attempt, world, report, texture, spawns, rejected, attempt_steps, settle_s
             )
+            scene.with_robot, scene.dressed = with_robot, False
+            if dress:
+                dress_scene(scene)
+            return scene
         rejected.append(f"attempt {attempt}: {found[0]}")
     world.close()
     raise NoValidScene(
         f"seed {seed}: no valid scene in {MAX_ATTEMPTS} attempts ({rejected[-1]})", settle_s
     )
+
+
+def dress_scene(scene: GeneratedScene) -> None:
+    """Add what `generate_scene(..., dress=False)` left out: the robot (when the scene has
+    one) and the table's texture, in the order `generate_scene` adds them."""
+    if scene.dressed:
+        return
+    if scene.with_robot:
+        scene.world.add_robot()
+    scene.world.set_table_texture(scene.texture)
+    scene.dressed = True
 
 
 class NoValidScene(RuntimeError):
