@@ -39,8 +39,9 @@ def run_label(run: Run | dict[str, Any]) -> str:
             parts.append(f"max {value} steps")
         elif key == "truncate":
             parts.append(f"first {value} actions")
-        elif key == "example":
-            parts.append(f"{value} example")
+        elif key == "example":  # "harness", or "harness+picture" with the task's picture
+            base, _, extra = str(value).partition("+")
+            parts.append(f"{base} example" + (f" + {extra}" if extra else ""))
         elif key == "cameras":
             parts.append(_cameras(value))
         else:

@@ -68,8 +68,9 @@ BIMANUAL_RUN_KEYS = (
 
 def bimanual_run(header: dict[str, Any]) -> Run:
     """The settings of the dual-arm run an episode belongs to: the cameras the model saw,
-    the image size, the step limit, the truncation, the task example shown ("harness")
-    and a randomized look, as recorded (unrecorded, no example and a fixed look left
+    the image size, the step limit, the truncation, the task example shown ("harness":
+    the task file's reply; "harness+picture": with the task's picture after the text) and
+    a randomized look, as recorded (unrecorded, no example and a fixed look left
     out, so headers from before these keys group as they did)."""
     header = header if isinstance(header, dict) else {}
     size = header.get("image_size")

@@ -384,7 +384,8 @@ def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
         "--no-example",
         dest="example",
         action="store_false",
-        help="leave the task's example reply (from the harness's task file) out of the prompt",
+        help="leave the task's example out of the prompt: the example reply from the "
+        "harness's task file and the example picture sent after the text",
     )
     g.add_argument(
         "--randomize",

@@ -213,7 +213,8 @@ def run_bimanual(
     The protocol is the ST-BiBench harness's unless given (`sim.bimanual.protocol`): on
     the planning tier `max_steps` None is the task's action_limit and `truncate` None its
     action_chunk_num (0: execute whole plans); `cameras` None is head + third (head only
-    for row16); `example` shows the task's example reply from the harness's task file.
+    for row16); `example` shows the task's example reply from the harness's task file and,
+    after the text of every request, the task's example picture where it has one.
     With `randomize`, each episode's table, floor and light are randomized from its seed
     (`sim.bimanual.randomize`)."""
     from sim.bimanual.env import get_task
@@ -317,7 +318,8 @@ def bimanual_protocol(
     """The `BimanualEnv` options of a run: what is given, the rest from the ST-BiBench
     harness's task file (`sim.bimanual.protocol.task_protocol`). The harness's step limit
     and truncation belong to its planning tier; the row16 tier keeps 10 steps and whole
-    plans unless given. `truncate` 0 executes whole plans."""
+    plans unless given, and never shows the example (reply or picture). `truncate` 0
+    executes whole plans."""
     from sim.bimanual.env import DEFAULT_MAX_STEPS
     from sim.bimanual.protocol import default_cameras, task_protocol
 
@@ -333,6 +335,7 @@ def bimanual_protocol(
         "truncate": truncate or None,
         "cameras": tuple(cameras) if cameras else default_cameras(tier),
         "example": harness.example if example and planning else None,
+        "example_image": harness.example_image if example and planning else None,
     }
 
 

@@ -1,18 +1,21 @@
 """A planner behind any OpenAI-compatible chat-completions API, playing a `BimanualEnv`.
 
-Each turn is one request: the system text and the user text of
-`sim.bimanual.prompts` (task, actions, reply format; the current poses, the last
-three steps and the request), followed by the current camera images as PNG data
-URLs. The reply's text goes to `env.step` as it came: broken JSON is repaired or
-becomes a format-error step, never an exception. HTTP and retries are
-`sim.llm.chat_completion`'s; a transport failure that survives them raises
-`sim.llm.ModelError` for the caller to record (outcome "error"). Each step carries its
-request's latency and tokens (`latency_s`, `tokens_in`, `tokens_out`); `stats` counts the
-agent's requests.
+Each turn is one request: the system text of `sim.bimanual.prompts` (task, actions,
+reply format) and a user message laid out as the ST-BiBench harness lays it out
+(BiManiBench `script/vlmplanner.py`, `VLMPlanner.get_message`): the current camera
+images as PNG data URLs (head first), the user text (the current poses, the last three
+steps and the request), then, on the planning tier with the harness's example, the
+task's example picture, its bytes as shipped. The reply's text goes to `env.step` as it
+came: broken JSON is repaired or becomes a format-error step, never an exception. HTTP
+and retries are `sim.llm.chat_completion`'s; a transport failure that survives them
+raises `sim.llm.ModelError` for the caller to record (outcome "error"). Each step carries
+its request's latency and tokens (`latency_s`, `tokens_in`, `tokens_out`); `stats` counts
+the agent's requests.
 """
 
 from __future__ import annotations
 
+import base64
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -27,6 +30,12 @@ from sim.llm import (
     message_text,
     png_data_url,
 )
+
+
+def example_data_url(png: bytes) -> str:
+    """A PNG file's bytes as a data URL, unchanged, as the harness's
+    `local_image_to_data_url` makes it for a .png path."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 class BimanualOpenAIAgent:
@@ -58,11 +67,14 @@ class BimanualOpenAIAgent:
     def messages(self, env) -> list[dict[str, Any]]:
         """The request's messages for the env's next step."""
         system, user = bimanual_prompts.prompt_for(env)
-        parts: list[dict[str, Any]] = [{"type": "text", "text": user}]
-        for name, png in env.latest_images().items():
-            parts.append({"type": "text", "text": f"{name} camera:"})
-            url = png_data_url(png, self.max_image_side)
-            parts.append({"type": "image_url", "image_url": {"url": url}})
+        parts: list[dict[str, Any]] = [
+            {"type": "image_url", "image_url": {"url": png_data_url(png, self.max_image_side)}}
+            for png in env.latest_images().values()
+        ]
+        parts.append({"type": "text", "text": user})
+        example = getattr(env, "example_png", None)
+        if example is not None:  # as it is, not scaled: the harness sends the file's bytes
+            parts.append({"type": "image_url", "image_url": {"url": example_data_url(example)}})
         return [{"role": "system", "content": system}, {"role": "user", "content": parts}]
 
     def run(self, env) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 from PIL import Image
 
 from annotation.bimanual.logs import ACTION_EMPTY, PLAN_STEP, reply_step
+from sim.assets import resolve_asset
 from sim.bimanual.cameras import camera
 from sim.bimanual.executor import BimanualExecutor
 from sim.bimanual.randomize import apply_look, draw_look
@@ -110,6 +111,7 @@ class BimanualEnv:
         max_steps: int = DEFAULT_MAX_STEPS,
         truncate: int | None = None,
         example: str | None = None,
+        example_image: str | None = None,
         randomization_seed: int | None = None,
     ) -> None:
         if tier not in TIERS:
@@ -130,6 +132,12 @@ class BimanualEnv:
         self.truncate = truncate
         # the task's example reply the planner is shown (the harness's task file's), or None
         self.example = example
+        # the task's example picture (an asset reference, e.g. the harness's shipped
+        # "resources:bimanual/example_img/<task>.png"), sent as it is after the text of
+        # every request; the planning tier's only, as in the harness's planning loop
+        self.example_png: bytes | None = None
+        if example_image and tier != "row16":
+            self.example_png = resolve_asset(example_image).read_bytes()
         self.look = None if randomization_seed is None else draw_look(randomization_seed)
         self.steps: list[dict[str, Any]] = []
         self.images: list[dict[str, bytes]] = []  # per step: camera -> PNG bytes
@@ -166,6 +174,15 @@ class BimanualEnv:
     @property
     def instruction(self) -> str:
         return self.task.instruction
+
+    @property
+    def example_setting(self) -> str | None:
+        """The example shown, as results group on it: "harness" (the task file's reply),
+        "harness+picture" (the reply and the task's picture), None (none; always on row16).
+        Runs with the picture keep apart from those without (recorded before it shipped)."""
+        if self.tier == "row16" or not (self.example or self.example_png):
+            return None
+        return "harness+picture" if self.example_png else "harness"
 
     @property
     def plan_steps(self) -> int:
@@ -233,7 +250,10 @@ class BimanualEnv:
                 "image_size": list(self.image_size),
                 "max_steps": self.max_steps,
                 "truncate": self.truncate,
-                "example": "harness" if self.example else None,
+                "example": self.example_setting,
+                "example_image": (
+                    hashlib.sha256(self.example_png).hexdigest() if self.example_png else None
+                ),
                 "randomization": self.look is not None,
                 "look": self.look.as_header() if self.look is not None else None,
                 "source_episode": source_episode,

@@ -325,8 +325,11 @@ def turn_text(
     current_ee: dict[str, dict[str, Any]],
     objects: dict[str, list[float]],
     cameras: list[str],
+    example_image: bool = False,
 ) -> str:
-    """The user text of one turn: the current state, the recent history, the request."""
+    """The user text of one turn: the current state, the recent history, the request. The
+    camera images come before it and the task's example picture (`example_image`) after
+    it, in the order of the ST-BiBench harness's request."""
     parts = []
     past = history_text(history[-HISTORY_STEPS:])
     if past:
@@ -340,8 +343,16 @@ def turn_text(
         where = "; ".join(f"{k} at {_pose(v)}" for k, v in sorted(objects.items()))
         parts.append(f"Objects (use these names as actor; centre positions): {where}.")
     views = ", ".join(cameras)
+    if example_image:
+        parts.append(
+            "The image after this text is this task's example from the benchmark: the "
+            "instruction, the scene at the start and when the task is done (in the "
+            "benchmark's own simulator, which looks different from yours) and an example "
+            "reply. Check it carefully and follow how it solves the task."
+        )
     parts.append(
-        f"The image(s) attached show the scene now ({views} camera). Considering the history "
+        f"The image(s) before this text show the scene now ({views} camera, in that order). "
+        "Considering the history "
         f"above and these images, work towards the instruction.\nInstruction: {instruction}\n"
         "Answer with the JSON object: describe the scene, reflect on the history and feedback "
         "(why the task is not done yet), give the plan in words, and end with executable_plan "
@@ -367,5 +378,6 @@ def prompt_for(env) -> tuple[str, str]:
         current_ee=env.steps[-1]["result"]["ee"],
         objects=env.objects(),
         cameras=list(env.cameras),
+        example_image=getattr(env, "example_png", None) is not None,
     )
     return system, user

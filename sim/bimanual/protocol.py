@@ -6,7 +6,9 @@ task's `description/task_instruction/<task>.json` the step limit
 truncation (`action_chunk_num`: `VLMPlanner.act` keeps the first k actions of a
 plan, default 6) and the task's example reply (`template_example`, written into
 the prompt by `VLMPlanner.set_template_example` as `json.dumps(..., indent=4)`).
-It sends the planner the head image and the third-person view, and plays two
+It sends the planner the head image and the third-person view, then the prompt text,
+then the task's example picture (`script/example_img/<task>.png`, 14 tasks have one;
+shipped byte for byte in resources/bimanual/example_img), and plays two
 rounds of 50 test episodes (100 per task, the paper's "minimum of 100
 independent evaluation episodes per individual task"). The values, with the
 file and commit each came from, ship in resources/bimanual/harness_protocol.json
@@ -41,6 +43,10 @@ class TaskProtocol:
     truncate: int  # the harness's action_chunk_num
     example: str | None  # the harness's example reply text, or None when it has none
     source: str  # the BiManiBench file (or "harness default") the values came from
+    # the task's example picture ("resources:bimanual/example_img/<task>.png") and the
+    # sha256 of its shipped bytes, or None when the harness has none for the task
+    example_image: str | None = None
+    example_image_sha256: str | None = None
 
 
 @cache
@@ -66,6 +72,8 @@ def task_protocol(task: str) -> TaskProtocol:
         truncate=int(entry["action_chunk_num"]),
         example=entry.get("example"),
         source=entry["file"] or "harness default",
+        example_image=entry.get("example_image_ref"),
+        example_image_sha256=entry.get("example_image_sha256"),
     )
 
 

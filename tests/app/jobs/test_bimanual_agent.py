@@ -54,7 +54,7 @@ def answer(plan: list[Any]) -> str:
 
 
 def user_text(body: dict[str, Any]) -> str:
-    return body["messages"][1]["content"][0]["text"]
+    return next(p["text"] for p in body["messages"][1]["content"] if p["type"] == "text")
 
 
 @pytest.fixture

@@ -129,9 +129,11 @@ def test_a_default_run_records_the_harness_protocol_and_shows_both_views_and_the
     # the episode ran to the harness's step limit, one request a step
     assert len(steps) == 1 + limit and len(requests) == limit
     system, user = requests[0]["messages"]
-    images = [p for p in user["content"] if p["type"] == "image_url"]
-    labels = [p["text"] for p in user["content"] if p["type"] == "text"][1:]
-    assert len(images) == 2 and labels == ["head camera:", "third camera:"]
+    # the harness's order: head image, third-person image, the text; grab_roller has no
+    # example picture, so nothing follows the text
+    assert [p["type"] for p in user["content"]] == ["image_url", "image_url", "text"]
+    assert "(head, third camera, in that order)" in user["content"][2]["text"]
+    assert recorded["example_image"] is None
     example = task_protocol(TASK).example
     assert example and example in system["content"]
     assert f"Only the first {chunk} action(s)" in system["content"]
@@ -161,7 +163,10 @@ def test_flags_override_the_harness_protocol(db, monkeypatch, capsys):
     system, user = requests[0]["messages"]
     assert task_protocol("blocks_tower").example not in system["content"]
     assert "Only the first" not in system["content"]
-    assert len([p for p in user["content"] if p["type"] == "image_url"]) == 1
+    # blocks_tower has an example picture; --no-example sends none
+    assert task_protocol("blocks_tower").example_image
+    assert [p["type"] for p in user["content"]] == ["image_url", "text"]
+    assert recorded["example_image"] is None
 
 
 def test_the_row16_tier_keeps_its_own_defaults():
@@ -172,6 +177,7 @@ def test_the_row16_tier_keeps_its_own_defaults():
         ("head",),
         None,
     )
+    assert env["example_image"] is None  # the fine tier never shows the example picture
 
 
 def test_protocol_paper_sets_the_episode_count_and_randomizes_from_the_seed(
