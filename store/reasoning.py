@@ -48,16 +48,20 @@ from store.connection import ProjectFile
 from store.errors import ProjectError, given_time, utc_now
 from store.questions import QuestionRepository
 
+# A question's modality, from its preferences; imported questions without one are images.
+_MODALITY = "COALESCE(json_extract(q.criteria, '$.preferences.modality'), 'image')"
 _PREDICTION_SELECT = (
     "SELECT p.id, p.question_id, q.uid, p.model, p.answer, p.step_answers, p.correct, p.iou, "
     "p.reason, p.step_correct, p.source, p.imported_at, q.benchmark, q.task, q.difficulty_s, "
-    "q.difficulty_r, q.difficulty_t, q.is_current, q.status FROM reasoning_predictions p "
+    "q.difficulty_r, q.difficulty_t, q.is_current, q.status, " + _MODALITY + " "
+    "FROM reasoning_predictions p "
     "JOIN questions q ON q.id = p.question_id"
 )
 _HUMAN_SELECT = (
     "SELECT h.id, h.question_id, q.uid, h.annotator_id, h.answer, h.correct, h.iou, h.reason, "
     "h.created_at, q.benchmark, q.task, q.difficulty_s, q.difficulty_r, q.difficulty_t, "
-    "q.is_current, q.status FROM human_answers h JOIN questions q ON q.id = h.question_id"
+    "q.is_current, q.status, " + _MODALITY + " "
+    "FROM human_answers h JOIN questions q ON q.id = h.question_id"
 )
 _QUEUE_WHERE = "is_current = 1 AND status != 'excluded'"
 # Questions out with a person in a work package of theirs (kind 'rating' or 'answer'):
@@ -87,6 +91,7 @@ def _prediction(r: tuple) -> Prediction:
         level=difficulty_level(r[14], r[15], r[16]),
         is_current=bool(r[17]),
         question_status=r[18],
+        modality=r[19],
     )
 
 
@@ -106,6 +111,7 @@ def _human(r: tuple) -> HumanAnswer:
         level=difficulty_level(r[11], r[12], r[13]),
         is_current=bool(r[14]),
         question_status=r[15],
+        modality=r[16],
     )
 
 

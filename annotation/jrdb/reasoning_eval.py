@@ -100,6 +100,7 @@ class Prediction:
     level: str = "other"
     is_current: bool = True  # False once the question has a newer version (stale score)
     question_status: str = "pending"
+    modality: str = "image"  # the question's: "image" or "video" (its preferences)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ class HumanAnswer:
     level: str = "other"
     is_current: bool = True
     question_status: str = "pending"
+    modality: str = "image"
 
 
 @dataclass(frozen=True)
@@ -550,20 +552,22 @@ def _cell(outcomes: list[Any]) -> dict[str, Any]:
 
 
 def accuracy_by_level(outcomes: Iterable[Any]) -> list[dict[str, Any]]:
-    """Rows {"model", "benchmark", "task", "levels": {level: cell}, "all": cell} per
-    (model, benchmark, task); a cell is {"n", "correct", "accuracy_pct", "mean_iou"}.
-    Outcomes need .model, .benchmark, .task, .level, .correct, .iou."""
-    groups: dict[tuple[str, str, str], list[Any]] = defaultdict(list)
+    """Rows {"model", "benchmark", "task", "modality", "levels": {level: cell}, "all": cell}
+    per (model, benchmark, task, modality): image and video questions never share a row.
+    A cell is {"n", "correct", "accuracy_pct", "mean_iou"}. Outcomes need .model,
+    .benchmark, .task, .modality, .level, .correct, .iou."""
+    groups: dict[tuple[str, str, str, str], list[Any]] = defaultdict(list)
     for o in outcomes:
-        groups[(o.model, o.benchmark, o.task)].append(o)
+        groups[(o.model, o.benchmark, o.task, o.modality)].append(o)
     rows = []
-    for (model, benchmark, task), items in sorted(groups.items()):
+    for (model, benchmark, task, modality), items in sorted(groups.items()):
         levels = {lv: _cell([o for o in items if o.level == lv]) for lv in LEVELS}
         rows.append(
             {
                 "model": model,
                 "benchmark": benchmark,
                 "task": task,
+                "modality": modality,
                 "levels": levels,
                 "all": _cell(items),
             }
@@ -590,11 +594,13 @@ def human_accuracy_by_level(answers: Iterable[Any]) -> list[dict[str, Any]]:
     """Human-baseline rows (model "human") shaped as `accuracy_by_level`'s: each cell is
     the mean over annotators of their own accuracy, with "annotators" (how many).
     Answers need .annotator_id, .benchmark, .task, .level, .correct, .iou."""
-    per_person: dict[tuple[str, str], dict[int, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    per_person: dict[tuple[str, str, str], dict[int, list[Any]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for a in answers:
-        per_person[(a.benchmark, a.task)][a.annotator_id].append(a)
+        per_person[(a.benchmark, a.task, a.modality)][a.annotator_id].append(a)
     rows = []
-    for (benchmark, task), people in sorted(per_person.items()):
+    for (benchmark, task, modality), people in sorted(per_person.items()):
         levels = {
             lv: _mean_cell(
                 [_cell([a for a in items if a.level == lv]) for items in people.values()]
@@ -607,11 +613,99 @@ def human_accuracy_by_level(answers: Iterable[Any]) -> list[dict[str, Any]]:
                 "model": HUMAN,
                 "benchmark": benchmark,
                 "task": task,
+                "modality": modality,
                 "levels": levels,
                 "all": everything,
             }
         )
     return rows
+
+
+#: The JRDB-Reasoning paper's result tables: which questions each holds, and its parts
+#: (a part pools the tasks it names). VQA pools Wh and Count, as Tables 2 and 3 do.
+PAPER_TABLES = {
+    "vqa_images": {
+        "modality": "image",
+        "parts": {"VQA": ("vqa-wh", "vqa-count"), "Wh": ("vqa-wh",), "Count": ("vqa-count",)},
+        "source": "JRDB-Reasoning Table 2 (VQA on images, accuracy)",
+    },
+    "vqa_videos": {
+        "modality": "video",
+        "parts": {"VQA": ("vqa-wh", "vqa-count"), "Wh": ("vqa-wh",), "Count": ("vqa-count",)},
+        "source": "JRDB-Reasoning Table 3 (VQA on videos, accuracy)",
+    },
+    "vg_images": {
+        "modality": "image",
+        "parts": {"VG": ("vg",)},
+        "source": "JRDB-Reasoning Table 4 (VG on images; a box is right when its IoU > 0.5)",
+    },
+}
+PAPER_LEVELS = ("D1", "D2", "D3")
+PAPER_AVERAGE = "Avg.: the mean of D1, D2 and D3, each weighing the same; incomplete without one"
+
+
+def paper_table(name: str, predictions: Iterable[Any], answers: Iterable[Any]) -> dict[str, Any]:
+    """One of `PAPER_TABLES` from JRDB predictions and human answers: {"name", "source",
+    "modality", "rows": [{"model", "part", "levels": {D1..D3: cell}, "average_pct",
+    "missing"}], "left_out": {level: n}}. Rows per model and part, then the human rows
+    (model "human", each cell the mean over annotators of their own accuracy). Only
+    questions of the table's modality and levels D1-D3 count; "left_out" counts the
+    others of its tasks (levels beyond D3, T > 1)."""
+    spec = PAPER_TABLES[name]
+    tasks = {t for part in spec["parts"].values() for t in part}
+
+    def mine(items):
+        return [
+            o
+            for o in items
+            if o.benchmark == "jrdb" and o.modality == spec["modality"] and o.task in tasks
+        ]
+
+    preds, people = mine(predictions), mine(answers)
+    left_out: dict[str, int] = defaultdict(int)
+    for o in preds:
+        if o.level not in PAPER_LEVELS:
+            left_out[o.level] += 1
+    rows = []
+    for model in sorted({p.model for p in preds}):
+        for part, part_tasks in spec["parts"].items():
+            chosen = [p for p in preds if p.model == model and p.task in part_tasks]
+            levels = {lv: _cell([p for p in chosen if p.level == lv]) for lv in PAPER_LEVELS}
+            rows.append(_paper_row(model, part, levels))
+    for part, part_tasks in spec["parts"].items():
+        by_person: dict[int, list[Any]] = defaultdict(list)
+        for a in people:
+            if a.task in part_tasks:
+                by_person[a.annotator_id].append(a)
+        if not by_person:
+            continue
+        levels = {
+            lv: _mean_cell(
+                [_cell([a for a in items if a.level == lv]) for items in by_person.values()]
+            )
+            for lv in PAPER_LEVELS
+        }
+        rows.append(_paper_row(HUMAN, part, levels))
+    return {
+        "name": name,
+        "source": spec["source"],
+        "modality": spec["modality"],
+        "rows": rows,
+        "left_out": dict(left_out),
+    }
+
+
+def _paper_row(model: str, part: str, levels: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    values = {lv: cell["accuracy_pct"] for lv, cell in levels.items()}
+    missing = [lv for lv in PAPER_LEVELS if values[lv] is None]
+    average = None if missing else round(sum(values.values()) / len(PAPER_LEVELS), 2)
+    return {
+        "model": model,
+        "part": part,
+        "levels": levels,
+        "average_pct": average,
+        "missing": missing,
+    }
 
 
 def step_curves(predictions: Iterable[Any]) -> list[dict[str, Any]]:

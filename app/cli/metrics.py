@@ -107,14 +107,19 @@ def _print_reasoning(r: dict) -> None:
     )
     width = max([16] + [len(row["model"]) for row in rows])
     if rows:
-        print(f"  {'model':<{width}} {'task':<10} " + " ".join(f"{lv:>12}" for lv in r["levels"]))
+        print(
+            f"  {'model':<{width}} {'task':<10} {'modality':<8} "
+            + " ".join(f"{lv:>12}" for lv in r["levels"])
+        )
     for row in rows:
         cells = []
         for level in r["levels"]:
             cell = row["levels"][level]
             pct = cell["accuracy_pct"]
             cells.append(f"{'-' if pct is None else f'{pct:.1f} %'} ({cell['n']})".rjust(12))
-        print(f"  {row['model']:<{width}} {row['task']:<10} " + " ".join(cells))
+        print(
+            f"  {row['model']:<{width}} {row['task']:<10} {row['modality']:<8} " + " ".join(cells)
+        )
     for s in r["spearman"]:
         rho = "n/a" if s["rho"] is None else f"{s['rho']:.2f}"
         print(

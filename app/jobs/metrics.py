@@ -14,9 +14,11 @@ from annotation.jrdb.hoi_taxonomy import load_hoi_taxonomy
 from annotation.jrdb.reasoning_eval import (
     LEVEL_DEFINITIONS,
     LEVELS,
+    PAPER_TABLES,
     REASONING_SETTINGS,
     accuracy_by_level,
     human_accuracy_by_level,
+    paper_table,
     spearman_table,
     step_curves,
 )
@@ -266,7 +268,10 @@ def project_reasoning_metrics(project) -> dict[str, Any]:
     {"n", "correct", "accuracy_pct", "mean_iou"}, ...}, "all": {...}}], "human": [the same,
     model "human", each cell the mean over annotators with "annotators"], "steps": [{"model",
     "task", "level", "curve": [{"step", "n", "correct", "accuracy_pct"}]}], "spearman":
-    [{"benchmark", "task", "n", "ratings", "annotators", "rho", "p", "words"}]}.
+    [{"benchmark", "task", "n", "ratings", "annotators", "rho", "p", "words"}], "paper":
+    {"vqa_images" | "vqa_videos" | "vg_images": the JRDB-Reasoning paper's Tables 2-4,
+    see `annotation.jrdb.reasoning_eval.paper_table`}}. Rows of "accuracy" and "human"
+    carry their questions' "modality": image and video never share a row.
 
     Only scores against a question's current version count, and excluded questions not at
     all; scores left on a corrected question's older version are counted as stale.
@@ -292,4 +297,5 @@ def project_reasoning_metrics(project) -> dict[str, Any]:
         "human": human_accuracy_by_level(live_answers),
         "steps": step_curves(live),
         "spearman": spearman_table(repo.rating_points()),
+        "paper": {name: paper_table(name, live, live_answers) for name in PAPER_TABLES},
     }

@@ -19,6 +19,7 @@ from typing import Any
 
 from annotation.agreement import kappa_text
 from annotation.averages import average_text
+from annotation.jrdb.reasoning_eval import HUMAN, PAPER_AVERAGE, PAPER_LEVELS, PAPER_TABLES
 from annotation.metric_text import settings_text
 from annotation.runs import run_label
 
@@ -36,6 +37,9 @@ TABLES = (
     "mgvqa_ablations",
     "mgvqa_turns",
     "mgvqa_recovery",
+    "jrdb_vqa_images",
+    "jrdb_vqa_videos",
+    "jrdb_vg_images",
 )
 #: MG-VQA Table 2's rows: the base prompt and each variant added on its own
 VARIANT_NAMES = {
@@ -141,18 +145,52 @@ def episodes_table(e: dict[str, Any]) -> Table:
 
 def reasoning_table(r: dict[str, Any]) -> Table:
     levels = [lv for lv in r["levels"]]
-    columns = ["Model", "Benchmark", "Task"]
+    columns = ["Model", "Benchmark", "Task", "Modality"]
     for level in levels:
         columns += [level, f"{level} n"]
     t = Table("reasoning", "Accuracy (%) by difficulty level", [*columns, "All", "All n"])
     for row in r["accuracy"] + r["human"]:
-        cells = [row["model"], row["benchmark"], row["task"]]
+        cells = [row["model"], row["benchmark"], row["task"], row["modality"]]
         for level in levels:
             cell = row["levels"][level]
             cells += [_num(cell["accuracy_pct"]), str(cell["n"])]
         cells += [_num(row["all"]["accuracy_pct"]), str(row["all"]["n"])]
         t.rows.append(cells)
     t.notes = [f"{lv}: {d}." for lv, d in r.get("level_definitions", {}).items()]
+    t.notes += _settings_note(r.get("settings"))
+    return t
+
+
+def jrdb_paper_table(p: dict[str, Any], r: dict[str, Any]) -> Table:
+    """A JRDB-Reasoning result table (Tables 2, 3 and 4): per model, each part (the
+    pooled VQA score, then Wh and Count; or VG) by level D1-D3, and their average."""
+    t = Table(
+        f"jrdb_{p['name']}",
+        p["source"],
+        ["Model", "Part", *PAPER_LEVELS, "Avg.", *(f"{lv} n" for lv in PAPER_LEVELS)],
+    )
+    for row in p["rows"]:
+        cells = ["Human Eval" if row["model"] == HUMAN else row["model"], row["part"]]
+        cells += [_num(row["levels"][lv]["accuracy_pct"]) for lv in PAPER_LEVELS]
+        cells.append(average_text(row["average_pct"], row["missing"]))
+        cells += [str(row["levels"][lv]["n"]) for lv in PAPER_LEVELS]
+        t.rows.append(cells)
+    definitions = r.get("level_definitions", {})
+    t.notes = [f"Questions: JRDB-Reasoning, {p['modality']} modality only."]
+    t.notes += [f"{lv}: {definitions[lv]}." for lv in PAPER_LEVELS if lv in definitions]
+    t.notes.append(PAPER_AVERAGE + ".")
+    if any(row["part"] == "VQA" for row in p["rows"]):
+        t.notes.append("VQA pools the Wh and Count questions; Wh and Count are its parts.")
+    t.notes.append(
+        "Human Eval: each cell is the mean over annotators of their own accuracy; the n "
+        "columns count every answer."
+    )
+    if p["left_out"]:
+        t.notes.append(
+            "Left out (not D1-D3): "
+            + ", ".join(f"{n} at {lv}" for lv, n in sorted(p["left_out"].items()))
+            + "."
+        )
     t.notes += _settings_note(r.get("settings"))
     return t
 
@@ -473,6 +511,13 @@ _BUILDERS: dict[str, tuple[Callable[[dict[str, Any]], Table], Callable[[dict], d
     "mgvqa_ablations": (mgvqa_ablations_table, lambda m: m["episodes"]),
     "mgvqa_turns": (mgvqa_turns_table, lambda m: m["episodes"]),
     "mgvqa_recovery": (mgvqa_recovery_table, lambda m: m["episodes"]),
+    **{
+        f"jrdb_{name}": (
+            lambda m, name=name: jrdb_paper_table(m["paper"][name], m),
+            lambda m: m["reasoning"],
+        )
+        for name in PAPER_TABLES
+    },
 }
 
 

@@ -208,24 +208,34 @@ class ReasoningResultsView(QWidget):
         self.levels_layout.removeWidget(self.levels_note)
         self.levels_layout.removeWidget(self.settings)
         self.level_tables = {}
-        tasks = sorted({(r["benchmark"], r["task"]) for r in rows})
-        for benchmark, task in tasks:
-            group = [r for r in rows if (r["benchmark"], r["task"]) == (benchmark, task)]
+        # one table per task and modality: image and video questions are never pooled
+        kinds = sorted({(r["benchmark"], r["task"], r.get("modality", "image")) for r in rows})
+        for benchmark, task, modality in kinds:
+            group = [
+                r
+                for r in rows
+                if (r["benchmark"], r["task"], r.get("modality", "image"))
+                == (benchmark, task, modality)
+            ]
             group.sort(key=lambda r: (r["model"] == "human", r["model"].lower()))
-            self.levels_layout.addWidget(self._level_table(benchmark, task, group))
+            self.levels_layout.addWidget(self._level_table(benchmark, task, group, modality))
         self.levels_layout.addWidget(self.levels_note)
         self.levels_layout.addWidget(self.settings)
 
-    def _level_table(self, benchmark: str, task: str, rows: list[dict[str, Any]]) -> QWidget:
+    def _level_table(
+        self, benchmark: str, task: str, rows: list[dict[str, Any]], modality: str = "image"
+    ) -> QWidget:
         holder = QWidget()
         inner = QVBoxLayout(holder)
         inner.setContentsMargins(0, 6, 0, 6)
-        title = QLabel(task_title(benchmark, task))
+        on = "images" if modality == "image" else "videos"
+        title = QLabel(f"{task_title(benchmark, task)} on {on}")
         font = QFont(title.font())
         font.setBold(True)
         title.setFont(font)
         table = cell_table(["Model", "n", "D1", "D2", "D3", "Other", "All"], alternating=True)
-        table.setObjectName(f"reasoning_levels_{benchmark}_{task}")
+        suffix = "" if modality == "image" else f"_{modality}"
+        table.setObjectName(f"reasoning_levels_{benchmark}_{task}{suffix}")
         boxes = task == "vg"
         cells = []
         for row in rows:
@@ -248,7 +258,9 @@ class ReasoningResultsView(QWidget):
         fill_table(table, cells)
         inner.addWidget(title)
         inner.addWidget(table)
-        self.level_tables[(benchmark, task)] = table
+        # keyed (benchmark, task) for images, (benchmark, task, "video") for videos
+        key = (benchmark, task) if modality == "image" else (benchmark, task, modality)
+        self.level_tables[key] = table
         return holder
 
     def _fill_spearman(self, rows: list[dict[str, Any]]) -> None:

@@ -65,7 +65,10 @@ PAPER_TABLES = (
     ("bimanual_fine", "ST-BiBench Table 3: fine control"),
     ("bimanual_views", "ST-BiBench Table 4: third-person view"),
     ("bimanual_errors", "ST-BiBench Figure 3: error breakdown"),
-    ("reasoning", "JRDB-Reasoning: accuracy by difficulty level"),
+    ("jrdb_vqa_images", "JRDB-Reasoning Table 2: VQA on images"),
+    ("jrdb_vqa_videos", "JRDB-Reasoning Table 3: VQA on videos"),
+    ("jrdb_vg_images", "JRDB-Reasoning Table 4: VG on images"),
+    ("reasoning", "JRDB-Reasoning: accuracy by difficulty level, every task and modality"),
 )
 
 

@@ -23,6 +23,7 @@ from annotation.jrdb.reasoning_eval import (
     impossible_boxes,
     iou_xywh,
     match_boxes,
+    paper_table,
     parse_count,
     rho_words,
     score_answer,
@@ -341,7 +342,7 @@ def test_spearman_edge_cases():
 
 
 # -- tables ---------------------------------------------------------------------------------
-def _p(model, level, correct, *, task="vg", iou=None, steps=None):
+def _p(model, level, correct, *, task="vg", iou=None, steps=None, modality="image"):
     return NS(
         model=model,
         benchmark="jrdb",
@@ -350,6 +351,7 @@ def _p(model, level, correct, *, task="vg", iou=None, steps=None):
         correct=correct,
         iou=iou,
         step_correct=steps,
+        modality=modality,
     )
 
 
@@ -369,6 +371,19 @@ def test_accuracy_by_level():
     assert a["all"]["accuracy_pct"] == pytest.approx(66.67) and b["all"]["mean_iou"] is None
 
 
+def test_image_and_video_questions_never_share_a_row():
+    rows = accuracy_by_level(
+        [
+            _p("A", "D1", True, task="vqa-wh"),
+            _p("A", "D1", False, task="vqa-wh", modality="video"),
+        ]
+    )
+    assert [(r["modality"], r["levels"]["D1"]["accuracy_pct"]) for r in rows] == [
+        ("image", 100.0),
+        ("video", 0.0),
+    ]
+
+
 def test_human_rows_are_the_mean_of_annotators():
     def h(who, level, correct):
         return NS(
@@ -378,6 +393,7 @@ def test_human_rows_are_the_mean_of_annotators():
             level=level,
             correct=correct,
             iou=None,
+            modality="image",
         )
 
     # annotator 1: 1/1 at D1; annotator 2: 1/3 at D1 -> mean of 100 and 33.3, not 2/4
@@ -418,3 +434,63 @@ def test_spearman_table_uses_each_question_once():
     ]
     assert rows[0]["rho"] == pytest.approx(1.0) and rows[0]["annotators"] == 2
     assert rows[1]["rho"] is None and rows[1]["words"] == "undefined"
+
+
+def test_the_paper_tables_pool_vqa_and_keep_modalities_apart():
+    preds = [
+        # model A on images: Wh 1/2 at D1, Count 1/1 at D1, Wh 1/1 at D2, Count 0/1 at D3
+        _p("A", "D1", True, task="vqa-wh"),
+        _p("A", "D1", False, task="vqa-wh"),
+        _p("A", "D1", True, task="vqa-count"),
+        _p("A", "D2", True, task="vqa-wh"),
+        _p("A", "D3", False, task="vqa-count"),
+        _p("A", "other", True, task="vqa-wh"),  # T > 1: left out of D1-D3
+        _p("A", "D1", False, task="vqa-wh", modality="video"),  # another table's
+        _p("A", "D1", True, task="vg", iou=0.8),  # the VG table's
+    ]
+    humans = [
+        NS(
+            annotator_id=who,
+            benchmark="jrdb",
+            task=task,
+            level=lv,
+            correct=ok,
+            iou=None,
+            modality="image",
+        )
+        for who, task, lv, ok in [
+            (1, "vqa-wh", "D1", True),
+            (2, "vqa-count", "D1", False),
+            (2, "vqa-wh", "D1", True),
+        ]
+    ]
+    table = paper_table("vqa_images", preds, humans)
+    rows = {(r["model"], r["part"]): r for r in table["rows"]}
+    assert list(rows) == [
+        ("A", "VQA"),
+        ("A", "Wh"),
+        ("A", "Count"),
+        ("human", "VQA"),
+        ("human", "Wh"),
+        ("human", "Count"),
+    ]
+    pooled = rows[("A", "VQA")]
+    assert [pooled["levels"][lv]["accuracy_pct"] for lv in ("D1", "D2", "D3")] == [
+        pytest.approx(66.67),
+        100.0,
+        0.0,
+    ]
+    assert pooled["average_pct"] == pytest.approx((200 / 3 + 100 + 0) / 3, abs=0.01)
+    assert rows[("A", "Wh")]["missing"] == ["D3"] and rows[("A", "Wh")]["average_pct"] is None
+    assert rows[("A", "Count")]["levels"]["D1"]["accuracy_pct"] == 100.0
+    # humans: annotator 1 100 %, annotator 2 50 % on the pooled D1 -> 75, not 2 of 3
+    assert rows[("human", "VQA")]["levels"]["D1"]["accuracy_pct"] == 75.0
+    assert table["left_out"] == {"other": 1}
+    video = paper_table("vqa_videos", preds, [])
+    assert [(r["part"], r["levels"]["D1"]["n"]) for r in video["rows"]] == [
+        ("VQA", 1),
+        ("Wh", 1),
+        ("Count", 0),
+    ]
+    (vg,) = paper_table("vg_images", preds, [])["rows"]
+    assert vg["part"] == "VG" and vg["levels"]["D1"]["accuracy_pct"] == 100.0

@@ -238,9 +238,80 @@ def test_results_mode_reasoning_tab_shows_models_and_human_eval(qtbot, db, tmp_p
     out = tmp_path / "reasoning.csv"
     assert results.export_table("reasoning", "csv", out)
     text = out.read_text()
-    assert text.splitlines()[0].startswith("Model,Benchmark,Task,D1,D1 n")
-    assert "florence,jrdb,vg,100.0,1" in text and "# Computed with: vg: correct when" in text
+    assert text.splitlines()[0].startswith("Model,Benchmark,Task,Modality,D1,D1 n")
+    assert "florence,jrdb,vg,image,100.0,1" in text and "# Computed with: vg: correct when" in text
     assert "Saved the reasoning table" in mode.statusBar().currentMessage()
     assert not results.export_table("reasoning", "latex", tmp_path / "no" / "dir" / "r.tex")
     assert "cannot write the table" in mode.statusBar().currentMessage()
     session.close()
+
+
+def _video(question: dict) -> dict:
+    return {
+        **question,
+        "criteria": {"preferences": {"modality": "video", "task": question["task"]}},
+    }
+
+
+def test_paper_tables_keep_images_and_videos_apart(tmp_path, capsys):
+    """JRDB-Reasoning Tables 2, 3 and 4 from imported predictions and human answers: a
+    one-slot video question is a D1 question of Table 3, never of Table 2."""
+    db = tmp_path / "paper.reasonscope"
+    with open_project(db, create=True) as p:
+        p.questions.add_many(
+            [
+                _vg("vg-d1", (1, 0, 1)),
+                _q("wh-d1", "vqa-wh", "female", (1, 0, 1)),
+                _q("count-d1", "vqa-count", 2, (1, 0, 1)),
+                _q("count-d2", "vqa-count", 3, (2, 1, 1)),
+                _video(_q("video-wh-d1", "vqa-wh", "walking", (1, 0, 1))),
+                _video(_q("video-count-d3", "vqa-count", 1, (3, 2, 1))),
+            ]
+        )
+    preds = write_lines(
+        tmp_path / "qwen.jsonl",
+        [
+            {"question_id": "vg-d1", "box": [12, 10, 20, 40]},
+            {"question_id": "wh-d1", "answer": "female"},
+            {"question_id": "count-d1", "answer": "5"},
+            {"question_id": "count-d2", "answer": "3"},
+            {"question_id": "video-wh-d1", "answer": "standing"},
+            {"question_id": "video-count-d3", "answer": "1"},
+        ],
+    )
+    assert main(["import", "predictions", str(preds), "--model", "qwen", "--db", str(db)]) == 0
+    with open_project(db) as p:
+        alice = p.annotators.sign_in("Alice")
+        ids = {q.uid: q.id for q in p.questions.page().rows}
+        p.reasoning.answer(ids["wh-d1"], alice, "female")
+        p.reasoning.answer(ids["count-d1"], alice, 1)
+        p.reasoning.answer(ids["video-wh-d1"], alice, "walking")
+    capsys.readouterr()
+
+    def table(name):
+        out = tmp_path / f"{name}.csv"
+        assert main(["metrics", "--db", str(db), "--table", name, "--out", str(out)]) == 0
+        lines = out.read_text().splitlines()
+        return (
+            lines[0],
+            {
+                tuple(r.split(",")[:2]): r.split(",")[2:6]
+                for r in lines[1:]
+                if not r.startswith("#")
+            },
+            lines,
+        )
+
+    header, rows, lines = table("jrdb_vqa_images")
+    assert header == "Model,Part,D1,D2,D3,Avg.,D1 n,D2 n,D3 n"
+    # images: D1 holds wh (right) and count-d1 (wrong): VQA 50, Wh 100, Count 0
+    assert rows[("qwen", "VQA")] == ["50.0", "100.0", "-", "incomplete (no D3)"]
+    assert rows[("qwen", "Wh")][0] == "100.0" and rows[("qwen", "Count")][:2] == ["0.0", "100.0"]
+    assert rows[("Human Eval", "VQA")][0] == "50.0"  # Alice: wh right, count wrong
+    assert any("VQA pools the Wh and Count questions" in line for line in lines)
+    _, video, _ = table("jrdb_vqa_videos")
+    assert video[("qwen", "VQA")] == ["0.0", "-", "100.0", "incomplete (no D2)"]
+    assert video[("Human Eval", "Wh")][0] == "100.0"
+    _, vg, vg_lines = table("jrdb_vg_images")
+    assert vg[("qwen", "VG")][0] == "100.0" and ("Human Eval", "VG") not in vg
+    assert vg_lines[0].startswith("Model,Part,D1")
