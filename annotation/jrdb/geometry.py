@@ -62,6 +62,8 @@ DISTANCE_EDGES_M: tuple[float, ...] = (0.5, 1.5, 5.0, 10.0)
 
 #: How `distance_m` was measured (the `method` column of `geometric_relations`).
 METHOD_BOX_CENTRE = "box_centre"
+#: An object from the robot: the straight-line distance to its lidar points' centroid.
+METHOD_POINTS_CENTROID = "points_centroid"
 
 
 def knn_method(k: int, from_points: bool = True) -> str:

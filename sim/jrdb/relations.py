@@ -25,6 +25,7 @@ from scipy.spatial.distance import cdist
 
 from annotation.jrdb.geometry import (
     METHOD_BOX_CENTRE,
+    METHOD_POINTS_CENTROID,
     ROBOT_POSE,
     BoxLike,
     GeometricRelation,
@@ -208,6 +209,9 @@ def frame_relations(
        way): centre seen from the other's centre and rot_z; centre distance;
     3. each object to every person: the object's point centroid seen from the
        person; distance `knn_mean_distance(person's points, object's points, k)`.
+    4. each object to the robot (reference_entity_id None): the object's point
+       centroid seen from `robot`; distance from the robot point to that centroid
+       (method ``points_centroid``), as a person's is to their box centre.
 
     `object_points` maps object entity ids to their lidar points (N x 3, the box
     frame); objects with no points are skipped. A person's points come from
@@ -244,8 +248,30 @@ def frame_relations(
                 )
             )
 
-    if not objects or not people:
-        return out
+    centroids = {oid: pts.mean(axis=0) for oid, pts in objects.items()}
+    if people and objects:
+        out += _object_person_relations(
+            frame_id, people, objects, centroids, person_points, cloud_arr, k
+        )
+    for oid in objects:
+        place = relate(centroids[oid], robot)
+        out.append(
+            GeometricRelation.from_placement(frame_id, oid, None, place, METHOD_POINTS_CENTROID)
+        )
+    return out
+
+
+def _object_person_relations(
+    frame_id: int,
+    people: list[PersonBox],
+    objects: Mapping[int, np.ndarray],
+    centroids: Mapping[int, np.ndarray],
+    person_points: Mapping[int, np.ndarray] | None,
+    cloud_arr: np.ndarray | None,
+    k: int,
+) -> list[GeometricRelation]:
+    """Every object seen from every person, with the k-NN person-object distance."""
+    out: list[GeometricRelation] = []
     queries: dict[int, np.ndarray] = {}
     methods: dict[int, str] = {}
     for box in people:
@@ -253,7 +279,6 @@ def frame_relations(
         methods[box.entity_id] = knn_method(k, from_points=pts is not None)
         queries[box.entity_id] = pts if pts is not None else np.array([[box.cx, box.cy, box.cz]])
     distances = human_object_distances(queries, objects, k)
-    centroids = {oid: pts.mean(axis=0) for oid, pts in objects.items()}
     for oid in objects:
         for ref in people:
             place = relate(

@@ -58,7 +58,13 @@ def test_a_frames_relations_are_computed_and_stored(project):
     key = lambda r: (r.subject_entity_id, r.reference_entity_id or 0)  # noqa: E731
     assert sorted(stored, key=key) == sorted(relations, key=key)
     to_robot = [r for r in stored if r.to_robot]
-    assert sorted(r.subject_entity_id for r in to_robot) == sorted(b.entity_id for b in persons)
+    people_to_robot = [r for r in to_robot if kinds[r.subject_entity_id] == "human"]
+    assert sorted(r.subject_entity_id for r in people_to_robot) == sorted(
+        b.entity_id for b in persons
+    )
+    # objects are placed relative to the robot too (their points' centroid)
+    objects_to_robot = [r for r in to_robot if kinds[r.subject_entity_id] == "object"]
+    assert objects_to_robot and all(r.method == "points_centroid" for r in objects_to_robot)
     between = [r for r in stored if kinds.get(r.reference_entity_id) == "human"]
     objects = [r for r in between if kinds[r.subject_entity_id] == "object"]
     assert len([r for r in between if kinds[r.subject_entity_id] == "human"]) == len(persons) * (

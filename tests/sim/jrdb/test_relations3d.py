@@ -131,8 +131,9 @@ def test_frame_relations_on_a_constructed_frame():
     rels = frame_relations(
         42, [a, b], {10: cup, 11: np.empty((0, 3))}, person_points={1: np.array([[2.0, 0, -0.5]])}
     )
-    # 2 to the robot + 2 ordered person pairs + 1 object x 2 persons (the empty object skipped)
-    assert len(rels) == 6 and {r.frame_id for r in rels} == {42}
+    # 2 to the robot + 2 ordered person pairs + 1 object x 2 persons + the object to the robot
+    # (the empty object skipped)
+    assert len(rels) == 7 and {r.frame_id for r in rels} == {42}
     by_key = {(r.subject_entity_id, r.reference_entity_id): r for r in rels}
 
     to_robot = by_key[(1, None)]
@@ -179,8 +180,9 @@ def test_frame_relations_takes_person_points_from_the_cloud():
     cloud = np.vstack([inside, outside])
     lamp = np.array([[1.0, 3.0, 0.0], [1.0, 3.0, 0.2]])  # on A's left (world +x), 1 m away
     rels = frame_relations(7, [a], {5: lamp}, cloud=cloud, k=2)
-    assert [(r.subject_entity_id, r.reference_entity_id) for r in rels] == [(1, None), (5, 1)]
-    robot, lamp_a = rels
+    pairs = [(r.subject_entity_id, r.reference_entity_id) for r in rels]
+    assert pairs == [(1, None), (5, 1), (5, None)]
+    robot, lamp_a, _ = rels
     assert (robot.direction, robot.vertical, robot.distance_bin) == ("left", "up", "moderate")
     assert lamp_a.method == "knn2_points" and lamp_a.direction == "left"
     assert lamp_a.vertical == "up"  # lamp centroid z 0.1 above A's centre
@@ -188,8 +190,8 @@ def test_frame_relations_takes_person_points_from_the_cloud():
     # a person the cloud misses is measured from the box centre
     far = person(2, -4.0, 0.0, 0.0)
     rels = frame_relations(7, [far], {5: lamp}, cloud=cloud, k=2)
-    assert rels[-1].method == "knn2_centre"
-    assert rels[-1].distance_m == pytest.approx(knn_mean_distance([[-4.0, 0, 0]], lamp, 2))
+    assert rels[-2].method == "knn2_centre"
+    assert rels[-2].distance_m == pytest.approx(knn_mean_distance([[-4.0, 0, 0]], lamp, 2))
 
 
 def test_frame_relations_counts_and_order():
@@ -198,10 +200,30 @@ def test_frame_relations_counts_and_order():
     objects = {100 + j: rng.random((20, 3)) + [j, j, 0] for j in range(3)}
     rels = frame_relations(1, people, objects)
     n, m = len(people), len(objects)
-    assert len(rels) == n + n * (n - 1) + m * n
+    assert len(rels) == n + n * (n - 1) + m * n + m
     assert all(r.reference_entity_id is None for r in rels[:n])
     assert all(r.method == "box_centre" for r in rels[: n + n * (n - 1)])
-    assert all(r.method == "knn10_centre" for r in rels[n + n * (n - 1) :])
+    assert all(r.method == "knn10_centre" for r in rels[n + n * (n - 1) : -m])
+    assert all(r.method == "points_centroid" and r.to_robot for r in rels[-m:])
     assert len({(r.subject_entity_id, r.reference_entity_id) for r in rels}) == len(rels)
-    assert frame_relations(1, [], objects) == []
+    # objects are placed relative to the robot even with nobody in the frame
+    assert frame_relations(1, [], objects) == rels[-m:]
     assert len(frame_relations(1, people)) == n + n * (n - 1)
+
+
+def test_objects_relative_to_the_robot():
+    """Object to robot: the object's point centroid seen from the robot (16 directions, 5
+    bins), the distance from the robot point to that centroid."""
+    bag = ring((0.0, -3.0, -0.8), 0.2, n=12, plane="xy")  # 3 m to the robot's right, low
+    box = ring((12.0, 0.5, 0.3), 0.3, n=12)  # far ahead, above the lidar
+    rels = frame_relations(3, [], {21: bag, 22: box})
+    by_id = {r.subject_entity_id: r for r in rels}
+    assert all(r.to_robot and r.method == "points_centroid" for r in rels)
+    b = by_id[21]
+    assert (b.direction, b.vertical, b.distance_bin) == ("right", "down", "moderate")
+    assert b.distance_m == pytest.approx(np.linalg.norm(bag.mean(axis=0)))
+    assert b.direction16 == "down right"
+    f = by_id[22]
+    assert (f.direction, f.vertical, f.distance_bin) == ("front", "up", "very-far")
+    words = describe_relation(b, "bag 21", show_vertical=True)
+    assert words == "bag 21: moderate, right of and below the robot"
