@@ -48,6 +48,7 @@ def test_a_reference_episode_is_stored_with_its_images(project):
         "max_steps": 2,
         "truncate": None,
         "example": None,
+        "example_image": None,
         "randomization": False,
         "look": None,
         "source_episode": None,
