@@ -41,6 +41,7 @@ from annotation.jrdb.reasoning_eval import (
     parse_boxes,
     score_answer,
     score_steps,
+    track_boxes,
 )
 from annotation.models import Annotator, Question
 from store.base import Repository, dumps, loads
@@ -147,7 +148,8 @@ class ReasoningRepository(Repository):
     ) -> ImportReport:
         """Score and store parsed prediction rows in one transaction, all or nothing.
 
-        Each row is {"question_id": "<question uid>", "answer": ... or "box": [x, y, w, h],
+        Each row is {"question_id": "<question uid>", "answer": ... or "box": [x, y, w, h]
+        or "track": {image_id: box, ...} (video VG),
         "steps": [...] (optional), "model": "..." (optional, overrides `model`)}; it is
         scored against the question's current version. A row naming an unknown question,
         lacking an answer, or repeating a question for its model raises ValueError naming
@@ -176,10 +178,16 @@ class ReasoningRepository(Repository):
                     parse_boxes(answer)  # one box, or one per target
                 except ValueError as exc:
                     raise _row_error(line, f"'box': {exc}") from None
+            elif "track" in row:  # video VG: the target's box in each frame of the window
+                try:
+                    track_boxes(row["track"])
+                except ValueError as exc:
+                    raise _row_error(line, f"'track': {exc}") from None
+                answer = {"track": row["track"]}
             elif "answer" in row:
                 answer = row["answer"]
             else:
-                raise _row_error(line, "needs an 'answer' or a 'box'")
+                raise _row_error(line, "needs an 'answer', a 'box' or a 'track'")
             steps = row.get("steps")
             if steps is not None and not isinstance(steps, list):
                 raise _row_error(line, "'steps' must be a list, one answer per step")

@@ -145,6 +145,8 @@ def _check_answer(record: dict[str, Any]) -> None:
             raise FormatError(f"answer.entity_ids must be entity ids, not {brief(answer)}")
         if answer.get("image_id") is not None and not isinstance(answer["image_id"], str):
             raise FormatError(f"answer.image_id must be an image's name, not {brief(answer)}")
+        if answer.get("track") is not None:
+            _check_track(answer["track"], len(answer["entity_ids"]))
     if isinstance(answer, dict) and answer.get("point") is not None:
         point = answer["point"]
         if (
@@ -153,6 +155,23 @@ def _check_answer(record: dict[str, Any]) -> None:
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
         ):
             raise FormatError(f"answer.point must be [u, v] pixels or null, not {brief(point)}")
+
+
+def _check_track(track: Any, targets: int) -> None:
+    """A video VG answer's track: per frame its image, and a box (or null) per target."""
+    if not isinstance(track, list):
+        raise FormatError(f"answer.track must be a list of frames, not {brief(track)}")
+    for i, frame in enumerate(track):
+        where = f"answer.track[{i}]"
+        if not isinstance(frame, dict) or not isinstance(frame.get("image_id"), str):
+            raise FormatError(f"{where} needs the frame's image_id, not {brief(frame)}")
+        boxes = frame.get("boxes")
+        if not isinstance(boxes, list) or len(boxes) != targets:
+            raise FormatError(f"{where}.boxes must hold one box (or null) per target ({targets})")
+        try:
+            parse_boxes({"boxes": [b for b in boxes if b is not None]})
+        except ValueError as exc:
+            raise FormatError(f"{where}.boxes: {exc}") from None
 
 
 def _ids(value: Any, kind: type | tuple[type, ...], where: str, *, high: int = MAX_INT) -> None:

@@ -42,6 +42,11 @@ LEVEL_DEFINITIONS = {
     "other": "any other (S, R, T), e.g. T > 1",
 }
 HUMAN = "human"  # the model name of the human-baseline rows
+TRACK_RULE = (
+    "a video VG track: per frame of the question's window where the gold has a box, the "
+    "frame's IoU (several targets matched one-to-one, as one image); a frame the "
+    "prediction leaves out counts 0; right when the mean over those frames is > 0.5"
+)
 #: The choices behind the `reasoning` numbers, reported with them (`settings`).
 REASONING_SETTINGS = {
     "vg": f"correct when IoU > {IOU_THRESHOLD} (0.5 itself is wrong); IoU on the "
@@ -49,6 +54,7 @@ REASONING_SETTINGS = {
     "as the same columns; several targets are matched one-to-one (Hungarian)",
     "vqa": "accuracy; counts as integers, Wh answers ignoring case, spaces, hyphens "
     "and underscores",
+    "track": TRACK_RULE,
     "malformed": "an unreadable answer or box scores as wrong; a box that cannot be "
     "[x, y, w, h] on the panorama refuses the import line",
     "levels": "D1, D2, D3 from each question's (S, R, T); anything else is other",
@@ -371,6 +377,10 @@ def score_answer(question_task: str, gold_answer: Any, predicted: Any) -> Score:
         predicted = predicted["answer"]  # {"answer": ...} as some exporters write it
     if predicted is None:
         return Score(False, 0.0 if vg else None, "no answer")
+    if vg and isinstance(predicted, dict) and "track" in predicted:
+        if not isinstance(gold_answer, dict) or not gold_answer.get("track"):
+            return Score(False, 0.0, "a track for a question grounded in one frame")
+        return score_track(gold_answer["track"], predicted["track"])
     if vg:
         try:
             gold = _gold_boxes(gold_answer)
@@ -404,6 +414,54 @@ def score_answer(question_task: str, gold_answer: Any, predicted: Any) -> Score:
     return Score(False, None, f"{got!r} is not {normalise_text(golds[0])!r}")
 
 
+
+
+def track_boxes(predicted: Any) -> dict[str, list[list[float]]]:
+    """A predicted track as {image_id: boxes}: {"<image id>": box or boxes, ...} or
+    [{"image_id": ..., "box" | "boxes": ...}, ...]. Raises ValueError when unreadable."""
+    if isinstance(predicted, dict):
+        items = list(predicted.items())
+    elif isinstance(predicted, list):
+        items = []
+        for i, entry in enumerate(predicted):
+            if not isinstance(entry, dict) or "image_id" not in entry:
+                raise ValueError(f"track entry {i} needs an image_id and its box")
+            items.append((entry["image_id"], entry.get("boxes", entry.get("box"))))
+    else:
+        raise ValueError("a track is {image_id: box} or a list of {image_id, box}")
+    out = {}
+    for image_id, boxes in items:
+        try:
+            out[str(image_id)] = parse_boxes(boxes)
+        except ValueError as exc:
+            raise ValueError(f"track frame {image_id}: {exc}") from None
+    return out
+
+
+def score_track(gold_track: Sequence[dict[str, Any]], predicted: Any) -> Score:
+    """A predicted track against a video VG question's gold track (`TRACK_RULE`)."""
+    try:
+        got = track_boxes(predicted)
+    except ValueError as exc:
+        return Score(False, 0.0, f"malformed: {exc}")
+    ious = []
+    for frame in gold_track:
+        gold = [b for b in frame.get("boxes") or [] if b is not None]
+        if not gold:
+            continue  # the target is not boxed in this frame: nothing to ground there
+        boxes = got.get(str(frame.get("image_id")))
+        ious.append(0.0 if not boxes else match_boxes(gold, boxes)[1])
+    if not ious:
+        return Score(False, None, "question's track has no gold box")
+    mean = round(sum(ious) / len(ious), 4)
+    verdict = ">" if mean > IOU_THRESHOLD else "<="
+    return Score(
+        mean > IOU_THRESHOLD,
+        mean,
+        f"track: mean IoU {mean:.2f} over {len(ious)} frames {verdict} {IOU_THRESHOLD}",
+    )
+
+
 def impossible_boxes(
     question_task: str,
     gold_answer: Any,
@@ -417,7 +475,10 @@ def impossible_boxes(
     if not _is_vg(question_task, gold_answer):
         return None
     try:
-        boxes = parse_boxes(predicted)
+        if isinstance(predicted, dict) and "track" in predicted:
+            boxes = [b for frame in track_boxes(predicted["track"]).values() for b in frame]
+        else:
+            boxes = parse_boxes(predicted)
     except ValueError:
         return None
     for box in boxes:

@@ -199,6 +199,16 @@ def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> 
         }
         if fin["unboxed"] or pair["unboxed"]:
             entry["final_unboxed_ID"] = fin["unboxed"] + pair["unboxed"]
+        track = q.answer.get("track") if q.task == "vg" and isinstance(q.answer, dict) else None
+        if track:
+            # the targets over every frame of the slot, as two lists like final_ID and
+            # final_bbox (a dict here would read as a sub-question); final_bbox stays
+            frames = set(w.image_ids[first : last + 1])
+            mine = [f for f in track if f["image_id"] in frames]
+            entry["final_track_image_ids"] = [f["image_id"] for f in mine]
+            entry["final_track_bbox"] = [
+                [[float(v) for v in b] for b in f["boxes"] if b is not None] for f in mine
+            ]
         if q.task == "vqa-count":
             entry["final_answer"] = int(q.answer)
         elif q.task == "vqa-wh":

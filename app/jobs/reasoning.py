@@ -102,6 +102,17 @@ def question_record(q: GeneratedQuestion, window: FrameWindow) -> dict[str, Any]
                 window.boxes[answer_pos][i] for i in q.target_ids if i in window.boxes[answer_pos]
             ],
         }
+        if q.preferences.modality == "video":
+            # grounded over the video: the targets' boxes in every frame of the window
+            # (None where a target has no box), scored as a track (reasoning_eval.TRACK_RULE)
+            answer["track"] = [
+                {
+                    "frame_id": frame_id,
+                    "image_id": window.image_ids[pos],
+                    "boxes": [window.boxes[pos].get(i) for i in q.target_ids],
+                }
+                for pos, frame_id in enumerate(window.frame_ids)
+            ]
     else:
         answer = q.answer
     steps = [{**s.as_dict(), "boxes": boxes_at(s.slot, s.entity_ids)} for s in q.steps]

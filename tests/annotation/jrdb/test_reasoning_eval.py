@@ -494,3 +494,41 @@ def test_the_paper_tables_pool_vqa_and_keep_modalities_apart():
     ]
     (vg,) = paper_table("vg_images", preds, [])["rows"]
     assert vg["part"] == "VG" and vg["levels"]["D1"]["accuracy_pct"] == 100.0
+
+
+def test_a_video_track_scores_by_its_mean_iou_over_the_frames():
+    from annotation.jrdb.reasoning_eval import score_track
+
+    track = [
+        {"image_id": "000001.jpg", "boxes": [[100, 50, 40, 100]]},
+        {"image_id": "000002.jpg", "boxes": [[110, 50, 40, 100]]},
+        {"image_id": "000003.jpg", "boxes": [None]},  # not boxed there: not counted
+        {"image_id": "000004.jpg", "boxes": [[130, 50, 40, 100]]},
+    ]
+    gold = {
+        "entity_ids": ["pedestrian:1"],
+        "image_id": "000004.jpg",
+        "boxes": [[130, 50, 40, 100]],
+        "track": track,
+    }
+    exact = {
+        "000001.jpg": [100, 50, 40, 100],
+        "000002.jpg": [110, 50, 40, 100],
+        "000004.jpg": [130, 50, 40, 100],
+    }
+    s = score_answer("vg", gold, {"track": exact})
+    assert s.correct and s.iou == 1.0 and "over 3 frames" in s.reason
+    # one frame left out: (1 + 1 + 0) / 3 = 0.67 > 0.5, still right
+    partial = {k: v for k, v in exact.items() if k != "000002.jpg"}
+    s = score_answer("vg", gold, {"track": partial})
+    assert s.correct and s.iou == pytest.approx(2 / 3, abs=1e-4)
+    # only the last frame: 1/3, wrong, though that frame alone is perfect
+    s = score_answer("vg", gold, {"track": [{"image_id": "000004.jpg", "box": [130, 50, 40, 100]}]})
+    assert not s.correct and s.iou == pytest.approx(1 / 3, abs=1e-4)
+    assert score_track(track, "boxes").reason.startswith("malformed")
+    assert not score_answer("vg", gold, {"track": {"000001.jpg": "left"}}).correct
+    # a single box on a video question is still scored on the answer frame
+    assert score_answer("vg", gold, [130, 50, 40, 100]).correct
+    # a track for an image question cannot be scored as one
+    image = {k: v for k, v in gold.items() if k != "track"}
+    assert score_answer("vg", image, {"track": exact}).reason.startswith("a track for")

@@ -354,3 +354,59 @@ def test_approved_questions_only_by_default(generated, tmp_path, capsys):
         == 2
     )  # no VQA question is approved
     assert "no approved jrdb vqa-wh and vqa-count questions" in capsys.readouterr().err
+
+
+def test_a_video_vg_answer_is_a_track_over_its_window(generated, tmp_path, capsys):
+    """Generated video VG questions hold the targets' box in every frame of their window
+    (the stored 2D boxes of the frame), the export carries them per slot beside the keys
+    the real script reads, and a predicted track is scored by its mean IoU."""
+    base, questions = generated
+    videos = [
+        q
+        for q in questions.values()
+        if q.task == "vg" and q.criteria["preferences"]["modality"] == "video"
+    ]
+    assert videos
+    with open_project(base.db) as p:
+        keys = {e.id: e.key for e in p.sequences.entities(videos[0].sequence_id)}
+        for q in videos:
+            track = q.answer["track"]
+            assert [f["frame_id"] for f in track] == q.criteria["frame_ids"]
+            assert [f["image_id"] for f in track] == q.criteria["image_ids"]
+            for frame in track:
+                stored = {keys[b.entity_id]: b for b in p.sequences.boxes_2d(frame["frame_id"])}
+                for target, box in zip(q.answer["entity_ids"], frame["boxes"], strict=True):
+                    b = stored.get(target)
+                    assert box == (
+                        None if b is None else [round(v, 2) for v in (b.x, b.y, b.w, b.h)]
+                    )
+    elements = {el["id"]: el for el in _export(base.db, tmp_path / "vg.json", "jrdb-reasoning-vg")}
+    for q in videos:
+        for slot in elements[q.uid]["labels"].values():
+            assert slot["final_track_image_ids"] == slot["image_ids"]
+            by_image = {f["image_id"]: f for f in q.answer["track"]}
+            assert slot["final_track_bbox"] == [
+                [b for b in by_image[i]["boxes"] if b is not None] for i in slot["image_ids"]
+            ]
+    # a track prediction: exact on every frame, then on the answer frame only
+    q = videos[0]
+    exact = {
+        f["image_id"]: [b for b in f["boxes"] if b] for f in q.answer["track"] if any(f["boxes"])
+    }
+    last = {q.answer["image_id"]: q.answer["boxes"]}
+    preds = tmp_path / "tracks.jsonl"
+    preds.write_text(
+        json.dumps({"question_id": q.uid, "track": exact, "model": "exact"})
+        + "\n"
+        + json.dumps({"question_id": q.uid, "track": last, "model": "last"})
+        + "\n"
+    )
+    assert main(["import", "predictions", str(preds), "--db", str(base.db)]) == 0
+    with open_project(base.db) as p:
+        scored = {r.model: r for r in p.reasoning.predictions() if r.question_uid == q.uid}
+    assert scored["exact"].correct and scored["exact"].iou == 1.0
+    assert scored["last"].iou == pytest.approx(1 / len(exact), abs=1e-3)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"question_id": q.uid, "track": "everywhere", "model": "x"}) + "\n")
+    assert main(["import", "predictions", str(bad), "--db", str(base.db)]) == 2
+    assert "bad.jsonl:1: 'track': a track is" in capsys.readouterr().err
