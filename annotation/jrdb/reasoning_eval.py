@@ -414,8 +414,6 @@ def score_answer(question_task: str, gold_answer: Any, predicted: Any) -> Score:
     return Score(False, None, f"{got!r} is not {normalise_text(golds[0])!r}")
 
 
-
-
 def track_boxes(predicted: Any) -> dict[str, list[list[float]]]:
     """A predicted track as {image_id: boxes}: {"<image id>": box or boxes, ...} or
     [{"image_id": ..., "box" | "boxes": ...}, ...]. Raises ValueError when unreadable."""
