@@ -25,7 +25,8 @@ from annotation.models import ENTITY_KINDS  # one list for the store and the gra
 
 FORMAT = "reasonscope-scene-graph/1"
 
-RELATION_KINDS: tuple[str, ...] = ("hoi", "geometry", "support", "spatial", "state")
+#: ``hhi``: a JRDB-Social human-human interaction ("sitting together", "conversation").
+RELATION_KINDS: tuple[str, ...] = ("hoi", "hhi", "geometry", "support", "spatial", "state")
 
 
 def _json_default(value: Any) -> Any:

@@ -8,13 +8,19 @@ database. One time slot per frame of the window (JRDB-Reasoning's T).
   the entity key such as ``"pedestrian:3"``) and every object (kind object,
   ``"chair:1"``) seen in any frame of the window. Attributes: ``entity_id``
   (the project's row id), ``slots`` (the slots it appears in); persons also
-  ``gender``, ``age``, ``actions`` ({label: difficulty} over the window, the
+  ``gender``, ``age``, ``race`` (lower case, JRDB-Social's own label such as
+  ``caucasian/white``), ``actions`` ({label: difficulty} over the window, the
   easiest difficulty kept), ``actions_by_slot`` ({slot: {label: difficulty}}),
   ``pose`` (pose-based HOI labels over the window, sorted) and
   ``pose_by_slot``; objects ``category``.
 * social groups: ``spatial`` relations person --"in the same group as"--> person, both
   ways, per slot, between persons whose ``social_group`` attribute (JRDB-Social's
   ``cluster_ID``, people who are together) is the same; attribute ``group``.
+* ``hhi`` relations: person --label--> person per slot, one for each JRDB-Social
+  ``H-interaction`` label ("sitting together", "conversation"), both ways (an
+  interaction is the pair's, whichever of the two the file lists it under),
+  attributes ``label`` and ``difficulty`` (the annotator's confidence, 1 the
+  surest; the easier of the two sides' when both list it).
 * ``hoi`` relations: person --predicate--> object per slot, attributes
   ``category`` and ``difficulty``. Pose-based labels (no target) are not edges:
   they become the person's ``pose`` attributes.
@@ -64,6 +70,16 @@ class HoiFacts:
 
 
 @dataclass(frozen=True)
+class InteractionFacts:
+    """One JRDB-Social ``H-interaction`` label between two persons (entity ids)."""
+
+    subject: int
+    label: str  # e.g. "sitting together"
+    partner: int
+    difficulty: int | None = None
+
+
+@dataclass(frozen=True)
 class FrameFacts:
     """What one frame of a window contributes to the graph."""
 
@@ -74,6 +90,7 @@ class FrameFacts:
     geometry: tuple[GeometricRelation, ...] = ()
     frame_id: int | None = None
     frame_index: int | None = None
+    interactions: tuple[InteractionFacts, ...] = ()
 
 
 def _label(key: str) -> str:
@@ -83,6 +100,26 @@ def _label(key: str) -> str:
 def _easier(a: int | None, b: int | None) -> int | None:
     known = [d for d in (a, b) if d is not None]
     return min(known) if known else None
+
+
+def _interaction_relations(frame: FrameFacts, key_of) -> list[Relation]:
+    """The frame's ``hhi`` relations: each label of a pair once, both ways, easiest difficulty."""
+    pairs: dict[tuple[str, str, str], int | None] = {}
+    for i in frame.interactions:
+        what = f"interaction {i.label!r}"
+        a, b = key_of(i.subject, what, frame.slot), key_of(i.partner, what, frame.slot)
+        if a == b or ROBOT_ID in (a, b):
+            continue  # not a pair of persons
+        key = (min(a, b), i.label, max(a, b))
+        pairs[key] = _easier(pairs[key], i.difficulty) if key in pairs else i.difficulty
+    out = []
+    for (a, label, b), difficulty in sorted(pairs.items()):
+        attributes = {"label": label, "difficulty": difficulty}
+        out += [
+            Relation(a, label, b, "hhi", frame.slot, attributes),
+            Relation(b, label, a, "hhi", frame.slot, attributes),
+        ]
+    return out
 
 
 def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
@@ -121,6 +158,8 @@ def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
                 if value is not None:  # JRDB-Social writes "Female", "Young_Adulthood"
                     a.setdefault(name, str(value).lower())
             for name, value in p.attributes.items():
+                if name == "race" and value is not None:  # "Caucasian/White" as written
+                    value = str(value).lower()
                 a.setdefault(name, value)
             if p.actions:
                 a["actions_by_slot"][str(frame.slot)] = dict(p.actions)
@@ -155,6 +194,7 @@ def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
                 for b in members
                 if a != b
             ]
+        relations += _interaction_relations(frame, key_of)
         for h in frame.hoi:
             subject = key_of(h.subject, f"HOI label {h.predicate!r}", frame.slot)
             if h.target is None:

@@ -2,8 +2,8 @@
 
 `facts_from_project` gathers what `annotation.jrdb.graph.graph_from_jrdb`
 needs, frame by frame, through the project's repositories (persons and
-objects with a box in the frame, action labels, demographics, HOI labels and
-the stored geometric relations); `graph_for_window` chains the two. Geometric
+objects with a box in the frame, action labels, demographics, JRDB-Social
+human-human interactions, HOI labels and the stored geometric relations); `graph_for_window` chains the two. Geometric
 relations are read, not computed: compute them first with
 ``app.jobs.relations`` (frames without stored relations simply have no
 geometry edges).
@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from annotation.jrdb.graph import FrameFacts, HoiFacts, ObjectFacts, PersonFacts, graph_from_jrdb
+from annotation.jrdb.graph import (
+    FrameFacts,
+    HoiFacts,
+    InteractionFacts,
+    ObjectFacts,
+    PersonFacts,
+    graph_from_jrdb,
+)
 from annotation.scene_graph import SceneGraph
 from store import Project
 
@@ -36,6 +43,12 @@ def facts_from_project(
         labels = project.sequences.person_labels(frame_id)
         hoi = project.hoi.labels_for_frame(frame_id)
         present |= {row["entity_id"] for row in labels}
+        # an interaction's partner is in the frame with the person who names them
+        present |= {
+            row["other_entity_id"]
+            for row in labels
+            if row["kind"] == "interaction" and row["other_entity_id"] is not None
+        }
         present |= {h.subject_entity_id for h in hoi}
         present |= {h.object_entity_id for h in hoi if h.object_entity_id is not None}
         actions: dict[int, dict[str, int | None]] = {}
@@ -80,6 +93,13 @@ def facts_from_project(
                 geometry=tuple(project.sequences.relations(frame_id)),
                 frame_id=frame_id,
                 frame_index=frame.index,
+                interactions=tuple(
+                    InteractionFacts(
+                        row["entity_id"], row["label"], row["other_entity_id"], row["difficulty"]
+                    )
+                    for row in labels
+                    if row["kind"] == "interaction" and row["other_entity_id"] is not None
+                ),
             )
         )
     return out

@@ -41,6 +41,7 @@ PARALLEL_PX = 16.0  # how far apart parallel edges of one pair bow
 NODE_COLOURS = {"human": "#4a90d9", "object": "#f0a030", "robot": "#6f7e8c", "surface": "#a1836b"}
 EDGE_COLOURS = {
     "hoi": "#c2185b",
+    "hhi": "#2e7d32",
     "geometry": "#7b8d99",
     "support": "#8d5a3b",
     "spatial": "#1e78d2",

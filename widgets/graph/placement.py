@@ -48,6 +48,8 @@ GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
 INVERSE = {"left of": "right of", "behind": "in front of", "on": "under"}
 IMPLIED = {b: a for a, b in INVERSE.items()}
 SYMMETRIC = frozenset({"near"})
+#: Relation kinds whose every predicate is mutual (a JRDB-Social interaction is the pair's).
+SYMMETRIC_KINDS = frozenset({"hhi"})
 #: Centre angle of each JRDB direction sector, degrees counter-clockwise from ahead.
 SECTOR_ANGLE_DEG = {
     "front": 0.0,
@@ -79,7 +81,7 @@ class DrawnEdge:
     @property
     def symmetric(self) -> bool:
         """Only symmetric predicates: drawn without arrowheads."""
-        return set(self.forward) | set(self.backward) <= SYMMETRIC
+        return self.kind in SYMMETRIC_KINDS or set(self.forward) | set(self.backward) <= SYMMETRIC
 
     @property
     def label(self) -> str:
@@ -112,7 +114,8 @@ def merge_edges(relations: Iterable[Relation]) -> list[DrawnEdge]:
         said: dict[str, list[str]] = {lo: [], hi: []}
         for r in group:
             p = r.predicate
-            if p in SYMMETRIC and r.subject > r.object and (r.object, p, r.subject) in present:
+            mutual = p in SYMMETRIC or kind in SYMMETRIC_KINDS
+            if mutual and r.subject > r.object and (r.object, p, r.subject) in present:
                 continue
             if p in IMPLIED and (r.object, IMPLIED[p], r.subject) in present:
                 continue

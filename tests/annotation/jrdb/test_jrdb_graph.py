@@ -9,6 +9,7 @@ from annotation.jrdb.graph import (
     ROBOT_ID,
     FrameFacts,
     HoiFacts,
+    InteractionFacts,
     ObjectFacts,
     PersonFacts,
     graph_from_jrdb,
@@ -111,3 +112,35 @@ def test_bad_windows_are_refused():
     with pytest.raises(ValueError, match="both"):
         graph_from_jrdb([FrameFacts(0, (ANN,), (ObjectFacts(1, "chair:1", "chair"),))])
     assert graph_from_jrdb([]).slots == (0,)
+
+
+def test_jrdb_social_interactions_are_mutual_edges():
+    """Each H-interaction label joins the pair both ways, once, with the easier difficulty of
+    the two sides that list it; race is kept in the dataset's label, lower case."""
+    cat = PersonFacts(3, "pedestrian:3", attributes={"race": "Caucasian/White"})
+    frame = FrameFacts(
+        slot=0,
+        persons=(ANN, BOB, cat),
+        interactions=(
+            InteractionFacts(1, "conversation", 2, 2),
+            InteractionFacts(2, "conversation", 1, 1),
+            InteractionFacts(3, "walking together", 1, None),
+            InteractionFacts(3, "hugging", 3, 1),  # not a pair: dropped
+        ),
+    )
+    g = graph_from_jrdb([frame])
+    hhi = sorted(
+        (r.subject, r.predicate, r.object, r.attributes["difficulty"]) for r in g.relations
+    )
+    assert hhi == [
+        ("pedestrian:1", "conversation", "pedestrian:2", 1),
+        ("pedestrian:1", "walking together", "pedestrian:3", None),
+        ("pedestrian:2", "conversation", "pedestrian:1", 1),
+        ("pedestrian:3", "walking together", "pedestrian:1", None),
+    ]
+    assert all(r.kind == "hhi" and r.attributes["label"] == r.predicate for r in g.relations)
+    assert g.entity("pedestrian:3").attributes["race"] == "caucasian/white"
+    with pytest.raises(ValueError, match="interaction 'conversation'"):
+        graph_from_jrdb(
+            [FrameFacts(0, (ANN,), interactions=(InteractionFacts(1, "conversation", 9),))]
+        )

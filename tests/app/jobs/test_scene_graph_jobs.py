@@ -54,3 +54,18 @@ def test_window_graph_has_persons_objects_geometry_and_slots(hp):
 def test_unknown_frame_is_refused(hp):
     with open_project(hp.db) as project, pytest.raises(ValueError, match="not in sequence"):
         facts_from_project(project, hp.sequence_id, [10**9])
+
+
+def test_jrdb_social_interactions_are_edges_between_the_pair(hp):
+    """The synthetic sequence's H-interaction: pedestrians 1 and 2 walk together (each lists
+    the other); objects are placed relative to the robot as well."""
+    window = hp.frame_ids[:2]
+    with open_project(hp.db) as project:
+        g = graph_for_window(project, hp.sequence_id, window)
+    hhi = {(r.subject, r.predicate, r.object, r.slot) for r in g.relations if r.kind == "hhi"}
+    assert {("pedestrian:1", "walking together", "pedestrian:2", s) for s in (0, 1)} <= hhi
+    assert {("pedestrian:2", "walking together", "pedestrian:1", s) for s in (0, 1)} <= hhi
+    one = next(r for r in g.relations if r.kind == "hhi")
+    assert one.attributes == {"label": one.predicate, "difficulty": 1}
+    geometry = g.filter(kinds=["geometry"]).relations
+    assert {r.subject for r in geometry if r.object == "robot"} & set(hp.objects)

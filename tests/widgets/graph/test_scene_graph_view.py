@@ -162,6 +162,32 @@ def test_inverse_and_symmetric_predicates_make_one_edge():
     assert both[0].label == "holding\n← looking at"
 
 
+def test_a_jrdb_social_interaction_is_one_mutual_edge_with_its_own_toggle(view, qtbot):
+    """An H-interaction label (both ways in the graph) is drawn once, without arrowheads, in
+    its own colour, and the toolbar filters it like any kind."""
+    people = [Entity(k, "human", k, {"slots": [0]}) for k in ("pedestrian:1", "pedestrian:2")]
+    people.append(Entity("robot", "robot", "the robot"))
+    attrs = {"label": "conversation", "difficulty": 1}
+    g = SceneGraph(
+        {e.id: e for e in people},
+        (
+            Relation("pedestrian:1", "conversation", "pedestrian:2", "hhi", 0, attrs),
+            Relation("pedestrian:2", "conversation", "pedestrian:1", "hhi", 0, attrs),
+        ),
+    )
+    (edge,) = merge_edges(g.relations)
+    assert edge.symmetric and edge.label == "conversation"
+    view.set_graph(g)
+    assert drawn(view, "hhi") == {("pedestrian:1", "pedestrian:2")}
+    assert [k for k, a in view.kind_actions.items() if a.isVisible()] == ["hhi"]
+    item = next(i for i in view.edge_items.values() if i.edge.kind == "hhi")
+    assert item.colour.name() == "#2e7d32"
+    qtbot.mouseClick(
+        view.toolbar.widgetForAction(view.kind_actions["hhi"]), Qt.MouseButton.LeftButton
+    )
+    assert view.hidden_kinds == {"hhi"} and not drawn(view, "hhi")
+
+
 def test_parallel_edges_of_one_pair_bow_apart(view):
     g = tabletop(
         ["a", "b"], [Relation("a", "on", "b", "support"), Relation("a", "near", "b", "spatial")]
