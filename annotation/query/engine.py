@@ -28,10 +28,12 @@ from __future__ import annotations
 import itertools
 import random
 
+from annotation.query.keys import combination_keys, pattern_keys
 from annotation.query.model import (
     ASKABLE,
     NODE_ATTRIBUTES,
     SCOPE_SIZE,
+    SYMMETRIC_FAMILIES,
     Combination,
     EdgeShape,
     GeneratedQuestion,
@@ -88,6 +90,9 @@ def enumerate_combinations(index: GraphIndex, prefs: Preferences) -> list[Combin
                 for (parent, child), ((family, sk, ok_kind), subj) in zip(
                     shape, pairs, strict=True
                 ):
+                    if family in SYMMETRIC_FAMILIES and not subj:
+                        ok = False  # the other direction gives the same question
+                        break
                     mine, other = (sk, ok_kind) if subj else (ok_kind, sk)
                     if kinds[parent] != mine or (kinds[child] not in (None, other)):
                         ok = False
@@ -97,6 +102,9 @@ def enumerate_combinations(index: GraphIndex, prefs: Preferences) -> list[Combin
                 if not ok or not _focus_ok(prefs.subject, kinds):
                     continue
                 out += _with_attributes(tuple(kinds), tuple(edges), prefs)
+    if prefs.require:
+        wanted = set(prefs.require)
+        out = [c for c in out if wanted <= combination_keys(c)]
     index.combinations[prefs] = result = sorted(set(out), key=_order_key)
     return result
 
@@ -179,9 +187,10 @@ def generate(
     absent = [missing[k] for k in wanted[prefs.subject] if k not in kinds]
     if absent:
         raise NoQuestion(f"this scene has no {' and no '.join(absent)} to ask about")
+    using = f" using {', '.join(prefs.require)}" if prefs.require else ""
     if not combos:
         raise NoQuestion(
-            f"the graph offers no {prefs.spatial} pattern with subject {prefs.subject!r} "
+            f"the graph offers no {prefs.spatial} pattern with subject {prefs.subject!r}{using} "
             f"(relation families present: {sorted({f for f, _, _ in index.signature}) or 'none'})"
         )
     rng = random.Random(seed)
@@ -190,6 +199,8 @@ def generate(
         binding = instantiate(index, combo, prefs, slots, rng)
         if binding is None:
             continue
+        if prefs.require and not set(prefs.require) <= pattern_keys(binding.pattern()):
+            continue  # a spatial edge bound to something other than the required group
         result = search(index, binding)
         if result is None:
             continue
@@ -224,7 +235,7 @@ def generate(
         )
     raise NoQuestion(
         f"no {prefs.task} question with subject {prefs.subject!r}, spatial {prefs.spatial!r}, "
-        f"temporal {prefs.temporal!r} found in this graph after {MAX_ATTEMPTS} attempts"
+        f"temporal {prefs.temporal!r}{using} found in this graph after {MAX_ATTEMPTS} attempts"
         + (
             " (a VG or Wh question needs a pattern that singles out one entity)"
             if prefs.task != "vqa-count"

@@ -12,7 +12,7 @@ in that vocabulary:
   of any combination) or ``"category"`` (an object named by its category, which
   starts the combination, as the real object attributes do);
 * a filter: its name (``gender``, ``age``, ``action``, ``colour``);
-* an edge: ``hoi``; a geometric relation to the robot ``SR_Robot_Ref``
+* an edge: ``hoi``; a JRDB-Social human-human interaction ``hhi``; a geometric relation to the robot ``SR_Robot_Ref``
   (direction) or ``distance``; between two entities ``hhg`` (person-person),
   ``hoG`` (person-object), ``ooG`` (object-object), as the real engine names
   them; a JRDB-Social group (``spatial`` "in the same group as") ``social_group``;
@@ -30,7 +30,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation.jrdb.graph import SAME_GROUP
-from annotation.query.model import IDENTITY_KINDS
+from annotation.query.model import (
+    IDENTITY_KINDS,
+    NODE_ATTRIBUTES,
+    Combination,
+    GraphIndex,
+    relation_family,
+)
 
 GEOMETRY = {
     frozenset({"human"}): "hhg",
@@ -50,6 +56,46 @@ def edge_name(family: str, parent_kind: str, child_kind: str, value: object = No
             return "SR_Robot_Ref" if family == "direction" else "distance"
         return GEOMETRY.get(frozenset({parent_kind, child_kind}), f"{family}")
     return family
+
+
+def combination_keys(combo: Combination) -> set[str]:
+    """Every key a combination may use once bound: its filters and its edges' names. A
+    ``spatial`` edge may also be a JRDB-Social group (``social_group``): that depends on the
+    value it is bound to (`pattern_keys` tells exactly)."""
+    out = {name for names in combo.attributes for name in names}
+    for e in combo.edges:
+        kinds = (combo.kinds[e.parent], combo.kinds[e.child])
+        out.add(edge_name(e.family, *kinds))
+        if e.family == "spatial":
+            out.add("social_group")
+    return out
+
+
+def graph_keys(index: GraphIndex) -> set[str]:
+    """The keys a graph can offer a question: the filters some entity has a usable value of
+    (a person's race when JRDB-Social judged it) and the names of the relations it has."""
+    graph = index.graph
+    out: set[str] = set()
+    for key, entity in graph.entities.items():
+        for name in NODE_ATTRIBUTES.get(entity.kind, ()):
+            if name not in out and index.value(key, name, None):
+                out.add(name)
+    kinds = {k: e.kind for k, e in graph.entities.items()}
+    for r in graph.relations:
+        for family, value in relation_family(r.kind, r.predicate, r.attributes):
+            out.add(edge_name(family, kinds[r.subject], kinds[r.object], value))
+    return out
+
+
+def pattern_keys(pattern: Mapping[str, Any]) -> set[str]:
+    """The keys a bound pattern uses (`Binding.pattern()`, or a stored ``criteria.pattern``):
+    every node's filters and every edge's name, on any node, target or reference."""
+    nodes = pattern.get("nodes") or []
+    kinds = [n.get("kind", "") for n in nodes]
+    out = {str(f[0]) for n in nodes for f in n.get("filters") or []}
+    for e in pattern.get("edges") or []:
+        out.add(edge_name(e["family"], kinds[e["parent"]], kinds[e["child"]], e.get("value")))
+    return out
 
 
 def step_keys(pattern: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> list[str | None]:

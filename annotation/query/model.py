@@ -22,10 +22,55 @@ SUBJECTS = ("human", "object", "both")
 SCOPES = ("single", "pair", "clique")
 SCOPE_SIZE = {"single": 1, "pair": 2, "clique": 3}
 #: Attribute filters each node kind can carry, in the order steps apply them.
-NODE_ATTRIBUTES = {"human": ("gender", "age", "action"), "object": ("category", "colour")}
+NODE_ATTRIBUTES = {
+    "human": ("gender", "age", "race", "action"),
+    "object": ("category", "colour"),
+}
 DYNAMIC_ATTRIBUTES = ("action",)
+#: Relation families that hold both ways (a JRDB-Social interaction is the pair's): one
+#: direction of them is enumerated, as the other gives the same question.
+SYMMETRIC_FAMILIES = ("hhi",)
 #: Attributes a Wh question can ask about, by target kind.
 ASKABLE = {"human": ("gender", "age", "action"), "object": ("category",)}
+
+
+#: Sub-question key names a question can be required to use (JRDB-Reasoning's names for
+#: filters and relations, annotation.query.keys), as ``Preferences.require`` takes them.
+REQUIRABLE_KEYS = (
+    "gender",
+    "age",
+    "race",
+    "action",
+    "category",
+    "colour",
+    "hoi",
+    "hhi",
+    "hhg",
+    "hoG",
+    "ooG",
+    "SR_Robot_Ref",
+    "distance",
+    "social_group",
+    "support",
+    "spatial",
+    "state",
+)
+
+
+def parse_keys(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Required keys from "race,hhi" (or a list): JRDB-Reasoning's spelling whatever the
+    case ("hog" is ``hoG``), each once; an unknown name raises ValueError naming the known."""
+    names = text.split(",") if isinstance(text, str) else list(text)
+    spelled = {k.lower(): k for k in REQUIRABLE_KEYS}
+    out: list[str] = []
+    for name in (n.strip() for n in names):
+        if not name:
+            continue
+        if name.lower() not in spelled:
+            raise ValueError(f"unknown key {name!r}; keys: {', '.join(REQUIRABLE_KEYS)}")
+        if spelled[name.lower()] not in out:
+            out.append(spelled[name.lower()])
+    return tuple(out)
 
 
 class NoQuestion(ValueError):
@@ -39,8 +84,11 @@ class Preferences:
     subject: str = "human"
     spatial: str = "single"
     temporal: str = "single"
+    #: Keys every question must use (``("race", "hhi")``): only combinations with them.
+    require: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "require", parse_keys(self.require))
         for name, allowed in (
             ("task", TASKS),
             ("modality", MODALITIES),
@@ -55,13 +103,14 @@ class Preferences:
         if self.subject == "both" and self.spatial == "single":
             raise ValueError("subject 'both' needs two entities at least: spatial pair or clique")
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "task": self.task,
             "modality": self.modality,
             "subject": self.subject,
             "spatial": self.spatial,
             "temporal": self.temporal,
+            **({"require": list(self.require)} if self.require else {}),
         }
 
 

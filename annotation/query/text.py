@@ -15,6 +15,7 @@ from annotation.query.words import (
     SLOT_PHRASES,
     capitalise,
     clean_label,
+    interaction_words,
     person_noun,
     plural,
     value_words,
@@ -89,7 +90,7 @@ class _Phrases:
             return label[4:] if label.startswith("the ") else label
         applied = dict((n, v) for n, v, _ in self.b.values[node][:n_attrs])
         if kind == "human":
-            noun = person_noun(applied.get("gender"), applied.get("age"))
+            noun = person_noun(applied.get("gender"), applied.get("age"), applied.get("race"))
         else:
             category = [v for n, v, _ in self.b.values[node] if n == "category"]
             noun = category[0] if category else "object"
@@ -127,6 +128,8 @@ class _Phrases:
             if edge.parent_is_subject:
                 return "subject", f"{be} {clean_label(value)} {other}{when}"
             return "object", f"{other} is {clean_label(value)}{when}"
+        if edge.family == "hhi":  # mutual: worded from the parent whichever way it was walked
+            return "subject", f"{be} {interaction_words(value)} {other}{when}"
         if edge.family == "direction":
             near, far = DIRECTION_PHRASES.get(value, (clean_label(value), clean_label(value)))
             if edge.parent_is_subject:

@@ -27,6 +27,23 @@ _GENDER_AGE_NOUNS = {
     ("male", "childhood"): "boy",
 }
 GENDER_NOUNS = {"female": "woman", "male": "man"}
+#: JRDB-Social race labels (lower case, as the graph holds them) -> the adjective, the
+#: label's own word after the slash ("Caucasian/White": "white man"). "Others" and
+#: "impossible" are not judgements a question can use.
+RACE_WORDS = {
+    "caucasian/white": "white",
+    "mongoloid/asian": "Asian",
+    "negroid/black": "Black",
+}
+#: Age labels split for a race adjective between them: (adjective before it, noun after it).
+_AGE_AROUND_RACE = {
+    "childhood": ("", "child"),
+    "adolescence": ("", "teenager"),
+    "young_adulthood": ("young", "adult"),
+    "adulthood": ("", "adult"),
+    "middle_adulthood": ("middle-aged", "adult"),
+    "late_adulthood": ("elderly", "person"),
+}
 
 _IRREGULAR_PLURALS = {
     "person": "people",
@@ -68,6 +85,17 @@ SIM_PHRASES = {
     "in basket": "in",
     "held by": "held by",
 }
+#: JRDB-Social human-human interaction labels that read badly as "<label> with <person>"
+#: (the rest: "sitting together with a man", "walking together with a woman").
+INTERACTION_PHRASES = {
+    "conversation": "chatting with",
+    "hugging": "hugging",
+    "shaking hands": "shaking hands with",
+    "walking toward each other": "walking toward",
+    "looking at robot together": "looking at the robot together with",
+    "interaction with door together": "opening a door together with",
+    "waving hand together": "waving a hand together with",
+}
 SLOT_PHRASES = {"first": "at the start", "middle": "midway through", "last": "at the end"}
 
 
@@ -102,6 +130,8 @@ def usable(attribute: str, value: str) -> bool:
         return value in GENDER_NOUNS
     if attribute == "age":
         return value in AGE_WORDS
+    if attribute == "race":
+        return value in RACE_WORDS
     return True
 
 
@@ -142,8 +172,19 @@ def with_article(phrase: str, definite: bool = False) -> str:
     return f"the {phrase}" if definite else f"{article(phrase)} {phrase}"
 
 
-def person_noun(gender: str | None, age: str | None) -> str:
-    """The noun phrase for a person with the known demographics: "young woman", "child"."""
+def person_noun(gender: str | None, age: str | None, race: str | None = None) -> str:
+    """The noun phrase for a person with the known demographics: "young woman", "child",
+    "young white woman", "Asian child"."""
+    if race in RACE_WORDS:
+        colour = RACE_WORDS[race]
+        if age in _AGE_AROUND_RACE and (gender, age) in _GENDER_AGE_NOUNS:
+            return f"{colour} {_GENDER_AGE_NOUNS[(gender, age)]}"
+        if age in _AGE_AROUND_RACE:
+            before, noun = _AGE_AROUND_RACE[age]
+            noun = GENDER_NOUNS.get(gender, noun)
+            before = AGE_WORDS[age][0] if gender in GENDER_NOUNS else before
+            return " ".join(w for w in (before, colour, noun) if w)
+        return f"{colour} {GENDER_NOUNS.get(gender, 'person')}"
     if gender and age and (gender, age) in _GENDER_AGE_NOUNS:
         return _GENDER_AGE_NOUNS[(gender, age)]
     if gender in GENDER_NOUNS:
@@ -174,7 +215,20 @@ def value_words(attribute: str, value: Any) -> str:
     """An attribute value as the words of an answer or a step: "young adult", "walking"."""
     if attribute == "age" and value in AGE_WORDS:
         return AGE_WORDS[value][1]
+    if attribute == "race" and value in RACE_WORDS:
+        return RACE_WORDS[value]
     return clean_label(value)
+
+
+def interaction_words(label: str) -> str:
+    """A JRDB-Social interaction label as a verb phrase before the partner: "sitting together
+    with", "chatting with" (the JRDB-Reasoning paper's wording of "conversation")."""
+    text = clean_label(label)
+    if text in INTERACTION_PHRASES:
+        return INTERACTION_PHRASES[text]
+    if text.endswith(" each other"):
+        return text[: -len(" each other")]
+    return f"{text} with"
 
 
 def capitalise(text: str) -> str:

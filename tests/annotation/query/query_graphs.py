@@ -27,11 +27,15 @@ ACTIONS = (
     "looking at sth",
     "going upstairs",
 )
+#: JRDB-Social's race labels as the graph holds them ("others" is not a usable filter).
+RACES = ("caucasian/white", "mongoloid/asian", "negroid/black", "others")
+#: JRDB-Social H-interaction labels.
+HHI = ("conversation", "sitting together", "walking together", "walking toward each other")
 HOI = ("holding", "sitting_on", "looking_at", "carrying", "pushing", "using")
 CATEGORIES = ("chair", "table", "bag", "laptop", "bicycle", "umbrella", "trolley")
 
 
-def person(key, gender=None, age=None, actions=(), slots=(0,)):
+def person(key, gender=None, age=None, actions=(), slots=(0,), race=None):
     attrs = {
         "entity_id": hash(key) % 10_000,
         "slots": list(slots),
@@ -44,6 +48,8 @@ def person(key, gender=None, age=None, actions=(), slots=(0,)):
         attrs["gender"] = gender
     if age:
         attrs["age"] = age
+    if race:
+        attrs["race"] = race
     for slot in slots:
         attrs["actions_by_slot"][str(slot)] = {a: 1 for a in actions}
     attrs["actions"] = {a: 1 for a in actions}
@@ -74,6 +80,39 @@ def hoi(subject, predicate, target, slot=0):
     return Relation(
         subject, predicate, target, "hoi", slot, {"category": "physical", "difficulty": 1}
     )
+
+
+def hhi(a, label, b, slot=0, difficulty=1):
+    """A JRDB-Social interaction, both ways, as `annotation.jrdb.graph` makes it."""
+    attrs = {"label": label, "difficulty": difficulty}
+    return [Relation(a, label, b, "hhi", slot, attrs), Relation(b, label, a, "hhi", slot, attrs)]
+
+
+def social_graph() -> SceneGraph:
+    """The JRDB-Reasoning paper's step-by-step examples as a frame.
+
+    Dee (female, young adult, standing) is chatting with Eli (male, white), who stands to
+    her right; Fay (female, young adult, standing) is chatting with Gus (male, Asian), to
+    her left; Hal (male, white) and Ivy (female, Black) walk together.
+    """
+    entities = [
+        Entity("robot", "robot", "the robot"),
+        person("pedestrian:1", "female", "young_adulthood", ["standing"]),
+        person("pedestrian:2", "male", "adulthood", ["standing"], race="caucasian/white"),
+        person("pedestrian:3", "female", "young_adulthood", ["standing"], race="others"),
+        person("pedestrian:4", "male", "adulthood", ["standing"], race="mongoloid/asian"),
+        person("pedestrian:5", "male", "middle_adulthood", ["walking"], race="caucasian/white"),
+        person("pedestrian:6", "female", "adolescence", ["walking"], race="negroid/black"),
+    ]
+    relations = [
+        *hhi("pedestrian:1", "conversation", "pedestrian:2"),
+        *hhi("pedestrian:3", "conversation", "pedestrian:4"),
+        *hhi("pedestrian:5", "walking together", "pedestrian:6"),
+        geometry("pedestrian:2", "pedestrian:1", "right", "close"),
+        geometry("pedestrian:4", "pedestrian:3", "left", "close"),
+        geometry("pedestrian:6", "pedestrian:5", "left", "very-close"),
+    ]
+    return SceneGraph({e.id: e for e in entities}, tuple(relations))
 
 
 def small_graph() -> SceneGraph:
@@ -158,6 +197,21 @@ def random_graph(seed: int, people: int = 12, objects: int = 6, slots: int = 1) 
         for t in things:
             for p in rng.sample(persons, 3):
                 relations.append(geometry(t, p, rng.choice(SECTORS), rng.choice(DISTANCE_BINS), s))
+    # JRDB-Social race and interactions, from a generator of their own so that the rest of
+    # the graph is what it was before they were added
+    social = random.Random(seed + 7919)
+    for e in entities:
+        if e.kind == "human" and social.random() < 0.7:
+            e.attributes["race"] = social.choice(RACES)
+    for s in slot_ids:
+        for _ in range(people // 3):
+            a, b = social.sample(persons, 2)
+            relations += hhi(a, social.choice(HHI), b, s)
+    for t in things:  # objects relative to the robot
+        for s in slot_ids:
+            relations.append(
+                geometry(t, "robot", social.choice(SECTORS), social.choice(DISTANCE_BINS), s)
+            )
     return SceneGraph({e.id: e for e in entities}, tuple(relations), slot_ids)
 
 

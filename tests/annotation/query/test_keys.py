@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.query.engine import generate
-from annotation.query.keys import edge_name, step_keys
+from annotation.query.keys import edge_name, pattern_keys, step_keys
 from annotation.query.model import NoQuestion, Preferences
 from tests.annotation.query.query_graphs import random_graph
 
@@ -94,3 +94,26 @@ def test_every_engine_question_gets_distinct_keys():
         assert keys[0] in ("human", "object", "category")
         checked += 1
     assert checked > 20
+
+
+def test_race_and_interaction_keys_run_as_the_real_engines():
+    """ "age", "age, race", "age, race, hhi" (the real engine's keys)."""
+    p = _pattern(
+        [
+            {"kind": "human", "filters": [["age", "adulthood", None], ["race", "x", None]]},
+            {"kind": "human", "filters": [["gender", "male", None]]},
+        ],
+        [{"parent": 0, "child": 1, "family": "hhi", "value": "conversation", "slot": 0}],
+    )
+    steps = [{"node": 0}, {"node": 0}, {"node": 0}, {"node": 1}, {"node": 1}, {"node": 0}]
+    assert step_keys(p, steps) == [
+        "human",
+        "age",
+        "age, race",
+        "hhi_pair: human",
+        "hhi_pair: gender",
+        "age, race, hhi",
+    ]
+    assert edge_name("hhi", "human", "human", "sitting together") == "hhi"
+    assert edge_name("direction", "object", "robot") == "SR_Robot_Ref"
+    assert pattern_keys(p) == {"age", "race", "gender", "hhi"}

@@ -255,3 +255,98 @@ def test_unknown_demographics_are_never_filters_or_answers():
             q = generate(g, Preferences(task, "image", "human", "single"), seed)
             assert "impossible" not in q.text and q.answer != "impossible"
             assert all(f[1] != "impossible" for n in q.pattern["nodes"] for f in n["filters"])
+
+
+# -- JRDB-Social: human-human interaction (hhi) and race ------------------------------------
+
+
+def test_an_interaction_is_a_relation_family_between_two_people():
+    """The paper's D2 step: "... chatting with a man"."""
+    from tests.annotation.query.query_graphs import social_graph
+
+    g = social_graph()
+    index = GraphIndex(g)
+    combos = enumerate_combinations(index, Preferences("vg", "image", "human", "pair"))
+    hhi = [c for c in combos if any(e.family == "hhi" for e in c.edges)]
+    assert hhi and all(c.kinds == ("human", "human") for c in hhi)
+    # mutual: one direction is offered, the other would ask the same question
+    assert all(e.parent_is_subject for c in hhi for e in c.edges if e.family == "hhi")
+    texts = set()
+    for seed in range(40):
+        q = generate(g, Preferences("vg", "image", "human", "pair", require=("hhi",)), seed)
+        assert any(e["family"] == "hhi" for e in q.pattern["edges"])
+        assert brute_force(g, q.pattern) == set(q.target_ids)
+        assert check_sentence(q.text) == [] and (q.S, q.R, q.T) == (2, 1, 1)
+        texts.add(q.text)
+    assert any("chatting with a" in t for t in texts), texts
+    assert any("walking together with" in t for t in texts), texts
+
+
+def test_race_is_a_filter_in_the_datasets_own_words():
+    """The paper's D3 step: "... with a white man located to her right"."""
+    from tests.annotation.query.query_graphs import social_graph
+
+    g = social_graph()
+    prefs = Preferences("vg", "image", "human", "pair", require=("race", "hhg"))
+    seen = set()
+    for seed in range(60):
+        q = generate(g, prefs, seed)
+        filters = [f for n in q.pattern["nodes"] for f in n["filters"]]
+        assert any(f[0] == "race" for f in filters)
+        assert brute_force(g, q.pattern) == set(q.target_ids)
+        assert "others" not in q.text  # "Others" is not a judgement to word
+        seen.add(q.text)
+    assert any("white man" in t for t in seen), seen
+    assert any(" to her right" in t or "to the right of" in t for t in seen), seen
+    # race filters but is never asked: no Wh question about it
+    for seed in range(40):
+        assert generate(g, Preferences("vqa-wh", "image", "human", "single"), seed).asked in (
+            "gender",
+            "age",
+            "action",
+        )
+
+
+def test_race_words():
+    assert person_noun("male", None, "caucasian/white") == "white man"
+    assert person_noun("female", "young_adulthood", "caucasian/white") == "young white woman"
+    assert person_noun("female", "childhood", "mongoloid/asian") == "Asian girl"
+    assert person_noun(None, "late_adulthood", "negroid/black") == "elderly Black person"
+    assert person_noun(None, None, "mongoloid/asian") == "Asian person"
+    assert person_noun("male", "adulthood", "others") == "adult man"  # not a usable value
+    assert article("Asian man") == "an"
+
+
+def test_required_keys_keep_only_combinations_that_use_them():
+    g = random_graph(4)
+    index = GraphIndex(g)
+    every = enumerate_combinations(index, Preferences("vg", "image", "both", "clique"))
+    some = enumerate_combinations(
+        index, Preferences("vg", "image", "both", "clique", require=("race", "hoi"))
+    )
+    assert 0 < len(some) < len(every)
+    for seed in range(25):
+        q = generate(
+            g, Preferences("vqa-count", "image", "human", "clique", require="age,hhi"), seed
+        )
+        names = {f[0] for n in q.pattern["nodes"] for f in n["filters"]}
+        assert "age" in names and any(e["family"] == "hhi" for e in q.pattern["edges"])
+    # spelling as the real engine's, whatever the case; unknown names are refused
+    assert Preferences("vg", require="HHI, sr_robot_ref").require == ("hhi", "SR_Robot_Ref")
+    with pytest.raises(ValueError, match="unknown key 'colour_of'"):
+        Preferences("vg", require="colour_of")
+    # a single entity has no relation: no combination, and the engine says which keys
+    with pytest.raises(NoQuestion, match="using hhi"):
+        generate(g, Preferences("vg", "image", "human", "single", require=("hhi",)), 0)
+
+
+def test_objects_relative_to_the_robot_are_asked_about():
+    g = random_graph(2)
+    found = set()
+    for seed in range(30):
+        prefs = Preferences("vg", "image", "object", "pair", require=("SR_Robot_Ref",))
+        q = generate(g, prefs, seed)
+        assert [n["kind"] for n in q.pattern["nodes"]] == ["object", "robot"]
+        assert brute_force(g, q.pattern) == set(q.target_ids)
+        found.add(q.text)
+    assert any(" the robot." in t for t in found), found
