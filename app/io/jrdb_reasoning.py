@@ -111,6 +111,36 @@ def _id_boxes(ids, slot: int, own: dict | None, w: Window) -> dict[str, Any]:
     return {"target_ID": out_ids, "target_bbox": out_boxes, "unboxed": unboxed}
 
 
+def _track_lists(q: Question, image_ids: list[str]) -> dict[str, list]:
+    """A video VG answer's track over a slot's frames, as two lists like final_ID and
+    final_bbox (a dict would read as a sub-question key); nothing for other questions."""
+    track = q.answer.get("track") if q.task == "vg" and isinstance(q.answer, dict) else None
+    if not track:
+        return {}
+    mine = [f for f in track if f["image_id"] in set(image_ids)]
+    return {
+        "final_track_image_ids": [f["image_id"] for f in mine],
+        "final_track_bbox": [
+            [[float(v) for v in b] for b in f["boxes"] if b is not None] for f in mine
+        ],
+    }
+
+
+def _key_entry(q: Question, w: Window, step: dict, slot: int, name: str) -> dict[str, Any]:
+    """One sub-question key's entry in a slot: the step's entities and their boxes there
+    (Count: with their number; a video of several slots: the slot the step was in)."""
+    own = step.get("boxes") if step.get("slot") == slot else None
+    found = _id_boxes(step.get("entity_ids") or [], slot, own, w)
+    sub: dict[str, Any] = {"target_ID": found["target_ID"], "target_bbox": found["target_bbox"]}
+    if found["unboxed"]:
+        sub["unboxed_ID"] = found["unboxed"]
+    if q.task == "vqa-count":
+        sub["target_answer"] = len(step.get("entity_ids") or [])
+    if len(w.slots) > 1:
+        sub["slot"] = next((nm for nm, s, _, _ in w.slots if s == step.get("slot")), name)
+    return sub
+
+
 def _pairs(q: Question, w: Window, final: list[str]) -> list[str]:
     """Entities related to the answer through its own edges (the real final_ID_pair)."""
     pattern = (q.criteria or {}).get("pattern") or {}
@@ -199,16 +229,7 @@ def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> 
         }
         if fin["unboxed"] or pair["unboxed"]:
             entry["final_unboxed_ID"] = fin["unboxed"] + pair["unboxed"]
-        track = q.answer.get("track") if q.task == "vg" and isinstance(q.answer, dict) else None
-        if track:
-            # the targets over every frame of the slot, as two lists like final_ID and
-            # final_bbox (a dict here would read as a sub-question); final_bbox stays
-            frames = set(w.image_ids[first : last + 1])
-            mine = [f for f in track if f["image_id"] in frames]
-            entry["final_track_image_ids"] = [f["image_id"] for f in mine]
-            entry["final_track_bbox"] = [
-                [[float(v) for v in b] for b in f["boxes"] if b is not None] for f in mine
-            ]
+        entry.update(_track_lists(q, w.image_ids[first : last + 1]))
         if q.task == "vqa-count":
             entry["final_answer"] = int(q.answer)
         elif q.task == "vqa-wh":
@@ -216,21 +237,10 @@ def element(q: Question, seq: str, w: Window, options: dict[str, list[str]]) -> 
         for key, step in zip(keys, q.steps, strict=True):
             if key is None:
                 continue
-            own = step.get("boxes") if step.get("slot") == slot else None
-            found = _id_boxes(step.get("entity_ids") or [], slot, own, w)
-            sub: dict[str, Any] = {
-                "target_ID": found["target_ID"],
-                "target_bbox": found["target_bbox"],
-            }
-            if found["unboxed"]:
-                sub["unboxed_ID"] = found["unboxed"]
+            entry[key] = _key_entry(q, w, step, slot, name)
             if q.task == "vqa-count":
-                n = len(step.get("entity_ids") or [])
-                sub["target_answer"] = n
+                n = entry[key]["target_answer"]
                 count_options.setdefault(key, _count_options(n, rng))
-            if len(w.slots) > 1:
-                sub["slot"] = next((nm for nm, s, _, _ in w.slots if s == step.get("slot")), name)
-            entry[key] = sub
         if q.task == "vqa-wh":
             entry[_asked_key(q, keys)] = {
                 "target_ID": list(final),
@@ -393,3 +403,30 @@ def export_jrdb_reasoning(
             elements.append(el)
     write_lines(out, [json.dumps(elements, indent=1)])  # the whole file or nothing
     return {"written": len(elements), "other": other, "no_box": no_box}
+
+
+def exported_options(project, questions: Iterable[Question], status: str = "approved") -> dict:
+    """uid -> `question.options` of each VQA question as the jrdb-reasoning-vqa export of
+    `status` writes it (a model run asks with them): Count options are seeded by the uid;
+    Wh options are drawn from the values the file's questions use, so they depend on
+    which questions the file holds, the export's selection and not the run's."""
+    wanted = None if status == "any" else {"approved", "corrected"}
+    tasks = FORMATS["jrdb-reasoning-vqa"]
+    mine = [
+        q for q in current_questions(project, wanted) if q.benchmark == "jrdb" and q.task in tasks
+    ]
+    vocabulary = _vocabulary(mine)
+    names = {s.id: s.name for s in project.sequences.list()}
+    frames_of: dict[int, dict] = {}
+    keys_of: dict[int, dict[int, str]] = {}
+    out = {}
+    for q in questions:
+        if q.task not in tasks:
+            continue
+        sid = q.sequence_id
+        if sid not in frames_of:
+            frames_of[sid] = {f.id: f for f in project.sequences.frames(sid)} if sid else {}
+            keys_of[sid] = {e.id: e.key for e in project.sequences.entities(sid)} if sid else {}
+        w = Window(project, q, frames_of[sid], keys_of[sid])
+        out[q.uid] = element(q, names.get(sid, ""), w, vocabulary)["question"].get("options")
+    return out

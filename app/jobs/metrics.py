@@ -14,8 +14,10 @@ from annotation.jrdb.hoi_taxonomy import load_hoi_taxonomy
 from annotation.jrdb.reasoning_eval import (
     LEVEL_DEFINITIONS,
     LEVELS,
-    PAPER_TABLES,
     REASONING_SETTINGS,
+)
+from annotation.jrdb.reasoning_tables import (
+    PAPER_TABLES,
     accuracy_by_level,
     human_accuracy_by_level,
     paper_table,
@@ -270,7 +272,7 @@ def project_reasoning_metrics(project) -> dict[str, Any]:
     "task", "level", "curve": [{"step", "n", "correct", "accuracy_pct"}]}], "spearman":
     [{"benchmark", "task", "n", "ratings", "annotators", "rho", "p", "words"}], "paper":
     {"vqa_images" | "vqa_videos" | "vg_images": the JRDB-Reasoning paper's Tables 2-4,
-    see `annotation.jrdb.reasoning_eval.paper_table`}}. Rows of "accuracy" and "human"
+    see `annotation.jrdb.reasoning_tables.paper_table`}}. Rows of "accuracy" and "human"
     carry their questions' "modality": image and video never share a row.
 
     Only scores against a question's current version count, and excluded questions not at

@@ -19,7 +19,14 @@ from typing import Any
 
 from annotation.agreement import kappa_text
 from annotation.averages import average_text
-from annotation.jrdb.reasoning_eval import HUMAN, PAPER_AVERAGE, PAPER_LEVELS, PAPER_TABLES
+from annotation.jrdb.reasoning_eval import (
+    HUMAN,
+)
+from annotation.jrdb.reasoning_tables import (
+    PAPER_AVERAGE,
+    PAPER_LEVELS,
+    PAPER_TABLES,
+)
 from annotation.metric_text import settings_text
 from annotation.runs import run_label
 

@@ -19,7 +19,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.agreement import ONE_CATEGORY, cohens_kappa, kappa_undefined, label_agreement
 from annotation.jrdb.hoi_review import difficulty_agreement, weighted_kappa
-from annotation.jrdb.reasoning_eval import spearman, spearman_p
+from annotation.jrdb.reasoning_tables import (
+    spearman,
+    spearman_p,
+)
 
 
 def _sklearn(a, b, **kwargs) -> float:

@@ -15,20 +15,22 @@ from annotation.jrdb.reasoning_eval import (
     NO_GOLD,
     RatingPoint,
     Score,
-    accuracy_by_level,
-    average_ranks,
     box_outside_image,
     difficulty_level,
-    human_accuracy_by_level,
     impossible_boxes,
     iou_xywh,
     match_boxes,
-    paper_table,
     parse_count,
-    rho_words,
     score_answer,
     score_step,
     score_steps,
+)
+from annotation.jrdb.reasoning_tables import (
+    accuracy_by_level,
+    average_ranks,
+    human_accuracy_by_level,
+    paper_table,
+    rho_words,
     spearman,
     spearman_p,
     spearman_table,
@@ -497,7 +499,9 @@ def test_the_paper_tables_pool_vqa_and_keep_modalities_apart():
 
 
 def test_a_video_track_scores_by_its_mean_iou_over_the_frames():
-    from annotation.jrdb.reasoning_eval import score_track
+    from annotation.jrdb.reasoning_eval import (
+        score_track,
+    )
 
     track = [
         {"image_id": "000001.jpg", "boxes": [[100, 50, 40, 100]]},
