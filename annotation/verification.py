@@ -120,10 +120,12 @@ class Verdict:
 
     `volumes_distinct` (criterion 4) is None unless the question is a Compare
     question; whether it must be answered depends on the question, so the store
-    checks that with `check_for_task`. Raises `ValueError` when the parts contradict each other: an unknown
-    decision, a reject without a reason, a correction that edits nothing or a
-    field other than text, options and answer, corrections on an approve or a
-    reject, or a decision the criteria do not allow (see `allowed_decisions`).
+    checks that with `check_for_task`.
+
+    Raises `ValueError` when the parts contradict each other: an unknown decision, a
+    reject without a reason, a correction that edits nothing or a field other than
+    text, options and answer, corrections on an approve or a reject, or a decision
+    the criteria do not allow (see `allowed_decisions`).
     """
 
     unambiguous: bool
