@@ -102,6 +102,34 @@ def _easier(a: int | None, b: int | None) -> int | None:
     return min(known) if known else None
 
 
+def _add_person(persons: dict[str, dict[str, Any]], p: PersonFacts, slot: int) -> None:
+    """Fold one frame's facts of a person into their node's attributes."""
+    a = persons.setdefault(
+        p.key,
+        {
+            "entity_id": p.entity_id,
+            "slots": [],
+            "actions": {},
+            "actions_by_slot": {},
+            "pose": [],
+            "pose_by_slot": {},
+        },
+    )
+    a["slots"].append(slot)
+    for name in ("gender", "age"):
+        value = getattr(p, name)
+        if value is not None:  # JRDB-Social writes "Female", "Young_Adulthood"
+            a.setdefault(name, str(value).lower())
+    for name, value in p.attributes.items():
+        if name == "race" and value is not None:  # "Caucasian/White" as written
+            value = str(value).lower()
+        a.setdefault(name, value)
+    if p.actions:
+        a["actions_by_slot"][str(slot)] = dict(p.actions)
+    for label, difficulty in p.actions.items():
+        a["actions"][label] = _easier(a["actions"].get(label), difficulty)
+
+
 def _interaction_relations(frame: FrameFacts, key_of) -> list[Relation]:
     """The frame's ``hhi`` relations: each label of a pair once, both ways, easiest difficulty."""
     pairs: dict[tuple[str, str, str], int | None] = {}
@@ -141,30 +169,7 @@ def graph_from_jrdb(frames: Iterable[FrameFacts]) -> SceneGraph:
     for frame in frames:
         for p in frame.persons:
             claim(p.entity_id, p.key)
-            a = persons.setdefault(
-                p.key,
-                {
-                    "entity_id": p.entity_id,
-                    "slots": [],
-                    "actions": {},
-                    "actions_by_slot": {},
-                    "pose": [],
-                    "pose_by_slot": {},
-                },
-            )
-            a["slots"].append(frame.slot)
-            for name in ("gender", "age"):
-                value = getattr(p, name)
-                if value is not None:  # JRDB-Social writes "Female", "Young_Adulthood"
-                    a.setdefault(name, str(value).lower())
-            for name, value in p.attributes.items():
-                if name == "race" and value is not None:  # "Caucasian/White" as written
-                    value = str(value).lower()
-                a.setdefault(name, value)
-            if p.actions:
-                a["actions_by_slot"][str(frame.slot)] = dict(p.actions)
-            for label, difficulty in p.actions.items():
-                a["actions"][label] = _easier(a["actions"].get(label), difficulty)
+            _add_person(persons, p, frame.slot)
         for o in frame.objects:
             claim(o.entity_id, o.key)
             a = objects.setdefault(
