@@ -212,16 +212,7 @@ class ReasoningRepository(Repository):
                 cur = self.db.execute("DELETE FROM reasoning_predictions WHERE model = ?", [name])
                 by_model[name] = {"imported": 0, "correct": 0, "replaced": cur.rowcount}
             for name, uid, answer, steps, _ in parsed:
-                q = questions[uid]
-                score = score_answer(q.task, q.answer, answer)
-                self.db.execute(
-                    "INSERT INTO reasoning_predictions(question_id, model, answer, step_answers, "
-                    "correct, iou, reason, step_correct, source, imported_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [q.id, name, dumps(answer), None if steps is None else dumps(steps)]
-                    + [int(score.correct), score.iou, score.reason]
-                    + [_maybe_dumps(score_steps(q.steps, steps)), source, now],
-                )
+                score = self._insert_scored(questions[uid], name, answer, steps, source, now)
                 by_model[name]["imported"] += 1
                 by_model[name]["correct"] += int(score.correct)
             for name, counts in by_model.items():
@@ -235,6 +226,142 @@ class ReasoningRepository(Repository):
             replaced=sum(c["replaced"] for c in by_model.values()),
             by_model=by_model,
         )
+
+    def _insert_scored(
+        self,
+        q: _Target,
+        model: str,
+        answer: Any,
+        steps: Any,
+        source: str,
+        now: str,
+        *,
+        score: Score | None = None,
+        request: dict[str, Any] | None = None,
+    ) -> Score:
+        """Score one prediction against question version `q` (`score_answer`, `score_steps`;
+        or the `score` given) and store it; `request`: the columns of a prediction a run
+        made here (settings, raw_output, latency_s, tokens_in, tokens_out)."""
+        if score is None:
+            score = score_answer(q.task, q.answer, answer)
+        request = request or {}
+        self.db.execute(
+            "INSERT INTO reasoning_predictions(question_id, model, answer, step_answers, "
+            "correct, iou, reason, step_correct, source, imported_at, settings, raw_output, "
+            "latency_s, tokens_in, tokens_out) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [q.id, model, dumps(answer), None if steps is None else dumps(steps)]
+            + [int(score.correct), score.iou, score.reason]
+            + [_maybe_dumps(score_steps(q.steps, steps)), source, now]
+            + [request.get(k) for k in RUN_COLUMNS],
+        )
+        return score
+
+    # -- predictions a model run makes here (run-agent --benchmark jrdb) --------------------
+    def run_settings_problem(self, model: str, settings: dict[str, Any]) -> str | None:
+        """Why `model`'s predictions cannot take those of a run with `settings`, or None:
+        one model name holds predictions made one way only (imported from a file, or a
+        run with other settings would be counted with them as one model)."""
+        wanted = settings_text(settings)
+        rows = self.db.execute(
+            "SELECT settings, source, count(*) FROM reasoning_predictions WHERE model = ? "
+            "GROUP BY settings, source",
+            [model],
+        ).fetchall()
+        for stored, source, n in rows:
+            if stored == wanted:
+                continue
+            how = (
+                f"imported from {source or 'a file'}"
+                if stored is None
+                else f"made by a run with {settings_words(loads(stored))}"
+            )
+            return (
+                f"{model} has {n} prediction{'s' * (n != 1)} {how}; this run "
+                f"({settings_words(settings)}) would be counted with them as one model: "
+                "give the run another name (an endpoints file's name) or delete them first"
+            )
+        return None
+
+    def run_predicted(self, model: str, settings: dict[str, Any]) -> set[str]:
+        """Uids of the questions whose current version has a prediction of `model` made
+        with `settings` (for --resume)."""
+        rows = self.db.execute(
+            "SELECT q.uid FROM reasoning_predictions p JOIN questions q ON q.id = p.question_id "
+            "WHERE p.model = ? AND p.settings = ? AND q.is_current = 1",
+            [model, settings_text(settings)],
+        )
+        return {r[0] for r in rows}
+
+    def record_run_prediction(
+        self,
+        model: str,
+        question_uid: str,
+        answer: Any,
+        *,
+        source: str,
+        settings: dict[str, Any],
+        raw_output: str | None = None,
+        unreadable: str | None = None,
+        latency_s: float | None = None,
+        tokens_in: int | None = None,
+        tokens_out: int | None = None,
+    ) -> Score:
+        """Score and store one reply a model run got (one transaction): `answer` as the
+        run read it (a VQA answer, or VG boxes [[x, y, w, h], ...]; None when the reply
+        could not be read: `unreadable` says why), scored against the question's current
+        version like an imported prediction, replacing the model's earlier prediction of
+        that version. A box that an import would refuse (`impossible_boxes`) is stored as
+        wrong with that reason: a model's reply cannot be refused. ValueError when the
+        question is unknown or the model holds predictions made another way
+        (`run_settings_problem`)."""
+        now = utc_now()
+        with self.project.write():
+            problem = self.run_settings_problem(model, settings)
+            if problem:
+                raise ValueError(problem)
+            q = self._current_by_uid({question_uid}).get(question_uid)
+            if q is None:
+                raise ValueError(f"no question with id {brief(question_uid)} in this project")
+            score = None
+            if unreadable is not None:
+                score = score_answer(q.task, q.answer, None)
+                score = Score(False, score.iou, f"unreadable reply: {unreadable}")
+            else:
+                impossible = impossible_boxes(q.task, q.answer, answer)
+                if impossible:
+                    score = Score(False, 0.0, impossible)
+            self.db.execute(
+                "DELETE FROM reasoning_predictions WHERE question_id = ? AND model = ?",
+                [q.id, model],
+            )
+            request = {
+                "settings": settings_text(settings),
+                "raw_output": raw_output,
+                "latency_s": latency_s,
+                "tokens_in": tokens_in,
+                "tokens_out": tokens_out,
+            }
+            return self._insert_scored(
+                q, model, answer, None, source, now, score=score, request=request
+            )
+
+    def usage_by_model(
+        self,
+    ) -> list[tuple[str, int, int, int, float | None, int | None, int | None]]:
+        """Per model, over its predictions of current, not excluded questions: (model,
+        predictions, correct, requests timed, latency summed, tokens in, tokens out;
+        sums None when none was reported), for the `per_model` rows of `metrics`."""
+        return [
+            tuple(r)
+            for r in self.db.execute(
+                "SELECT p.model, count(*), sum(p.correct), count(p.latency_s), "
+                "sum(p.latency_s), sum(p.tokens_in), sum(p.tokens_out) "
+                "FROM reasoning_predictions p JOIN questions q ON q.id = p.question_id "
+                "WHERE q.is_current = 1 AND q.status != 'excluded' GROUP BY p.model "
+                "ORDER BY p.model"
+            )
+        ]
 
     def _current_by_uid(self, uids: set[str]) -> dict[str, _Target]:
         """What scoring needs of each current question named (id, task, answer, steps),
@@ -484,6 +611,20 @@ class ReasoningRepository(Repository):
                 ("human_answers", "human_answers"),
             )
         }
+
+
+#: The columns a prediction made by a run here adds (NULL for imported ones).
+RUN_COLUMNS = ("settings", "raw_output", "latency_s", "tokens_in", "tokens_out")
+
+
+def settings_text(settings: dict[str, Any]) -> str:
+    """A run's settings as stored: compact JSON, keys sorted (equal settings, equal text)."""
+    return dumps(dict(sorted(settings.items())))
+
+
+def settings_words(settings: dict[str, Any]) -> str:
+    """A run's settings in a line: "prompt jrdb-reasoning, image scale 0.5"."""
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(settings.items()))
 
 
 def _maybe_dumps(value: Any) -> str | None:

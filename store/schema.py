@@ -614,4 +614,20 @@ def m0014_label_patches(db: Database) -> None:
     db.execute("ALTER TABLE scene_bodies ADD COLUMN label_patch TEXT")
 
 
+@migrations(name="0016_prediction_requests")
+def m0016_prediction_requests(db: Database) -> None:
+    """A prediction a model run made here (`run-agent --benchmark jrdb`) keeps the request
+    behind it: the reply as the endpoint wrote it, the request's latency and tokens, and
+    the settings it was asked with (JSON: prompt variant, image scale), so that runs made
+    differently are never counted as one model. NULL for imported predictions."""
+    for column in (
+        "settings TEXT",
+        "raw_output TEXT",
+        "latency_s REAL",
+        "tokens_in INTEGER",
+        "tokens_out INTEGER",
+    ):
+        db.execute(f"ALTER TABLE reasoning_predictions ADD COLUMN {column}")
+
+
 SCHEMA_VERSION = len(known_migration_names())

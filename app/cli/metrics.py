@@ -126,6 +126,10 @@ def _print_reasoning(r: dict) -> None:
             f"  difficulty ratings vs D, {s['benchmark']} {s['task']}: rho {rho} "
             f"over {s['n']} questions ({s['words']})"
         )
+    from app.jobs.metrics import model_lines
+
+    for line in model_lines(r.get("per_model") or []):
+        print(line.replace("episodes", "questions"))
 
 
 def _print_hoi(h: dict) -> None:

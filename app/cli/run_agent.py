@@ -1,7 +1,7 @@
 """`reasonscope run-agent`: agents answer the project's questions; every step is recorded.
 
-MG-VQA runs and `--benchmark bimanual` runs share the options and the report; the
-bimanual options and run are at the end.
+MG-VQA runs, `--benchmark bimanual` and `--benchmark jrdb` runs share the options and the
+report; the bimanual options and run, then the JRDB-Reasoning ones, are at the end.
 """
 
 from __future__ import annotations
@@ -39,7 +39,10 @@ def add_parser(commands: CommandTree) -> None:
         "mode. Each question becomes an episode with every tool call, its result and the "
         "simulator state after it; replay them in the app or export them. With --benchmark "
         "bimanual, a model (openai) or the scripted reference plan (reference) plays seeded "
-        "episodes of an ST-BiBench task in the dual-arm world (docs/bimanual-agents.md). "
+        "episodes of an ST-BiBench task in the dual-arm world (docs/bimanual-agents.md). With "
+        "--benchmark jrdb, a model answers the project's JRDB-Reasoning questions as the "
+        "paper's evaluation scripts ask it, and its replies are stored as scored predictions "
+        "(docs/jrdb-questions.md). "
         "Models: several in one run with --model or --endpoints, --concurrency episodes in "
         "flight, each request timed out, retried with backoff, its latency and tokens "
         "recorded; the end-of-run report gives them per model (docs/model-endpoints.md).",
@@ -49,13 +52,13 @@ def add_parser(commands: CommandTree) -> None:
         "--agent",
         choices=["chance", "search", "openai", "reference"],
         required=True,
-        help="mgvqa: chance, search or openai; bimanual: openai or reference",
+        help="mgvqa: chance, search or openai; bimanual: openai or reference; jrdb: openai",
     )
     p.add_argument(
         "--benchmark",
-        choices=["mgvqa", "bimanual"],
+        choices=["mgvqa", "bimanual", "jrdb"],
         default="mgvqa",
-        help="MG-VQA questions (default) or ST-BiBench dual-arm tasks",
+        help="MG-VQA questions (default), ST-BiBench dual-arm tasks or JRDB-Reasoning questions",
     )
     p.add_argument(
         "--mode", choices=sorted(MODES), help="mgvqa (required): which tools it may call"
@@ -64,7 +67,7 @@ def add_parser(commands: CommandTree) -> None:
         "--questions",
         choices=["approved", "any"],
         default="approved",
-        help="verified questions only (default) or every current one",
+        help="verified questions only (default) or every current one (jrdb: but excluded ones)",
     )
     p.add_argument("--limit", type=int, metavar="N", help="at most N questions")
     p.add_argument(
@@ -100,6 +103,7 @@ def add_parser(commands: CommandTree) -> None:
     )
     add_endpoint_arguments(p)
     add_bimanual_run_arguments(p)
+    add_jrdb_run_arguments(p)
     p.add_argument("--json", action="store_true", help="report as JSON")
     p.set_defaults(func=cmd_run_agent)
 
@@ -223,7 +227,9 @@ def _common_problem(args: argparse.Namespace) -> str | None:
 def cmd_run_agent(args: argparse.Namespace) -> int:
     problem = _common_problem(args)
     if problem is None:
-        problem = bimanual_problem(args) if args.benchmark == "bimanual" else _mgvqa_problem(args)
+        problem = {"bimanual": bimanual_problem, "jrdb": jrdb_problem}.get(
+            args.benchmark, _mgvqa_problem
+        )(args)
     if problem:
         return fail(problem)
     path = default_db(args)
@@ -248,6 +254,8 @@ def cmd_run_agent(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     args.perception = perception_config
+    if args.benchmark == "jrdb":
+        return run_jrdb_args(args, path, models, retry)
     with TerminalProgress() as progress:
         if args.benchmark == "bimanual":
             summary = run_bimanual_args(args, path, models, retry, progress)
@@ -336,7 +344,12 @@ def add_bimanual_run_arguments(p: argparse.ArgumentParser) -> None:
     """run-agent's options for --benchmark bimanual (--workers, --ray-address, --resume
     and the endpoint options are run-agent's own, shared with MG-VQA)."""
     g = p.add_argument_group("bimanual (--benchmark bimanual)")
-    g.add_argument("--task", metavar="NAME", help="the ST-BiBench task, e.g. stack_blocks_two")
+    g.add_argument(
+        "--task",
+        metavar="NAME",
+        help="the ST-BiBench task, e.g. stack_blocks_two; jrdb: only questions of one task, "
+        "vg, vqa-wh or vqa-count",
+    )
     g.add_argument(
         "--episodes",
         type=int,
@@ -456,3 +469,86 @@ def run_bimanual_args(args: argparse.Namespace, path, models, retry, progress):
         concurrency=args.concurrency,
         resume=args.resume,
     )
+
+
+# -- --benchmark jrdb -----------------------------------------------------------------------
+def add_jrdb_run_arguments(p: argparse.ArgumentParser) -> None:
+    """run-agent's own option for --benchmark jrdb (--questions, --task, --limit, --resume
+    and the endpoint options are shared)."""
+    g = p.add_argument_group("JRDB-Reasoning (--benchmark jrdb)")
+    g.add_argument(
+        "--image-scale",
+        type=float,
+        default=None,
+        metavar="F",
+        help="send every panorama scaled by F (default: as JRDB-Reasoning's scripts, 0.5 for "
+        "VG and the image as it is for VQA); a run with F is stored under the model's name "
+        "followed by (image scale F)",
+    )
+
+
+def jrdb_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with a --benchmark jrdb run's options, if anything."""
+    from app.jobs.reasoning_run import JRDB_TASKS
+
+    if args.agent != "openai":
+        return f"--agent {args.agent}: JRDB-Reasoning questions are asked of a model (openai)"
+    if args.task is not None and args.task not in JRDB_TASKS:
+        return f"--task {args.task}: jrdb tasks are {', '.join(JRDB_TASKS)}"
+    if args.limit is not None and args.limit < 1:
+        return f"--limit {args.limit}: need at least one question"
+    if args.image_scale is not None and not 0.05 <= args.image_scale <= 1:
+        return f"--image-scale {args.image_scale:g}: must lie within 0.05-1"
+    if args.image_size is not None:
+        return "--image-size is for mgvqa and bimanual; jrdb panoramas take --image-scale"
+    if args.workers != 1 or args.ray_address:
+        return "jrdb runs only wait on the endpoint: give --concurrency K, not --workers or Ray"
+    return None
+
+
+def run_jrdb_args(args: argparse.Namespace, path, models, retry) -> int:
+    """Run the checked --benchmark jrdb options and print the report."""
+    from app.jobs.endpoints import report_lines
+    from app.jobs.reasoning_run import run_jrdb
+    from store import ProjectError
+
+    try:
+        with TerminalProgress() as progress:
+            summary = run_jrdb(
+                path,
+                models=models,
+                questions=args.questions,
+                task=args.task,
+                limit=args.limit,
+                image_scale=args.image_scale,
+                retry=retry,
+                concurrency=args.concurrency,
+                resume=args.resume,
+                progress=progress,
+            )
+    except ProjectError as exc:
+        return fail(str(exc))
+    report = summary.as_dict()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        skipped = f", {summary.skipped} already stored" if summary.skipped else ""
+        print(
+            f"{summary.episodes} predictions stored, {summary.correct} correct, "
+            f"{summary.unreadable} unreadable replies (JRDB-Reasoning){skipped}; "
+            f"{summary.backend}"
+        )
+        for task, (correct, n) in sorted(summary.by_task.items()):
+            print(f"  {task:<9} {correct}/{n}")
+        for line in report_lines(report):
+            print(line.replace(" episodes, ", " predictions, ").replace(" succeeded,", " correct,"))
+        for error in summary.errors:
+            print(f"  error: {error}")
+    for item in summary.failed:
+        sys.stderr.write(f"reasonscope: failed: {item}\n")
+    if summary.failed:
+        sys.stderr.write(
+            f"reasonscope: {len(summary.failed)} failed; the rest is stored "
+            "(run again with --resume to ask them again)\n"
+        )
+    return 1 if summary.failed else 0

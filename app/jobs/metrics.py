@@ -300,4 +300,21 @@ def project_reasoning_metrics(project) -> dict[str, Any]:
         "steps": step_curves(live),
         "spearman": spearman_table(repo.rating_points()),
         "paper": {name: paper_table(name, live, live_answers) for name in PAPER_TABLES},
+        "per_model": per_model_rows(_prediction_usage(repo)),
+        "per_model_settings": {
+            **PER_MODEL_SETTINGS,
+            "episodes": "for reasoning: a model's predictions of current, not excluded "
+            "questions; succeeded: the correct ones",
+            "requests": "predictions made by run-agent here, which record their request",
+        },
     }
+
+
+def _prediction_usage(repo) -> dict[str, ModelUsage]:
+    """Each model's predictions as `per_model` figures: one "episode" a question; requests,
+    latency and tokens from those run-agent asked here (an imported file has none)."""
+    usage = {}
+    for model, n, correct, requests, latency, tokens_in, tokens_out in repo.usage_by_model():
+        usage[model] = ModelUsage()
+        usage[model].add(n, correct, requests, latency, tokens_in, tokens_out)
+    return usage
