@@ -24,7 +24,9 @@ FLAT_EDGE = 0.008  # an end this close to the strip's top is an edge the knuckle
 INCLINE_EDGE = 0.002  # metres in from where the surface reaches the pads: the contact
 INCLINE_LOW = 0.004  # an end this close above the pads' level is on a sloping face
 INCLINE_BAND = 0.004  # metres in from there over which that face's slope is fitted
-LEAN_MIN_SPAN = 0.03  # metres: a stretch shorter than this is not fitted for a lean
+# metres: a stretch shorter than this is a wall or a rim (a tray's, flared), not a slab,
+# and is not judged by its lean or by a slope at a split end
+LEAN_MIN_SPAN = 0.05
 
 
 def runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -100,8 +102,10 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                     normal = max(normal, lean_angle(s, z, lo, hi))
                     # an end where the top slopes down through the pads' level (a plate or
                     # board tilted in the pile) offers the pad a slope, not a side
-                    cut = local_top - depth
-                    normal = max(normal, incline_angle(sk[i : j + 1], z[keep][i : j + 1], cut))
+                    if hi - lo >= LEAN_MIN_SPAN:
+                        cut = local_top - depth
+                        slope = incline_angle(sk[i : j + 1], z[keep][i : j + 1], cut)
+                        normal = max(normal, slope)
                     ends = widening_ends(s, z, all_runs, lo, hi, local_top - depth, px)
                     widens = 0
                     if any(ends):
@@ -164,7 +168,11 @@ def incline_angle(s: np.ndarray, z: np.ndarray, cut: float) -> float:
         first = float(reached.min())  # where the surface comes up to the pads' level
         at = (d >= first) & (d <= first + INCLINE_EDGE)
         if first <= INCLINE_EDGE and float(np.median(z[at])) - cut > INCLINE_LOW:
-            angles.append(0.0)  # an edge well above the pads: the wall below it takes them
+            # an edge well above the pads: the wall below it takes them, unless the top
+            # comes down to it as a plane sloping 30-60 degrees (a box standing on an
+            # edge or a corner): the face below is square to that plane and narrows the
+            # object again, as far off the closing line as the plane slopes
+            angles.append(roof_angle(d, z))
             continue
         near = (d >= first) & (d <= first + INCLINE_BAND)
         dn, zn = d[near], z[near]
@@ -204,6 +212,35 @@ def lean_angle(s: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
     slope = float(((sm - sm.mean()) * (zm - zm.mean())).sum()) / spread
     lean = math.degrees(math.atan(abs(slope)))
     return min(lean, 90.0 - lean)
+
+
+ROOF_BAND = 0.012  # metres in from an edge over which the face coming down to it is fitted
+ROOF_OUTER = 0.004  # ... and its outermost part, which a rounded flank has steeper
+
+
+def roof_angle(d: np.ndarray, z: np.ndarray) -> float:
+    """How far off the closing line the hidden face under an end's edge is (degrees), the
+    face being square to the visible one coming down to the edge (`d`: distance in from
+    the end, `z`: heights): that face's slope where it is a plane sloping 30 to 60
+    degrees, over ROOF_BAND and over its outer ROOF_OUTER alike; 0 otherwise (a level
+    top over a wall; a rounded flank, steepening towards the outline, whose wall
+    below is the flank going on)."""
+
+    def slope(band: float) -> float | None:
+        near = (d >= 0) & (d <= band)
+        dn, zn = d[near], z[near]
+        if near.sum() < 4:
+            return None
+        spread = float(((dn - dn.mean()) ** 2).sum())
+        if spread <= 0:
+            return None
+        rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
+        return math.degrees(math.atan(rise))
+
+    whole, outer = slope(ROOF_BAND), slope(ROOF_OUTER)
+    if whole is None or outer is None or abs(outer - whole) > 12.0:
+        return 0.0
+    return whole if 30.0 < whole < 60.0 else 0.0
 
 
 def widens_below(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -> bool:

@@ -132,3 +132,16 @@ def test_the_lean_of_a_stretch_is_the_slope_of_a_tilted_top_not_of_a_round_one()
     # a board standing nearly on its edge (70 degrees) is squeezed across its faces
     steep = 0.65 + s * math.tan(math.radians(70))
     assert lean_angle(s, steep, 0.0, 0.10) == pytest.approx(20, abs=1)
+
+
+def test_the_face_under_an_edge_is_judged_by_the_plane_coming_down_to_it():
+    """A box standing on an edge: its top comes down to the end's edge as a plane sloping
+    45 degrees, and the face under the edge, square to it, is 45 degrees off the closing
+    line. A level top over a wall, or a round flank steepening to its outline: 0."""
+    from sim.tabletop.grasp.sections import roof_angle
+
+    d = np.linspace(0.0, 0.03, 120)  # metres in from the end
+    assert roof_angle(d, 0.7 + d * math.tan(math.radians(45))) == pytest.approx(45, abs=1)
+    assert roof_angle(d, np.full_like(d, 0.7)) == 0.0
+    r = 0.035  # a ball's flank, from its outline inwards
+    assert roof_angle(d, 0.65 + np.sqrt(np.maximum(r**2 - (r - d) ** 2, 0.0))) == 0.0

@@ -107,3 +107,20 @@ def test_a_ball_wider_than_the_stroke_is_held_above_its_equator():
         assert cand.pads_z > cand.top_z - 0.143 / 2  # above the equator
     finally:
         world.close()
+
+
+def test_a_cube_standing_on_an_edge_is_refused_not_squeezed_on_its_edges():
+    """Seed 50 (count), step 3: the blue cube stands on an edge, its top faces sloping
+    down to edges under which it narrows again. Taken across them, the pads met the faces
+    below and it slipped at lift (rose 1 mm of 15 cm). The planner now measures the plane
+    coming down to each end's edge and refuses, with nothing moved."""
+    world, uid = _recorded("cube_on_edge")
+    try:
+        before = np.array(world.client.getBasePositionAndOrientation(uid)[0])
+        result = grasp(world, CAM, render(world, CAM).segmentation == uid)
+        assert not result.ok and result.reason == "no feasible grasp"
+        assert "surfaces not antipodal" in result.feedback and not result.attempts
+        after = np.array(world.client.getBasePositionAndOrientation(uid)[0])
+        assert np.linalg.norm(after - before) < 0.002
+    finally:
+        world.close()
