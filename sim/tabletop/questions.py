@@ -41,8 +41,23 @@ from sim.tabletop.labels import (
     attach_labels,
     largest_label,
 )
-from sim.tabletop.scenes import GeneratedScene, NoValidScene, dress_scene, generate_scene
-from sim.tabletop.world import MODEL_IMAGE_SIZE, TABLE_HALF, TABLE_TOP_Z, TOP_DOWN
+from sim.tabletop.scenes import (
+    GeneratedScene,
+    NoValidScene,
+    SettleReport,
+    dress_scene,
+    generate_scene,
+    problems,
+    rolls,
+    settle,
+)
+from sim.tabletop.world import (
+    MODEL_IMAGE_SIZE,
+    TABLE_HALF,
+    TABLE_TOP_Z,
+    TOP_DOWN,
+    WORKSPACE_CENTRE,
+)
 from sim.world import TABLE_KEY
 
 TASKS = ("count", "find", "beneath", "compare")
@@ -53,14 +68,24 @@ SIZE_RATIO = 1.6  # Compare: each object at least this much larger (by volume) t
 CONFOUNDING_SHARE = 0.3  # this share of questions get look-alike distractors
 # The generator's version, recorded with every question: 2 since the piles were rebuilt
 # to bury their targets (the same seed gives another scene than version 1 did); 3 since
-# Compare labels one upward face of any flat-faced primitive, not every face of a box.
-GENERATOR = "mgvqa-occlusion/3"
+# Compare labels one upward face of any flat-faced primitive, not every face of a box; 4
+# since Beneath lays a cover on an object when its scene hides none (a seed that gave no
+# Beneath question may give one; the questions of version 3 are the same).
+GENERATOR = "mgvqa-occlusion/4"
 # What seeds a candidate's draws (kept from version 1, so seeds stay where they were).
 SEED_NAMESPACE = "mgvqa-occlusion/1"
 # A question's scene must come to rest within this much simulated time; a heap that
 # keeps jittering (a mug wedged and spinning) is redrawn rather than settled for 30 s.
 REST_WITHIN_S = 12.0
 BENEATH_PILE_ON = 3  # Beneath's piles heap on the first three objects dropped
+# Beneath lays a cover on an object when its settled scene hides none under one: the
+# object small and low (at most this tall and this large in plan), the cover flat and
+# this many times larger in plan.
+COVER_TARGET_HEIGHT = 0.07  # m
+COVER_TARGET_AREA = 0.01  # m^2
+COVER_HEIGHT = 0.045  # m
+COVER_AREA_RATIO = 2.0
+COVER_SHOWS = 0.9  # both show at least this much of themselves: nothing lies on them
 COUNT_VISIBLE = "count: every target visible above the threshold"
 FIND_VISIBLE = "find: target visible above the threshold"
 
@@ -323,6 +348,10 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
     t0 = time.perf_counter()
     vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
     timing.visibility_s += time.perf_counter() - t0
+    if not pairs and _lay_cover(scene, vis, timing):
+        t0 = time.perf_counter()  # a cover was laid on an object: measure the scene again
+        vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
+        timing.visibility_s += time.perf_counter() - t0
     if not pairs:
         return _reject(scene, "beneath: no cover reveals a hidden object", timing)
     t0 = time.perf_counter()
@@ -427,6 +456,94 @@ def _beneath_pairs(world, camera, keys, threshold):
                 revealed = [k for k, g in gains.items() if g >= MIN_REVEAL]
                 pairs.append((gain, cover, hidden, revealed))
     return vis, pairs, windows
+
+
+def _lay_cover(scene: GeneratedScene, vis, timing: Timing) -> bool:
+    """When nothing in a settled Beneath scene is hidden under one cover, lay one on an
+    object as a hand would: the widest flat object with nothing on it (at least
+    COVER_SHOWS visible) is lifted and dropped squarely on the small object resting on the
+    table, with nothing on it either, nearest the workspace's centre (just above whatever
+    lies under the cover's reach), then the scene settles again. False when the scene
+    has no such pair, or the result is not a usable scene (something out of view, still
+    moving after REST_WITHIN_S).
+
+    Whatever the lift leaves, the question is asked of the settled result with the same
+    checks; most Beneath draws that bury nothing (about 4 in 10) give a question this way
+    instead of nothing, at the cost of one short settle."""
+    world = scene.world
+    spec = {s.key: s for s in scene.spawned}
+    targets = [
+        k
+        for k, s in spec.items()
+        if not rolls(s.entry)
+        and s.entry.extent(s.scale)[2] <= COVER_TARGET_HEIGHT
+        and _footprint(s) <= COVER_TARGET_AREA
+        and world.aabb(k)[0][2] <= TABLE_TOP_Z + 0.01
+    ]
+    cx, cy = WORKSPACE_CENTRE[0], WORKSPACE_CENTRE[1]
+
+    def off_centre(k):
+        lo, hi = world.aabb(k)
+        return float(np.hypot((lo[0] + hi[0]) / 2 - cx, (lo[1] + hi[1]) / 2 - cy)), k
+
+    flat = [k for k, s in spec.items() if s.entry.extent(s.scale)[2] <= COVER_HEIGHT]
+    flat.sort(key=lambda k: (-_footprint(spec[k]), k))
+    pair = None
+    for target in sorted(targets, key=off_centre):
+        if vis[target] < COVER_SHOWS:
+            continue
+        pair = next(
+            (
+                (target, k)
+                for k in flat
+                if k != target
+                and spec[k].entry.name != spec[target].entry.name
+                and _footprint(spec[k]) >= COVER_AREA_RATIO * _footprint(spec[target])
+                and vis[k] >= COVER_SHOWS
+            ),
+            None,
+        )
+        if pair:
+            break
+    if pair is None:
+        return False
+    target, cover = pair
+    t0 = time.perf_counter()
+    lo, hi = world.aabb(target)
+    c = world.client
+    uid = world.bodies[cover].uid
+    frame = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2)
+    x, y, height = spec[cover].entry.extent(spec[cover].scale)
+    reach = float(np.hypot(x, y)) / 2  # just above whatever lies under its footprint
+    top = hi[2]
+    for k in spec:
+        if k != cover:
+            o_lo, o_hi = world.aabb(k)
+            near = abs(np.clip(frame[0], o_lo[0], o_hi[0]) - frame[0]) < reach
+            if near and abs(np.clip(frame[1], o_lo[1], o_hi[1]) - frame[1]) < reach:
+                top = max(top, o_hi[2])
+    z = top + height / 2 + 0.005
+    orientation = c.getQuaternionFromEuler((0, 0, spec[cover].yaw))
+    local_pos, local_orn = c.getDynamicsInfo(uid, -1)[3:5]
+    com, com_orn = c.multiplyTransforms((*frame, z), orientation, local_pos, local_orn)
+    c.resetBasePositionAndOrientation(uid, com, com_orn)
+    c.resetBaseVelocity(uid, (0, 0, 0), (0, 0, 0))
+    report = settle(world, max_s=REST_WITHIN_S, doomed=lambda: bool(problems(world)))
+    settled = time.perf_counter() - t0
+    timing.settle_s += settled
+    timing.scene_s += settled
+    scene.attempt_steps[-1] += report.steps
+    scene.settle = SettleReport(
+        scene.settle.steps + report.steps,
+        scene.settle.simulated_s + report.simulated_s,
+        report.at_rest,
+    )
+    return report.at_rest and not problems(world)
+
+
+def _footprint(spec) -> float:
+    x, y, _ = spec.entry.extent(spec.scale)
+    return x * y
 
 
 class _LazyVisibility:
