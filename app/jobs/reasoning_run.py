@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -173,11 +174,24 @@ def _image(path: str, scale: float, stamp: tuple[int, int]) -> tuple[str, tuple[
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}", size
 
 
+_ENCODING: dict[tuple[str, float], threading.Lock] = {}
+_ENCODING_LOCK = threading.Lock()
+
+
 def image_url(path: str, scale: float) -> tuple[str, tuple[int, int]]:
-    """`_image`, cached per file, scale and the file's modification (frames are shared by
-    many questions, and a run sends each at most once per scale to be encoded)."""
+    """`_image`, cached per file, scale and the file's modification: frames are shared by
+    many questions, and each is encoded once, even when several threads ask for it at
+    the same moment (the others wait for it rather than encode it again)."""
     st = os.stat(path)
-    return _image(path, float(scale), (st.st_mtime_ns, st.st_size))
+    with _ENCODING_LOCK:
+        lock = _ENCODING.setdefault((path, float(scale)), threading.Lock())
+    with lock:
+        return _image(path, float(scale), (st.st_mtime_ns, st.st_size))
+
+
+def clear_image_cache() -> None:
+    """Forget the encoded panoramas (the bench encodes them afresh for each run)."""
+    _image.cache_clear()
 
 
 def ask_question(job: dict[str, Any]) -> dict[str, Any]:

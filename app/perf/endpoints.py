@@ -1,6 +1,6 @@
 """Perf cases of model runs at scale: episodes in flight against a slow model endpoint.
 
-Both play MG-VQA questions with `run-agent --agent openai` (`app.jobs.agents.run_agent`,
+The first two play MG-VQA questions with `run-agent --agent openai` (`app.jobs.agents.run_agent`,
 as the command calls it) against a local fake endpoint (`app.jobs.endpoints.FakeEndpoint`)
 that answers every request after 1 s and counts the requests it has in flight. The
 questions sit on full generated scenes (robot, textured table, 8-15 objects) at the
@@ -14,6 +14,10 @@ runs send the stored images and never rebuild a scene.
 simulation processes) against a serial run. The fake model plays a fixed search through
 the conversation: perceive the scene, segment the first object it was told of, grasp
 it, answer. Every tool call simulates (restore, render, plan, step), in the hosts.
+
+`run_agent_jrdb`: `run-agent --benchmark jrdb` (`app.jobs.reasoning_run.run_jrdb`) on a
+synthetic JRDB sequence's questions at the default image size (VG panoramas resized to
+0.5 and sent as PNG, VQA ones as their JPEG files), `--concurrency 8` against 1.
 """
 
 from __future__ import annotations
@@ -240,3 +244,92 @@ def fake_scene_graph(messages: list) -> tuple:
         "relations": [],
     }
     return text_reply(json.dumps(graph), usage=(800, 40))
+
+
+# -- JRDB-Reasoning questions asked of a model ----------------------------------------------
+JRDB_NAME = "run_agent_jrdb"
+JRDB_GOAL = ">= 6x (--concurrency 8 vs 1), >= 6 in flight"
+JRDB_QUESTIONS = {False: 24, True: 16}  # half VG, a quarter each Count and Wh
+
+
+def _jrdb_project(folder, n: int):
+    """An imported synthetic JRDB sequence (3760 x 480 panoramas, as JRDB's) with about `n`
+    questions (pending: the runs take --questions any); the project's path and how many."""
+    from annotation.query.model import Preferences
+    from app.demo.jrdb_synth import SynthConfig, write_sequence
+    from app.io.jrdb import import_jrdb
+    from app.jobs.reasoning import generate_jrdb_questions
+    from store import open_project
+
+    root, path = folder / "jrdb", folder / "jrdb.reasonscope"
+    write_sequence(root, SynthConfig(frames=8, people=5, objects=4, points_per_sweep=300))
+    open_project(path, create=True).close()
+    import_jrdb(path, root)
+    for k, (task, share) in enumerate((("vg", 2), ("vqa-count", 4), ("vqa-wh", 4))):
+        report(f"{JRDB_NAME}: generating {task} questions")
+        prefs = Preferences(task=task, modality="image", subject="human", spatial="single")
+        generate_jrdb_questions(path, prefs=prefs, n=n // share, seed=k)
+    with open_project(path) as project:
+        return path, len(project.questions.page(benchmark="jrdb", limit=1000).rows)
+
+
+def _jrdb_run(path, url: str, n: int, concurrency: int):
+    from app.jobs.reasoning_run import clear_image_cache, run_jrdb
+    from sim.llm import OpenAIConfig
+
+    clear_image_cache()  # each run encodes its panoramas itself
+    config = OpenAIConfig(url, f"fake-vl-k{concurrency}")
+    start = time.perf_counter()
+    summary = run_jrdb(path, models=[config], questions="any", concurrency=concurrency)
+    seconds = time.perf_counter() - start
+    if summary.episodes != n or summary.errors or summary.failed:
+        raise RuntimeError(
+            f"{JRDB_NAME}: {summary.episodes} of {n} predictions, errors "
+            f"{summary.errors[:1]}, failed {summary.failed[:1]}"
+        )
+    return seconds, summary.as_dict()
+
+
+def jrdb_script(body: dict, n: int):
+    """A reply in the format each request asks for: a box for VG, a word for VQA."""
+    from app.jobs.endpoints import text_reply
+
+    if body["messages"][0]["role"] == "system":
+        return text_reply('[{"bbox_2d": [700, 60, 745, 150]}]')
+    return text_reply("2")
+
+
+@perf_case(JRDB_NAME, goal=JRDB_GOAL)
+def run_agent_jrdb(quick: bool) -> PerfResult:
+    """`run-agent --benchmark jrdb` at the default image size (VG panoramas at 0.5, VQA
+    ones as they are): `--concurrency 8` vs 1 against a fake endpoint answering each
+    request after 1 s; the speed-up and the most requests in flight."""
+    from app.jobs.endpoints import fake_endpoint
+
+    with scratch_folder() as folder:
+        path, n = _jrdb_project(folder, JRDB_QUESTIONS[quick])
+        with fake_endpoint(jrdb_script, delay=DELAY_S) as fake:
+            _warm_client(fake.url)
+            # the first box scored imports scipy's solver (0.2 s), once per process: both
+            # runs start with it, as they do with the client
+            import scipy.optimize  # noqa: F401
+
+            report(f"{JRDB_NAME}: {n} questions, --concurrency {CONCURRENCY}")
+            fast, report_fast = _jrdb_run(path, fake.url, n, CONCURRENCY)
+            most = fake.max_in_flight
+            report(f"{JRDB_NAME}: {n} questions, --concurrency 1")
+            slow, _ = _jrdb_run(path, fake.url, n, 1)
+    ratio = slow / fast
+    latency = report_fast["endpoint"]["mean_latency_s"]
+    return PerfResult(
+        JRDB_NAME,
+        ratio,
+        "x",
+        JRDB_GOAL,
+        ratio >= 6 and most >= 6,
+        f"{n} JRDB-Reasoning questions (VG, Count and Wh on 3760 x 480 panoramas; VG sent at "
+        f"0.5 as PNG, VQA as the JPEG files) against a fake endpoint answering after "
+        f"{DELAY_S:g} s: {slow:.1f} s one at a time, {fast:.1f} s with --concurrency "
+        f"{CONCURRENCY} (at most {most} requests in flight at the server; mean latency "
+        f"{latency:.2f} s); panoramas encoded afresh in each run",
+    )

@@ -68,6 +68,7 @@ RUN_ORDER = [
     "batch_ray_overhead",
     "run_agent_concurrency",
     "run_agent_manipulation",
+    "run_agent_jrdb",
 ]
 
 
