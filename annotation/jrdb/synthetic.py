@@ -3,7 +3,7 @@
 Crowds of people around the robot as `FrameFacts` or scene graphs (with every
 geometric relation a real frame gets: each person and object seen from the
 robot, every person seen from every other person, every object seen from every
-person), and a street-level lidar cloud. The tests and the perf cases of
+person; and in a crowded frame JRDB-Social race labels and interactions), and a street-level lidar cloud. The tests and the perf cases of
 `reasonscope bench` share them; nothing here reads or writes files (a synthetic
 JRDB folder on disk is `app.demo.jrdb_synth`).
 """
@@ -15,13 +15,22 @@ import math
 import numpy as np
 
 from annotation.jrdb.geometry import GeometricRelation, ReferencePose, relate
-from annotation.jrdb.graph import FrameFacts, HoiFacts, ObjectFacts, PersonFacts, graph_from_jrdb
+from annotation.jrdb.graph import (
+    FrameFacts,
+    HoiFacts,
+    InteractionFacts,
+    ObjectFacts,
+    PersonFacts,
+    graph_from_jrdb,
+)
 from annotation.scene_graph import SceneGraph
 
 GENDERS = ("female", "male")
 AGES = ("young_adulthood", "adulthood", "middle_adulthood", "late_adulthood")
 ACTIONS = ("walking", "standing", "sitting", "talking on the phone", "looking at sth")
 CATEGORIES = ("chair", "table", "bag", "laptop", "trolley")
+RACES = ("Caucasian/White", "Mongoloid/Asian", "Negroid/Black", "Others")
+INTERACTIONS = ("conversation", "walking together", "sitting together", "standing together")
 METHOD = "synthetic"  # the `method` of every geometric relation made here
 
 
@@ -70,8 +79,9 @@ def synthetic_frames(people: int, objects: int, frames: int, seed: int = 7) -> l
 
 
 def crowded_frame(people: int, objects: int = 10, seed: int = 3) -> FrameFacts:
-    """One frame's facts: `people` persons of varied gender, age and action standing
-    around the robot, `objects` objects, some HOI labels, every relation computed."""
+    """One frame's facts: `people` persons of varied gender, age, race and action standing
+    around the robot, `objects` objects, some HOI labels, a JRDB-Social interaction for
+    every fifth person and their neighbour, every geometric relation computed."""
     rng = np.random.default_rng(seed)
     xy = rng.uniform(-10, 10, (people, 2))
     heading = rng.uniform(-math.pi, math.pi, people)
@@ -109,7 +119,21 @@ def crowded_frame(people: int, objects: int = 10, seed: int = 3) -> FrameFacts:
                 geometry.append(_relation(0, 1 + j, 1 + i, (*xy[j], 0.0), me))
         for j in range(objects):
             geometry.append(_relation(0, 1000 + j, 1 + i, (*things[j], -0.4), me))
-    return FrameFacts(0, persons, kit, hoi, tuple(geometry), 0, 0)
+    for j in range(objects):
+        geometry.append(_relation(0, 1000 + j, None, (*things[j], -0.4), ReferencePose()))
+    # JRDB-Social labels from a generator of their own: the rest repeats as it was
+    social = np.random.default_rng(seed + 1)
+    persons = tuple(
+        PersonFacts(
+            p.entity_id, p.key, p.gender, p.age, p.actions, {"race": RACES[social.integers(4)]}
+        )
+        for p in persons
+    )
+    interactions = tuple(
+        InteractionFacts(1 + i, INTERACTIONS[int(social.integers(len(INTERACTIONS)))], 2 + i, 1)
+        for i in range(0, people - 1, 5)
+    )
+    return FrameFacts(0, persons, kit, hoi, tuple(geometry), 0, 0, interactions)
 
 
 def lidar_like(count: int, seed: int = 0) -> np.ndarray:

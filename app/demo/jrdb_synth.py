@@ -50,6 +50,16 @@ _OBJECT_COLOURS = {
     "laptop": (40, 40, 48),
     "bag": (90, 60, 110),
 }
+#: JRDB-Social race labels as the files write them, by person number; "Others" and
+#: "impossible" (not judged) are there too, as in the real files.
+_RACES = (
+    "Mongoloid/Asian",
+    "Caucasian/White",
+    "Negroid/Black",
+    "Caucasian/White",
+    "Others",
+    "impossible",
+)
 _ACTIONS = {
     "walking": {"walking": 1},
     "carrying": {"walking": 1, "carrying something": 2},
@@ -402,7 +412,7 @@ def _activity(actor: Actor, config: SynthConfig, entry_2d: dict, boxes_2d: dict)
             {
                 "gender": {("Female", "Male")[number % 2]: "1"},
                 "age": {("Young_Adulthood", "Adulthood", "Middle_Adulthood")[number % 3]: "2"},
-                "race": {"impossible": "3"},
+                "race": {_RACES[(number - 1) % len(_RACES)]: "1" if number % 3 else "2"},
             }
         ],
         "H-interaction": [],
@@ -410,12 +420,12 @@ def _activity(actor: Actor, config: SynthConfig, entry_2d: dict, boxes_2d: dict)
     }
     if together:
         other = f"pedestrian:{3 - number}"
+        # one entry per label, as the real files write them; the two talk as they walk, which
+        # only pedestrian:1's entry says (the real files do not always list both sides)
+        labels = [{"walking together": 1}] + ([{"conversation": 2.0}] if number == 1 else [])
         entry["H-interaction"] = [
-            {
-                "pair": other,
-                "box_pair": list(boxes_2d[other]),
-                "inter_labels": {"walking together": 1},
-            }
+            {"pair": other, "box_pair": list(boxes_2d[other]), "inter_labels": inter}
+            for inter in labels
         ]
         entry["group_info"] = [
             {

@@ -19,7 +19,7 @@ from typing import Any
 from annotation.jrdb.dataset import frame_name
 from annotation.progress import Progress
 from annotation.query.engine import generate
-from annotation.query.keys import step_keys
+from annotation.query.keys import graph_keys, step_keys
 from annotation.query.model import (
     GENERATOR,
     GeneratedQuestion,
@@ -249,6 +249,41 @@ def generate_jrdb_questions(
         records, summary = generate_for_sequence(
             project, found.id, prefs, n, seed, window=window, progress=progress
         )
+        if not records and prefs.require and not (progress and progress.cancelled):
+            raise ValueError(required_keys_problem(project, found.id, prefs, summary))
         if records:
             project.questions.add_many(records)
     return summary
+
+
+#: Keys of geometric relations: frames need their relations computed to offer them.
+GEOMETRY_KEYS = frozenset({"SR_Robot_Ref", "distance", "hhg", "hoG", "ooG"})
+
+
+def required_keys_problem(
+    project: Project, sequence_id: int, prefs: Preferences, summary: GenerationSummary
+) -> str:
+    """Why no question uses `prefs.require`, in one line naming the sequence and the keys:
+    the keys no frame of the sequence offers (every frame is looked at; their geometric
+    relations are computed first when a geometry key is asked for), or else that the tries
+    found no question with them."""
+    name = project.sequences.get(sequence_id).name
+    keys = ", ".join(prefs.require)
+    frame_ids = [f.id for f in project.sequences.frames(sequence_id)]
+    offered: Counter = Counter()
+    for frame_id in frame_ids:
+        if GEOMETRY_KEYS & set(prefs.require):
+            index = load_window(project, sequence_id, [frame_id]).index
+        else:
+            index = GraphIndex(graph_for_window(project, sequence_id, [frame_id]))
+        offered.update(graph_keys(index) & set(prefs.require))
+    missing = [k for k in prefs.require if not offered[k]]
+    if missing:
+        return (
+            f"sequence {name} has no question using {keys}: "
+            f"none of its {len(frame_ids)} frames has {', '.join(missing)}"
+        )
+    return (
+        f"sequence {name}: no {prefs.task} question (subject {prefs.subject}, spatial "
+        f"{prefs.spatial}) using {keys} found in {summary.attempts} tries"
+    )

@@ -2,10 +2,11 @@
 build time against the number of relations.
 
 The frames are synthetic JRDB frames built as `FrameFacts` by
-`annotation.jrdb.synthetic.crowded_frame` (people with varied gender, age and actions
-standing around the robot, objects, some HOI labels, and every geometric relation a
-real frame gets: person-robot, person-person both ways, object-person), so the graphs
-have the size and shape of an imported crowded frame.
+`annotation.jrdb.synthetic.crowded_frame` (people with varied gender, age, race and
+actions standing around the robot, objects, some HOI labels and JRDB-Social
+interactions, and every geometric relation a real frame gets: person-robot,
+person-person both ways, object-person, object-robot), so the graphs have the size and
+shape of an imported crowded frame.
 """
 
 from __future__ import annotations

@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from annotation.query.model import MODALITIES, SCOPES, SUBJECTS, Preferences
+from annotation.query.model import (
+    MODALITIES,
+    REQUIRABLE_KEYS,
+    SCOPES,
+    SUBJECTS,
+    Preferences,
+    parse_keys,
+)
 from app.cli.support import (
     CommandTree,
     TerminalProgress,
@@ -91,6 +98,13 @@ def add_jrdb_generate_options(p: argparse.ArgumentParser) -> None:
         default="single",
         help="jrdb: time slots involved (T 1/2/3; video only)",
     )
+    p.add_argument(
+        "--require",
+        metavar="KEY[,KEY...]",
+        default="",
+        help="jrdb: keep only combinations that use all these sub-question keys, in "
+        "JRDB-Reasoning's names: " + ", ".join(REQUIRABLE_KEYS),
+    )
     p.add_argument("--sequence", metavar="NAME", help="jrdb: the sequence (when several)")
     p.add_argument(
         "--window",
@@ -105,6 +119,8 @@ def cmd_questions_generate(args: argparse.Namespace) -> int:
     from app.jobs.batch import BatchSetupError
     from app.jobs.questions import BUILT_TASKS, generate_questions
 
+    if args.require and args.benchmark != "jrdb":
+        return fail("--require is for --benchmark jrdb (the query engine's sub-question keys)")
     if args.benchmark == "jrdb":
         if args.prerender:
             return fail("--prerender is for --benchmark mgvqa (JRDB questions show frames)")
@@ -173,7 +189,13 @@ def cmd_generate_jrdb(args: argparse.Namespace) -> int:
     if args.window < 1:
         return fail(f"--window {args.window}: need at least one frame")
     try:
-        prefs = Preferences(args.task, args.modality, args.subject, args.spatial, args.temporal)
+        require = parse_keys(args.require)
+    except ValueError as exc:
+        return fail(f"--require {args.require}: {exc}")
+    try:
+        prefs = Preferences(
+            args.task, args.modality, args.subject, args.spatial, args.temporal, require
+        )
     except ValueError as exc:
         return fail(f"preferences: {exc}")
     path = default_db(args)

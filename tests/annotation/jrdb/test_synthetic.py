@@ -23,9 +23,16 @@ def test_crowded_frame_has_every_geometric_relation():
     facts = crowded_frame(5, objects=3)
     assert facts == crowded_frame(5, objects=3)
     assert len(facts.persons) == 5 and len(facts.objects) == 3
-    assert len(facts.geometry) == 5 + 5 * 4 + 5 * 3
+    assert len(facts.geometry) == 5 + 5 * 4 + 5 * 3 + 3  # objects from the robot too
     assert {g.method for g in facts.geometry} == {METHOD}
-    assert len(graph_from_jrdb([facts]).entities) == 5 + 3 + 1
+    graph = graph_from_jrdb([facts])
+    assert len(graph.entities) == 5 + 3 + 1
+    # JRDB-Social: everyone's race, an interaction of pedestrian 1 with 2 (both ways)
+    assert all("race" in p.attributes for p in graph.of_kind("human"))
+    assert [(r.subject, r.object) for r in graph.relations if r.kind == "hhi"] == [
+        ("pedestrian:1", "pedestrian:2"),
+        ("pedestrian:2", "pedestrian:1"),
+    ]
 
 
 def test_lidar_like_is_a_street_around_the_sensor():

@@ -77,6 +77,7 @@ def test_the_synthetic_sequence_imports_whole(root, db):
             "gender": "male",
             "age": "adulthood",
             "social_group": "1",
+            "race": "mongoloid/asian",  # JRDB-Social's label, lower case
         }
         boxes = {b.entity_id: b for b in p.sequences.boxes_2d(frames[0].id)}
         seam = boxes[entities["pedestrian:6"].id]

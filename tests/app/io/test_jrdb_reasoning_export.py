@@ -30,6 +30,9 @@ VG_PREFS = [
     ["--task", "vg", "--modality", "video", "--temporal", "pair", "--spatial", "pair"],
     ["--task", "vg", "--modality", "video", "--temporal", "clique", "--spatial", "clique"],
     ["--task", "vg", "--modality", "video", "--temporal", "single", "--spatial", "single"],
+    # JRDB-Social race and interactions, and objects relative to the robot
+    ["--task", "vg", "--spatial", "pair", "--require", "race,hhi"],
+    ["--task", "vg", "--subject", "object", "--spatial", "pair", "--require", "SR_Robot_Ref"],
 ]
 VQA_PREFS = [
     ["--task", "vqa-count", "--spatial", "single"],
@@ -113,6 +116,9 @@ def test_vg_ground_truth_scores_100_percent_on_every_key(generated, tmp_path, mo
         {k for el in elements for k, v in el["labels"]["slot1"].items() if isinstance(v, dict)}
     )
     assert "human" in keys and any("," in k for k in keys)
+    # the real scorer grounds the sub-questions of race, hhi and objects from the robot
+    assert any("race" in k for k in keys) and any(k.endswith("hhi") for k in keys), keys
+    assert {"category, SR_Robot_Ref", "category, distance"} & set(keys), keys
     for key in [None, *keys]:
         monkeypatch.setattr(real, "QUESTION_KEY", key)
         result = real.run_vg_evaluation(str(tmp_path / "vg.json"))

@@ -415,3 +415,58 @@ def test_export_to_a_bad_path_names_it_and_writes_nothing(project, tmp_path, cap
     )
     assert f"{out}: not a writable file path" in capsys.readouterr().err
     assert not out.parent.exists()
+
+
+def _generate(db, *extra):
+    args = ["questions", "generate", "--benchmark", "jrdb", "--n", "3", "--seed", "2"]
+    return main([*args, *extra, "--db", str(db)])
+
+
+def test_required_keys_use_jrdb_social_labels_and_objects_relative_to_the_robot(project, capsys):
+    """`--require` keeps the combinations using those keys: the synthetic sequence's
+    H-interaction pairs (hhi) and race labels, as imported, and objects placed relative to
+    the robot (SR_Robot_Ref) all make questions whose answers follow from the labels."""
+    base, db = project
+    runs = [
+        ("hhi", ["--task", "vg", "--subject", "human", "--spatial", "pair"]),
+        ("race", ["--task", "vqa-count", "--subject", "human", "--spatial", "single"]),
+        ("race,hhi", ["--task", "vg", "--subject", "human", "--spatial", "clique"]),
+        ("SR_Robot_Ref", ["--task", "vg", "--subject", "object", "--spatial", "pair"]),
+    ]
+    for keys, extra in runs:
+        assert _generate(db, "--require", keys, *extra) == 0, capsys.readouterr().err
+    rows, _ = _jrdb_questions(db)
+    with open_project(db) as p:
+        for q in rows:
+            required = q.criteria["preferences"]["require"]
+            used = {k for s in q.steps if s["key"] for k in s["key"].split(": ")[-1].split(", ")}
+            assert set(required) <= used, (q.text, required, used)
+            frames = q.criteria["frame_ids"]
+            graph = graph_for_window(p, q.sequence_id, frames)
+            expected = brute_force(graph, q.criteria["pattern"])
+            if q.task == "vg":
+                assert expected == set(q.answer["entity_ids"])
+            else:
+                assert q.answer == len(expected)
+    texts = {tuple(q.criteria["preferences"]["require"]): q.text for q in rows}
+    assert len(texts) == len(runs)
+    assert any(w in texts[("race",)] for w in ("white", "Asian", "Black")), texts
+    assert "walking together with" in texts[("hhi",)] or "chatting with" in texts[("hhi",)]
+    assert "the robot" in texts[("SR_Robot_Ref",)]
+    objects = [q for q in rows if q.criteria["preferences"]["subject"] == "object"]
+    assert all(
+        [n["kind"] for n in q.criteria["pattern"]["nodes"]] == ["object", "robot"] for q in objects
+    )
+
+
+def test_required_keys_the_sequence_lacks_are_named_in_one_line(project, capsys):
+    base, db = project
+    assert _generate(db, "--task", "vg", "--require", "colour,race") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "synthetic-cafe_0" in err and "colour, race" in err and "has colour" in err
+    assert _generate(db, "--task", "vg", "--require", "race,colours") == 2
+    assert "unknown key 'colours'" in capsys.readouterr().err
+    args = ["questions", "generate", "--task", "count", "--n", "1", "--seed", "0"]
+    assert main([*args, "--require", "race", "--db", str(db)]) == 2
+    assert "--require is for --benchmark jrdb" in capsys.readouterr().err

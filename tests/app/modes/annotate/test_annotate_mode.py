@@ -16,7 +16,7 @@ from widgets.jrdb.state import JrdbViewState
 
 CONFIG = SynthConfig(frames=3, people=4, objects=3, points_per_sweep=3_000)
 WORDS = re.compile(
-    r"^person \d+: (very close|close|moderate|far|very far), "
+    r"^[a-z]+ \d+: (very close|close|moderate|far|very far), "
     r"(in front of|behind|left of|right of|(front|back)-(left|right) of) the robot$"
 )
 
@@ -131,7 +131,10 @@ def test_relations_are_stored_and_shown_in_words(window):
     stored = project.sequences.relations(a.state.frame.id)
     assert stored, "the first showing of a frame computes and stores its relations"
     robot_lines = [a.relations.sentence(r) for r in stored if r.to_robot]
-    assert len(robot_lines) == CONFIG.people
+    # every person, and every object the lidar sees, placed relative to the robot
+    people = {e.id for e in project.sequences.entities(a.state.sequence.id) if e.kind == "human"}
+    assert len([r for r in stored if r.to_robot and r.subject_entity_id in people]) == CONFIG.people
+    assert len(robot_lines) > CONFIG.people
     assert all(WORDS.match(line) for line in robot_lines), robot_lines
     assert robot_lines[0] in a.relations.texts()
     assert a.relations.status.text() == f"{len(stored)} relations in this frame."
