@@ -19,15 +19,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QListView,
+    QMenu,
     QPushButton,
     QSpinBox,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +46,40 @@ SCOPE_CHOICES = (("single", "Single"), ("pair", "Pair"), ("clique", "Clique"))
 MESSAGE_STYLE = "padding: 6px 8px; background: #fff4d6; color: #5a4300;"
 QUESTION_STYLE = "font-size: 13pt; font-weight: bold; padding: 2px 0;"
 STEP_KEYS = {Qt.Key.Key_BracketLeft: -1, Qt.Key.Key_BracketRight: 1}
+#: Sub-question keys a question can be required to use (JRDB-Reasoning's names), with what
+#: each stands for; JRDB frames offer the first set, simulator scenes the second.
+KEY_WORDS = {
+    "gender": "a person's gender",
+    "age": "a person's age group",
+    "race": "a person's race (JRDB-Social's label)",
+    "action": "what a person is doing",
+    "hoi": "a human-object interaction",
+    "hhi": "a human-human interaction (JRDB-Social: chatting, walking together, ...)",
+    "hhg": "where a person is from another person",
+    "hoG": "where an object is from a person",
+    "SR_Robot_Ref": "the direction from the robot",
+    "distance": "the distance from the robot",
+    "social_group": "being in the same JRDB-Social group",
+    "category": "what an object is",
+    "colour": "an object's colour",
+    "support": "on / under",
+    "spatial": "left of, behind, near, in the basket",
+    "state": "held by the gripper",
+}
+JRDB_KEYS = (
+    "gender",
+    "age",
+    "race",
+    "action",
+    "hoi",
+    "hhi",
+    "hhg",
+    "hoG",
+    "SR_Robot_Ref",
+    "distance",
+    "social_group",
+)
+SIMULATOR_KEYS = ("category", "colour", "support", "spatial", "state")
 
 
 def difficulty_text(question: GeneratedQuestion) -> str:
@@ -125,6 +161,9 @@ class GeneratorPanel(QWidget):
         self.temporal = self._combo(
             "generator_temporal", SCOPE_CHOICES, "How many time slots a video question uses"
         )
+        self.require = self._require_button()
+        self.require_actions: dict[str, QAction] = {}
+        self.offer_keys(JRDB_KEYS)
         self.seed = QSpinBox(minimum=0, maximum=2_000_000_000, value=0)
         self.seed.setObjectName("generator_seed")
         self.seed.setToolTip("The same preferences, frame and seed give the same question")
@@ -167,6 +206,20 @@ class GeneratorPanel(QWidget):
         )
         self._layout()
 
+        self._connect()
+        self._sync_choices()
+        self.show_message("Choose the preferences and press Generate.", warn=False)
+
+    def _combo(self, name: str, choices, tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(name)
+        combo.setToolTip(tip)
+        combo.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        for value, words in choices:
+            combo.addItem(words, value)
+        return combo
+
+    def _connect(self) -> None:
         for combo in (self.task, self.modality, self.subject, self.spatial, self.temporal):
             combo.currentIndexChanged.connect(self._sync_choices)
         self.generate_button.clicked.connect(self.request_generate)
@@ -179,17 +232,18 @@ class GeneratorPanel(QWidget):
             shortcut.activated.connect(slot)
         for widget in (self, *self.findChildren(QWidget)):
             widget.installEventFilter(self)  # [ and ] while the focus is in the panel
-        self._sync_choices()
-        self.show_message("Choose the preferences and press Generate.", warn=False)
 
-    def _combo(self, name: str, choices, tip: str) -> QComboBox:
-        combo = QComboBox()
-        combo.setObjectName(name)
-        combo.setToolTip(tip)
-        combo.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        for value, words in choices:
-            combo.addItem(words, value)
-        return combo
+    def _require_button(self) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("generator_require")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        button.setToolTip(
+            "Keep only questions that use all the checked keys (JRDB-Reasoning's sub-question "
+            "keys), e.g. race and hhi"
+        )
+        button.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        button.setMenu(QMenu(button))
+        return button
 
     def _layout(self) -> None:
         grid = QGridLayout()
@@ -206,6 +260,10 @@ class GeneratorPanel(QWidget):
                 grid.addWidget(label, r, 2 * c)
                 grid.addWidget(widget, r, 2 * c + 1)
                 grid.setColumnStretch(2 * c + 1, stretch)
+        label = QLabel("Require")
+        label.setBuddy(self.require)
+        grid.addWidget(label, len(rows), 0)
+        grid.addWidget(self.require, len(rows), 1, 1, 3)
         buttons = QHBoxLayout()
         buttons.addWidget(self.generate_button, 1)
         buttons.addWidget(self.next_button, 1)
@@ -238,7 +296,38 @@ class GeneratorPanel(QWidget):
             subject=self.subject.currentData(),
             spatial=self.spatial.currentData(),
             temporal=self.temporal.currentData(),
+            require=self.required_keys(),
         )
+
+    # -- required keys -----------------------------------------------------------------------------
+    def offer_keys(self, keys: Sequence[str]) -> None:
+        """The keys the Require menu offers (`JRDB_KEYS` for JRDB frames, `SIMULATOR_KEYS` for
+        a simulator scene), none checked."""
+        menu = self.require.menu()
+        menu.clear()
+        self.require_actions = {}
+        for key in keys:
+            action = QAction(key, menu, checkable=True)
+            action.setToolTip(KEY_WORDS.get(key, key))
+            action.setStatusTip(KEY_WORDS.get(key, key))
+            action.toggled.connect(self._show_required)
+            menu.addAction(action)
+            self.require_actions[key] = action
+        menu.setToolTipsVisible(True)
+        self._show_required()
+
+    def required_keys(self) -> tuple[str, ...]:
+        """The checked keys, in the menu's order."""
+        return tuple(k for k, a in self.require_actions.items() if a.isChecked())
+
+    def set_required_keys(self, keys: Sequence[str]) -> None:
+        """Check exactly these keys (those the menu offers)."""
+        for key, action in self.require_actions.items():
+            action.setChecked(key in keys)
+
+    def _show_required(self) -> None:
+        keys = self.required_keys()
+        self.require.setText(", ".join(keys) if keys else "any")
 
     def set_preferences(self, prefs: Preferences, seed: int | None = None) -> None:
         """Show these preferences (and seed) in the controls, as if chosen by hand."""
@@ -250,6 +339,7 @@ class GeneratorPanel(QWidget):
             (self.temporal, prefs.temporal),
         ):
             combo.setCurrentIndex(combo.findData(value))
+        self.set_required_keys(prefs.require)
         if seed is not None:
             self.seed.setValue(seed)
 

@@ -24,7 +24,7 @@ from app.graph.sources import WorldGraphs, graph_camera
 from widgets.explore.state import ExploreState
 from widgets.graph.view import SceneGraphView
 from widgets.mode import ModeWindow
-from widgets.query.generator_panel import GeneratorPanel
+from widgets.query.generator_panel import SIMULATOR_KEYS, GeneratorPanel
 from widgets.viewport.view import SceneViewport
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
@@ -46,6 +46,7 @@ class ExploreGenerator(QObject):
         self.panel = GeneratorPanel()
         self.panel.set_saving(False)
         self.panel.offer("modality", "video", False, "A simulator scene is one moment")
+        self.panel.offer_keys(SIMULATOR_KEYS)
         self.panel.subject.setCurrentIndex(self.panel.subject.findData("object"))
         self.dock = self.mode.add_dock("generator", "Question generator", self.panel, RIGHT)
         beside = self.mode.docks.get("graph") or self.mode.docks.get("image")

@@ -14,7 +14,13 @@ from annotation.query.model import GeneratedQuestion, Preferences, Step
 from widgets.jrdb.cloud_points import box_wires, colour_points, prepare_cloud
 from widgets.jrdb.cloud_view import CloudView
 from widgets.jrdb.panorama import DIMMED, PanoramaView
-from widgets.query.generator_panel import GeneratorPanel, StepListModel, difficulty_text
+from widgets.query.generator_panel import (
+    JRDB_KEYS,
+    SIMULATOR_KEYS,
+    GeneratorPanel,
+    StepListModel,
+    difficulty_text,
+)
 
 PEOPLE = ("pedestrian:1", "pedestrian:2", "pedestrian:3")
 
@@ -180,3 +186,24 @@ def test_the_cloud_draws_highlighted_boxes_bold_and_fades_the_rest(qtbot):
     assert view.highlighted == {7} and [t.text() for t in view.texts] == ["7"]
     view.highlight_entities(None)
     assert view.highlighted is None and len(view.texts) == 2
+
+
+def test_required_keys_are_chosen_from_a_menu_and_go_with_the_preferences(qtbot, panel):
+    generate = []
+    panel.generate_requested.connect(lambda prefs, seed: generate.append(prefs))
+    assert list(panel.require_actions) == list(JRDB_KEYS) and panel.require.text() == "any"
+    assert panel.preferences().require == ()
+    menu = panel.require.menu()
+    assert [a.text() for a in menu.actions()][:4] == ["gender", "age", "race", "action"]
+    panel.require_actions["hhi"].trigger()  # the person checks hhi, then race
+    panel.require_actions["race"].trigger()
+    assert panel.require.text() == "race, hhi"
+    qtbot.mouseClick(panel.generate_button, Qt.MouseButton.LeftButton)
+    assert generate[-1].require == ("race", "hhi")
+    panel.require_actions["race"].trigger()  # unchecked again
+    assert panel.preferences().require == ("hhi",)
+    panel.set_preferences(Preferences("vg", "image", "human", "pair", require=("hoi",)), 3)
+    assert panel.required_keys() == ("hoi",) and panel.require.text() == "hoi"
+    panel.offer_keys(SIMULATOR_KEYS)  # a simulator scene: its own keys, none checked
+    assert list(panel.require_actions) == list(SIMULATOR_KEYS)
+    assert panel.preferences().require == () and panel.require.text() == "any"

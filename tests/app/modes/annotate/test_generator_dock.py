@@ -157,6 +157,27 @@ def test_no_question_is_said_in_the_panel(qtbot, window):
     assert "(video, 1 frame)" in panel.context.text()
 
 
+def test_required_keys_ask_about_interactions_and_race(qtbot, window):
+    """Require hhi and race in the menu: the question uses the JRDB-Social interaction of
+    pedestrians 1 and 2 and someone's race; a single entity has no relation, and the panel
+    says the keys."""
+    gen = window.mode("annotate").generator
+    panel = gen.panel
+    panel.set_preferences(Preferences("vg", "image", "human", "pair"), 0)
+    panel.require_actions["hhi"].trigger()
+    panel.require_actions["race"].trigger()
+    assert panel.require.text() == "race, hhi"
+    qtbot.mouseClick(panel.generate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: gen.task is None, timeout=30000)
+    q = gen.question
+    assert q is not None and q.preferences.require == ("race", "hhi")
+    assert [e["family"] for e in q.pattern["edges"]] == ["hhi"]
+    assert any(f[0] == "race" for n in q.pattern["nodes"] for f in n["filters"])
+    assert {n["bound"] for n in q.pattern["nodes"]} == {"pedestrian:1", "pedestrian:2"}
+    generate(qtbot, window, Preferences("vg", "image", "human", "single", require=("hhi",)))
+    assert gen.question is None and "using hhi" in panel.message.text()
+
+
 def test_the_same_seed_gives_the_same_question_and_next_another(qtbot, window):
     prefs = Preferences("vg", "image", "human", "pair")
     gen = generate(qtbot, window, prefs, seed=5)
