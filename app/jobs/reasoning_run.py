@@ -288,18 +288,22 @@ def run_jrdb(
                 tally["errors"] += 1
                 summary.errors.append(f"{what}: {result['error']}")
                 return
-            score = project.reasoning.record_run_prediction(
-                name,
-                job["uid"],
-                result["answer"],
-                source=f"run-agent {name}",
-                settings=settings,
-                raw_output=result["raw"],
-                unreadable=result["problem"],
-                latency_s=result["latency_s"],
-                tokens_in=result["tokens_in"],
-                tokens_out=result["tokens_out"],
-            )
+            try:
+                score = project.reasoning.record_run_prediction(
+                    name,
+                    job["uid"],
+                    result["answer"],
+                    source=f"run-agent {name}",
+                    settings=settings,
+                    raw_output=result["raw"],
+                    unreadable=result["problem"],
+                    latency_s=result["latency_s"],
+                    tokens_in=result["tokens_in"],
+                    tokens_out=result["tokens_out"],
+                )
+            except ValueError as exc:  # the question went, or the model's predictions changed
+                summary.fail(name, what, str(exc))
+                return
             summary.episodes += 1
             summary.correct += int(score.correct)
             summary.unreadable += int(result["problem"] is not None)
