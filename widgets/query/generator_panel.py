@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -243,6 +244,7 @@ class GeneratorPanel(QWidget):
         )
         button.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         button.setMenu(QMenu(button))
+        button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         return button
 
     def _layout(self) -> None:
