@@ -322,3 +322,24 @@ def test_the_export_is_still_read_by_the_real_scripts_after_a_run(project, monke
             if not (folder / image_id).exists():
                 Image.new("RGB", (3760, 480)).save(folder / image_id)
     assert all(r["exact_match"] == 1 for r in real.run_vqa_evaluation(str(vqa)))
+
+
+def test_by_default_only_approved_questions_are_asked(project, monkeypatch):
+    from annotation.verification import Verdict
+
+    p, questions, _ = project
+    chosen = [q for q in questions if q.task == "vqa-count"][:1] + [
+        q for q in questions if q.task == "vg"
+    ][:1]
+    approve = Verdict(True, True, True, "approve")
+    with open_project(p.db) as opened:
+        ann, ben = opened.annotators.sign_in("Ann"), opened.annotators.sign_in("Ben")
+        for q in chosen:
+            opened.verifications.submit(q.id, ann, approve, seconds_on_task=3)
+            opened.verifications.submit(q.id, ben, approve, seconds_on_task=3)
+    with serve(gold_reply(questions)) as (fake, url):
+        monkeypatch.setenv("REASONSCOPE_OPENAI_BASE_URL", url)
+        args = ["run-agent", "--benchmark", "jrdb", "--agent", "openai", "--model", "m"]
+        assert main([*args, "--db", str(p.db)]) == 0
+    assert {_question_of(b, questions).uid for b in fake.requests} == {q.uid for q in chosen}
+    assert {r[0] for r in _rows(p.db)} == {q.uid for q in chosen}
