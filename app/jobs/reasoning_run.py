@@ -84,7 +84,7 @@ class ReasoningRunSummary(RunSummary):
     def as_dict(self) -> dict[str, Any]:
         out = super().as_dict()
         out["predictions"] = out.pop("episodes")
-        out["prediction_ids"] = out.pop("episode_ids")
+        del out["episode_ids"]  # predictions are found by model and question, not by id
         out["accuracy"] = out.pop("success_rate")
         out["unreadable"] = self.unreadable
         return out
