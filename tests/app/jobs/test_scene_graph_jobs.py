@@ -57,15 +57,18 @@ def test_unknown_frame_is_refused(hp):
 
 
 def test_jrdb_social_interactions_are_edges_between_the_pair(hp):
-    """The synthetic sequence's H-interaction: pedestrians 1 and 2 walk together (each lists
-    the other); objects are placed relative to the robot as well."""
+    """The synthetic sequence's H-interactions: pedestrians 1 and 2 walk together (each lists
+    the other) and talk; objects are placed relative to the robot as well."""
     window = hp.frame_ids[:2]
     with open_project(hp.db) as project:
         g = graph_for_window(project, hp.sequence_id, window)
     hhi = {(r.subject, r.predicate, r.object, r.slot) for r in g.relations if r.kind == "hhi"}
     assert {("pedestrian:1", "walking together", "pedestrian:2", s) for s in (0, 1)} <= hhi
     assert {("pedestrian:2", "walking together", "pedestrian:1", s) for s in (0, 1)} <= hhi
-    one = next(r for r in g.relations if r.kind == "hhi")
-    assert one.attributes == {"label": one.predicate, "difficulty": 1}
+    # pedestrian 1's entry alone lists their conversation (difficulty 2.0): both ways still
+    assert {("pedestrian:2", "conversation", "pedestrian:1", s) for s in (0, 1)} <= hhi
+    difficulty = {r.predicate: r.attributes for r in g.relations if r.kind == "hhi"}
+    assert difficulty["walking together"] == {"label": "walking together", "difficulty": 1}
+    assert difficulty["conversation"] == {"label": "conversation", "difficulty": 2}
     geometry = g.filter(kinds=["geometry"]).relations
     assert {r.subject for r in geometry if r.object == "robot"} & set(hp.objects)
