@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.metric_text import settings_text
+from widgets.results.models import ModelsTable
 from widgets.results.plots import ResultsPlot
 from widgets.results.table import Cell, cell_table, fill_table, scrolling_page, settings_label
 
@@ -168,7 +169,8 @@ class ReasoningResultsView(QWidget):
         inner.addWidget(self.spearman_table)
         inner.addWidget(self.ratings_note)
 
-        boxes = (self.levels_box, self.steps_box, self.ratings_box)
+        self.models = ModelsTable("Models: questions, correct, latency and tokens", "question")
+        boxes = (self.levels_box, self.models, self.steps_box, self.ratings_box)
         self.content = scrolling_page(self, self.summary, boxes)
         self.set_metrics(None)
 
@@ -182,6 +184,7 @@ class ReasoningResultsView(QWidget):
             self._fill_levels([])
             self.spearman_table.model().set_rows([])
             self._fill_step_pickers([])
+            self.models.set_rows(None)
             return
         self.content.show()
         stale = counts["stale_predictions"] + counts["stale_human_answers"]
@@ -200,6 +203,7 @@ class ReasoningResultsView(QWidget):
         self._fill_levels(m["accuracy"] + m["human"])
         self._fill_spearman(m["spearman"])
         self._fill_step_pickers(m["steps"])
+        self.models.set_rows(m.get("per_model"))
 
     def _fill_levels(self, rows: list[dict[str, Any]]) -> None:
         for table in self.level_tables.values():

@@ -77,3 +77,64 @@ def test_models_table_on_the_episodes_and_bimanual_pages(qtbot, tmp_path):
     ]
     view.set_metrics(None)
     assert view.models.table.model().rowCount() == 0 and view.models.isHidden()
+
+
+def test_models_table_on_the_reasoning_page_counts_questions(qtbot):
+    from widgets.results.models import QUESTION_COLUMNS
+    from widgets.results.reasoning import ReasoningResultsView
+
+    per_model = [
+        {
+            "model": "fake-vl",
+            "episodes": 4,
+            "succeeded": 3,
+            "success_pct": 75.0,
+            "requests": 4,
+            "mean_latency_s": 1.25,
+            "tokens_in": 480,
+            "tokens_out": 48,
+            "mean_tokens_in": 120.0,
+            "mean_tokens_out": 12.0,
+        },
+        {
+            "model": "imported",
+            "episodes": 2,
+            "succeeded": 1,
+            "success_pct": 50.0,
+            "requests": 0,
+            "mean_latency_s": None,
+            "tokens_in": None,
+            "tokens_out": None,
+            "mean_tokens_in": None,
+            "mean_tokens_out": None,
+        },
+    ]
+    metrics = {
+        "counts": {
+            "predictions": 6,
+            "stale_predictions": 0,
+            "human_answers": 0,
+            "stale_human_answers": 0,
+            "ratings": 0,
+        },
+        "models": ["fake-vl", "imported"],
+        "accuracy": [],
+        "human": [],
+        "steps": [],
+        "spearman": [],
+        "per_model": per_model,
+    }
+    view = ReasoningResultsView()
+    qtbot.addWidget(view)
+    view.set_metrics(metrics)
+    model = view.models.table.model()
+    heads = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert heads == list(QUESTION_COLUMNS)
+    assert view.models.cell_texts() == [
+        ["fake-vl", "4", "75.0 % (3)", "1.25 s", "480 (120 / q.)", "48 (12 / q.)"],
+        ["imported", "2", "50.0 % (1)", "–", "–", "–"],
+    ]
+    assert model.index(0, 2).data(Qt.ItemDataRole.ToolTipRole) == "3 of 4 questions answered right"
+    assert not view.models.isHidden()
+    view.set_metrics(None)
+    assert view.models.table.model().rowCount() == 0 and view.models.isHidden()
