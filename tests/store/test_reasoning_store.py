@@ -93,7 +93,7 @@ def test_a_bad_line_imports_nothing(project, questions):
     ]
     with pytest.raises(ValueError, match="line 7: no question with id 'no-such-question'"):
         project.reasoning.import_predictions("florence", rows, lines=[3, 7])
-    with pytest.raises(ValueError, match="line 2: needs an 'answer' or a 'box'"):
+    with pytest.raises(ValueError, match="line 2: needs an 'answer', a 'box' or a 'track'"):
         project.reasoning.import_predictions("qwen", [rows[0], {"question_id": "vg2"}])
     with pytest.raises(ValueError, match="line 2: question wh1 already predicted on line 1"):
         project.reasoning.import_predictions("qwen", [rows[0], rows[0]])
