@@ -19,8 +19,8 @@ commit c539e9b7, `experiments/`; copied in tests/real_clients/jrdb_reasoning_eva
   commas and hyphens, split at commas and matched to the options (exactly, else the
   first option inside a part or holding it).
 
-Where the scripts are silent (a video), `video_note` says which frame a VG box is asked
-in. Pure: the images come in as data URLs; nothing here reads a file.
+Where the scripts are silent (a video), `video_track_note` asks a VG question's boxes in
+every frame, numbered, and `read_vg_track_reply` reads them as a track. Pure: the images come in as data URLs; nothing here reads a file.
 """
 
 from __future__ import annotations
@@ -56,6 +56,44 @@ def video_note(frames: int, answer_position: int) -> str:
     and which one the boxes are asked in (the question's answer frame)."""
     which = "the last image" if answer_position == frames - 1 else f"image {answer_position + 1}"
     return f"\nThe {frames} images are frames of a video, in time order. Give the boxes in {which}."
+
+
+VIDEO_VG = "track"  # a video VG question asks for the boxes in every frame (ours: the
+# scripts have no video VG); scored as a track (reasoning_eval.TRACK_RULE)
+
+
+def video_track_note(frames: int) -> str:
+    """The sentences a video VG question adds after its text: the frames are in time
+    order, and the target's boxes are asked in each of them, numbered from 1."""
+    return (
+        f"\nThe {frames} images are frames of a video, in time order. Give the boxes in "
+        f'every image: [{{"image": 1, "bbox_2d": [x1, y1, x2, y2]}}, ...], numbering the '
+        f"images from 1 to {frames}."
+    )
+
+
+def read_vg_track_reply(
+    text: str, width: int, height: int, scale: float, image_ids: list[str]
+) -> Reading:
+    """A video VG reply's boxes per frame, as {"track": {image id: [[x, y, w, h], ...]}}:
+    each item's `image` (1 to the number of frames) says its frame; an item without a
+    valid image number is left out, as parse_model_output leaves out a malformed one."""
+    read = read_vg_reply(text, width, height, scale)
+    if read.answer is None:
+        return read
+    data = json.loads(_strip_fence(text))
+    items = [data] if isinstance(data, dict) else data
+    track: dict[str, list[list[float]]] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        number = item.get("image")
+        one = read_vg_reply(json.dumps([item]), width, height, scale).answer
+        if isinstance(number, int) and 1 <= number <= len(image_ids) and one:
+            track.setdefault(image_ids[number - 1], []).extend(one)
+    if not track:
+        return Reading(None, "no bbox_2d with an image number")
+    return Reading({"track": track})
 
 
 def vg_messages(question: str, image_urls: list[str]) -> list[dict[str, Any]]:

@@ -29,12 +29,15 @@ from annotation.jrdb.reasoning_prompts import (
     PROMPT,
     VG_IMAGE_SCALE,
     VG_MAX_TOKENS,
+    VIDEO_VG,
     VQA_IMAGE_SCALE,
     VQA_MAX_TOKENS,
     read_vg_reply,
+    read_vg_track_reply,
     read_vqa_reply,
     vg_messages,
     video_note,
+    video_track_note,
     vqa_messages,
 )
 from annotation.progress import Progress
@@ -53,6 +56,7 @@ def run_settings(image_scale: float | None = None) -> dict[str, Any]:
         "prompt": PROMPT,
         "vg_image_scale": VG_IMAGE_SCALE if image_scale is None else float(image_scale),
         "vqa_image_scale": VQA_IMAGE_SCALE if image_scale is None else float(image_scale),
+        "video_vg": VIDEO_VG,
     }
 
 
@@ -134,7 +138,11 @@ def question_job(
     video = ((q.criteria or {}).get("preferences") or {}).get("modality") == "video"
     vg = q.task == "vg"
     text = q.text
-    if vg and len(images) > 1:
+    track_ids = None
+    if vg and len(images) > 1 and (q.answer or {}).get("track"):
+        track_ids = [os.path.basename(path) for path in images]
+        text += video_track_note(len(images))
+    elif vg and len(images) > 1:  # a video question stored before tracks: its answer frame
         image_ids = (q.criteria or {}).get("image_ids") or []
         answer_image = (q.answer or {}).get("image_id")
         position = image_ids.index(answer_image) if answer_image in image_ids else len(images) - 1
@@ -148,6 +156,7 @@ def question_job(
         "images": images,
         "scale": settings["vg_image_scale" if vg else "vqa_image_scale"],
         "max_tokens": VG_MAX_TOKENS if vg else VQA_MAX_TOKENS,
+        "track_ids": track_ids,
     }
 
 
@@ -215,7 +224,10 @@ def ask_question(job: dict[str, Any]) -> dict[str, Any]:
     except ModelError as exc:
         return {"error": str(exc), "endpoint": stats.as_dict()}
     raw = message_text(completion.message.get("content"))
-    if job["task"] == "vg":
+    if job["task"] == "vg" and job.get("track_ids"):
+        width, height = images[-1][1]
+        reading = read_vg_track_reply(raw, width, height, job["scale"], job["track_ids"])
+    elif job["task"] == "vg":
         width, height = images[-1][1]
         reading = read_vg_reply(raw, width, height, job["scale"])
     else:

@@ -92,6 +92,13 @@ def gold_reply(questions):
 
     def script(body, n):
         q = _question_of(body, questions)
+        if q.task == "vg" and q.answer.get("track"):  # every frame, numbered from 1
+            boxes = [
+                {"image": k, "bbox_2d": [x * 0.5, y * 0.5, (x + w) * 0.5, (y + h) * 0.5]}
+                for k, frame in enumerate(q.answer["track"], 1)
+                for x, y, w, h in (b for b in frame["boxes"] if b)
+            ]
+            return text_reply("```json\n" + json.dumps(boxes) + "\n```")
         if q.task == "vg":
             boxes = [
                 {"bbox_2d": [x * 0.5, y * 0.5, (x + w) * 0.5, (y + h) * 0.5]}
@@ -139,8 +146,9 @@ def test_each_request_carries_the_question_and_its_images_as_the_scripts_send_th
                 with Image.open(path) as original:
                     want = original.convert("RGB").resize((1880, 240))
                 assert np.array_equal(np.asarray(got.convert("RGB")), np.asarray(want))
-            if video:
-                assert _text(body).endswith("Give the boxes in the last image.")
+            if video:  # the boxes in every frame, numbered: a track
+                assert _text(body).startswith(q.text + "\nThe 5 images are frames of a video")
+                assert "numbering the images from 1 to 5" in _text(body)
             else:
                 assert _text(body) == q.text
         else:
@@ -343,3 +351,32 @@ def test_by_default_only_approved_questions_are_asked(project, monkeypatch):
         assert main([*args, "--db", str(p.db)]) == 0
     assert {_question_of(b, questions).uid for b in fake.requests} == {q.uid for q in chosen}
     assert {r[0] for r in _rows(p.db)} == {q.uid for q in chosen}
+
+
+def test_a_video_vg_reply_is_read_as_a_track_and_scored_by_its_frames(project, monkeypatch):
+    """A model that finds the target in the last frame only gets that frame's share of the
+    track, not a full mark: the track rule, not the answer frame alone."""
+    p, questions, _ = project
+    videos = [q for q in questions if q.task == "vg" and q.answer.get("track")]
+    assert videos
+
+    def last_only(body, n):
+        q = _question_of(body, questions)
+        if not q.answer.get("track"):
+            return text_reply("[]")  # an image question: not this test's
+        k, frame = len(q.answer["track"]), q.answer["track"][-1]
+        boxes = [
+            {"image": k, "bbox_2d": [x * 0.5, y * 0.5, (x + w) * 0.5, (y + h) * 0.5]}
+            for x, y, w, h in (b for b in frame["boxes"] if b)
+        ]
+        return text_reply(json.dumps(boxes))
+
+    with serve(last_only) as (_fake, url):
+        assert _run(p.db, url, monkeypatch, "--task", "vg") == 0
+    with open_project(p.db) as opened:
+        scored = {pr.question_uid: pr for pr in opened.reasoning.predictions()}
+    for q in videos:
+        framed = sum(1 for f in q.answer["track"] if any(f["boxes"]))
+        pr = scored[q.uid]
+        assert pr.answer["track"] and pr.iou == pytest.approx(1 / framed, abs=0.01)
+        assert not pr.correct and "over" in pr.reason
