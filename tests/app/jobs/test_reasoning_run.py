@@ -9,6 +9,7 @@ differently never share a model name.
 from __future__ import annotations
 
 import base64
+import csv
 import io
 import json
 import sqlite3
@@ -380,3 +381,36 @@ def test_a_video_vg_reply_is_read_as_a_track_and_scored_by_its_frames(project, m
         pr = scored[q.uid]
         assert pr.answer["track"] and pr.iou == pytest.approx(1 / framed, abs=0.01)
         assert not pr.correct and "over" in pr.reason
+
+
+def test_the_papers_tables_hold_a_run_on_image_and_video_questions(project, monkeypatch, tmp_path):
+    """A model behind the fake endpoint answers every question right: JRDB-Reasoning
+    Tables 2-4 each hold its row, image and video questions apart, 100 % wherever a level
+    has questions."""
+    p, questions, _ = project
+    with serve(gold_reply(questions)) as (_fake, url):
+        assert _run(p.db, url, monkeypatch) == 0
+    levels = {"D1", "D2", "D3"}
+    for table, modality, tasks in [
+        ("jrdb_vqa_images", "image", {"vqa-wh", "vqa-count"}),
+        ("jrdb_vqa_videos", "video", {"vqa-wh", "vqa-count"}),
+        ("jrdb_vg_images", "image", {"vg"}),
+    ]:
+        out = tmp_path / f"{table}.csv"
+        assert main(["metrics", "--db", str(p.db), "--table", table, "--out", str(out)]) == 0
+        lines = [r for r in out.read_text().splitlines()[1:] if not r.startswith("#")]
+        rows = list(csv.reader(lines))
+        first = next(r for r in rows if r[0] == "fake-vl")
+        asked = [
+            q
+            for q in questions
+            if q.task in tasks and q.criteria["preferences"]["modality"] == modality
+        ]
+        expected_n = {
+            lv: sum(1 for q in asked if f"D{q.difficulty.S}" == lv and q.difficulty.T == 1)
+            for lv in sorted(levels)
+        }
+        assert sum(expected_n.values()) > 0, f"{table}: the fixture asks none"
+        assert [int(n) for n in first[6:9]] == list(expected_n.values()), table
+        for value, n in zip(first[2:5], expected_n.values(), strict=True):
+            assert value == ("100.0" if n else "-"), table
