@@ -34,6 +34,8 @@ PREFS = [
     ["--task", "vqa-wh", "--spatial", "single"],
     ["--task", "vg", "--modality", "video", "--temporal", "pair", "--spatial", "pair"],
     ["--task", "vqa-wh", "--modality", "video", "--temporal", "pair", "--spatial", "pair"],
+    # one time slot over a video window: a D1 question of Table 3, not of Table 2
+    ["--task", "vqa-count", "--modality", "video", "--temporal", "single", "--spatial", "single"],
 ]
 
 
