@@ -630,4 +630,19 @@ def m0016_prediction_requests(db: Database) -> None:
         db.execute(f"ALTER TABLE reasoning_predictions ADD COLUMN {column}")
 
 
+@migrations(name="0017_track_ends")
+def m0017_track_ends(db: Database) -> None:
+    """Where an object's track ends: the first frame (by index) in which the annotator said
+    the object is gone. A drawn entity's stored boxes are its keyframes; the boxes between
+    and after them are derived (annotation.jrdb.tracks), up to this frame. No row: the
+    track runs to the sequence's end."""
+    db.execute(
+        "CREATE TABLE track_ends ("
+        "entity_id INTEGER PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE, "
+        "end_frame INTEGER NOT NULL, "
+        "annotator_id INTEGER REFERENCES annotators(id), "
+        "ended_at TEXT NOT NULL)"
+    )
+
+
 SCHEMA_VERSION = len(known_migration_names())

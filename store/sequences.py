@@ -29,8 +29,9 @@ from annotation.models import (
     Frame,
     Sequence,
 )
-from store.base import Repository, dumps, loads
+from store.base import dumps, loads
 from store.errors import ProjectError, utc_now
+from store.tracks import TrackMethods
 
 _BOX3D_FIELDS = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
 _BOX3D_COLUMNS = ", ".join(f"boxes_3d.{k}" for k in _BOX3D_FIELDS)
@@ -68,7 +69,7 @@ def _relation_row(frame_id: int, relation: GeometricRelation | Mapping[str, Any]
     return row
 
 
-class SequenceRepository(Repository):
+class SequenceRepository(TrackMethods):
     def add(self, name: str, root: str, calibration: dict[str, Any] | None = None) -> Sequence:
         with self.project.write():
             cur = self.db.execute(
@@ -465,11 +466,10 @@ class SequenceRepository(Repository):
         annotator: Annotator,
         attributes: dict[str, Any] | None = None,
     ) -> Box2D:
-        """Add or move an entity's 2D box in a frame; it becomes the annotator's."""
+        """Add or move an entity's 2D box in a frame; it becomes the annotator's, and a
+        keyframe of the entity's track (`check_keyframe` says what is refused)."""
         self._require(annotator)
-        x, y, w, h = _finite(box, "a 2D box [x, y, w, h]")
-        if w < 0 or h < 0:
-            raise ValueError(f"box width and height must not be negative, got {[x, y, w, h]}")
+        x, y, w, h = self.check_keyframe(entity_id, frame_id, "2d", box)
         with self.project.write():
             old = self._box_row("boxes_2d", "x, y, w, h", entity_id, frame_id)
             self.db.execute(
@@ -496,11 +496,10 @@ class SequenceRepository(Repository):
         annotator: Annotator,
         attributes: dict[str, Any] | None = None,
     ) -> Box3D:
-        """Add or adjust an entity's 3D box (cx, cy, cz, l, w, h, rot_z) in a frame."""
+        """Add or adjust an entity's 3D box (cx, cy, cz, l, w, h, rot_z) in a frame: a
+        keyframe of the entity's track (`check_keyframe` says what is refused)."""
         self._require(annotator)
-        values = _finite(box, "a 3D box (cx, cy, cz, l, w, h, rot_z)")
-        if len(values) != 7 or min(values[3:6]) < 0:
-            raise ValueError(f"a 3D box needs cx, cy, cz and non-negative l, w, h, rot_z: {values}")
+        values = list(self.check_keyframe(entity_id, frame_id, "3d", box))
         with self.project.write():
             old = self._box_row("boxes_3d", ", ".join(_BOX3D_FIELDS), entity_id, frame_id)
             updates = ", ".join(f"{k} = excluded.{k}" for k in _BOX3D_FIELDS)
@@ -541,10 +540,16 @@ class SequenceRepository(Repository):
         return found[0] if found else None
 
     def box_records(
-        self, frame_id: int, dims: str = "2d", *, entity_id: int | None = None
+        self,
+        frame_id: int,
+        dims: str = "2d",
+        *,
+        entity_id: int | None = None,
+        derived: bool = True,
     ) -> list[BoxRecord]:
         """A frame's 2D (or 3D) boxes (or one entity's) with their source, annotator and
-        time of change."""
+        time of change; a tracked entity without a keyframe here has its derived box
+        (source 'interpolated', `derived_records`) unless `derived` is False."""
         if dims == "2d":
             columns, table, make = "x, y, w, h", "boxes_2d", Box2D
         elif dims == "3d":
@@ -557,7 +562,7 @@ class SequenceRepository(Repository):
             f"updated_at, original FROM {table} WHERE frame_id = ?{one} ORDER BY entity_id",
             [frame_id] if entity_id is None else [frame_id, entity_id],
         ).fetchall()
-        return [
+        stored = [
             BoxRecord(
                 make(*r[:-5], attributes=loads(r[-5], {})),
                 r[-4],
@@ -567,6 +572,10 @@ class SequenceRepository(Repository):
             )
             for r in rows
         ]
+        if not derived:
+            return stored
+        more = self.derived_records(frame_id, dims, entity_id=entity_id)
+        return sorted(stored + more, key=lambda r: r.box.entity_id) if more else stored
 
     # -- geometric relations ---------------------------------------------------------
     def set_relations(

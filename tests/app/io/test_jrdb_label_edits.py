@@ -134,7 +134,7 @@ def test_the_label_files_carry_the_edits_back_into_an_import(imported, tmp_path,
         "--json",
     )
     assert code == 0, err
-    assert json.loads(out)["labels_objects"] == 1  # the bag in frame 15
+    assert json.loads(out)["labels_objects"] == 3  # the bag drawn in frame 15, carried to 16, 30
     flat = json.loads((copy / L.LABELS_2D / f"{NAME}.json").read_text())["labels"]
     seven = next(e for e in flat["000015.jpg"] if e["label_id"] == "pedestrian:7")
     assert seven[OURS]["original_box"] == [3359, 106, 236, 366]
@@ -163,7 +163,7 @@ def test_a_refused_edit_is_one_line_and_changes_nothing(imported, capsys):
         (["delete-entity", NAME, "15", new["person"]], "has 1 HOI label(s) in frame 15"),
         (["box", NAME, "15", "pedestrian:99", *MOVED], "has no entity 'pedestrian:99'"),
         (["box", NAME, "17", "pedestrian:7", *MOVED], "has no frame 17"),
-        (["box", NAME, "15", "pedestrian:7", "--box", "1,2,-3,4"], "must not be negative"),
+        (["box", NAME, "15", "pedestrian:7", "--box", "1,2,-3,4"], "size must be positive"),
         (
             ["label", NAME, "15", new["person"], "--kind", "holding", "--target", "pedestrian:6"]
             + ["--difficulty", "1"],

@@ -262,7 +262,7 @@ def test_a_box_breaking_a_rule_is_kept_aside(hoi_base, tmp_path):
             person, hoi_base.frame_ids[0], (10, 20, 30, 40), p.annotators.sign_in("fay")
         )
     _edit(pack, "UPDATE boxes_2d SET w = -30 WHERE source = 'annotator'")
-    _report, before, after = _merged_aside(db, pack, "boxes_2d", "must not be negative")
+    _report, before, after = _merged_aside(db, pack, "boxes_2d", "size must be positive")
     assert after == before
 
 
