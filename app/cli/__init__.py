@@ -64,6 +64,7 @@ def command_modules() -> tuple:
     from app.cli.pack import recall as pack_recall
     from app.cli.questions import add as questions_add
     from app.cli.questions import generate as questions_generate
+    from app.cli.relations import compute as relations_compute
     from app.cli.scenes import create as scenes_create
     from app.cli.scenes import export as scenes_export
     from app.cli.scenes import generate as scenes_generate
@@ -98,6 +99,7 @@ def command_modules() -> tuple:
         import_jrdb,
         import_predictions,
         import_spatial_predictions,  # before `spatial`: the `import` group comes first in --help
+        relations_compute,
         spatial_generate,
         run_agent,
         replay_in_sim,

@@ -185,6 +185,12 @@ GROUPS: dict[str, Group] = {
         "the rule; nothing is written.",
         "EDIT",
     ),
+    "relations": Group(
+        "geometric relations of JRDB frames, computed headless",
+        "Compute the geometric relations of JRDB frames (docs/relations.md) without the "
+        "app: the same code as Ctrl+Alt+R in Annotate HOI, on Ray with --workers.",
+        "SUBCOMMAND",
+    ),
     "spatial": Group(
         "ST-BiBench spatial grounding items: which arm grasps which block",
         "Foundational spatial grounding (ST-BiBench): items that ask "

@@ -5,14 +5,17 @@ per frame through `project.sequences.set_relations`.
 out: safe on a worker thread); `compute_frame_relations` and
 `compute_sequence_relations` read what they need from a project and store
 the result. The Annotate HOI mode computes a frame's relations the first time
-the frame is shown; the "all frames" action and scripts use the sequence
-function. Definitions of the relations: docs/relations.md.
+the frame is shown; the "all frames" action (Ctrl+Alt+R), scripts and
+`reasonscope relations compute` run `compute_relations_batch`: one item a frame
+(`FrameWork`, plain data), worked by `frame_work` in this process or on Ray and
+stored here as each comes back. Definitions of the relations: docs/relations.md.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,8 +23,9 @@ from annotation.jrdb.geometry import GeometricRelation, points_in_box
 from annotation.models import Box3D, Frame, Sequence
 from annotation.progress import Progress
 from app.io.jrdb import frame_points
+from app.jobs.batch import BatchReport, run_batch
 from sim.jrdb.relations import DEFAULT_K, frame_relations
-from store import Project, open_project
+from store import Project, ProjectError, open_project
 
 
 def relations_for_frame(
@@ -76,6 +80,68 @@ def compute_frame_relations(
     return relations
 
 
+@dataclass(frozen=True)
+class FrameWork:
+    """One frame's relations to compute: everything the work needs, as plain data."""
+
+    sequence: Sequence
+    frame: Frame
+    boxes_3d: tuple[Box3D, ...]
+    kinds: Mapping[int, str]
+
+    def __str__(self) -> str:
+        return f"{self.sequence.name} frame #{self.frame.index:06d}"
+
+
+def frame_work(item: FrameWork) -> list[GeometricRelation]:
+    """The relations of one frame, its lidar points read from its files (on any worker)."""
+    points = None
+    if item.frame.pointcloud_paths:
+        points = frame_points(item.sequence, item.frame).points
+    return relations_for_frame(item.frame.id, item.boxes_3d, item.kinds, points)
+
+
+def relation_work(
+    project: Project, sequence_ids: Iterable[int], *, missing_only: bool
+) -> list[FrameWork]:
+    """The frames of the sequences to compute, in order (`missing_only`: those without
+    stored relations)."""
+    items = []
+    for sequence_id in sequence_ids:
+        sequence = project.sequences.get(sequence_id)
+        kinds = entity_kinds(project, sequence_id)
+        for frame in project.sequences.frames(sequence_id):
+            if missing_only and project.sequences.relations(frame.id):
+                continue
+            boxes = tuple(project.sequences.boxes_3d(frame.id))
+            items.append(FrameWork(sequence, frame, boxes, kinds))
+    return items
+
+
+def compute_relations_batch(
+    project: Project,
+    sequence_ids: Iterable[int],
+    progress: Progress | None = None,
+    *,
+    missing_only: bool = True,
+    workers: int = 1,
+    ray_address: str | None = None,
+) -> BatchReport:
+    """Compute and store the relations of the sequences' frames, one frame an item, on Ray
+    when `workers` > 1 or `ray_address` (app.jobs.batch). Each frame is stored as it comes
+    back, so an interrupted run keeps whole frames and `missing_only` finishes it."""
+    items = relation_work(project, sequence_ids, missing_only=missing_only)
+    return run_batch(
+        items,
+        frame_work,
+        lambda item, relations: project.sequences.set_relations(item.frame.id, relations),
+        workers=workers,
+        ray_address=ray_address,
+        progress=progress,
+        noun="frame",
+    )
+
+
 def compute_sequence_relations(
     project: Project,
     sequence_id: int,
@@ -87,21 +153,14 @@ def compute_sequence_relations(
 
     With `missing_only`, frames that have relations already are skipped.
     Cancelling through `progress` stops between frames; finished frames stay
-    stored.
+    stored. Frames that cannot be computed (a missing lidar file) raise
+    ProjectError after the others are stored.
     """
-    progress = progress or Progress()
-    sequence = project.sequences.get(sequence_id)
-    frames = project.sequences.frames(sequence_id)
-    kinds = entity_kinds(project, sequence_id)
-    done = 0
-    for i, frame in enumerate(frames):
-        progress.report(i, len(frames), f"Relations of frame {i + 1} of {len(frames)}")
-        if missing_only and project.sequences.relations(frame.id):
-            continue
-        compute_frame_relations(project, sequence, frame, kinds=kinds)
-        done += 1
-    progress.report(len(frames), len(frames), "Relations computed")
-    return done
+    report = compute_relations_batch(project, [sequence_id], progress, missing_only=missing_only)
+    if report.failed:
+        item, why = report.failed[0]
+        raise ProjectError(f"{item}: {why} ({len(report.failed)} frames not computed)")
+    return report.stored
 
 
 def compute_sequence_relations_at(

@@ -1,0 +1,1 @@
+"""`reasonscope relations ...`: geometric relations of JRDB frames."""
