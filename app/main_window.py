@@ -402,6 +402,8 @@ class MainWindow(QMainWindow):
             self.show_message("Cannot open project", str(exc), QMessageBox.Icon.Warning)
             return False
         app_settings.remember_project(self.session.path)
+        # replaces "Opening NAME…" (app.gui) or the demo's progress
+        self.statusBar().showMessage(f"Opened {Path(path).name}", 8000)
         if self.session.annotator is None:
             remembered = app_settings.annotator_name()
             if remembered:

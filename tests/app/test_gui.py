@@ -30,7 +30,9 @@ def test_launch_shows_a_splash_then_the_window_before_the_project_opens(qtbot, t
     assert window.session.project is None  # not yet: the window paints first ...
     assert "Opening launch.reasonscope" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: window.session.project is not None, timeout=10_000)  # ... then opens
+    assert window.statusBar().currentMessage() == "Opened launch.reasonscope"  # and says so
     # the opening mode is built behind its busy page, once the window is up, and only it
     qtbot.waitUntil(lambda: window.is_built(window.current_mode), timeout=60_000)
     assert list(window.mode_windows) == [window.current_mode]
+    assert "Opening" not in window.statusBar().currentMessage()
     window.close()
