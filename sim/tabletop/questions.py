@@ -86,6 +86,7 @@ COVER_TARGET_AREA = 0.01  # m^2
 COVER_HEIGHT = 0.045  # m
 COVER_AREA_RATIO = 2.0
 COVER_SHOWS = 0.9  # both show at least this much of themselves: nothing lies on them
+COVER_TRIES = 3  # objects tried in turn, the scene put back as it was between tries
 COUNT_VISIBLE = "count: every target visible above the threshold"
 FIND_VISIBLE = "find: target visible above the threshold"
 
@@ -348,10 +349,15 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
     t0 = time.perf_counter()
     vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
     timing.visibility_s += time.perf_counter() - t0
-    if not pairs and _lay_cover(scene, vis, timing):
-        t0 = time.perf_counter()  # a cover was laid on an object: measure the scene again
-        vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
-        timing.visibility_s += time.perf_counter() - t0
+    state = world.capture_state() if not pairs else None
+    for target, cover in _cover_pairs(scene, vis) if not pairs else ():
+        if _lay_cover(scene, target, cover, timing):
+            t0 = time.perf_counter()  # a cover was laid on an object: measure again
+            vis, pairs, windows = _beneath_pairs(world, camera, keys, threshold)
+            timing.visibility_s += time.perf_counter() - t0
+            if pairs:
+                break
+        world.restore_state(state)  # as it was, for the next pair
     if not pairs:
         return _reject(scene, "beneath: no cover reveals a hidden object", timing)
     t0 = time.perf_counter()
@@ -458,18 +464,14 @@ def _beneath_pairs(world, camera, keys, threshold):
     return vis, pairs, windows
 
 
-def _lay_cover(scene: GeneratedScene, vis, timing: Timing) -> bool:
-    """When nothing in a settled Beneath scene is hidden under one cover, lay one on an
-    object as a hand would: the widest flat object with nothing on it (at least
-    COVER_SHOWS visible) is lifted and dropped squarely on the small object resting on the
-    table, with nothing on it either, nearest the workspace's centre (just above whatever
-    lies under the cover's reach), then the scene settles again. False when the scene
-    has no such pair, or the result is not a usable scene (something out of view, still
-    moving after REST_WITHIN_S).
-
-    Whatever the lift leaves, the question is asked of the settled result with the same
-    checks; most Beneath draws that bury nothing (about 4 in 10) give a question this way
-    instead of nothing, at the cost of one short settle."""
+def _cover_pairs(scene: GeneratedScene, vis) -> list[tuple[str, str]]:
+    """When nothing in a settled Beneath scene is hidden under one cover, the (object,
+    cover) pairs to try laying a cover on, as a hand would (at most COVER_TRIES): small
+    objects resting on the table with nothing on them (at least COVER_SHOWS visible),
+    nearest the workspace's centre first, each with the widest flat object with nothing
+    on it. Whatever a lift leaves, the question is asked of the settled result with the
+    same checks; most Beneath draws that bury nothing (4 to 5 in 10) give a question this
+    way instead of nothing, at the cost of a short settle or two."""
     world = scene.world
     spec = {s.key: s for s in scene.spawned}
     targets = [
@@ -488,13 +490,15 @@ def _lay_cover(scene: GeneratedScene, vis, timing: Timing) -> bool:
 
     flat = [k for k, s in spec.items() if s.entry.extent(s.scale)[2] <= COVER_HEIGHT]
     flat.sort(key=lambda k: (-_footprint(spec[k]), k))
-    pair = None
+    pairs = []
     for target in sorted(targets, key=off_centre):
+        if len(pairs) == COVER_TRIES:
+            break
         if vis[target] < COVER_SHOWS:
             continue
-        pair = next(
+        cover = next(
             (
-                (target, k)
+                k
                 for k in flat
                 if k != target
                 and spec[k].entry.name != spec[target].entry.name
@@ -503,11 +507,17 @@ def _lay_cover(scene: GeneratedScene, vis, timing: Timing) -> bool:
             ),
             None,
         )
-        if pair:
-            break
-    if pair is None:
-        return False
-    target, cover = pair
+        if cover is not None:
+            pairs.append((target, cover))
+    return pairs
+
+
+def _lay_cover(scene: GeneratedScene, target: str, cover: str, timing: Timing) -> bool:
+    """Lift `cover` and drop it squarely on `target`, just above whatever lies under the
+    cover's reach, and let the scene settle again: False when the result is not a usable
+    scene (something out of view, still moving after REST_WITHIN_S)."""
+    world = scene.world
+    spec = {s.key: s for s in scene.spawned}
     t0 = time.perf_counter()
     lo, hi = world.aabb(target)
     c = world.client
