@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -416,3 +417,46 @@ def test_a_video_vg_answer_is_a_track_over_its_window(generated, tmp_path, capsy
     bad.write_text(json.dumps({"question_id": q.uid, "track": "everywhere", "model": "x"}) + "\n")
     assert main(["import", "predictions", str(bad), "--db", str(base.db)]) == 2
     assert "bad.jsonl:1: 'track': a track is" in capsys.readouterr().err
+
+
+def test_every_exported_box_is_the_projects_box_of_its_entity(generated, tmp_path):
+    """Values, not lengths: final_bbox, final_bbox_pair and every key's target_bbox hold,
+    entity by entity, the box the project stores for that entity in the slot's key frame
+    (a step's own boxes where the step was evaluated in that slot, which are the same)."""
+    base, questions = generated
+    checked = 0
+    for fmt in ("jrdb-reasoning-vg", "jrdb-reasoning-vqa"):
+        elements = _export(base.db, tmp_path / f"{fmt}.json", fmt)
+        with open_project(base.db) as p:
+            key_of = {e.id: e.key for e in p.sequences.entities(base.sequence_id)}
+            boxes_in = {}
+            for f in p.sequences.frames(base.sequence_id):
+                boxes_in[Path(f.image_path).name] = {
+                    key_of[b.entity_id]: [
+                        round(b.x, 2),
+                        round(b.y, 2),
+                        round(b.w, 2),
+                        round(b.h, 2),
+                    ]
+                    for b in p.sequences.boxes_2d(f.id)
+                    if b.entity_id in key_of
+                }
+        for el in elements:
+            for slot in el["labels"].values():
+                stored = boxes_in[slot["key_image_id"]]
+                pairs = [("final_ID", "final_bbox"), ("final_ID_pair", "final_bbox_pair")]
+                pairs += [
+                    (f"{k}\0target_ID", f"{k}\0target_bbox")
+                    for k, v in slot.items()
+                    if isinstance(v, dict) and "target_bbox" in v
+                ]
+                for ids_at, boxes_at in pairs:
+                    if "\0" in ids_at:
+                        key = ids_at.split("\0")[0]
+                        ids, boxes = slot[key]["target_ID"], slot[key]["target_bbox"]
+                    else:
+                        ids, boxes = slot[ids_at], slot[boxes_at]
+                    for entity, box in zip(ids, boxes, strict=True):
+                        assert box == stored[entity], (el["id"], ids_at, entity)
+                        checked += 1
+    assert checked > 200
