@@ -460,3 +460,33 @@ def test_every_exported_box_is_the_projects_box_of_its_entity(generated, tmp_pat
                         assert box == stored[entity], (el["id"], ids_at, entity)
                         checked += 1
     assert checked > 200
+
+
+def test_every_questions_difficulty_is_counted_from_its_parts(generated):
+    """S is the pattern's nodes (the scope asked for: single 1, pair 2, clique 3), R its
+    edges, T the time slots it uses (1 on an image), D their sum, and the paper's level
+    follows from S, R and T."""
+    from annotation.jrdb.reasoning_eval import difficulty_level
+
+    _, questions = generated
+    scope = {"single": 1, "pair": 2, "clique": 3}
+    assert len(questions) >= 30
+    for q in questions.values():
+        pattern, prefs = q.criteria["pattern"], q.criteria["preferences"]
+        S, R, T = q.difficulty.S, q.difficulty.R, q.difficulty.T  # noqa: N806
+        assert S == len(pattern["nodes"]) == scope[prefs["spatial"]], q.uid
+        assert R == len(pattern["edges"]), q.uid
+        slots = len(q.criteria["question_slots"])
+        assert T == (1 if prefs["modality"] == "image" else slots), q.uid
+        assert q.difficulty.D == S + R + T, q.uid
+        level = difficulty_level(S, R, T)
+        expected = (
+            "D1"
+            if (S, R, T) == (1, 0, 1)
+            else "D2"
+            if S == 2 and R >= 1 and T == 1
+            else "D3"
+            if S == 3 and R >= 2 and T == 1
+            else "other"
+        )
+        assert level == expected, q.uid
