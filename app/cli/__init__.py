@@ -48,6 +48,7 @@ def command_modules() -> tuple:
     from app.cli.annotate import add_entity as annotate_add_entity
     from app.cli.annotate import box as annotate_box
     from app.cli.annotate import delete_entity as annotate_delete_entity
+    from app.cli.annotate import end_track as annotate_end_track
     from app.cli.annotate import label as annotate_label
     from app.cli.export import benchmark as export_benchmark
     from app.cli.export import episodes as export_episodes
@@ -84,6 +85,7 @@ def command_modules() -> tuple:
         annotate_box,
         annotate_add_entity,
         annotate_delete_entity,
+        annotate_end_track,
         annotate_label,
         queue,
         pack_create,

@@ -203,12 +203,22 @@ def export_labels(
     out: str | os.PathLike[str],
     *,
     status: str = "any",
+    out_2d: str | os.PathLike[str] | None = None,
+    out_3d: str | os.PathLike[str] | None = None,
 ) -> int:
-    """Write one sequence's labels to `out` (whole or not at all); returns how many labels."""
+    """Write one sequence's labels to `out` (whole or not at all); returns how many labels.
+    `out_2d` and `out_3d` also get its `labels_2d_stitched` and `labels_3d` files in
+    JRDB's layout, people and objects (tracks: keyframes and interpolated boxes, with
+    JRDB's `interpolated` attribute); all are built before any is written."""
     with open_for_reading(db) as project:
-        document = labels_document(project, sequence_name, status=status)
-    write_lines(out, [json.dumps(document, indent=1, ensure_ascii=False)])
-    return _count(document)
+        files = label_files(project, sequence_name, status=status, objects_inline=True)
+    name = sequence_name
+    documents = [(out, files[f"{L.LABELS_ACTIVITY}/{name}.json"])]
+    documents += [(out_2d, files[f"{L.LABELS_2D}/{name}.json"])] if out_2d else []
+    documents += [(out_3d, files[f"{L.LABELS_3D}/{name}.json"])] if out_3d else []
+    for path, document in documents:
+        write_lines(path, [json.dumps(document, indent=1, ensure_ascii=False)])
+    return _count(documents[0][1])
 
 
 def _count(document: dict[str, Any]) -> int:
@@ -220,13 +230,16 @@ def _count(document: dict[str, Any]) -> int:
 
 
 def label_files(
-    project: Any, sequence_name: str, *, status: str = "any"
+    project: Any, sequence_name: str, *, status: str = "any", objects_inline: bool = False
 ) -> dict[str, dict[str, Any]]:
     """The sequence's label files as the dataset lays them out, by their path under
     `labels/`-'s parent (`labels/labels_2d_stitched/NAME.json`, ...): the 2D and 3D person
     boxes and our object file as annotators left them (moved boxes with
     `reasonscope.original_box`, drawn ones with `reasonscope.added`, removed ones left
-    out), and the activity file of `labels_document`."""
+    out), and the activity file of `labels_document`. A tracked entity's boxes carry JRDB's
+    `interpolated` attribute: false on keyframes, true on the boxes between and after them.
+    With `objects_inline` the objects' boxes go into the 2D and 3D files beside the
+    people's, as JRDB lays out any labelled thing, and the objects file is empty."""
     sequence = _sequence(project, sequence_name)
     repo = project.sequences
     entities = {e.id: e for e in repo.entities(sequence.id)}
@@ -242,7 +255,7 @@ def label_files(
             entity = entities[entity_id]
             entry_2d = _box_entry(entity, flat.get(entity_id), image)
             entry_3d = _box_entry(entity, solid.get(entity_id), None)
-            if entity.kind == "human":
+            if entity.kind == "human" or objects_inline:
                 people_2d += [entry_2d] if entry_2d else []
                 people_3d += [entry_3d] if entry_3d else []
                 continue
@@ -287,6 +300,8 @@ def _box_entry(entity: Any, record: Any, image: str | None) -> dict[str, Any] | 
         values = {k: _number(getattr(box, k)) for k in ("cx", "cy", "cz", "l", "w", "h", "rot_z")}
         entry = {"label_id": entity.key, "box": values}
     entry["attributes"] = dict(box.attributes)
+    if entity.kind == "object" or entity.source == "annotator":  # a track: JRDB's flag
+        entry["attributes"]["interpolated"] = record.source == "interpolated"
     ours: dict[str, Any] = {}
     if record.original is not None:
         ours["original_box"] = _values(record.original, entry["box"])

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from app.cli.support import CommandTree, db_arg, default_db
+from app.cli.support import CommandTree, db_arg, default_db, fail
 
 
 def add_parser(commands: CommandTree) -> None:
@@ -35,6 +35,19 @@ def add_parser(commands: CommandTree) -> None:
         "labels_objects and labels_2d_activity_social_stitched files of the sequence",
     )
     p.add_argument(
+        "--out-2d",
+        type=Path,
+        metavar="FILE.json",
+        help="with --out: also the sequence's labels_2d_stitched file (people and objects, "
+        "interpolated boxes with JRDB's attribute interpolated: true)",
+    )
+    p.add_argument(
+        "--out-3d",
+        type=Path,
+        metavar="FILE.json",
+        help="with --out: also the sequence's labels_3d file, laid out the same way",
+    )
+    p.add_argument(
         "--status",
         choices=["any", "accepted"],
         default="any",
@@ -47,6 +60,8 @@ def add_parser(commands: CommandTree) -> None:
 def cmd_export_labels(args: argparse.Namespace) -> int:
     from app.io.hoi_labels import export_label_files, export_labels
 
+    if args.out is None and (args.out_2d or args.out_3d):
+        return fail("export labels: --out-2d and --out-3d go with --out FILE")
     if args.labels_dir is not None:
         counts = export_label_files(
             default_db(args), args.sequence, args.labels_dir, status=args.status
@@ -59,9 +74,20 @@ def cmd_export_labels(args: argparse.Namespace) -> int:
             what = ", ".join(f"{n} in {folder}" for folder, n in counts.items())
             print(f"Wrote {args.sequence} to {args.labels_dir}: {what}")
         return 0
-    count = export_labels(default_db(args), args.sequence, args.out, status=args.status)
+    count = export_labels(
+        default_db(args),
+        args.sequence,
+        args.out,
+        status=args.status,
+        out_2d=args.out_2d,
+        out_3d=args.out_3d,
+    )
+    extra = {k: str(v) for k, v in (("out_2d", args.out_2d), ("out_3d", args.out_3d)) if v}
     if args.json:
-        print(json.dumps({"sequence": args.sequence, "out": str(args.out), "labels": count}))
+        print(
+            json.dumps({"sequence": args.sequence, "out": str(args.out), "labels": count} | extra)
+        )
     else:
-        print(f"Wrote {count} labels of {args.sequence} to {args.out}")
+        also = f" (and {', '.join(extra.values())})" if extra else ""
+        print(f"Wrote {count} labels of {args.sequence} to {args.out}{also}")
     return 0
