@@ -16,7 +16,8 @@ def add_parser(commands: CommandTree) -> None:
         help="run the performance cases",
         description="Run the performance cases; each reports a value (a ratio "
         "against a baseline measured in the same process), its goal and "
-        "whether it met it.",
+        "whether it met it (cases whose goal is 'report' only report). Exits 1 "
+        "when a case misses its goal, naming the cases.",
     )
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
     p.add_argument("--quick", action="store_true", help="smaller inputs (a few minutes at most)")
@@ -27,7 +28,7 @@ def add_parser(commands: CommandTree) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from app.perf.harness import known_cases, run_cases
+    from app.perf.harness import known_cases, missed_cases, run_cases
 
     names = args.case or None
     known = known_cases()
@@ -47,6 +48,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
             if r.skipped:
                 print(f"--  {r.name:<28} {'skipped':>10} {'':<8} goal {r.goal:<24} {r.detail}")
                 continue
-            mark = "ok " if r.passed else "MISS"
+            mark = {"pass": "ok ", "FAIL": "MISS", "report": "rep"}[r.verdict]
             print(f"{mark} {r.name:<28} {r.value:>10.3g} {r.unit:<8} goal {r.goal:<24} {r.detail}")
+    missed = missed_cases(results)
+    if missed:
+        sys.stderr.write(
+            f"bench: {len(missed)} case{'s' * (len(missed) != 1)} missed "
+            f"{'their goals' if len(missed) != 1 else 'its goal'}: {', '.join(missed)}\n"
+        )
+        return 1
     return 0

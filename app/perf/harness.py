@@ -73,6 +73,33 @@ class PerfResult:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def reports_only(self) -> bool:
+        """A case with no goal, whose figure is for reading (its goal says "report")."""
+        return self.goal == REPORT
+
+    @property
+    def missed(self) -> bool:
+        """Whether the case ran, has a goal, and missed it."""
+        return not (self.passed or self.skipped or self.reports_only)
+
+    @property
+    def verdict(self) -> str:
+        """The word the tables print: pass, FAIL, report or skipped."""
+        if self.skipped:
+            return "skipped"
+        if self.reports_only:
+            return "report"
+        return "pass" if self.passed else "FAIL"
+
+
+REPORT = "report"  # the goal of a case that only reports a figure
+
+
+def missed_cases(results: list[PerfResult]) -> list[str]:
+    """The names of the cases that missed their goal (`reasonscope bench` exits 1)."""
+    return [r.name for r in results if r.missed]
+
 
 @dataclass(frozen=True)
 class Case:
@@ -159,8 +186,7 @@ def run_cases(
             report(f"{name}: running{' (quick)' if quick else ''}")
             result = _run_case(name, quick)
             report(
-                f"{name}: {result.value:.3g} {result.unit} "
-                f"({'pass' if result.passed else 'FAIL'}, goal {result.goal})"
+                f"{name}: {result.value:.3g} {result.unit} ({result.verdict}, goal {result.goal})"
             )
             results.append(result)
     finally:
@@ -190,9 +216,8 @@ def format_results(results: list[PerfResult]) -> str:
         if r.skipped:
             lines.append(f"{r.name:<{width}}  {'skipped':>17}  goal {r.goal}; {r.detail}")
             continue
-        verdict = "pass" if r.passed else "FAIL"
         lines.append(
-            f"{r.name:<{width}}  {r.value:>9.3g} {r.unit:<7} {verdict}  goal {r.goal}; {r.detail}"
+            f"{r.name:<{width}}  {r.value:>9.3g} {r.unit:<7} {r.verdict}  goal {r.goal}; {r.detail}"
         )
     return "\n".join(lines)
 

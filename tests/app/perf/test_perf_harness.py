@@ -289,3 +289,32 @@ def test_without_ray_the_ray_cases_are_skipped_and_the_others_run(tmp_path):
     assert "pip install 'reasonscope[cluster]'" in lines[0]
     assert lines[1].startswith(("ok  question_paging", "MISS question_paging"))
     assert "Traceback" not in done.stderr
+
+
+def test_bench_exits_1_naming_the_cases_that_missed(scratch_cases, monkeypatch, capsys):
+    from app.cli import main
+
+    monkeypatch.setattr(harness, "case_modules", lambda: [])
+
+    @perf_case("made_it", goal="<= 2")
+    def made_it(quick: bool) -> PerfResult:
+        return PerfResult("made_it", 1.0, "x", "<= 2", True, "fine")
+
+    @perf_case("missed_it", goal="<= 2")
+    def missed_it(quick: bool) -> PerfResult:
+        return PerfResult("missed_it", 3.0, "x", "<= 2", False, "slow")
+
+    @perf_case("just_says", goal=harness.REPORT)
+    def just_says(quick: bool) -> PerfResult:
+        return PerfResult("just_says", 7.0, "ms", harness.REPORT, True, "a figure")
+
+    assert main(["bench", "--case", "made_it", "--case", "just_says"]) == 0
+    out = capsys.readouterr().out
+    assert "ok  made_it" in out and "rep just_says" in out and "ok  just_says" not in out
+    assert main(["bench", "--case", "made_it", "--case", "missed_it", "--case", "just_says"]) == 1
+    captured = capsys.readouterr()
+    assert "MISS missed_it" in captured.out
+    assert "bench: 1 case missed its goal: missed_it" in captured.err
+    assert harness.missed_cases(run_cases(["missed_it", "just_says"])) == ["missed_it"]
+    text = harness.format_results(run_cases(["just_says"]))
+    assert "report" in text and "pass" not in text
