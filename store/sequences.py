@@ -602,3 +602,10 @@ class SequenceRepository(TrackMethods):
             [frame_id],
         ).fetchall()
         return [GeometricRelation(frame_id, *r) for r in rows]
+
+    def has_relations(self, frame_id: int) -> bool:
+        """Whether a frame has computed relations (without reading them)."""
+        row = self.db.execute(
+            "SELECT 1 FROM geometric_relations WHERE frame_id = ? LIMIT 1", [frame_id]
+        ).fetchone()
+        return row is not None

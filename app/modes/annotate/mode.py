@@ -11,15 +11,14 @@ QAction in the mode's toolbar (F1 lists them); frames move with PgUp/PgDown
 (or Alt+Left/Alt+Right), Home and End, so that letters, digits and Tab stay
 free for labelling. Loading a frame's cloud, and computing its relations the
 first time it is shown, run off the GUI thread; relations are stored through
-`project.sequences.set_relations`.
+`project.sequences.set_relations`. The frames next to the one shown are prepared
+ahead (`app.modes.annotate.prefetch`), and the last few shown or prepared are kept
+in a bounded `FrameCache`.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -35,6 +34,15 @@ from app.modes.annotate.generator import GeneratorDock
 from app.modes.annotate.graph import AnnotateGraph
 from app.modes.annotate.hoi_panels import install_hoi_panels
 from app.modes.annotate.loading import LoadedFrame, list_sequences, load_frame
+from app.modes.annotate.prefetch import (
+    FrameCache,
+    FrameJob,
+    FramePrefetcher,
+    PreparedFrame,
+    cached_frames,
+    neighbours,
+    read_image,
+)
 from app.session import ProjectSession
 from widgets.jrdb.cloud_points import PreparedCloud
 from widgets.jrdb.cloud_view import CloudView
@@ -46,7 +54,6 @@ from widgets.jrdb.state import JrdbViewState, entity_colour
 from widgets.mode import ModeWindow, mode_toolbar
 from widgets.tasks import TaskRunner
 
-CACHED_CLOUDS = 4  # prepared clouds kept for going back and forth between frames
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 
 
@@ -87,14 +94,7 @@ class AnnotateMode(QObject):
         mode.add_dock("entities", "People and objects", self.entity_list, RIGHT)
         mode.add_dock("relations", "Relations", self.relations, RIGHT)
         self.sequences: list[Sequence] = []
-        self.task: TaskRunner | None = None  # loading a frame
-        self.wanted: int | None = None  # the frame id the cloud should show
-        self.shown: int | None = None  # the frame id whose cloud is shown
-        self.clouds: OrderedDict[int, PreparedCloud | None] = OrderedDict()
-        self.reload_after_task = False
-        self.stale = True  # the current frame is not shown yet (the mode was hidden)
-        self.recompute: int | None = None  # the frame whose stored relations are out of date
-        self.task_project = None  # the project the running frame task reads for
+        self._init_frame_loading()
         self.all_task: TaskRunner | None = None
         self._build_toolbar()
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
@@ -122,6 +122,21 @@ class AnnotateMode(QObject):
         session.data_changed.connect(self._data_changed)
         if session.project is not None:  # built on first use, with a project open: show it
             self.reload()
+
+    def _init_frame_loading(self) -> None:
+        self.task: TaskRunner | None = None  # loading a frame
+        self.wanted: int | None = None  # the frame id the cloud should show
+        self.shown: int | None = None  # the frame id whose cloud is shown
+        self.cache = FrameCache(cached_frames())  # frames shown or prepared ahead
+        self.prefetch = FramePrefetcher(self)  # the neighbours of the frame shown
+        self.prefetch.prepared.connect(self._prepared)
+        self.direction = 1  # of travel: +1 forward, -1 back
+        self.last_index: int | None = None
+        self.image_shown: tuple[int | None, object] = (None, None)  # (frame id, its QImage)
+        self.reload_after_task = False
+        self.stale = True  # the current frame is not shown yet (the mode was hidden)
+        self.recompute: int | None = None  # the frame whose stored relations are out of date
+        self.task_project = None  # the project the running frame task reads for
 
     def _build_toolbar(self) -> None:
         s, c, p = self.state, self.cloud, self.panorama
@@ -172,7 +187,7 @@ class AnnotateMode(QObject):
     def reload(self) -> None:
         """Another project: its sequences, the first one open."""
         project = self.session.project
-        self.clouds.clear()
+        self._forget_frames()
         self.sequences = list_sequences(project) if project is not None else []
         self.sequence_box.blockSignals(True)
         self.sequence_box.clear()
@@ -191,13 +206,14 @@ class AnnotateMode(QObject):
             return
         self.state.refresh()
         missing = self._show_relations() is None  # e.g. the first 3D box was just drawn
-        if missing and self.task is None and self.page.isVisible():
+        unshown = self.state.frame is not None and self.shown != self.state.frame.id
+        if (missing or unshown) and self.task is None and self.page.isVisible():
             self.wanted = self.state.frame.id
             self._load()
 
     def _sequence_chosen(self, row: int) -> None:
         if 0 <= row < len(self.sequences):
-            self.clouds.clear()
+            self._forget_frames()
             self.state.load(self.session.project, self.sequences[row].id)
 
     def _show_page(self) -> None:
@@ -210,7 +226,7 @@ class AnnotateMode(QObject):
         s = self.state
         times = [s.frame_times.get(f.index) for f in s.frames]
         self.slider.set_frames([f.index for f in s.frames], times)
-        self.shown = None
+        self.shown = self.last_index = None
         row = self.sequence_box.findData(s.sequence.id) if s.sequence is not None else -1
         if row >= 0 and row != self.sequence_box.currentIndex():
             self.sequence_box.blockSignals(True)
@@ -224,28 +240,82 @@ class AnnotateMode(QObject):
         return False
 
     def _frame_changed(self) -> None:
-        """Show the state's frame: image and boxes now, the cloud when it is read."""
+        """Show the state's frame: image and boxes now, the cloud when it is read (at once
+        when it was prepared ahead)."""
         s = self.state
         self.slider.set_current(s.frame_index)
         if not self.page.isVisible():
             self.stale = True  # read files and compute only when someone looks
             return
         self.stale = False
-        path = s.image_path()
-        image = QImage(str(path)) if path is not None and path.is_file() else None
+        frame = s.frame
+        prepared = self.cache.get(frame.id) if frame is not None else None
+        image = prepared.image if prepared is not None else read_image(s.image_path())
+        self.image_shown = (frame.id if frame is not None else None, image)
         self.panorama.set_image(image)
         self._show_boxes()
-        frame = s.frame
         if frame is None:
             self.cloud.clear("No frame.")
             self.relations.set_relations([], status="No sequence open.")
             return
+        if self.last_index is not None and s.frame_index != self.last_index:
+            self.direction = 1 if s.frame_index > self.last_index else -1
+        self.last_index = s.frame_index
         stored = self._show_relations()
-        if frame.id in self.clouds and stored is not None:
-            self._show_cloud(frame.id, self.clouds[frame.id])
-            return
         self.wanted = frame.id
-        self._load()
+        if prepared is not None and stored is not None:
+            self._show_cloud(frame.id, prepared.cloud)
+            self._prefetch_near()
+            return
+        self.prefetch.want([], current=frame.id)  # the annotator jumped: stale work goes
+        if not self.prefetch.busy_with(frame.id):  # else it is on its way (`_prepared`)
+            self._load()
+
+    def _prefetch_near(self) -> None:
+        """Prepare the shown frame's neighbours in the direction of travel, in the
+        background (boxes and whether relations are stored are read here)."""
+        s, project = self.state, self.session.project
+        if project is None or s.sequence is None or s.frame is None:
+            return
+        kinds = {i: e.kind for i, e in s.entities.items()}
+        jobs = []
+        for index in neighbours(s.frame_index, len(s.frames), self.direction):
+            frame = s.frames[index]
+            if frame.id in self.cache:
+                continue
+            boxes = tuple(project.sequences.boxes_3d(frame.id))
+            need = bool(boxes) and not project.sequences.has_relations(frame.id)
+            jobs.append(FrameJob(s.sequence, frame, boxes, kinds, need))
+        self.prefetch.want(jobs, current=s.frame.id)
+
+    def _prepared(self, prepared: PreparedFrame) -> None:
+        """A frame prepared ahead: its relations stored, kept; shown if it is the frame
+        the annotator is now waiting for."""
+        project, s = self.session.project, self.state
+        if project is None or s.sequence is None:
+            return
+        if prepared.relations is not None:
+            try:
+                project.sequences.set_relations(prepared.frame_id, prepared.relations)
+            except Exception as exc:  # a frame of a project closed meanwhile
+                self._message(f"Relations not stored: {exc}")
+                return
+            prepared.relations = None
+        self.cache.put(prepared)
+        frame = s.frame
+        if frame is not None and frame.id == prepared.frame_id and self.shown != frame.id:
+            if prepared.error:
+                self._message(prepared.error)
+            self._show_cloud(frame.id, prepared.cloud)
+            self._show_relations()
+            self.graph.schedule()
+            self._prefetch_near()
+
+    def _forget_frames(self) -> None:
+        """Drop prepared frames and the work on them (another project, sequence or
+        calibration)."""
+        self.prefetch.reset()
+        self.cache.clear()
 
     def _show_relations(self) -> list[GeometricRelation] | None:
         """The stored relations of the current frame (None: none yet, they are on their way)."""
@@ -298,7 +368,7 @@ class AnnotateMode(QObject):
 
     def _has_relations(self) -> bool:
         frame, project = self.state.frame, self.session.project
-        return bool(frame and project and project.sequences.relations(frame.id))
+        return bool(frame and project and project.sequences.has_relations(frame.id))
 
     def _loaded(self, loaded: LoadedFrame) -> None:
         project = self.session.project
@@ -311,9 +381,9 @@ class AnnotateMode(QObject):
                 self._message(f"Relations not stored: {exc}")
         if loaded.error:
             self._message(loaded.error)
-        self.clouds[loaded.frame_id] = loaded.cloud
-        while len(self.clouds) > CACHED_CLOUDS:
-            self.clouds.popitem(last=False)
+        shown_id, image = self.image_shown
+        if shown_id == loaded.frame_id:  # kept with the image on screen, for coming back
+            self.cache.put(PreparedFrame(loaded.frame_id, image, loaded.cloud))
         frame = self.state.frame
         if frame is not None and frame.id == loaded.frame_id:
             self._show_cloud(frame.id, loaded.cloud)
@@ -337,11 +407,13 @@ class AnnotateMode(QObject):
         frame = self.state.frame
         if frame is not None and frame.id == self.wanted and self.shown != frame.id:
             self._load()
+        elif frame is not None and self.shown == frame.id:
+            self._prefetch_near()  # the frame is on screen: now its neighbours
 
     def reload_cloud(self) -> None:
         """Read the current frame's cloud again (a new calibration); a frame being read
         now is read again when it is done."""
-        self.clouds.clear()
+        self._forget_frames()
         frame = self.state.frame
         if frame is None:
             return
@@ -378,7 +450,7 @@ class AnnotateMode(QObject):
         frame = self.state.frame
         if frame is None:
             return
-        self.clouds.pop(frame.id, None)
+        self.cache.discard(frame.id)
         self.relations.set_relations(None, self.state.label, "Computing relations…")
         self.wanted, self.shown, self.recompute = frame.id, None, frame.id
         self._load()
@@ -429,6 +501,7 @@ class AnnotateMode(QObject):
     def shutdown(self) -> None:
         self.hoi.shutdown()
         self.generator.shutdown()
+        self.prefetch.shutdown()
         self.wanted = None
         for task in (self.task, self.all_task):
             if task is not None:

@@ -52,7 +52,9 @@ def test_a_frames_relations_are_computed_and_stored(project):
     kinds = kinds_of(project, sequence.id)
     persons = [b for b in project.sequences.boxes_3d(frame.id) if kinds[b.entity_id] == "human"]
     assert project.sequences.relations(frame.id) == []
+    assert not project.sequences.has_relations(frame.id)
     relations = compute_frame_relations(project, sequence, frame)
+    assert project.sequences.has_relations(frame.id)
     stored = project.sequences.relations(frame.id)
     assert len(stored) == len(relations) > 0
     key = lambda r: (r.subject_entity_id, r.reference_entity_id or 0)  # noqa: E731
