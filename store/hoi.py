@@ -36,6 +36,7 @@ from annotation.models import HOI_DIFFICULTIES, REVIEW_VERDICTS, Annotator, HoiL
 from store.base import Repository, dumps
 from store.errors import ProjectError, given_time, utc_now
 from store.packages import held_review_refusal, review_slot_free, reviews_held
+from store.tracks import derived_frames
 
 _LABEL_COLUMNS = (
     "id, frame_id, subject_entity_id, object_entity_id, category, predicate, difficulty, "
@@ -511,6 +512,8 @@ class HoiRepository(Repository):
             ids + ids,
         ):
             out[entity].add(frame)
+        for entity, frames in derived_frames(self.db, ids).items():
+            out[entity] |= frames  # a tracked object's interpolated and carried boxes
         return out
 
     def person_frames(self, sequence_id: int) -> set[tuple[int, int]]:

@@ -1,11 +1,13 @@
 """Object tracks in the store: keyframes are the stored boxes, the rest is derived.
 
 `TrackMethods` is part of `SequenceRepository` (`project.sequences`). An entity is
-tracked when it is an object or a person drawn by an annotator: its stored 2D and 3D
-boxes are keyframes, and `derived_records` gives the boxes between and after them
+tracked when an annotator drew it (an object or a person the labels missed, source
+'annotator'): its stored 2D and 3D boxes are keyframes, and `derived_records` gives the boxes between and after them
 (`annotation.jrdb.tracks`), with source `interpolated` and JRDB's attribute
 `interpolated: true`. Nothing derived is stored, so a 500-frame track with three
-keyframes is three rows. People the dataset boxed keep exactly the boxes it gave.
+keyframes is three rows. Whatever the dataset boxed (people, objects of an imported
+objects file) keeps exactly the boxes it gave: a frame without one is a frame it is
+not in.
 
 Every write of a keyframe (GUI, CLI, a package's merge) goes through `set_box_2d` /
 `set_box_3d`, which call `check_keyframe` here: a non-positive size, a non-finite yaw,
@@ -29,7 +31,7 @@ from store.base import Repository, loads
 from store.errors import ProjectError, utc_now
 
 INTERPOLATED = "interpolated"  # the source of a derived box
-_TRACKED = "(e.kind = 'object' OR e.source = 'annotator')"
+_TRACKED = "(e.source = 'annotator')"
 _COLUMNS = {"2d": "x, y, w, h", "3d": "cx, cy, cz, l, w, h, rot_z"}
 
 
@@ -37,7 +39,7 @@ class TrackMethods(Repository):
     """Keyframes, track ends and derived boxes (mixed into `SequenceRepository`)."""
 
     def is_tracked(self, entity_id: int) -> bool:
-        """An object, or a person an annotator drew: its boxes between keyframes are derived."""
+        """Drawn by an annotator (source 'annotator'): its boxes between keyframes are derived."""
         row = self.db.execute(
             f"SELECT {_TRACKED} FROM entities e WHERE e.id = ?", [entity_id]
         ).fetchone()
@@ -82,7 +84,7 @@ class TrackMethods(Repository):
         self._require(annotator)
         key, index = self._entity_key(entity_id), self._frame_index(frame_id)
         if not self.is_tracked(entity_id):
-            raise TrackError(f"{key} is a person the dataset boxed: it has no track to end")
+            raise TrackError(f"{key} was boxed by the dataset: it has no track to end")
         indices = sorted(
             set(self.keyframes(entity_id, "2d")) | set(self.keyframes(entity_id, "3d"))
         )
@@ -193,6 +195,33 @@ class TrackMethods(Repository):
         if row is None:
             raise ProjectError(f"{self.project.path}: no entity with id {entity_id}")
         return row[0]
+
+
+def derived_frames(db: Any, entity_ids: list[int]) -> dict[int, set[int]]:
+    """Tracked entity id -> ids of the frames where it has a box, keyframe or derived:
+    from its first keyframe to its track's end (or the sequence's last frame), less the
+    frames it was taken out of. Entities that are not tracked are left out."""
+    if not entity_ids:
+        return {}
+    marks = ", ".join("?" * len(entity_ids))
+    rows = db.execute(
+        "SELECT e.id, f.id FROM entities e "
+        "JOIN (SELECT entity_id, min(frame_index) AS first FROM (SELECT b.entity_id, "
+        "g.frame_index FROM boxes_2d b JOIN frames g ON g.id = b.frame_id UNION ALL "
+        "SELECT b.entity_id, g.frame_index FROM boxes_3d b JOIN frames g ON g.id = b.frame_id) "
+        "GROUP BY entity_id) k ON k.entity_id = e.id "
+        "JOIN frames f ON f.sequence_id = e.sequence_id AND f.frame_index >= k.first "
+        "LEFT JOIN track_ends t ON t.entity_id = e.id "
+        f"WHERE e.id IN ({marks}) AND {_TRACKED} "
+        "AND (t.end_frame IS NULL OR f.frame_index < t.end_frame) "
+        "AND NOT EXISTS (SELECT 1 FROM entity_removals r WHERE r.entity_id = e.id "
+        "AND r.frame_id = f.id)",
+        list(entity_ids),
+    ).fetchall()
+    out: dict[int, set[int]] = {}
+    for entity, frame in rows:
+        out.setdefault(entity, set()).add(frame)
+    return out
 
 
 def _columns(dims: str) -> str:

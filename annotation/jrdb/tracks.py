@@ -63,6 +63,12 @@ def check_keyframe_3d(box: Sequence[float]) -> Values:
     return values
 
 
+def is_interpolated(box: object) -> bool:
+    """Whether a box is derived (between or after a track's keyframes, or JRDB's own
+    interpolation) rather than set by hand: JRDB's attribute `interpolated`."""
+    return getattr(box, "attributes", {}).get("interpolated") is True
+
+
 def shortest_turn(a: float, b: float) -> float:
     """The angle from `a` to `b` along the shorter way around, in [-pi, pi)."""
     return (b - a + math.pi) % (2 * math.pi) - math.pi

@@ -68,7 +68,7 @@ def test_an_ended_track_has_no_box_and_cannot_be_extended_by_mistake(project, tr
         repo.set_box_2d(bag, frames[7].id, (100, 50, 20, 40), alice)
     repo.set_track_end(bag, None, alice)  # reopened
     repo.set_box_2d(bag, frames[7].id, (100, 50, 20, 40), alice)
-    with pytest.raises(TrackError, match="dataset boxed"):
+    with pytest.raises(TrackError, match="boxed by the dataset"):
         repo.end_track(person, frames[6].id, alice)
     actions = [
         r[0]
@@ -93,3 +93,23 @@ def test_imported_people_are_never_interpolated(track):
     repo.add_box_2d(person, frames[0].id, (10, 10, 10, 10))
     repo.add_box_2d(person, frames[5].id, (20, 10, 10, 10))
     assert repo.box_records(frames[2].id, "2d") == []
+
+
+def test_copy_along_the_track_reaches_every_frame_the_target_has_a_box(project, track, alice):
+    repo, frames, bag, person = track
+    for f in frames:
+        repo.add_box_2d(person, f.id, (10, 10, 10, 10))
+    repo.set_box_2d(bag, frames[0].id, (100, 50, 20, 40), alice)
+    repo.set_box_2d(bag, frames[4].id, (140, 50, 20, 40), alice)
+    repo.end_track(bag, frames[8].id, alice)
+    label = project.hoi.add_label(
+        frame_id=frames[0].id,
+        subject_entity_id=person,
+        object_entity_id=bag,
+        category="holding",
+        predicate="holding",
+        difficulty=1,
+        annotator=alice,
+    )
+    created, _plan = project.hoi.propagate(label.id, alice, 9)
+    assert sorted(c.frame_id for c in created) == [f.id for f in frames[1:8]]

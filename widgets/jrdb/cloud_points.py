@@ -22,6 +22,7 @@ from pyqtgraph.opengl.items.GLScatterPlotItem import GLScatterPlotItem
 from PySide6 import QtGui
 
 from annotation.jrdb.geometry import BoxLike, points_in_box
+from annotation.jrdb.tracks import is_interpolated
 
 QtOpenGL = importlib.import_module("PySide6.QtOpenGL")
 
@@ -331,6 +332,8 @@ def box_wires(
         else:
             segments = box_wireframe(box)
             alpha, out = 0.95 if highlighted is None else 0.22, thin
+        if is_interpolated(box):  # derived between keyframes: dashed edges
+            segments = dashed(segments)
         out[0].append(segments)
         out[1].append(np.tile([*rgb, alpha], (len(segments), 1)))
 
@@ -340,6 +343,20 @@ def box_wires(
         return np.vstack(parts[0]).astype(np.float32), np.vstack(parts[1]).astype(np.float32)
 
     return stacked(thin), stacked(bold)
+
+
+def dashed(segments: np.ndarray, pieces: int = 5) -> np.ndarray:
+    """Line segments (pairs of points) cut into `pieces` parts each, every other one kept:
+    a dashed wireframe out of plain GL lines."""
+    if len(segments) == 0:
+        return segments
+    a, b = segments[0::2], segments[1::2]
+    starts = np.arange(0, pieces, 2) / pieces
+    ends = np.minimum(starts + 1 / pieces, 1.0)
+    out = np.empty((len(a) * len(starts) * 2, 3), dtype=float)
+    out[0::2] = (a[:, None, :] + (b - a)[:, None, :] * starts[None, :, None]).reshape(-1, 3)
+    out[1::2] = (a[:, None, :] + (b - a)[:, None, :] * ends[None, :, None]).reshape(-1, 3)
+    return out
 
 
 def box_wireframe(box: BoxLike, scale: float = 1.0) -> np.ndarray:

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from annotation.jrdb.dataset import PANORAMA_HEIGHT, PANORAMA_WIDTH
+from annotation.jrdb.tracks import is_interpolated
 from annotation.models import Box2D
 
 MAX_SCALE = 8.0  # image pixels are at most 8 screen pixels wide
@@ -313,6 +314,8 @@ class PanoramaView(QWidget):
             emphasised = lit is not None and box.entity_id in lit
             colour = HIGHLIGHT if chosen else QColor(*self.colours.get(box.entity_id, (230,) * 3))
             pen = QPen(colour, 3.5 if emphasised else 3.0 if chosen else 1.6)
+            if is_interpolated(box):  # derived, not set by hand: dashed (a drag keys it)
+                pen.setStyle(Qt.PenStyle.DashLine)
             pen.setCosmetic(True)
             for rect in self.copies(box):
                 item = QGraphicsRectItem(rect, self.clip)

@@ -18,8 +18,8 @@ def add_parser(commands: CommandTree) -> None:
         help="move or resize an entity's 2D box (and 3D box) in a frame",
         description="Set ENTITY's 2D box in FRAME, and with --box3d its 3D box. A box the "
         "dataset gave keeps its original values for the export (reasonscope.original_box). "
-        "A box set by hand is a keyframe of the entity's track: for an object (or a person "
-        "someone drew) the frames between keyframes are interpolated and those after the "
+        "A box set by hand is a keyframe of the entity's track: for an object or person "
+        "drawn in ReasonScope the frames between keyframes are interpolated and those after the "
         "last carried forward until the track ends (annotate end-track). A size of zero or "
         "less, a yaw that is not finite, or a frame after the track's end is refused.",
     )

@@ -16,7 +16,7 @@ def add_parser(commands: CommandTree) -> None:
     end = group.add_parser(
         "end-track",
         help="end an object's track: from FRAME on it has no box (it left the view)",
-        description="End the track of ENTITY (an object, or a person someone drew) at FRAME: "
+        description="End the track of ENTITY (an object or person drawn in ReasonScope) at FRAME: "
         "its box is carried forward from its last keyframe up to the frame before, and from "
         "FRAME on it has none. Refused before the track's first keyframe or with keyframes in "
         "or after FRAME; a keyframe after the end is refused until the track is reopened "

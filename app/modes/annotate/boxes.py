@@ -13,7 +13,13 @@
   (`remove_entity`: its boxes here; refused while it has labels here), and Put back
   (Ctrl+Shift+Delete) restores the last one removed (`restore_entity`);
 - Calibration… (Ctrl+Shift+L) adjusts both lidars' poses (`set_calibration`)
-  and reads the frame's merged cloud again.
+  and reads the frame's merged cloud again;
+- tracks: every box set by hand is a keyframe of its entity's track; an object's boxes
+  between keyframes are interpolated and drawn dashed (the store derives them), and
+  dragging one keys it. Keyframe here (Ctrl+K) keeps the selected entity's interpolated
+  boxes in this frame as keyframes, End track (Ctrl+Shift+E) ends the selected track
+  in this frame (`end_track`), and Undo box edit (Ctrl+Alt+Z) takes the last box edit,
+  keyframe or track end back, one step per edit.
 
 Every change is saved when made, as the signed-in annotator; with nobody signed
 in nothing is saved and the status bar says so.
@@ -33,6 +39,7 @@ from annotation.models import Annotator
 from app.io.jrdb import stored_calibration
 from app.session import ProjectSession
 from store import ProjectError
+from store.tracks import INTERPOLATED
 from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
 from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
 from widgets.jrdb.panorama import PanoramaView
@@ -63,6 +70,7 @@ class BoxEditing(QObject):
         self.calibration: CalibrationDialog | None = None
         self.ask_category = self._ask_category  # tests put an answer here
         self.removed: list[tuple[int, int]] = []  # (entity, frame) taken out, last at the end
+        self.history = BoxHistory()
         _bar, self.actions = mode_toolbar(
             mode,
             "Boxes",
@@ -88,6 +96,27 @@ class BoxEditing(QObject):
                     ["Ctrl+Shift+Del"],
                     self.restore_removed,
                     "Put back the entity last taken out of a frame, with its boxes",
+                ),
+                (
+                    "keyframe_here",
+                    "Keyframe here",
+                    ["Ctrl+K"],
+                    self.keyframe_here,
+                    "Keep the selected object's interpolated boxes in this frame as keyframes",
+                ),
+                (
+                    "end_track",
+                    "End track",
+                    ["Ctrl+Shift+E"],
+                    self.end_track,
+                    "The selected object is gone from this frame on: its track ends here",
+                ),
+                (
+                    "undo_box",
+                    "Undo box edit",
+                    ["Ctrl+Alt+Z"],
+                    self.undo,
+                    "Take the last box edit, keyframe or track end back",
                 ),
                 (
                     "calibration",
@@ -149,7 +178,7 @@ class BoxEditing(QObject):
         try:
             with self.session.project.write():  # the entity and its box, or neither
                 entity_id = repo.add_drawn_entity(s.sequence.id, kind, category, annotator)
-                repo.set_box_2d(entity_id, s.frame.id, _xywh(rect), annotator)
+                self._set_box(entity_id, "2d", _xywh(rect), annotator)
         except (ProjectError, ValueError) as exc:
             self._message(f"Box not saved: {exc}")
             return
@@ -205,13 +234,84 @@ class BoxEditing(QObject):
             self.state.boxes_changed.emit()  # the box goes back where it was
             return
         try:
-            self.session.project.sequences.set_box_2d(
-                entity_id, self.state.frame.id, _xywh(rect), annotator
-            )
+            self._set_box(entity_id, "2d", _xywh(rect), annotator)
         except (ProjectError, ValueError) as exc:
-            self._message(f"Box not saved: {exc}")
+            self._message(f"Box not saved: {_rule(exc)}")
+            self.state.boxes_changed.emit()  # the box goes back where it was
             return
         self._saved(f"2D box of {self.state.label(entity_id)} saved by {annotator.name}.")
+
+    # -- tracks: keyframes, track ends, undo --------------------------------------------------
+    def _set_box(self, entity_id: int, dims: str, values: Any, annotator: Annotator) -> None:
+        """Set a keyframe in the current frame, remembering what it replaces (one undo step)."""
+        repo, frame = self.session.project.sequences, self.state.frame
+        before = repo.keyframes(entity_id, dims).get(frame.index)
+        setter = repo.set_box_2d if dims == "2d" else repo.set_box_3d
+        setter(entity_id, frame.id, values, annotator)
+        self.history.push(("box", entity_id, frame.id, dims, before))
+
+    def keyframe_here(self) -> None:
+        """The selected entity's interpolated boxes in this frame become keyframes as they are."""
+        annotator, chosen = self._annotator("set keyframes"), self.state.selected
+        if annotator is None or chosen is None:
+            if annotator is not None:
+                self._message("Select the object to keyframe first.")
+            return
+        repo, frame = self.session.project.sequences, self.state.frame
+        keyed = []
+        for dims in ("2d", "3d"):
+            record = repo.box_record(chosen, frame.id, dims)
+            if record is not None and record.source == INTERPOLATED:
+                self._set_box(chosen, dims, box_values(record.box), annotator)
+                keyed.append(dims.upper())
+        if not keyed:
+            self._message(f"{self.state.label(chosen)} has no interpolated box here.")
+            return
+        self._saved(f"{' and '.join(keyed)} keyframe of {self.state.label(chosen)} saved.")
+
+    def end_track(self) -> None:
+        """The selected object's track ends in this frame (it left the view)."""
+        annotator, chosen = self._annotator("end tracks"), self.state.selected
+        if annotator is None or chosen is None:
+            if annotator is not None:
+                self._message("Select the object whose track ends here first.")
+            return
+        repo, frame = self.session.project.sequences, self.state.frame
+        try:
+            before = repo.end_track(chosen, frame.id, annotator)
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Track not ended: {_rule(exc)}")
+            return
+        self.history.push(("end", chosen, frame.id, "", before))
+        self._saved(
+            f"Track of {self.state.label(chosen)} ended at frame {frame.index} "
+            "(Ctrl+Alt+Z takes it back)."
+        )
+
+    def undo(self) -> None:
+        """Take the last box edit, keyframe or track end of this session back."""
+        annotator = self._annotator("undo box edits")
+        if annotator is None:
+            return
+        step = self.history.pop()
+        if step is None:
+            self._message("No box edit to undo.")
+            return
+        kind, entity_id, frame_id, dims, before = step
+        repo = self.session.project.sequences
+        try:
+            if kind == "end":
+                repo.set_track_end(entity_id, before, annotator)
+            elif before is None:
+                repo.delete_keyframe(entity_id, frame_id, dims, annotator)
+            else:
+                setter = repo.set_box_2d if dims == "2d" else repo.set_box_3d
+                setter(entity_id, frame_id, before, annotator)
+        except (ProjectError, ValueError) as exc:
+            self.history.push(step)
+            self._message(f"Not undone: {_rule(exc)}")
+            return
+        self._saved(f"Undone: the last {'track end' if kind == 'end' else 'box edit'}.")
 
     # -- 3D boxes ------------------------------------------------------------------------------
     def show_panel(self) -> None:
@@ -230,11 +330,10 @@ class BoxEditing(QObject):
             self._show_box()  # the stored values again
             return
         try:
-            self.session.project.sequences.set_box_3d(
-                entity_id, self.state.frame.id, values, annotator
-            )
+            self._set_box(entity_id, "3d", values, annotator)
         except (ProjectError, ValueError) as exc:
-            self._message(f"3D box not saved: {exc}")
+            self._message(f"3D box not saved: {_rule(exc)}")
+            self._show_box()  # the stored values again
             return
         self._saved(
             f"3D box of {self.state.label(entity_id)} saved by {annotator.name} "
@@ -300,6 +399,27 @@ class BoxEditing(QObject):
     def _sequence_changed(self) -> None:
         if self.calibration is not None and self.calibration.isVisible():
             self._fill_calibration()
+
+
+class BoxHistory:
+    """The session's box edits, newest last: (kind 'box' or 'end', entity id, frame id,
+    dims, what was there before: a keyframe's values, a track end, or None)."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, int, int, str, Any]] = []
+
+    def push(self, step: tuple[str, int, int, str, Any]) -> None:
+        self.steps.append(step)
+
+    def pop(self) -> tuple[str, int, int, str, Any] | None:
+        return self.steps.pop() if self.steps else None
+
+
+def box_values(box: Any) -> tuple[float, ...]:
+    """A Box2D's x, y, w, h or a Box3D's cx, cy, cz, l, w, h, rot_z."""
+    if hasattr(box, "rot_z"):
+        return (box.cx, box.cy, box.cz, box.l, box.w, box.h, box.rot_z)
+    return (box.x, box.y, box.w, box.h)
 
 
 def _rule(exc: Exception) -> str:

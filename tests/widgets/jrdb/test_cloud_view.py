@@ -139,3 +139,15 @@ def test_clicking_a_box_picks_its_entity(qtbot, view):
     qtbot.mouseClick(view.view, Qt.MouseButton.LeftButton, pos=view.view.rect().topLeft())
     assert picked == [7, 9] and empty == [True]  # the laptop wins over the table around it
     assert [t.text() for t in view.texts] == ["7", "table 1", "laptop 1"]
+
+
+def test_an_interpolated_box_is_drawn_with_dashed_edges():
+    from widgets.jrdb.cloud_points import box_wires, dashed
+
+    edge = np.array([[0.0, 0, 0], [1.0, 0, 0]])
+    assert dashed(edge)[:, 0] == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1])
+    keyed = Box3D(1, 1, 0, 0, 0, 1, 1, 1, 0.0, attributes={"interpolated": False})
+    derived = Box3D(2, 1, 0, 0, 0, 1, 1, 1, 0.0, attributes={"interpolated": True})
+    (solid, _), _ = box_wires([keyed], {}, None)
+    (broken, _), _ = box_wires([derived], {}, None)
+    assert len(broken) == 3 * len(solid)  # each edge in three dashes
