@@ -3,20 +3,29 @@
 The keys that move between frames belong to the mode's toolbar (so F1 lists
 them); this widget only shows where the sequence is and asks for a frame
 when the person drags or clicks.
+
+While the handle is dragged it scrubs: each move emits `frame_scrubbed` (for a
+cheap preview: the frame number, the panorama, the 2D boxes), and
+`frame_requested` (the whole frame: cloud, relations, scene graph) follows only
+when the handle rests for `REST_MS` without a move, and on release.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
+
+REST_MS = 150  # a dragged handle still for this long asks for the whole frame
 
 
 class FrameSlider(QWidget):
-    """Frame position 0..count-1; emits `frame_requested(position)` when moved by hand."""
+    """Frame position 0..count-1; emits `frame_requested(position)` when moved by hand,
+    and `frame_scrubbed(position)` for each move while the handle is dragged."""
 
     frame_requested = Signal(int)
+    frame_scrubbed = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,7 +49,12 @@ class FrameSlider(QWidget):
         layout.addWidget(self.label)
         self.indices: list[int] = []
         self.times: list[float | None] = []
+        self.rest = QTimer(self)
+        self.rest.setSingleShot(True)
+        self.rest.setInterval(REST_MS)
+        self.rest.timeout.connect(self._rested)
         self.slider.valueChanged.connect(self._moved)
+        self.slider.sliderReleased.connect(self._released)
         self.back.clicked.connect(lambda: self.frame_requested.emit(self.slider.value() - 1))
         self.forward.clicked.connect(lambda: self.frame_requested.emit(self.slider.value() + 1))
         self.set_frames([])
@@ -76,7 +90,19 @@ class FrameSlider(QWidget):
 
     def _moved(self, position: int) -> None:
         self._show(position)
-        self.frame_requested.emit(position)
+        if self.slider.isSliderDown():
+            self.frame_scrubbed.emit(position)
+            self.rest.start()
+        else:
+            self.frame_requested.emit(position)
+
+    def _rested(self) -> None:
+        if self.slider.isSliderDown():
+            self.frame_requested.emit(self.slider.value())
+
+    def _released(self) -> None:
+        self.rest.stop()
+        self.frame_requested.emit(self.slider.value())
 
     def _show(self, position: int) -> None:
         if not self.indices:

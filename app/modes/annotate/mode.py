@@ -40,6 +40,7 @@ from app.modes.annotate.prefetch import (
     FramePrefetcher,
     PreparedFrame,
     cached_frames,
+    image_path,
     neighbours,
     read_image,
 )
@@ -110,6 +111,7 @@ class AnnotateMode(QObject):
 
         self.sequence_box.currentIndexChanged.connect(self._sequence_chosen)
         self.slider.frame_requested.connect(self.state.set_frame)
+        self.slider.frame_scrubbed.connect(self._scrub)
         for view in (self.panorama, self.cloud):
             view.entity_clicked.connect(self.state.pick)
             view.background_clicked.connect(self._background_clicked)
@@ -270,6 +272,25 @@ class AnnotateMode(QObject):
         self.prefetch.want([], current=frame.id)  # the annotator jumped: stale work goes
         if not self.prefetch.busy_with(frame.id):  # else it is on its way (`_prepared`)
             self._load()
+
+    def _scrub(self, index: int) -> None:
+        """The slider's handle is being dragged over frame `index`: only its panorama and
+        2D boxes follow (the state, the cloud, the relations and the graph wait for the
+        handle to rest); preparing frames the handle has passed stops."""
+        s, project = self.state, self.session.project
+        if project is None or not 0 <= index < len(s.frames) or not self.page.isVisible():
+            return
+        self.prefetch.want([], current=self.wanted)
+        frame = s.frames[index]
+        prepared = self.cache.get(frame.id) if frame.id in self.cache else None
+        path = image_path(s.sequence, frame) if s.sequence is not None else None
+        image = prepared.image if prepared is not None else read_image(path)
+        self.panorama.set_image(image)
+        boxes = project.sequences.boxes_2d(frame.id)
+        ids = {b.entity_id for b in boxes}
+        short = {i: s.label(i).removeprefix("person ") for i in ids}
+        self.panorama.set_boxes(boxes, {i: entity_colour(i) for i in ids}, short)
+        self.panorama.set_selected(s.selected)
 
     def _prefetch_near(self) -> None:
         """Prepare the shown frame's neighbours in the direction of travel, in the

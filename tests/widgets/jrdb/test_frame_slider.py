@@ -70,6 +70,27 @@ def test_buttons_and_keys_ask_for_a_frame(qtbot):
     assert asked.args == [18] and slider.position == 18
 
 
+def test_a_dragged_handle_scrubs_and_asks_for_the_frame_when_it_rests(qtbot):
+    slider = _slider(qtbot)
+    slider.set_frames(list(range(0, 300, 15)))
+    scrubbed: list[int] = []
+    asked: list[int] = []
+    slider.frame_scrubbed.connect(scrubbed.append)
+    slider.frame_requested.connect(asked.append)
+    slider.slider.setSliderDown(True)  # the person holds the handle
+    for position in (1, 2, 3, 4):
+        slider.slider.setValue(position)
+    assert scrubbed == [1, 2, 3, 4] and asked == []  # the whole frame waits
+    assert slider.label.text() == "Frame 5 of 20 · #000060"  # the number follows at once
+    qtbot.waitUntil(lambda: asked == [4], timeout=2000)  # the handle rested
+    slider.slider.setValue(7)
+    assert asked == [4] and scrubbed[-1] == 7
+    slider.slider.setSliderDown(False)  # released before resting: asked at once
+    assert asked == [4, 7]
+    qtbot.wait(250)
+    assert asked == [4, 7]  # nothing more once released
+
+
 @pytest.fixture(scope="module")
 def sequence(tmp_path_factory):
     hp = build_hoi_project(tmp_path_factory.mktemp("frame_slider"), TINY)

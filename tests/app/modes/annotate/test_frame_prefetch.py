@@ -126,3 +126,29 @@ def test_a_walk_keeps_the_cache_within_its_bound(qtbot, annotate):
         assert len(a.cache) <= 4
     settled(qtbot, a)
     assert len(a.cache) <= 4
+
+
+def test_a_dragged_slider_shows_images_and_boxes_and_no_cloud_until_it_rests(qtbot, annotate):
+    a = annotate
+    frames, project = a.state.frames, a.session.project
+    reads, started = len(a.reads), len(a.prefetch.started)
+    bar = a.slider.slider
+    bar.setSliderDown(True)
+    for position in range(1, 9):
+        bar.setValue(position)
+        # the number, the panorama and the 2D boxes follow the handle ...
+        assert f"Frame {position + 1} of" in a.slider.label.text()
+        assert a.panorama.boxes == project.sequences.boxes_2d(frames[position].id)
+        assert a.panorama.has_image
+    # ... nothing else: the frame stays, no cloud is read or prepared
+    assert a.state.frame_index == 0 and a.shown == frames[0].id
+    assert len(a.reads) == reads and len(a.prefetch.started) == started
+    assert a.prefetch.queued() == []  # what was near frame 1 is dropped
+    qtbot.waitUntil(lambda: a.state.frame_index == 8, timeout=2000)  # rested: the frame
+    settled(qtbot, a)
+    assert a.shown == frames[8].id and len(a.reads) == reads + 1
+    bar.setValue(10)
+    bar.setSliderDown(False)  # released: the frame at once
+    assert a.state.frame_index == 10
+    settled(qtbot, a)
+    assert a.shown == frames[10].id
