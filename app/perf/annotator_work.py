@@ -1,6 +1,7 @@
-"""Perf cases of an annotator's box and label work leaving the project: merging an
-annotator package of a real-size JRDB stretch back, and exporting the edited sequence's
-label files (docs/work-packages.md#speed, docs/hoi-labels.md).
+"""Perf cases of an annotator's box and label work: merging an annotator package of a
+real-size JRDB stretch back, exporting the edited sequence's label files
+(docs/work-packages.md#speed, docs/hoi-labels.md), and editing a keyframe of a 500-frame
+object track (docs/annotate-mode.md#tracks-and-keyframes).
 
 What users run: a package of consecutive frames of a sequence at JRDB's size (30 people
 and 10 objects a frame, two 60,000-point sweeps carried per frame), in which the
@@ -149,4 +150,83 @@ def export_labels_edited(quick: bool) -> PerfResult:
         f"{FRAMES[quick]} frames of 30 people and 10 objects: edited export median "
         f"{1000 * statistics.median(ours):.0f} ms against {1000 * statistics.median(base):.0f} ms "
         "before the work",
+    )
+
+
+TRACK_FRAMES = 500
+GOAL_TRACK = 3.0
+
+
+def _track_project(path: Path, people: int) -> tuple[int, list, int]:
+    """A 500-frame sequence with `people` imported people boxed in every frame and a bag
+    drawn by an annotator, keyed in 2D and 3D at frames 0, 250 and 499 (three keyframes:
+    every other frame's box is derived). Returns the annotator's id, frames, bag's id."""
+    with open_project(path, create=True) as p, p.write():
+        ana = p.annotators.sign_in("ana")
+        seq = p.sequences.add("track_500", "/data/jrdb", {"source": "identity"})
+        frames = [p.sequences.add_frame(seq.id, i, None) for i in range(TRACK_FRAMES)]
+        for k in range(people):
+            person = p.sequences.add_entity(seq.id, f"pedestrian:{k + 1}", "human", "pedestrian")
+            for i, frame in enumerate(frames):
+                p.sequences.add_box_2d(person, frame.id, (100 * k + i % 50, 100, 60, 200))
+                p.sequences.add_box_3d(person, frame.id, (3.0, k, 0.0, 0.5, 0.5, 1.7, 0.0))
+        bag = p.sequences.add_drawn_entity(seq.id, "object", "bag", ana)
+        for i in (0, TRACK_FRAMES // 2, TRACK_FRAMES - 1):
+            p.sequences.set_box_2d(bag, frames[i].id, (600 + i, 300, 40, 40), ana)
+            p.sequences.set_box_3d(
+                bag, frames[i].id, (2.0 + i / 100, 0, -0.5, 0.4, 0.3, 0.4, 3.0), ana
+            )
+        return ana.id, frames, bag
+
+
+@perf_case("track_keyframe_edit", goal=f"<= {GOAL_TRACK:g}x reading a frame's boxes")
+def track_keyframe_edit(quick: bool) -> PerfResult:
+    """Editing the middle keyframe of a 500-frame object track (saved, audited) and reading
+    the frame's boxes again for the redraw, against reading a frame's boxes (what every
+    frame change does): the segment is re-interpolated by the edit at no extra cost,
+    because only keyframes are stored. The time to derive every frame of the edited
+    segment (500 frames) and the rows stored are reported beside it."""
+    people = 10 if quick else 30
+    repeats = 10 if quick else 30
+    ours, base = [], []
+    with scratch_folder() as folder:
+        report(f"track_keyframe_edit: a {TRACK_FRAMES}-frame track among {people} people")
+        path = folder / "track.reasonscope"
+        _ana, frames, bag = _track_project(path, people)
+        middle = frames[TRACK_FRAMES // 2]
+        with open_project(path) as p:
+            ana = p.annotators.sign_in("ana")
+            repo = p.sequences
+
+            def edit(n: int) -> None:
+                repo.set_box_2d(bag, middle.id, (850 + n % 7, 300, 40, 40), ana)
+                repo.set_box_3d(bag, middle.id, (4.5, n % 3, -0.5, 0.4, 0.3, 0.4, -3.0), ana)
+                repo.box_records(middle.id, "2d"), repo.box_records(middle.id, "3d")
+
+            def frame_read(n: int) -> None:
+                frame = frames[(37 * n) % TRACK_FRAMES]
+                repo.box_records(frame.id, "2d"), repo.box_records(frame.id, "3d")
+
+            for n in range(repeats):  # interleaved, so drift hits both alike
+                ours.append(_timed(lambda: edit(n)))  # noqa: B023
+                base.append(_timed(lambda: frame_read(n)))  # noqa: B023
+            segment_s = _timed(
+                lambda: [repo.box_record(bag, f.id, dims) for f in frames for dims in ("2d", "3d")]
+            )
+            stored = p.db.execute(
+                "SELECT (SELECT count(*) FROM boxes_2d WHERE entity_id = ?) + "
+                "(SELECT count(*) FROM boxes_3d WHERE entity_id = ?)",
+                [bag, bag],
+            ).fetchone()[0]
+    ratio = statistics.median(ours) / statistics.median(base)
+    return PerfResult(
+        "track_keyframe_edit",
+        ratio,
+        "x",
+        f"<= {GOAL_TRACK:g}x reading a frame's boxes",
+        ratio <= GOAL_TRACK,
+        f"keyframe edit + redraw read median {1000 * statistics.median(ours):.1f} ms against "
+        f"{1000 * statistics.median(base):.1f} ms for a frame's boxes ({people} people); every "
+        f"frame of the {TRACK_FRAMES}-frame track derived again in {1000 * segment_s:.0f} ms; "
+        f"{stored} box rows stored for the track",
     )

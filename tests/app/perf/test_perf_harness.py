@@ -40,6 +40,7 @@ RUN_ORDER = [
     "package_merge",
     "annotator_package_merge",
     "export_labels_edited",
+    "track_keyframe_edit",
     "questions_count",
     "questions_find",
     "questions_beneath",
