@@ -514,6 +514,8 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
     - `boxes`: 2D and 3D boxes set there after the package was made (`since`), with
       `dims` ('2d'/'3d') and `values`;
     - `removals`: entities taken out of a frame there;
+    - `track_ends`: tracks ended there after the package was made (`since`), with the
+      frame (`frame_id`) they end in, `id` being the entity's;
     - `label_edits`: copied labels changed there (updated after `since`);
     - `label_deletions`: copied labels deleted there, from its trash (with who deleted
       them; a copied label missing without a trash entry has `deleted_by` None).
@@ -583,10 +585,21 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
                     "deleted_by": entry[3] if entry else None,
                 }
             )
+        track_ends = [
+            dict(zip(("id", "entity_id", "end_frame", "frame_id", "annotator_id"), r, strict=True))
+            for r in conn.execute(
+                "SELECT t.entity_id, t.entity_id, t.end_frame, f.id, t.annotator_id "
+                "FROM track_ends t JOIN entities e ON e.id = t.entity_id JOIN frames f "
+                "ON f.sequence_id = e.sequence_id AND f.frame_index = t.end_frame "
+                "WHERE t.ended_at > ? ORDER BY t.entity_id",
+                [since],
+            )
+        ]
         return {
             "entities": entities,
             "boxes": boxes,
             "removals": removals,
+            "track_ends": track_ends,
             "label_edits": edits,
             "label_deletions": deletions,
         }

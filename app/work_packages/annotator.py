@@ -127,6 +127,15 @@ def apply_removal(project: Project, person: Annotator, row: dict, version, conte
     ).fetchone()[0]
 
 
+def apply_track_end(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
+    """A track ended in the package: ended here too, under the store's rules (not before
+    a keyframe set here meanwhile)."""
+    _in_package(version, row["frame_id"])
+    entity_id = entity_here(context, row["entity_id"])
+    project.sequences.end_track(entity_id, row["frame_id"], person)
+    return entity_id
+
+
 def _label_here(project: Project, label_id: int, context: dict) -> Any:
     record = project.hoi.record(label_id)
     if record is None or record.label is None:

@@ -21,6 +21,7 @@ from app.work_packages.annotator import (
     apply_label_deletion,
     apply_label_edit,
     apply_removal,
+    apply_track_end,
     entity_here,
 )
 from app.work_packages.rows import TABLES, check_row
@@ -82,6 +83,7 @@ _ONE = {
     "entities": "entity",
     "boxes": "box",
     "removals": "removal",
+    "track ends": "track end",
     "labels": "label",
     "label edits": "label edit",
     "label deletions": "label deletion",
@@ -93,7 +95,7 @@ _ONE = {
 
 _MANY = {one: many for many, one in _ONE.items()}
 # Kinds of work on an annotator package's frames (a frame is done when any merges).
-_FRAME_WORK = ("entity", "box", "removal", "label", "label edit", "label deletion")
+_FRAME_WORK = ("entity", "box", "removal", "track end", "label", "label edit", "label deletion")
 
 # Audit tables whose row ids are rows of work: the merged entry names the row it became.
 _AUDITED = {
@@ -194,6 +196,7 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
         + [(e["annotator_id"], "audit entry", e["id"]) for e in work["audit"] if e["annotator_id"]]
         + [(b["annotator_id"], f"{b['dims']} box", b["id"]) for b in work["boxes"]]
         + [(r["annotator_id"], "removal", r["id"]) for r in work["removals"]]
+        + [(t["annotator_id"], "track end", t["id"]) for t in work["track_ends"]]
         + [(d["deleted_by"], "deletion of label", d["id"]) for d in work["label_deletions"]]
     )
     for who, what, row in signed:
@@ -318,6 +321,7 @@ def _apply(
         ("entity", work["entities"], apply_entity),
         ("box", work["boxes"], apply_box),
         ("removal", work["removals"], apply_removal),
+        ("track end", work["track_ends"], apply_track_end),
         ("label", new_labels, _new_label),
         ("label edit", work["label_edits"], apply_label_edit),
         ("label deletion", work["label_deletions"], apply_label_deletion),
@@ -482,6 +486,7 @@ _BY_WORK = {
     "entity": apply_entity,
     "box": apply_box,
     "removal": apply_removal,
+    "track end": apply_track_end,
     "label": _new_label,
     "label edit": apply_label_edit,
     "label deletion": apply_label_deletion,

@@ -24,6 +24,7 @@ TABLES = {
     "entity": "entities",
     "box": "boxes",
     "removal": "entity_removals",
+    "track end": "track_ends",
     "label": "hoi_labels",
     "label edit": "hoi_labels",
     "label deletion": "hoi_label_trash",
@@ -111,6 +112,7 @@ _SHAPES: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "values": (_numbers, "finite numbers"),
     },
     "removal": {"entity_id": (_id, "an entity id"), "frame_id": (_id, "a frame id")},
+    "track end": {"entity_id": (_id, "an entity id"), "frame_id": (_id, "a frame id")},
     "label": {
         "frame_id": (_id, "a frame id"),
         "subject_entity_id": (_id, "an entity id"),

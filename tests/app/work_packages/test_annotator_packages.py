@@ -201,3 +201,39 @@ def test_box_work_signed_by_someone_else_refuses_the_package(sent, capsys):
     with open_project(db) as p:
         assert p.db.execute("SELECT count(*) FROM boxes_2d").fetchone()[0] == before
         assert p.sequences.removals(p.sequences.find(NAME).id) == []
+
+
+def test_a_track_drawn_in_a_package_comes_back_with_its_keyframes_and_end(sent, capsys):
+    """Keyframes are boxes like any other and a track's end travels too; merged, the
+    project derives the same interpolated boxes, and the end is checked as new input."""
+    db, pack = sent
+    bag = annotate(
+        pack, capsys, "add-entity", NAME, "15", "--kind", "object", "--category", "bag",
+        "--box", "820,250,40,40",
+    )  # fmt: skip
+    annotate(pack, capsys, "box", NAME, "30", bag, "--box", "900,250,40,40", "--keyframe")
+    chair = annotate(
+        pack, capsys, "add-entity", NAME, "15", "--kind", "object", "--category", "chair",
+        "--box", "1200,250,80,80",
+    )  # fmt: skip
+    annotate(pack, capsys, "end-track", NAME, "30", chair)  # carried to 16, gone in 30
+    with open_project(pack) as p:  # the package's frames: ended after 16, as the GUI does
+        seq = p.sequences.find(NAME)
+        frames = {f.index: f.id for f in p.sequences.frames(seq.id)}
+        entity = p.sequences.entity_ids(seq.id)[bag]
+        interpolated = p.sequences.box_record(entity, frames[16]).box
+    report = merge_package(db, pack)
+    assert report.conflicts == [] and report.merged["boxes"] == 3
+    assert report.merged["track ends"] == 1
+    with open_project(db) as p:
+        seq = p.sequences.find(NAME)
+        frames = {f.index: f.id for f in p.sequences.frames(seq.id)}
+        entity = p.sequences.entity_ids(seq.id)[bag]
+        here = p.sequences.box_record(entity, frames[16])
+        assert here.source == "interpolated" and here.box.x == interpolated.x
+        assert sorted(p.sequences.keyframes(entity)) == [15, 30]
+        chair_id = p.sequences.entity_ids(seq.id)[chair]
+        assert p.sequences.track_end(chair_id) == 30
+        assert p.sequences.box_record(chair_id, frames[16]).source == "interpolated"
+        assert p.sequences.box_record(chair_id, frames[30]) is None
+    assert not merge_package(db, pack).changed  # a second merge changes nothing
