@@ -3,7 +3,8 @@
 `BoxEditing` wires it all into the Annotate HOI mode, from the parts it is handed:
 
 - Ctrl+drag on the panorama draws someone or something the labels missed: "person"
-  or an object category is asked for (`CATEGORIES`), then `add_drawn_entity` (the
+  or an object category is asked for (the object category file,
+  `resources/taxonomies/object_categories.json`, each picked by its key), then `add_drawn_entity` (the
   store gives the new label_id) and `set_box_2d` for the current frame;
 - dragging the selected entity's 2D box (its body or a corner handle) moves or
   resizes it; the box is saved on release (`set_box_2d`);
@@ -32,8 +33,8 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRectF, Qt
-from PySide6.QtWidgets import QInputDialog
 
+from annotation.jrdb.object_categories import load_object_categories
 from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
 from annotation.models import Annotator
 from app.io.jrdb import stored_calibration
@@ -42,11 +43,11 @@ from store import ProjectError
 from store.tracks import INTERPOLATED
 from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
 from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
+from widgets.jrdb.category_chooser import ask_category
 from widgets.jrdb.panorama import PanoramaView
 from widgets.jrdb.state import JrdbViewState
 from widgets.mode import ModeWindow, mode_toolbar
 
-CATEGORIES = ("person", "chair", "table", "bag", "laptop", "other")  # "person": a human
 DEFAULT_DISTANCE = 2.5  # metres: where a new 3D box is put along its 2D box's bearing
 
 
@@ -71,6 +72,7 @@ class BoxEditing(QObject):
         self.ask_category = self._ask_category  # tests put an answer here
         self.removed: list[tuple[int, int]] = []  # (entity, frame) taken out, last at the end
         self.history = BoxHistory()
+        self.categories = load_object_categories()
         _bar, self.actions = mode_toolbar(
             mode,
             "Boxes",
@@ -156,10 +158,7 @@ class BoxEditing(QObject):
 
     # -- 2D boxes ------------------------------------------------------------------------------
     def _ask_category(self) -> str | None:
-        text, ok = QInputDialog.getItem(
-            self.mode, "New object", "What is it?", list(CATEGORIES), 0, False
-        )
-        return text if ok and text else None
+        return ask_category(self.categories, self.mode)
 
     def next_key(self, category: str) -> str:
         """The label_id a new entity of this category gets ("chair:4" after "chair:3")."""
@@ -174,7 +173,8 @@ class BoxEditing(QObject):
         if not category:
             return
         repo, s = self.session.project.sequences, self.state
-        kind = "human" if category == "person" else "object"
+        known = {c.id: c for c in self.categories}
+        kind = known[category].kind if category in known else "object"
         try:
             with self.session.project.write():  # the entity and its box, or neither
                 entity_id = repo.add_drawn_entity(s.sequence.id, kind, category, annotator)
@@ -342,7 +342,10 @@ class BoxEditing(QObject):
 
     def create_box_3d(self, entity_id: int) -> None:
         """A first 3D box, along the bearing of the entity's 2D box (or ahead of the robot)."""
-        box = default_box_3d(self.state.box_2d(entity_id), self.panorama.width_px)
+        entity = self.state.entities.get(entity_id)
+        sizes = {c.id: c.size for c in self.categories}
+        size = sizes.get(entity.category if entity else "", sizes.get("other"))
+        box = default_box_3d(self.state.box_2d(entity_id), self.panorama.width_px, size)
         self.save_box_3d(entity_id, box)
 
     # -- calibration ---------------------------------------------------------------------------
@@ -432,14 +435,17 @@ def _xywh(rect: QRectF) -> list[float]:
     return [rect.x(), rect.y(), rect.width(), rect.height()]
 
 
-def default_box_3d(box_2d: Any, width: int) -> tuple[float, ...]:
-    """A 0.5 m box DEFAULT_DISTANCE away along the 2D box's column (its rows give z and h),
-    in a panorama `width` pixels wide."""
+def default_box_3d(
+    box_2d: Any, width: int, size: tuple[float, float, float] | None = None
+) -> tuple[float, ...]:
+    """A box DEFAULT_DISTANCE away along the 2D box's column (its rows give z and h), in a
+    panorama `width` pixels wide; its length and width the category's `size` (0.5 m)."""
+    length, breadth = (size[0], size[1]) if size else (0.5, 0.5)
     if box_2d is None:
-        return (DEFAULT_DISTANCE, 0.0, 0.0, 0.5, 0.5, 0.5, 0.0)
+        return (DEFAULT_DISTANCE, 0.0, 0.0, length, breadth, size[2] if size else 0.5, 0.0)
     u = box_2d.x + box_2d.w / 2
     azimuth = (width / 2 - u) * 2 * math.pi / width
     top = (PANORAMA_HORIZON_ROW - box_2d.y) * DEFAULT_DISTANCE / PANORAMA_FOCAL_PX
     bottom = (PANORAMA_HORIZON_ROW - box_2d.y - box_2d.h) * DEFAULT_DISTANCE / PANORAMA_FOCAL_PX
     cx, cy = DEFAULT_DISTANCE * math.cos(azimuth), DEFAULT_DISTANCE * math.sin(azimuth)
-    return (cx, cy, (top + bottom) / 2, 0.5, 0.5, max(top - bottom, 0.1), azimuth)
+    return (cx, cy, (top + bottom) / 2, length, breadth, max(top - bottom, 0.1), azimuth)
