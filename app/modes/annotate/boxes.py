@@ -20,7 +20,9 @@
   dragging one keys it. Keyframe here (Ctrl+K) keeps the selected entity's interpolated
   boxes in this frame as keyframes, End track (Ctrl+Shift+E) ends the selected track
   in this frame (`end_track`), and Undo box edit (Ctrl+Alt+Z) takes the last box edit,
-  keyframe or track end back, one step per edit.
+  keyframe or track end back, one step per edit;
+- Fit to points (Ctrl+Alt+F) makes the selected entity's 3D box the tightest one, with
+  its yaw, around the cloud's points in its 2D box's column (`annotation.jrdb.box_fit`).
 
 Every change is saved when made, as the signed-in annotator; with nobody signed
 in nothing is saved and the status bar says so.
@@ -34,6 +36,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRectF, Qt
 
+from annotation.jrdb.box_fit import fit_box
 from annotation.jrdb.object_categories import load_object_categories
 from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
 from annotation.models import Annotator
@@ -44,6 +47,7 @@ from store.tracks import INTERPOLATED
 from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
 from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
 from widgets.jrdb.category_chooser import ask_category
+from widgets.jrdb.cloud_view import CloudView
 from widgets.jrdb.panorama import PanoramaView
 from widgets.jrdb.state import JrdbViewState
 from widgets.mode import ModeWindow, mode_toolbar
@@ -61,10 +65,12 @@ class BoxEditing(QObject):
         session: ProjectSession,
         panorama: PanoramaView,
         reload_cloud: Callable[[], None],
+        cloud: CloudView | None = None,
     ) -> None:
         super().__init__(mode)
         self.mode, self.state, self.session, self.panorama = mode, state, session, panorama
         self.reload_cloud = reload_cloud  # read the frame's cloud again (new calibration)
+        self.cloud = cloud  # its points are what Fit to points fits
         self.gestures = PanoramaBoxGestures(panorama)
         self.panel = Box3DPanel()
         self.dock = mode.add_dock("box", "Box", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -112,6 +118,14 @@ class BoxEditing(QObject):
                     ["Ctrl+Shift+E"],
                     self.end_track,
                     "The selected object is gone from this frame on: its track ends here",
+                ),
+                (
+                    "fit_points",
+                    "Fit to points",
+                    ["Ctrl+Alt+F"],
+                    self.fit_to_points,
+                    "The tightest 3D box, with its yaw, around the points in the selected "
+                    "object's 2D box",
                 ),
                 (
                     "undo_box",
@@ -287,6 +301,33 @@ class BoxEditing(QObject):
             f"Track of {self.state.label(chosen)} ended at frame {frame.index} "
             "(Ctrl+Alt+Z takes it back)."
         )
+
+    def fit_to_points(self) -> None:
+        """The selected entity's 3D box here: the tightest one with its yaw around the
+        cloud's points in its 2D box's column (annotation.jrdb.box_fit); with too few
+        points it says so and changes nothing."""
+        annotator, chosen = self._annotator("fit boxes"), self.state.selected
+        if annotator is None or chosen is None:
+            if annotator is not None:
+                self._message("Select the object to fit first.")
+            return
+        flat = self.state.box_2d(chosen)
+        prepared = self.cloud.cloud if self.cloud is not None else None
+        if flat is None or prepared is None or not len(prepared.points):
+            what = "a 2D box here" if flat is None else "the frame's point cloud"
+            self._message(f"Not fitted: {self.state.label(chosen)} needs {what}.")
+            return
+        solid = self.state.box_3d(chosen)
+        current = box_values(solid) if solid is not None else None
+        width = self.panorama.width_px
+        yaw = current[6] if current else default_box_3d(flat, width)[6]
+        try:
+            values = fit_box(prepared.points, box_values(flat), yaw, current=current, width=width)
+            self._set_box(chosen, "3d", values, annotator)
+        except (ProjectError, ValueError) as exc:
+            self._message(f"Not fitted: {_rule(exc)}")
+            return
+        self._saved(f"3D box of {self.state.label(chosen)} fitted to its points.")
 
     def undo(self) -> None:
         """Take the last box edit, keyframe or track end of this session back."""

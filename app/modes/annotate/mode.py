@@ -101,7 +101,9 @@ class AnnotateMode(QObject):
         self.hoi = install_hoi_panels(mode, self.state, session)  # labelling and review
         self.hoi.panel.chooser.changed.connect(self._show_candidate)
         # drawing boxes, the Box dock, calibration
-        self.boxes = BoxEditing(mode, self.state, session, self.panorama, self.reload_cloud)
+        self.boxes = BoxEditing(
+            mode, self.state, session, self.panorama, self.reload_cloud, cloud=self.cloud
+        )
         self.graph = AnnotateGraph(
             mode, self.state, session, self.hoi.state.history_changed
         )  # the Scene graph dock, behind Relations

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gestures import drag_on_panorama, open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 
 from app.demo.jrdb_synth import SynthConfig
 
@@ -187,3 +187,28 @@ def test_an_entity_with_labels_here_is_not_taken_out(qtbot, window):
     assert "delete them first" in a.mode.statusBar().currentMessage()
     assert person in {b.entity_id for b in a.state.boxes_2d}
     assert project.sequences.removals(a.state.sequence.id) == []
+
+
+def test_fit_to_points_makes_the_tightest_box_around_the_objects_points(qtbot, window):
+    a = window.mode("annotate")
+    qtbot.waitUntil(lambda: a.cloud.cloud is not None and len(a.cloud.cloud.points) > 0)
+    objects = [i for i in a.state.objects_in_frame() if a.state.box_3d(i) is not None]
+    target = objects[0]
+    truth = a.state.box_3d(target)
+    a.state.select(target)
+    # a sloppy box: twice as big, off by half a metre
+    sloppy = (truth.cx + 0.3, truth.cy, truth.cz, truth.l * 2, truth.w * 2, truth.h * 2)
+    a.boxes.save_box_3d(target, (*sloppy, truth.rot_z))
+    press_shortcut(qtbot, window, Qt.Key.Key_F, CTRL | Qt.KeyboardModifier.AltModifier)
+    fitted = a.state.box_3d(target)
+    assert "fitted to its points" in a.mode.statusBar().currentMessage()
+    assert fitted.rot_z == pytest.approx(truth.rot_z)  # aligned with the current yaw
+    assert fitted.l <= truth.l + 0.1 and fitted.w <= truth.w + 0.1  # tight, not the sloppy
+    assert min(fitted.l, fitted.w, fitted.h) > 0
+    assert np.hypot(fitted.cx - truth.cx, fitted.cy - truth.cy) < 0.3
+    # a 2D box over nothing but floor: refused, saying so, and nothing changes
+    a.boxes.move_box_2d(target, QRectF(5, 470, 4, 4))
+    before = a.state.box_3d(target)
+    press_shortcut(qtbot, window, Qt.Key.Key_F, CTRL | Qt.KeyboardModifier.AltModifier)
+    assert "lidar points" in a.mode.statusBar().currentMessage()
+    assert a.state.box_3d(target) == before
