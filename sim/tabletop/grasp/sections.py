@@ -83,6 +83,12 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
             flat = float(z[ends].max()) > local_top - FLAT_EDGE
             reach = model.max_depth_flat if flat else model.max_depth_round
             depths = (reach, 0.6 * reach, 0.35 * reach)
+            # a top leaning across the strip is a slab's (a DVD case, a book, a board
+            # propped in the pile): how thick it is under its top the view cannot show,
+            # so the pads go no deeper than the lean spans across the strip and a centimetre
+            deepest = slab_depth(t, z)
+            if deepest is not None:
+                depths = tuple(min(d, deepest) for d in depths)
             all_runs = runs(s, gap)  # the strip's outline at any height
             seen = set()
             for depth in depths:
@@ -143,6 +149,24 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                 normal = max(normal, lean_angle(s, z, lo, hi))
                 rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1, rim))
     return np.array(rows, dtype=float).reshape(-1, 10)
+
+
+ACROSS_LEAN_DEG = 20.0  # a strip's top leaning more than this across it is a slab's
+SLAB_DEPTH = 0.01  # metres below a leaning slab's lowest visible point the pads may go
+
+
+def slab_depth(t: np.ndarray, z: np.ndarray) -> float | None:
+    """How deep below the strip's top the pads may go where its top leans across it by
+    more than ACROSS_LEAN_DEG (a line fitted to its heights `z` over the offsets across
+    it `t`): the height the lean spans over the strip's width and SLAB_DEPTH more; None
+    where it does not lean so."""
+    spread = float(((t - t.mean()) ** 2).sum())
+    if len(t) < 5 or float(t.max() - t.min()) < 0.01 or spread <= 0:
+        return None
+    slope = abs(float(((t - t.mean()) * (z - z.mean())).sum()) / spread)
+    if math.degrees(math.atan(slope)) <= ACROSS_LEAN_DEG:
+        return None
+    return slope * float(t.max() - t.min()) + SLAB_DEPTH
 
 
 def incline_angle(s: np.ndarray, z: np.ndarray, cut: float) -> float:

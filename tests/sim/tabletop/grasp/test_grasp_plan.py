@@ -145,3 +145,16 @@ def test_the_face_under_an_edge_is_judged_by_the_plane_coming_down_to_it():
     assert roof_angle(d, np.full_like(d, 0.7)) == 0.0
     r = 0.035  # a ball's flank, from its outline inwards
     assert roof_angle(d, 0.65 + np.sqrt(np.maximum(r**2 - (r - d) ** 2, 0.0))) == 0.0
+
+
+def test_a_strip_leaning_across_keeps_the_pads_as_shallow_as_the_lean_shows():
+    """Across a strip 2.2 cm wide leaning 40 degrees the top spans 1.8 cm: the pads go
+    no deeper than that and a centimetre. A level strip, or one leaning 10 degrees: no
+    limit (None)."""
+    from sim.tabletop.grasp.sections import slab_depth
+
+    t = np.linspace(-0.011, 0.011, 50)
+    depth = slab_depth(t, 0.7 + t * math.tan(math.radians(40)))
+    assert depth == pytest.approx(0.022 * math.tan(math.radians(40)) + 0.01, abs=1e-3)
+    assert slab_depth(t, np.full_like(t, 0.7)) is None
+    assert slab_depth(t, 0.7 + t * math.tan(math.radians(10))) is None
