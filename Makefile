@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: run test screenshots bench lint format system-deps desktop-install clean
+.PHONY: run test screenshots bench mutants lint format system-deps desktop-install clean
 
 system-deps:
 	@PYTHON=$(PYTHON) sh scripts/system-deps.sh
@@ -45,6 +45,19 @@ $(VENV)/.installed-cluster: pyproject.toml $(VENV)/.installed-app
 bench: system-deps $(VENV)/.installed-cluster
 	$(BIN)/reasonscope bench $(ARGS)
 
+# Mutation testing of the rules (not part of `make test`): mutmut mutates the modules listed in
+# pyproject.toml's [tool.mutmut], runs their tests against each mutant, and the report lists the
+# survivors (build/mutants/report.txt); it fails while a survivor is neither killed nor listed in
+# tests/mutants-equivalent.txt. mutmut keeps its copy and results in mutants/ (git-ignored) and
+# re-tests only what changed; `rm -rf mutants` starts afresh. docs/development.md
+$(VENV)/.installed-mutants: pyproject.toml $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet -e ".[mutants]"
+	@touch $@
+
+mutants: $(VENV)/.installed-mutants
+	$(BIN)/mutmut run --max-children 1
+	$(BIN)/python scripts/mutants_report.py build/mutants/report.txt
+
 # Double-click opens .rspack packages and .reasonscope projects in the app (this user).
 desktop-install: $(VENV)/.installed-app
 	mkdir -p $(HOME)/.local/share/applications $(HOME)/.local/bin
@@ -63,4 +76,4 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf build $(VENV) *.egg-info .pytest_cache .ruff_cache
+	rm -rf build mutants $(VENV) *.egg-info .pytest_cache .ruff_cache
