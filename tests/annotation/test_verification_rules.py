@@ -219,3 +219,120 @@ def test_from_storage_reads_rows_from_before_criterion_4():
         volumes_distinct=1,
     )
     assert new.volumes_distinct is True
+
+
+# -- the refusals' words: the verifier reads them in the app, the CLI and a package's log ----
+def _refusal(**kwargs) -> str:
+    fields = {"unambiguous": True, "evidence_withheld": True, "evidence_recoverable": True}
+    with pytest.raises(ValueError) as refused:
+        Verdict(**{**fields, **kwargs})
+    return str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"decision": "maybe"},
+            "decision must be one of ('approve', 'correct', 'reject'), not 'maybe'",
+        ),
+        (
+            {"decision": "approve", "evidence_withheld": 1},
+            "criterion 'evidence_withheld' must be yes or no (a bool)",
+        ),
+        (
+            {"decision": "approve", "volumes_distinct": "yes"},
+            "criterion 4 (volumes distinct) must be yes or no (a bool), or None where not asked",
+        ),
+        ({"decision": "reject", "reason": None}, "a reject needs a reason"),
+        (
+            {"decision": "correct", "corrections": None},
+            "a correction needs at least one edited field: text, options, answer",
+        ),
+        (
+            {"decision": "reject", "reason": "r", "corrections": {"text": "x"}},
+            "only a correction carries edits, not 'reject'",
+        ),
+        (
+            {"decision": "correct", "corrections": {"task": "find", "answer": 1, "seed": 2}},
+            "cannot correct ['seed', 'task']; only text, options, answer",
+        ),
+        (
+            {"decision": "correct", "corrections": {"text": "  "}},
+            "a corrected text must be a non-empty string",
+        ),
+        (
+            {"decision": "correct", "corrections": {"text": 7}},
+            "a corrected text must be a non-empty string",
+        ),
+        (
+            {"decision": "correct", "corrections": {"options": {"A": 1}}},
+            "corrected options must be a list (or None for an open question)",
+        ),
+        (
+            {"decision": "approve", "unambiguous": False},
+            "'approve' contradicts the criteria; allowed: correct, reject "
+            "(criterion 1 (unambiguous) not met)",
+        ),
+        # a correction needs a valid scene, not an unambiguous text: only the scene's
+        # criteria are named
+        (
+            {
+                "decision": "correct",
+                "unambiguous": False,
+                "evidence_withheld": False,
+                "corrections": {"answer": 1},
+            },
+            "'correct' contradicts the criteria; allowed: reject "
+            "(criterion 2 (evidence withheld) not met)",
+        ),
+        (
+            {"decision": "approve", "evidence_recoverable": False, "volumes_distinct": False},
+            "'approve' contradicts the criteria; allowed: reject "
+            "(criterion 3 (evidence recoverable), criterion 4 (volumes distinct) not met)",
+        ),
+    ],
+)
+def test_refusals_name_what_is_wrong(kwargs, message):
+    assert _refusal(**kwargs) == message
+
+
+def test_refusals_of_criterion_4_and_of_adjudications_name_what_is_wrong():
+    with pytest.raises(ValueError) as refused:
+        check_for_task(REJECT, "compare")
+    assert str(refused.value) == (
+        "criterion 4 (volumes distinct) must be answered for a Compare question"
+    )
+    with pytest.raises(ValueError) as refused:
+        check_for_task(
+            Verdict(True, True, True, "reject", reason="r", volumes_distinct=False), "find"
+        )
+    assert str(refused.value) == (
+        "criterion 4 (volumes distinct) is asked only for a Compare question, not for a 'find' one"
+    )
+    with pytest.raises(ValueError) as refused:
+        derive_outcome(None, APPROVE, REJECT)
+    assert str(refused.value) == "an adjudication needs two first-round verdicts"
+    with pytest.raises(ValueError) as refused:
+        derive_outcome(REJECT, REJECT_OTHER, APPROVE)
+    assert str(refused.value) == "the first-round verdicts agree; there is nothing to adjudicate"
+    with pytest.raises(ValueError) as refused:
+        changed_fields(_question(), {"answer": 2})
+    assert str(refused.value) == "the correction changes nothing: edit the text, options or answer"
+
+
+def test_a_new_answer_against_an_approve_needs_adjudication_in_either_order():
+    assert derive_outcome(NEW_ANSWER, APPROVE) == Outcome("pending", needs_adjudication=True)
+    reword_and_answer = Verdict(
+        True, True, True, "correct", corrections={"text": "How many red mugs?", "answer": 3}
+    )
+    assert derive_outcome(reword_and_answer, APPROVE) == derive_outcome(APPROVE, reword_and_answer)
+    assert derive_outcome(APPROVE, reword_and_answer).needs_adjudication
+
+
+def test_corrections_are_normalised():
+    open_question = Verdict(
+        True, True, True, "correct", corrections={"options": None, "text": "  Which mug?\n"}
+    )
+    assert open_question.corrections == {"options": None, "text": "Which mug?"}
+    assert Verdict(True, True, True, "approve", reason=None).reason == ""
