@@ -18,7 +18,10 @@ from annotation.jrdb.hoi_review import (
     hoi_agreement,
     hoi_counts,
     in_qc_sample,
+    needs_qc_by,
+    needs_review_by,
     plan_propagation,
+    returned_to,
     review_refusal,
     sequence_progress,
     weighted_kappa,
@@ -147,3 +150,104 @@ def test_agreement_pairs_authors_and_reviewers():
     assert counts["by_category"]["pose"] == {"labels": 0, "accepted": 0, "accepted_pct": None}
     assert counts["by_category"]["physical"]["accepted"] == 2
     assert counts["rounds_after_return"] == 1
+
+
+# -- the queues: what each person is asked to do next -----------------------------------------
+def test_review_queue():
+    fresh = _record()
+    assert needs_review_by(fresh, 2)
+    assert not needs_review_by(fresh, AUTHOR)  # nobody reviews their own label
+    once = _record(_review(2))
+    assert not needs_review_by(once, 2)  # already reviewed this round
+    assert needs_review_by(once, 3)
+    assert not needs_review_by(_record(_review(2), _review(3)), 4)  # the round is full
+    # a new round after a change asks everyone again
+    assert needs_review_by(_record(_review(2), _review(3, "reject"), round_=2), 2)
+
+
+def test_returned_labels_go_back_to_their_author_only():
+    returned = _record(_review(2), _review(3, "reject"))
+    assert returned_to(returned, AUTHOR)
+    assert not returned_to(returned, 2)
+    assert not returned_to(_record(_review(2), _review(3)), AUTHOR)  # accepted
+    assert not returned_to(_record(_review(2)), AUTHOR)
+
+
+def test_qc_queue():
+    accepted = _record(_review(2), _review(3))
+    assert needs_qc_by(accepted, 4, seed=0, rate=1.0)
+    assert not needs_qc_by(accepted, 4, seed=0, rate=0.0)  # not in the sample
+    assert not needs_qc_by(accepted, 2, seed=0, rate=1.0)  # a reviewer of the round
+    assert not needs_qc_by(accepted, AUTHOR, seed=0, rate=1.0)
+    assert not needs_qc_by(_record(_review(2)), 4, seed=0, rate=1.0)  # not accepted yet
+    checked = _record(_review(2), _review(3), _review(4, kind=QC))
+    assert not needs_qc_by(checked, 4, seed=0, rate=1.0)  # checked once this round
+    assert needs_qc_by(checked, 5, seed=0, rate=1.0)
+    # the sample follows the seed: some label is in it for one seed and not another
+    label = next(i for i in range(1, 200) if in_qc_sample(i, 0, 0.5) != in_qc_sample(i, 1, 0.5))
+    sampled = _record(_review(2), _review(3), label_id=label)
+    assert needs_qc_by(sampled, 4, 0, 0.5) == in_qc_sample(label, 0, 0.5)
+    assert needs_qc_by(sampled, 4, 1, 0.5) == in_qc_sample(label, 1, 0.5)
+
+
+def test_refusals_name_the_label_and_round():
+    full = _record(_review(2), _review(3), label_id=7, round_=1)
+    assert review_refusal(full, 4) == "label #7 already has its two reviews in round 1"
+    assert review_refusal(full, 3) is None  # a reviewer may change their own review
+    assert review_refusal(_record(_review(2)), 3) is None  # the second review
+    assert review_refusal(full, 2, QC) == "a reviewer of this round cannot also quality-check it"
+    assert (
+        review_refusal(_record(_review(2), label_id=7), 4, QC)
+        == "label #7 needs its two reviews before a quality check"
+    )
+    assert review_refusal(_record(), 2, "peer") == (
+        "review kind must be one of ('review', 'qc'), not 'peer'"
+    )
+
+
+def test_propagation_counts_every_skip_and_stays_inside_the_sequence():
+    frames = [11, 12, 13, 14, 15, 16]
+    plan = plan_propagation(frames, 0, 5, 1, {11, 15}, {15, 16}, set())
+    assert plan.frame_ids == (15,)
+    assert plan.skipped == {"person not in frame": 4}
+    plan = plan_propagation(frames, 0, 5, 1, set(frames), {11}, set())
+    assert plan.skipped == {"target not in frame": 5}
+    plan = plan_propagation(frames, 0, 5, 1, set(frames), None, {12, 13})
+    assert plan == plan_propagation(frames, 0, 5, 1, set(frames), None, {12, 13})
+    assert (plan.frame_ids, plan.skipped) == ((14, 15, 16), {"already labelled": 2})
+    # backwards down to the first frame, and no further
+    assert plan_propagation(frames, 2, 9, -1, set(frames), None, set()).frame_ids == (12, 11)
+    assert plan_propagation(frames, 1, 1, -1, set(frames), None, set()).frame_ids == (11,)
+    assert plan_propagation(frames, 0, 0, 1, set(frames), None, set()).frame_ids == ()
+    assert plan_propagation(frames, 0, -3, 1, set(frames), None, set()).frame_ids == ()
+    with pytest.raises(ValueError) as refused:
+        plan_propagation(frames, 0, 1, 2, set(frames), None, set())
+    assert str(refused.value) == "direction must be +1 or -1, not 2"
+
+
+def test_progress_percentages_are_rounded_to_a_tenth():
+    records = [
+        _record(_review(2), _review(3)),
+        _record(label_id=2, frame=11),
+        _record(label_id=3, frame=12),
+    ]
+    present = {(10, 100), (11, 100), (12, 100), (13, 100), (14, 100), (15, 100)}
+    shown = sequence_progress(present, records).as_dict()
+    assert (shown["labelled_pct"], shown["reviewed_pct"]) == (50.0, 33.3)
+    assert shown["labels"] == 3 and shown["reviewed_twice"] == 1
+    # labels of frames whose boxes are unknown still count as labelled
+    assert sequence_progress(set(), records).labelled_person_frames == 3
+    empty = sequence_progress(set(), [])
+    assert (empty.labelled_pct, empty.reviewed_pct) == (0, 0.0)
+
+
+def test_verdict_agreement_counts_fix_as_reject():
+    rounds = [
+        _record(_review(2, at="t1"), _review(3, "fix", at="t2"), label_id=1),
+        _record(_review(2, "reject", at="t1"), _review(3, "fix", at="t2"), label_id=2),
+        _record(_review(2, at="t1"), _review(3, at="t2"), label_id=3),
+    ]
+    verdicts = hoi_agreement(rounds)["verdicts"]
+    assert (verdicts["n"], verdicts["disagreements"]) == (3, 1)
+    assert verdicts["percent_agreement"] == pytest.approx(200 / 3)
+    assert verdicts["accept_rate_pct"] == 50.0
