@@ -336,3 +336,26 @@ def test_corrections_are_normalised():
     )
     assert open_question.corrections == {"options": None, "text": "Which mug?"}
     assert Verdict(True, True, True, "approve", reason=None).reason == ""
+
+
+def test_from_storage_keeps_every_stored_field():
+    stored = Verdict.from_storage(
+        unambiguous=0,
+        evidence_withheld=1,
+        evidence_recoverable=0,
+        decision="reject",
+        reason="the mug shows from the start",
+        corrections=None,
+        volumes_distinct=0,
+    )
+    assert (stored.reason, stored.corrections, stored.volumes_distinct) == (
+        "the mug shows from the start",
+        {},
+        False,
+    )
+    assert stored.criteria == {
+        "unambiguous": False,
+        "evidence_withheld": True,
+        "evidence_recoverable": False,
+        "volumes_distinct": False,
+    }
