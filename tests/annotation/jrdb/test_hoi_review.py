@@ -251,3 +251,19 @@ def test_verdict_agreement_counts_fix_as_reject():
     assert (verdicts["n"], verdicts["disagreements"]) == (3, 1)
     assert verdicts["percent_agreement"] == pytest.approx(200 / 3)
     assert verdicts["accept_rate_pct"] == 50.0
+
+
+def test_counts_add_categories_outside_the_given_order():
+    counts = hoi_counts([_record(_review(2), _review(3), category="pose")])
+    assert counts["by_category"] == {"pose": {"labels": 1, "accepted": 1, "accepted_pct": 100.0}}
+
+
+def test_content_ignores_review_ids_and_their_order():
+    """What undo compares: a restored label whose reviews got new ids is the same."""
+    first, second = _review(2, at="t1"), _review(3, at="t2")
+    renumbered = ReviewRecord(
+        9, *[getattr(second, f) for f in list(second.__dataclass_fields__)[1:]]
+    )
+    assert _record(first, second).content() == _record(renumbered, first).content()
+    assert _record(first, second).content() != _record(first).content()
+    assert _record(first).content() != _record(first, round_=2).content()
