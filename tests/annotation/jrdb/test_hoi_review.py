@@ -231,10 +231,13 @@ def test_progress_percentages_are_rounded_to_a_tenth():
         _record(label_id=2, frame=11),
         _record(label_id=3, frame=12),
     ]
-    present = {(10, 100), (11, 100), (12, 100), (13, 100), (14, 100), (15, 100)}
+    present = {(frame, 100) for frame in range(10, 17)}  # 3 of 7 labelled
     shown = sequence_progress(present, records).as_dict()
-    assert (shown["labelled_pct"], shown["reviewed_pct"]) == (50.0, 33.3)
+    assert (shown["labelled_pct"], shown["reviewed_pct"]) == (42.9, 33.3)
     assert shown["labels"] == 3 and shown["reviewed_twice"] == 1
+    # a label on a frame where the person has no box is not a labelled person-frame
+    outside = sequence_progress(present, [*records, _record(label_id=4, frame=30)])
+    assert (outside.labelled_person_frames, outside.labels) == (3, 4)
     # labels of frames whose boxes are unknown still count as labelled
     assert sequence_progress(set(), records).labelled_person_frames == 3
     empty = sequence_progress(set(), [])
