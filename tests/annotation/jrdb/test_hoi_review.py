@@ -270,3 +270,70 @@ def test_content_ignores_review_ids_and_their_order():
     assert _record(first, second).content() == _record(renumbered, first).content()
     assert _record(first, second).content() != _record(first).content()
     assert _record(first).content() != _record(first, round_=2).content()
+
+
+def test_qc_sample_is_the_same_on_every_machine():
+    """The documented promise: a hash of seed and id, not a random generator."""
+    assert [i for i in range(1, 61) if in_qc_sample(i)] == [6, 23, 56, 57]
+    assert [i for i in range(1, 31) if in_qc_sample(i, seed=5, rate=0.25)] == [
+        1, 2, 9, 10, 12, 14, 16, 20, 21, 26, 28, 29, 30,
+    ]  # fmt: skip
+
+
+def test_weighted_kappa_on_short_scales_and_its_refusal():
+    # two categories: every disagreement weighs 1, as in Cohen's kappa (0.5 here)
+    pairs = [("lo", "lo"), ("hi", "hi"), ("lo", "hi"), ("hi", "hi")]
+    assert weighted_kappa(pairs, categories=("lo", "hi")) == pytest.approx(0.5)
+    # one category: nothing to disagree on, undefined
+    assert weighted_kappa([("x", "x")], categories=("x",)) is None
+    with pytest.raises(ValueError) as refused:
+        weighted_kappa([(1, 1)], weights="cubic")
+    assert str(refused.value) == "weights must be 'linear' or 'quadratic', not 'cubic'"
+
+
+def test_difficulty_agreement_by_hand():
+    # the four pairs of test_weighted_kappa_by_hand, and (3, 1)
+    pairs = [(1, 1), (2, 3), (3, 3), (1, 2), (3, 1)]
+    got = difficulty_agreement(pairs)
+    assert got == {
+        "n": 5,
+        "kappa_quadratic": pytest.approx(weighted_kappa(pairs)),
+        "kappa_linear": pytest.approx(weighted_kappa(pairs, weights="linear")),
+        "kappa_reason": None,
+        "percent_agreement": 40.0,
+        "mean_abs_difference": pytest.approx(4 / 5),
+        "confusion": [[1, 1, 0], [0, 0, 1], [1, 0, 1]],
+    }
+    assert got["kappa_quadratic"] != got["kappa_linear"]
+    twice = difficulty_agreement([(1, 2), (1, 2)])
+    assert (twice["confusion"][0][1], twice["mean_abs_difference"]) == (2, 1.0)
+    assert difficulty_agreement([])["mean_abs_difference"] is None
+
+
+def test_hoi_agreement_counts_every_review_round_and_check():
+    records = [
+        # round 1: two reviews and a third, later one (only the first two are paired);
+        # round 2: two more; and two QC checks, one a reject
+        _record(
+            _review(2, "accept", 1, at="t1", seen=1),
+            _review(3, "reject", 3, at="t2", seen=1),
+            _review(4, "accept", 2, at="t3", seen=1),
+            _review(5, "accept", kind=QC, at="t4"),
+            _review(6, "reject", 2, round_=2, at="t5", seen=2),
+            _review(7, "reject", 3, round_=2, at="t6", seen=2),
+            _review(8, "reject", kind=QC, round_=2, at="t7"),
+            round_=2,
+        ),
+    ]
+    got = hoi_agreement(records)
+    assert got["settings"]["difficulty"].startswith("Cohen's weighted kappa")
+    assert got["qc"] == {"checked": 2, "accept_rate_pct": 50.0}
+    verdicts = got["verdicts"]
+    assert (verdicts["n"], verdicts["reviews"], verdicts["accept_rate_pct"]) == (2, 5, 40.0)
+    assert verdicts["disagreements_by_pair"] == {"accept|reject": 1}
+    reviewers = got["difficulty"]["reviewer_vs_reviewer"]
+    assert reviewers["confusion"] == [[0, 0, 1], [0, 0, 1], [0, 0, 0]]
+    assert got["difficulty"]["author_vs_reviewer"]["n"] == 5
+    counts = hoi_counts([*records, _record(label_id=2), _record(label_id=3)])
+    assert (counts["labels"], counts["by_category"]["physical"]["labels"]) == (3, 3)
+    assert counts["status_counts"][RETURNED] == 1
