@@ -4,10 +4,11 @@ Each case generates what `reasonscope questions generate` generates by default:
 candidates from consecutive seeds at the model's image size (1024 x 1024), on full
 scenes (table, textures, basket, the UR5e with its gripper, 8-15 piled objects),
 one after the other in this process (one core). The value is accepted questions
-a wall-clock minute; the detail gives the acceptance rate, the rejections by
-reason and the time split between settling the physics, visibility checks and the
-rest (building worlds, loading objects and textures, sampling, the questions'
-own work).
+a minute of the process's CPU time, the time on one core that a busy machine's
+other programs cannot stretch; the detail gives the wall-clock rate beside it,
+the acceptance rate, the rejections by reason and the time split between
+settling the physics, visibility checks and the rest (building worlds, loading
+objects and textures, sampling, the questions' own work).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ ORDER = 40  # where these cases run in `reasonscope bench` (see app.perf.harness
 
 CANDIDATES = {False: 24, True: 6}  # seeds 0, 1, ... per task
 GOAL_PER_MINUTE = 45
-GOAL = f">= {GOAL_PER_MINUTE} accepted/min on one core"
+GOAL = f">= {GOAL_PER_MINUTE} accepted per CPU minute (one core)"
 
 
 def _run(task: str, quick: bool) -> dict:
@@ -33,7 +34,7 @@ def _run(task: str, quick: bool) -> dict:
     accepted = 0
     rejected: Counter = Counter()
     settle_s = visibility_s = 0.0
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for seed in range(n):
         report(f"questions_{task}: candidate {seed + 1} of {n}")
         result = generate(task, seed, entries=entries)
@@ -49,6 +50,7 @@ def _run(task: str, quick: bool) -> dict:
         "accepted": accepted,
         "tried": n,
         "wall": wall,
+        "cpu": time.process_time() - cpu0,
         "settle": settle_s,
         "visibility": visibility_s,
         "rejected": rejected,
@@ -62,7 +64,11 @@ def _case(task: str):
     def case(quick: bool) -> PerfResult:
         r = _run(task, quick)
         wall = r["wall"]
-        per_minute = r["accepted"] / wall * 60
+        # "a minute on one core": the process's CPU minute (generation runs on one
+        # thread), which another program on a busy machine cannot stretch; the
+        # wall-clock rate is reported beside it
+        per_minute = r["accepted"] / r["cpu"] * 60
+        per_wall_minute = r["accepted"] / wall * 60
         rest = max(0.0, wall - r["settle"] - r["visibility"])
         why = ", ".join(f"{count} {reason}" for reason, count in r["rejected"].most_common())
         return PerfResult(
@@ -72,7 +78,8 @@ def _case(task: str):
             GOAL,
             per_minute >= GOAL_PER_MINUTE,
             f"{r['accepted']} of {r['tried']} candidates accepted "
-            f"({100 * r['accepted'] / r['tried']:.0f} %) in {wall:.1f} s, "
+            f"({100 * r['accepted'] / r['tried']:.0f} %) in {r['cpu']:.1f} s of CPU, "
+            f"{wall:.1f} s of wall clock ({per_wall_minute:.1f} a wall-clock minute), "
             f"{MODEL_IMAGE_SIZE} x {MODEL_IMAGE_SIZE}, full scenes with the robot; "
             f"settling {100 * r['settle'] / wall:.0f} %, visibility "
             f"{100 * r['visibility'] / wall:.0f} %, rest {100 * rest / wall:.0f} % "
