@@ -104,25 +104,9 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                             (yaw, tc, lo - px / 2, hi + px / 2, local_top, depth, 0, 0, 0, reach)
                         )
                         continue
-                    normal = normal_angle(sk[i : j + 1], tk[i : j + 1], model.pad_width)
-                    normal = max(normal, lean_angle(s, z, lo, hi))
-                    # an end where the top slopes down through the pads' level (a plate or
-                    # board tilted in the pile) offers the pad a slope, not a side
-                    if hi - lo >= LEAN_MIN_SPAN:
-                        cut = local_top - depth
-                        slope = incline_angle(sk[i : j + 1], z[keep][i : j + 1], cut)
-                        normal = max(normal, slope)
-                    ends = widening_ends(s, z, all_runs, lo, hi, local_top - depth, px)
-                    widens = 0
-                    if any(ends):
-                        # held above its widest (a ball wider than the stroke): the pads
-                        # press on a flank facing up, as far off the closing line as
-                        # the flank is from upright
-                        flank = flank_angle(sk[i : j + 1], z[keep][i : j + 1], ends)
-                        if flank is None:
-                            widens = 1
-                        else:
-                            normal = max(normal, flank)
+                    stretch = (sk[i : j + 1], tk[i : j + 1], z[keep][i : j + 1])
+                    cut = local_top - depth
+                    normal, widens = stretch_normal(stretch, (s, z, all_runs), cut, px, model)
                     rows.append(
                         (
                             yaw,
@@ -149,6 +133,31 @@ def cross_sections(pts: np.ndarray, model: GripperModel, px: float) -> np.ndarra
                 normal = max(normal, lean_angle(s, z, lo, hi))
                 rows.append((yaw, tc, lo - px / 2, hi + px / 2, local_top, rim, normal, 0, 1, rim))
     return np.array(rows, dtype=float).reshape(-1, 10)
+
+
+def stretch_normal(stretch, strip, cut: float, px: float, model: GripperModel) -> tuple[float, int]:
+    """How far off the closing line (degrees) the pads press on a stretch of a strip, and
+    whether the object widens below them there (1) with no flank to hold it by.
+    `stretch`: the stretch's (s, t, z) kept above `cut`; `strip`: the strip's (s, z) and
+    its outline's runs at any height."""
+    sk, tk, zk = stretch
+    s, z, all_runs = strip
+    lo, hi = sk[0], sk[-1]
+    normal = normal_angle(sk, tk, model.pad_width)
+    normal = max(normal, lean_angle(s, z, lo, hi))
+    # an end where the top slopes down through the pads' level (a plate or board tilted
+    # in the pile) offers the pad a slope, not a side
+    if hi - lo >= LEAN_MIN_SPAN:
+        normal = max(normal, incline_angle(sk, zk, cut))
+    ends = widening_ends(s, z, all_runs, lo, hi, cut, px)
+    if any(ends):
+        # held above its widest (a ball wider than the stroke): the pads press on a flank
+        # facing up, as far off the closing line as the flank is from upright
+        flank = flank_angle(sk, zk, ends)
+        if flank is None:
+            return normal, 1
+        normal = max(normal, flank)
+    return normal, 0
 
 
 ACROSS_LEAN_DEG = 20.0  # a strip's top leaning more than this across it is a slab's
