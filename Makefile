@@ -48,13 +48,14 @@ bench: system-deps $(VENV)/.installed-cluster
 # Mutation testing of the rules (not part of `make test`): mutmut mutates the modules listed in
 # pyproject.toml's [tool.mutmut], runs their tests against each mutant, and the report lists the
 # survivors (build/mutants/report.txt); it fails while a survivor is neither killed nor listed in
-# tests/mutants-equivalent.txt. mutmut keeps its copy and results in mutants/ (git-ignored) and
-# re-tests only what changed; `rm -rf mutants` starts afresh. docs/development.md
+# tests/mutants-equivalent.txt. mutmut works in mutants/ (git-ignored); every run starts afresh,
+# since mutmut does not re-test a survivor when only the tests changed. docs/development.md
 $(VENV)/.installed-mutants: pyproject.toml $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -e ".[mutants]"
 	@touch $@
 
 mutants: $(VENV)/.installed-mutants
+	rm -rf mutants
 	$(BIN)/mutmut run --max-children 1
 	$(BIN)/python scripts/mutants_report.py build/mutants/report.txt
 

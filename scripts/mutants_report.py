@@ -103,7 +103,7 @@ def report(statuses: dict[str, str], listed: dict[str, str]) -> tuple[str, int]:
     if missing:
         lines += ["", "Listed as equivalent but no such mutant (renamed or gone):"]
         lines += [f"  {n}" for n in missing]
-    for module in sorted(survivors):
+    for module in sorted(m for m in survivors if survivors[m]):
         lines += ["", "=" * 78, module, "=" * 78]
         for name in sorted(survivors[module], key=lambda n: (n in listed, n)):
             verdict = (
