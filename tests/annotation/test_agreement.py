@@ -154,3 +154,11 @@ def test_criterion_4_is_computed_over_compare_pairs_only():
     assert volumes["disagreements_by_pair"] == {"no|yes": 1}
     none = verification_agreement([(count_ok, count_ok)])["criteria"]["volumes_distinct"]
     assert none["n"] == 0 and none["kappa"] is None and none["kappa_reason"] == "no pairs"
+
+
+def test_verification_agreement_reports_its_settings():
+    """The choices behind the numbers travel with them (`metrics --json`, the Results mode)."""
+    approve = Verdict(True, True, True, "approve")
+    got = verification_agreement([(approve, approve)])
+    assert got["settings"]["statistic"].startswith("Cohen's kappa of two rater slots")
+    assert set(got["settings"]) >= {"pairs", "criteria", "undefined", "volumes_distinct"}

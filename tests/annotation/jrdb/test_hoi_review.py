@@ -337,3 +337,15 @@ def test_hoi_agreement_counts_every_review_round_and_check():
     counts = hoi_counts([*records, _record(label_id=2), _record(label_id=3)])
     assert (counts["labels"], counts["by_category"]["physical"]["labels"]) == (3, 3)
     assert counts["status_counts"][RETURNED] == 1
+
+
+def test_a_round_reviewed_once_is_skipped_not_the_end():
+    """Reviewed once, returned, changed: the next round's pair still counts."""
+    record = _record(
+        _review(2, "reject", at="t1"),
+        _review(3, "accept", 1, round_=2, at="t2"),
+        _review(4, "accept", 1, round_=2, at="t3"),
+        round_=2,
+    )
+    verdicts = hoi_agreement([record])["verdicts"]
+    assert (verdicts["n"], verdicts["reviews"], verdicts["disagreements"]) == (1, 3, 0)
