@@ -84,10 +84,10 @@ def _part_questions(project: Project, progress: Progress) -> None:
 
 #: (task, seed) of tabletop questions nobody has verified yet, so a new verifier has
 #: MG-VQA questions to take (only those of `DEMO_QUESTION_TASKS`). In these scenes some of
-#: the search agent's grasps (2F-140) fail with the fingers closed, which Replay compares
-#: with the plan and its other candidates: in count 33 and count 45 a grasp closes on its
-#: object three times and each time the object slips at lift; in count 24 the planner
-#: refuses its grasps, so Replay shows plans that never closed
+#: the search agent's grasps (2F-140) fail, which Replay compares with the plan and its
+#: other candidates: in one of them a grasp closes on its object and it slips at lift
+#: (count 33 and count 45 both did before the planner learned leaning slabs and balls);
+#: where the planner refuses its grasps, Replay shows plans that never closed
 #: (tests/app/demo/test_demo_pending_questions.py).
 DEMO_PENDING_QUESTIONS = (("count", 33), ("count", 45), ("count", 24))
 

@@ -59,14 +59,15 @@ def test_an_older_demo_gets_episodes_for_its_new_pending_questions(tmp_path, mon
 
 
 def test_the_demo_grasps_fail_with_the_fingers_closed(pending_demo):  # noqa: F811
-    """Recorded by the simulator (inverse kinematics, joint motion, friction): in two
-    pending questions a grasp closes on its object and the object slips at lift, with
-    other candidates tried after it. Each step records where tool0 was when the fingers closed, next
+    """Recorded by the simulator (inverse kinematics, joint motion, friction): in a
+    pending question a grasp closes on its object and the object slips at lift, with
+    other candidates tried after it (since the grasp planner learned leaning slabs and
+    balls, one of the demo's questions still shows it, where two did). Each step records where tool0 was when the fingers closed, next
     to the plan, every attempt with how far the object rose, and the planner's
     candidates; the feedback says why, listing the attempts when there were several."""
     with open_project(pending_demo, readonly=True) as project:
         failed = closed_grasps(project)
-        assert len({episode for episode, _step in failed}) >= 2
+        assert len({episode for episode, _step in failed}) >= 1
         most = 0
         for _episode_id, step in failed:
             replay = step.result["replay"]
