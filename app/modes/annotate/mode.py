@@ -305,6 +305,7 @@ class AnnotateMode(QObject):
         for index in neighbours(s.frame_index, len(s.frames), self.direction):
             frame = s.frames[index]
             if frame.id in self.cache:
+                self.graph.prepare(frame.id)
                 continue
             boxes = tuple(project.sequences.boxes_3d(frame.id))
             need = bool(boxes) and not project.sequences.has_relations(frame.id)
@@ -325,6 +326,7 @@ class AnnotateMode(QObject):
                 return
             prepared.relations = None
         self.cache.put(prepared)
+        self.graph.prepare(prepared.frame_id)  # with the graph on screen: its graph too
         frame = s.frame
         if frame is not None and frame.id == prepared.frame_id and self.shown != frame.id:
             if prepared.error:
@@ -525,6 +527,7 @@ class AnnotateMode(QObject):
         self.hoi.shutdown()
         self.generator.shutdown()
         self.prefetch.shutdown()
+        self.graph.shutdown()
         self.wanted = None
         for task in (self.task, self.all_task):
             if task is not None:

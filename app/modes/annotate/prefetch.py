@@ -34,9 +34,10 @@ from annotation.jrdb.geometry import GeometricRelation
 from annotation.models import Box3D, Frame, Sequence
 from widgets.jrdb.cloud_points import PreparedCloud
 
-#: Frames the cache holds by default (each about 3 MB: a 3760 x 480 panorama and a
-#: 120,000-point cloud); settable per user as `annotate/cached_frames` in reasonscope.ini.
-DEFAULT_CACHED_FRAMES = 8
+#: Frames the cache holds by default (each about 10 MB: a decoded 3760 x 480 panorama,
+#: 7 MB, and a prepared 120,000-point cloud); settable per user as `annotate/cached_frames`
+#: in reasonscope.ini.
+DEFAULT_CACHED_FRAMES = 6
 AHEAD, BEHIND = 2, 1  # frames prepared in the direction of travel, and against it
 
 

@@ -55,6 +55,7 @@ RUN_ORDER = [
     "episode_rerun_export",
     "relations_knn",
     "jrdb_frame_load",
+    "annotate_step",
     "cloud_frame_time",
     "reasoning_import",
     "seam_iou",

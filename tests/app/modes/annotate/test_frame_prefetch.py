@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 
 import app.modes.annotate.mode as mode_module
 from app.demo.jrdb_synth import SynthConfig
+from app.modes.annotate import graph as graph_module
 from app.modes.annotate import loading
 from app.modes.annotate.prefetch import FrameCache, PreparedFrame, neighbours
 
@@ -152,3 +153,21 @@ def test_a_dragged_slider_shows_images_and_boxes_and_no_cloud_until_it_rests(qtb
     assert a.state.frame_index == 10
     settled(qtbot, a)
     assert a.shown == frames[10].id
+
+
+def test_with_the_graph_in_front_a_prepared_frame_shows_the_graph_read_ahead(
+    qtbot, annotate, monkeypatch
+):
+    a, window = annotate, annotate.mode.window()
+    a.mode.show_dock("graph")
+    qtbot.waitUntil(lambda: not a.graph.stale, timeout=10000)
+    a._prefetch_near()  # the dock is on screen now: the neighbours' graphs are read too
+    key = a.graph.key_of(a.state.frames[1].id)
+    qtbot.waitUntil(lambda: key in a.graph.ahead.cache, timeout=30000)
+    calls = []
+    monkeypatch.setattr(graph_module, "graph_for_window", lambda *args: calls.append(args))
+    press_shortcut(qtbot, window, Qt.Key.Key_PageDown)
+    # shown with the step, no debounce, nothing read on the GUI thread
+    assert not a.graph.stale and calls == []
+    assert a.graph.view.graph is a.graph.ahead.cache[key]
+    assert a.graph.view.graph.entities
