@@ -142,7 +142,10 @@ def _key_entry(q: Question, w: Window, step: dict, slot: int, name: str) -> dict
 
 
 def _pairs(q: Question, w: Window, final: list[str]) -> list[str]:
-    """Entities related to the answer through its own edges (the real final_ID_pair)."""
+    """Entities related to the answer through its own edges (the real final_ID_pair);
+    none for a question without a sequence (an imported line naming none): no graph."""
+    if q.sequence_id is None:
+        return []
     pattern = (q.criteria or {}).get("pattern") or {}
     nodes, out = pattern.get("nodes") or [], []
     for e in pattern.get("edges") or []:
@@ -151,7 +154,10 @@ def _pairs(q: Question, w: Window, final: list[str]) -> list[str]:
             continue
         child_steps = [s for s in q.steps if s.get("node") == child]
         members = child_steps[-1]["entity_ids"] if child_steps else [nodes[child]["bound"]]
-        index = w.index()
+        try:
+            index = w.index()
+        except ValueError as exc:  # frames the question names that its sequence lacks
+            raise ProjectError(f"question {q.uid}: {exc}") from None
         pairs = index.pairs.get((e["slot"], e["family"], str(e["value"])), set())
         for t in final:
             for o in members:
