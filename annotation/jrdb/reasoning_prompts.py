@@ -78,19 +78,18 @@ def read_vg_track_reply(
     """A video VG reply's boxes per frame, as {"track": {image id: [[x, y, w, h], ...]}}:
     each item's `image` (1 to the number of frames) says its frame; an item without a
     valid image number is left out, as parse_model_output leaves out a malformed one."""
-    read = read_vg_reply(text, width, height, scale)
-    if read.answer is None:
-        return read
-    data = json.loads(_strip_fence(text))
-    items = [data] if isinstance(data, dict) else data
+    items = _reply_items(text)
+    if isinstance(items, Reading):
+        return items
+    boxed = [
+        (item.get("image"), box) for item in items if (box := _item_box(item, width, height, scale))
+    ]
+    if not boxed:
+        return Reading(None, "no bbox_2d of four numbers")
     track: dict[str, list[list[float]]] = {}
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        number = item.get("image")
-        one = read_vg_reply(json.dumps([item]), width, height, scale).answer
-        if isinstance(number, int) and 1 <= number <= len(image_ids) and one:
-            track.setdefault(image_ids[number - 1], []).extend(one)
+    for number, box in boxed:
+        if isinstance(number, int) and 1 <= number <= len(image_ids):
+            track.setdefault(image_ids[number - 1], []).append(box)
     if not track:
         return Reading(None, "no bbox_2d with an image number")
     return Reading({"track": track})
@@ -155,9 +154,9 @@ def _clamp(box: list[float], width: int, height: int) -> list[int]:
     return [x1, y1, x2, y2]
 
 
-def read_vg_reply(text: str, width: int, height: int, scale: float) -> Reading:
-    """The boxes of a VG reply as parse_model_output reads them, as [x, y, w, h] on the
-    `width` x `height` panorama (the model saw it scaled by `scale`)."""
+def _reply_items(text: str) -> list[dict] | Reading:
+    """parse_model_output's reading of a VG reply: its JSON objects (one object is a list
+    of one; anything else in the list is left out), or the Reading that says why none."""
     try:
         data = json.loads(_strip_fence(text))
     except (json.JSONDecodeError, ValueError):
@@ -166,17 +165,28 @@ def read_vg_reply(text: str, width: int, height: int, scale: float) -> Reading:
         data = [data]
     if not isinstance(data, list):
         return Reading(None, "JSON that is not a list of boxes")
-    boxes = []
-    for item in data:
-        if not isinstance(item, dict):
-            continue
-        coords = item.get("bbox_2d") or item.get("bbox") or item.get("box")
-        if not isinstance(coords, list) or len(coords) != 4:
-            continue
-        if not all(isinstance(c, int | float) for c in coords):
-            continue
-        x1, y1, x2, y2 = _clamp([c / scale for c in coords], width, height)
-        boxes.append([float(x1), float(y1), float(x2 - x1), float(y2 - y1)])
+    return [item for item in data if isinstance(item, dict)]
+
+
+def _item_box(item: dict, width: int, height: int, scale: float) -> list[float] | None:
+    """One object's box as [x, y, w, h] on the panorama: `bbox_2d` (else `bbox`, else
+    `box`), four numbers in the scaled image, divided by `scale` and clamped; None if none."""
+    coords = item.get("bbox_2d") or item.get("bbox") or item.get("box")
+    if not isinstance(coords, list) or len(coords) != 4:
+        return None
+    if not all(isinstance(c, int | float) for c in coords):
+        return None
+    x1, y1, x2, y2 = _clamp([c / scale for c in coords], width, height)
+    return [float(x1), float(y1), float(x2 - x1), float(y2 - y1)]
+
+
+def read_vg_reply(text: str, width: int, height: int, scale: float) -> Reading:
+    """The boxes of a VG reply as parse_model_output reads them, as [x, y, w, h] on the
+    `width` x `height` panorama (the model saw it scaled by `scale`)."""
+    items = _reply_items(text)
+    if isinstance(items, Reading):
+        return items
+    boxes = [box for item in items if (box := _item_box(item, width, height, scale))]
     if not boxes:
         return Reading(None, "no bbox_2d of four numbers")
     return Reading(boxes)
