@@ -84,6 +84,7 @@ class CloudView(QWidget):
 
     entity_clicked = Signal(int)
     background_clicked = Signal()
+    cloud_changed = Signal()  # another frame's points (or none) are shown
 
     def __init__(
         self,
@@ -173,6 +174,7 @@ class CloudView(QWidget):
             if first:
                 self.reset_camera()
         self._kick()
+        self.cloud_changed.emit()
 
     def clear(self, caption: str = "No point cloud.") -> None:
         self.set_cloud(None)

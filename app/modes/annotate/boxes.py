@@ -10,6 +10,11 @@
   resizes it; the box is saved on release (`set_box_2d`);
 - the "Box" dock (Ctrl+B) edits the selected entity's 3D box in the frame
   (`set_box_3d`, saved at every change; the cloud's wireframe follows);
+- the "Cuboid views" dock (shown by Ctrl+B too, under the cloud) shows the points around
+  that box from the top, the side and the front (`widgets.jrdb.cuboid_views`): dragging an
+  edge resizes the box, dragging inside moves it, Top's round handle turns it; the spin
+  boxes follow the drag, and the box is saved once, on release, by the same path as the
+  Box dock (one undo step; a drag on an interpolated box keys it);
 - Remove from frame (Ctrl+Delete) takes the selected entity out of this frame
   (`remove_entity`: its boxes here; refused while it has labels here), and Put back
   (Ctrl+Shift+Delete) restores the last one removed (`restore_entity`);
@@ -39,7 +44,7 @@ from PySide6.QtCore import QObject, QRectF, Qt
 from annotation.jrdb.box_fit import fit_box
 from annotation.jrdb.object_categories import load_object_categories
 from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
-from annotation.models import Annotator
+from annotation.models import Annotator, Box3D
 from app.io.jrdb import stored_calibration
 from app.session import ProjectSession
 from store import ProjectError
@@ -48,6 +53,7 @@ from widgets.jrdb.box_editor import Box3DPanel, PanoramaBoxGestures
 from widgets.jrdb.calibration_dialog import CalibrationDialog, Poses
 from widgets.jrdb.category_chooser import ask_category
 from widgets.jrdb.cloud_view import CloudView
+from widgets.jrdb.cuboid_views import CuboidViews
 from widgets.jrdb.panorama import PanoramaView
 from widgets.jrdb.state import JrdbViewState
 from widgets.mode import ModeWindow, mode_toolbar
@@ -74,6 +80,11 @@ class BoxEditing(QObject):
         self.gestures = PanoramaBoxGestures(panorama)
         self.panel = Box3DPanel()
         self.dock = mode.add_dock("box", "Box", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.views = CuboidViews()  # top, side and front of the box, to drag
+        self.views_dock = mode.add_dock(
+            "cuboid", "Cuboid views", self.views, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+        self.views_dock.hide()  # the cloud keeps the room until someone edits a box (Ctrl+B)
         self.calibration: CalibrationDialog | None = None
         self.ask_category = self._ask_category  # tests put an answer here
         self.removed: list[tuple[int, int]] = []  # (entity, frame) taken out, last at the end
@@ -147,6 +158,12 @@ class BoxEditing(QObject):
         panorama.box_edited.connect(self.move_box_2d)
         self.panel.box_edited.connect(self.save_box_3d)
         self.panel.create_requested.connect(self.create_box_3d)
+        self.views.box_edited.connect(self.save_box_3d)
+        self.views.box_changing.connect(self._box_changing)
+        self.views.drag_cancelled.connect(lambda _entity: self._show_box())
+        if cloud is not None:
+            cloud.cloud_changed.connect(self._cloud_changed)
+            self._cloud_changed()
         for signal in (self.state.selection_changed, self.state.frame_changed):
             signal.connect(lambda _value: self._show_box())
         self.state.boxes_changed.connect(self._show_box)
@@ -358,12 +375,26 @@ class BoxEditing(QObject):
     def show_panel(self) -> None:
         self.dock.show()
         self.dock.raise_()
+        self.views_dock.show()
         self.panel.spins["cx"].setFocus()
 
     def _show_box(self) -> None:
         s, chosen = self.state, self.state.selected
         box = s.box_3d(chosen) if chosen is not None else None
-        self.panel.show_box(chosen, s.label(chosen) if chosen is not None else "", box)
+        label = s.label(chosen) if chosen is not None else ""
+        self.panel.show_box(chosen, label, box)
+        self.views.show_box(chosen, label, box)
+
+    def _cloud_changed(self) -> None:
+        prepared = self.cloud.cloud if self.cloud is not None else None
+        self.views.set_points(prepared.points if prepared is not None else None)
+
+    def _box_changing(self, entity_id: int, values: tuple[float, ...]) -> None:
+        """A drag in the cuboid views goes on: the spin boxes follow (nothing is saved)."""
+        frame = self.state.frame
+        if frame is not None:
+            box = Box3D(entity_id, frame.id, *values)
+            self.panel.show_box(entity_id, self.state.label(entity_id), box)
 
     def save_box_3d(self, entity_id: int, values: tuple[float, ...]) -> None:
         annotator = self._annotator("edit boxes")

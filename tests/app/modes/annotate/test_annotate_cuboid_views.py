@@ -1,0 +1,114 @@
+"""A new object boxed in 2D and 3D with no typed number: Ctrl+drag in the panorama, Fit to
+points, then the cuboid's top view to adjust it, each drag saved once by the annotator and
+undone in one step."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from gestures import drag_on_panorama, open_as_ada, press_shortcut
+from hoi_fixtures import build_hoi_project
+from PySide6.QtCore import QPointF, Qt
+
+from app.demo.jrdb_synth import SynthConfig
+
+CONFIG = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=2_000)
+CTRL = Qt.KeyboardModifier.ControlModifier
+ALT = Qt.KeyboardModifier.AltModifier
+NONE = Qt.KeyboardModifier.NoModifier
+LEFT = Qt.MouseButton.LeftButton
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    return build_hoi_project(tmp_path_factory.mktemp("annotate_cuboid"), CONFIG).db
+
+
+@pytest.fixture
+def window(qtbot, imported, tmp_path):
+    w = open_as_ada(qtbot, imported, "annotate", copy_to=tmp_path)
+    annotate = w.mode("annotate")
+    qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
+    qtbot.waitUntil(lambda: annotate.cloud.total_count > 0)
+    yield w
+    qtbot.waitUntil(lambda: annotate.task is None, timeout=30000)
+    w.close()
+
+
+def stored_3d(project, frame_id, entity_id):
+    return next(
+        r for r in project.sequences.box_records(frame_id, "3d") if r.box.entity_id == entity_id
+    )
+
+
+def drag_in_view(qtbot, view, start: QPointF, end: QPointF) -> None:
+    a, b = start.toPoint(), end.toPoint()
+    qtbot.mousePress(view, LEFT, NONE, a)
+    qtbot.mouseMove(view, (a + b) / 2)
+    qtbot.mouseMove(view, b)
+    qtbot.mouseRelease(view, LEFT, NONE, b)
+
+
+def back_face(box) -> tuple[float, float]:
+    return (box.cx - box.l / 2 * math.cos(box.rot_z), box.cy - box.l / 2 * math.sin(box.rot_z))
+
+
+def test_a_new_object_is_boxed_in_2d_and_3d_with_the_mouse_only(qtbot, window):
+    a = window.mode("annotate")
+    project, frame = window.session.project, a.state.frame
+    # the chair the labels have: an annotator boxes it again, as an object they missed
+    chair = next(b for b in a.state.boxes_2d if a.state.entities[b.entity_id].category == "chair")
+    a.boxes.ask_category = lambda: "chair"
+    before = set(a.state.entities)
+    drag_on_panorama(
+        qtbot, a.panorama, (chair.x, chair.y), (chair.x + chair.w, chair.y + chair.h), CTRL
+    )
+    (new,) = set(a.state.entities) - before
+    assert a.state.selected == new and a.state.box_3d(new) is None
+    # Fit to points gives it its first 3D box, around the chair's points
+    press_shortcut(qtbot, window, Qt.Key.Key_F, CTRL | ALT)
+    fitted = a.state.box_3d(new)
+    assert fitted is not None, a.mode.statusBar().currentMessage()
+    truth = a.state.box_3d(chair.entity_id)
+    assert math.hypot(fitted.cx - truth.cx, fitted.cy - truth.cy) < 0.5
+    # Ctrl+B: the Box dock and the cuboid views, following the selection
+    press_shortcut(qtbot, window, Qt.Key.Key_B, CTRL)
+    views = a.boxes.views
+    qtbot.waitUntil(lambda: views.isVisible() and views.views["top"].height() > 100)
+    top = views.views["top"]
+    assert views.entity_id == new and top.box is not None and len(top.points) > 10
+    undo_steps = len(a.boxes.history.steps)
+
+    # the front edge dragged 30 px out: longer, the back face where it was, saved once
+    start = top.to_screen(fitted.l / 2, 0.0)
+    end = start + QPointF(30, 0)
+    grown = 30 / top.scale
+    drag_in_view(qtbot, top, start, end)
+    longer = stored_3d(project, frame.id, new)
+    assert longer.source == "annotator" and longer.annotator_id == window.session.annotator.id
+    assert longer.box.l == pytest.approx(fitted.l + grown, abs=2 / top.scale)
+    assert back_face(longer.box) == pytest.approx(back_face(fitted), abs=1e-3)
+    assert (longer.box.w, longer.box.h, longer.box.cz) == pytest.approx(
+        (fitted.w, fitted.h, fitted.cz)
+    )
+    assert a.boxes.panel.spins["l"].value() == pytest.approx(longer.box.l, abs=0.01)
+    assert len(a.boxes.history.steps) == undo_steps + 1  # one drag, one undo step
+    shown = next(b for b in a.cloud.boxes if b.entity_id == new)
+    assert shown.l == pytest.approx(longer.box.l)  # the cloud's wireframe follows
+
+    # the handle in front of it, a quarter turn to the left
+    box = a.state.box_3d(new)
+    reach = box.l / 2 + 22 / top.scale
+    drag_in_view(qtbot, top, top.to_screen(reach, 0.0), top.to_screen(0.0, reach))
+    turned = stored_3d(project, frame.id, new).box
+    assert math.remainder(turned.rot_z - box.rot_z, 2 * math.pi) == pytest.approx(
+        math.pi / 2, abs=0.05
+    )
+    assert (turned.cx, turned.cy, turned.l) == pytest.approx((box.cx, box.cy, box.l))
+
+    # Undo box edit takes the turn back, and only the turn
+    press_shortcut(qtbot, window, Qt.Key.Key_Z, CTRL | ALT)
+    back = stored_3d(project, frame.id, new).box
+    assert back.rot_z == pytest.approx(box.rot_z) and back.l == pytest.approx(longer.box.l)
+    assert views.values[6] == pytest.approx(box.rot_z)  # the views follow the undo
