@@ -135,6 +135,31 @@ def select_person(app, annotate) -> None:
     settle(app, 600)
 
 
+def cuboid_views(app, window, path: Path) -> Path:
+    """Annotate HOI with an object's 3D box open for the mouse (Ctrl+B): the Box dock and the
+    cuboid views under the cloud; then the docks as they were, the person selected again."""
+    from PySide6.QtCore import Qt
+
+    annotate = window.mode("annotate")
+    state, mode = annotate.state, window.mode_window("annotate")
+    chosen = state.selected
+    boxed = [i for i in state.objects_in_frame() if state.box_3d(i) is not None]
+    if boxed:  # the largest: a table or a chair shows its legs and the floor around them
+        box = max((state.box_3d(i) for i in boxed), key=lambda b: b.l * b.w * b.h)
+        state.select(box.entity_id)
+    annotate.boxes.show_panel()
+    dock = annotate.boxes.views_dock
+    mode.resizeDocks([dock], [250], Qt.Orientation.Vertical)
+    settle(app, 800)
+    window.grab().save(str(path))
+    dock.hide()
+    if "hoi_labels" in mode.docks:
+        mode.docks["hoi_labels"].raise_()
+    state.select(chosen)
+    settle(app, 300)
+    return path
+
+
 def generator_step(app, window, path: Path) -> Path:
     """Annotate HOI with the question generator in front: a clique question, a step selected
     (its boxes emphasised in the image and the cloud, the rest dimmed)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.screenshots.modes import (
+    cuboid_views,
     generator_step,
     graph_tab,
     open_grasp_step,
@@ -88,6 +89,7 @@ def mode_shots(app, window, out: Path) -> list[Path]:
         window.grab().save(str(path))
         written.append(path)
         if spec.key == "annotate":
+            written.append(cuboid_views(app, window, out / f"{i:02d}-annotate-cuboid.png"))
             written.append(generator_step(app, window, out / f"{i:02d}-annotate-generator.png"))
         if spec.key == "study":  # the other task: answering a JRDB question as the baseline
             window.mode("study").set_task("answer")

@@ -244,7 +244,7 @@ class CuboidView(QWidget):
         super().__init__(parent)
         self.plane = plane
         self.setObjectName(f"cuboid_{plane}")
-        self.setMinimumSize(150, 130)
+        self.setMinimumSize(120, 90)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setToolTip(

@@ -15,6 +15,10 @@ def arrange_docks(mode: ModeWindow) -> None:
     """Once the main window has added Project and Activity: Activity waits behind Relations,
     Project starts hidden (View ▸ Project shows it); the image gets the window's width."""
     docks = mode.docks
+    # a dock under the cloud (the cuboid views) takes the cloud's width only: the side
+    # columns keep their height, and the window never grows to fit both
+    mode.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+    mode.setCorner(Qt.Corner.BottomRightCorner, RIGHT)
     if "activity" in docks:
         mode.removeDockWidget(docks["activity"])
         mode.addDockWidget(RIGHT, docks["activity"])
