@@ -105,7 +105,7 @@ def crop_points(points: np.ndarray, values: Values, *, margin: float) -> np.ndar
     """The points within `margin` of the box, in the box's frame (M, 3), in the cloud's order.
 
     A test on the world axes first (a square around the box, a slab in z) leaves only the
-    few points near the box to rotate, so a 120,000-point frame costs about a millisecond.
+    few points near the box to rotate: a few milliseconds for a 120,000-point frame.
     """
     pts = np.asarray(points, np.float32).reshape(-1, 3)
     cx, cy, cz, length, width, height = values[:6]

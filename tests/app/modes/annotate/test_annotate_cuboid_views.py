@@ -54,12 +54,12 @@ def back_face(box) -> tuple[float, float]:
     return (box.cx - box.l / 2 * math.cos(box.rot_z), box.cy - box.l / 2 * math.sin(box.rot_z))
 
 
-def test_a_new_object_is_boxed_in_2d_and_3d_with_the_mouse_only(qtbot, window):
+def new_fitted_chair(qtbot, window) -> int:
+    """Box the labels' chair again as a new object, with the mouse and keys only: Ctrl+drag
+    around it in the panorama, its category, Fit to points; then Ctrl+B for the views."""
     a = window.mode("annotate")
-    project, frame = window.session.project, a.state.frame
-    # the chair the labels have: an annotator boxes it again, as an object they missed
     chair = next(b for b in a.state.boxes_2d if a.state.entities[b.entity_id].category == "chair")
-    a.boxes.ask_category = lambda: "chair"
+    a.boxes.ask_category = lambda: "chair"  # the chooser's key, as the other box tests answer it
     before = set(a.state.entities)
     drag_on_panorama(
         qtbot, a.panorama, (chair.x, chair.y), (chair.x + chair.w, chair.y + chair.h), CTRL
@@ -76,6 +76,15 @@ def test_a_new_object_is_boxed_in_2d_and_3d_with_the_mouse_only(qtbot, window):
     press_shortcut(qtbot, window, Qt.Key.Key_B, CTRL)
     views = a.boxes.views
     qtbot.waitUntil(lambda: views.isVisible() and views.views["top"].height() > 100)
+    return new
+
+
+def test_a_new_object_is_boxed_in_2d_and_3d_with_the_mouse_only(qtbot, window):
+    a = window.mode("annotate")
+    project, frame = window.session.project, a.state.frame
+    new = new_fitted_chair(qtbot, window)
+    fitted = a.state.box_3d(new)
+    views = a.boxes.views
     top = views.views["top"]
     assert views.entity_id == new and top.box is not None and len(top.points) > 10
     undo_steps = len(a.boxes.history.steps)
@@ -112,3 +121,34 @@ def test_a_new_object_is_boxed_in_2d_and_3d_with_the_mouse_only(qtbot, window):
     back = stored_3d(project, frame.id, new).box
     assert back.rot_z == pytest.approx(box.rot_z) and back.l == pytest.approx(longer.box.l)
     assert views.values[6] == pytest.approx(box.rot_z)  # the views follow the undo
+
+
+def test_a_drag_keys_a_carried_box_and_nobody_signed_in_saves_nothing(qtbot, window):
+    a = window.mode("annotate")
+    project = window.session.project
+    new = new_fitted_chair(qtbot, window)
+    keyed = a.state.box_3d(new)
+    first = a.state.frame
+    press_shortcut(qtbot, window, Qt.Key.Key_PageDown)  # the next frame: the box carried on
+    qtbot.waitUntil(lambda: a.state.frame.id != first.id and a.shown == a.state.frame.id)
+    frame = a.state.frame
+    assert stored_3d(project, frame.id, new).source == "interpolated"
+    views = a.boxes.views
+    top, side = views.views["top"], views.views["side"]
+    assert views.entity_id == new and top.interpolated and "interpolated" in views.title.text()
+    # raised 20 px in Side: a keyframe here, the first frame's box as it was
+    start = side.to_screen(0.0, 0.0)
+    rise = 20 / side.scale
+    drag_in_view(qtbot, side, start, start - QPointF(0, 20))
+    here = stored_3d(project, frame.id, new)
+    assert here.source == "annotator" and here.box.cz == pytest.approx(keyed.cz + rise, abs=0.01)
+    assert stored_3d(project, first.id, new).box == keyed
+    assert not views.interpolated  # drawn solid now
+    # with nobody signed in a drag saves nothing and the box goes back where it was
+    window.session.annotator = None
+    drag_in_view(qtbot, top, top.to_screen(0.0, 0.0), top.to_screen(0.0, 0.0) + QPointF(40, 0))
+    assert "Sign in" in a.mode.statusBar().currentMessage()
+    assert stored_3d(project, frame.id, new).box == here.box
+    assert views.values == pytest.approx(
+        (here.box.cx, here.box.cy, here.box.cz, here.box.l, here.box.w, here.box.h, here.box.rot_z)
+    )
