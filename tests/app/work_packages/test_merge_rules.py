@@ -1,0 +1,268 @@
+"""The merge of a work package, rule by rule: what the report says, each refusal's words,
+and what `apply_conflict` writes and refuses.
+
+Written against the survivors of `make mutants` (docs/development.md, "Mutation testing
+of the rules"): each assertion is on a value, a count or the exact line a user reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hoi_fixtures import build_hoi_project, copy_of
+
+from app.demo.jrdb_synth import SynthConfig
+from app.work_packages.create import PackageRequest, create_package
+from app.work_packages.merge import MergeReport, apply_conflict, merge_package
+from store import ProjectError, open_project
+
+SMALL = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=500)
+
+
+def _edit(pack: Path, sql: str, *params) -> None:
+    """Change the package as anyone can with the sqlite3 shell, CHECK constraints off."""
+    conn = sqlite3.connect(pack)
+    conn.execute("PRAGMA ignore_check_constraints = ON")
+    assert conn.execute(sql, params).rowcount >= 1, sql
+    conn.commit()
+    conn.close()
+
+
+# -- the report ---------------------------------------------------------------------------------
+def test_the_report_as_a_dict():
+    report = MergeReport(
+        "0123456789abcdef",
+        "ana",
+        "verifier",
+        merged={"verdicts": 2},
+        conflicts=[{"kind": "question", "item_id": 3, "reason": "r"}],
+        already=1,
+        dry_run=True,
+        notes=["a note"],
+    )
+    assert report.as_dict() == {
+        "package_id": "0123456789abcdef",
+        "person": "ana",
+        "role": "verifier",
+        "merged": {"verdicts": 2},
+        "conflicts": [{"kind": "question", "item_id": 3, "reason": "r"}],
+        "already_merged": 1,
+        "dry_run": True,
+        "notes": ["a note"],
+    }
+
+
+def test_the_report_lines_name_what_merged_in_the_singular_or_plural():
+    report = MergeReport(
+        "0123456789abcdef",
+        "ana",
+        "annotator",
+        merged={"verdicts": 0, "boxes": 1, "entities": 2, "label edits": 1},
+    )
+    assert report.lines() == [
+        "Merged ana's annotator package 01234567: 1 box, 2 entities, 1 label edit"
+    ]
+
+
+def test_the_report_lines_of_a_dry_run_with_rows_merged_before_conflicts_and_notes():
+    report = MergeReport(
+        "fedcba9876543210",
+        "ben",
+        "reviewer",
+        merged={"reviews": 0},
+        conflicts=[
+            {"kind": "label", "item_id": 4, "reason": "hoi_reviews row 2: edited here"},
+            {"kind": "frame", "item_id": 0, "reason": "boxes_2d row 7: size must be positive"},
+        ],
+        already=3,
+        dry_run=True,
+        notes=["entity 9 of the package is entity 12 here"],
+    )
+    assert report.lines() == [
+        "Would merge ben's reviewer package fedcba98: nothing new",
+        "3 rows were merged before (unchanged)",
+        "conflict: label 4: hoi_reviews row 2: edited here (kept aside)",
+        "conflict: frame 0: boxes_2d row 7: size must be positive (kept aside)",
+        "entity 9 of the package is entity 12 here",
+    ]
+    assert report.changed
+    assert not MergeReport("p", "ben", "reviewer", merged={"reviews": 0}).changed
+    assert MergeReport("p", "ben", "reviewer", merged={"reviews": 1}).changed
+
+
+# -- reviews and labels from packages -----------------------------------------------------------
+@pytest.fixture(scope="module")
+def hoi_base(tmp_path_factory):
+    """A JRDB-layout project with ana's label on each of its two frames (labels 1 and 2)."""
+    base = build_hoi_project(tmp_path_factory.mktemp("merge_rules"), SMALL)
+    with open_project(base.db) as p:
+        ana = p.annotators.sign_in("ana")
+        person, thing = list(base.persons.values())[0], list(base.objects.values())[0]
+        for frame in base.frame_ids:
+            p.hoi.add_label(
+                frame_id=frame,
+                subject_entity_id=person,
+                object_entity_id=thing,
+                category="physical",
+                predicate="holding",
+                difficulty=2,
+                annotator=ana,
+            )
+    return base
+
+
+@pytest.fixture
+def reviewed(hoi_base, tmp_path):
+    """A copy of the project and ben's reviewer package for label 1, with his review."""
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "ben.rspack"
+    manifest = create_package(hoi.db, PackageRequest("ben", "reviewer", labels=[1]), pack)
+    with open_project(pack) as p:
+        review = p.hoi.review(
+            1, reviewer=p.annotators.sign_in("ben"), verdict="fix", difficulty=3, comment="cup"
+        )
+    return hoi, pack, manifest["package_id"], review
+
+
+def _reviews(db: Path) -> list[tuple]:
+    with open_project(db) as p:
+        return p.db.execute(
+            "SELECT label_id, reviewer_id, round, kind, verdict, difficulty, comment, created_at "
+            "FROM hoi_reviews ORDER BY id"
+        ).fetchall()
+
+
+def _conflict_reasons(db: Path) -> list[str]:
+    with open_project(db) as p:
+        return [c["reason"] for c in p.packages.conflicts()]
+
+
+def test_a_review_merges_with_its_verdict_difficulty_comment_and_time(reviewed):
+    hoi, pack, _package_id, review = reviewed
+    report = merge_package(hoi.db, pack)
+    assert report.merged["reviews"] == 1 and not report.conflicts
+    with open_project(hoi.db) as p:
+        ben = p.annotators.find("ben").id
+    assert _reviews(hoi.db) == [(1, ben, 1, "review", "fix", 3, "cup", review.created_at)]
+
+
+def test_a_review_of_a_label_edited_here_since_is_kept_aside(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    with open_project(hoi.db) as p:  # no review yet: the edit keeps round 1
+        p.hoi.update_label(1, p.annotators.find("ana"), predicate="touching")
+    report = merge_package(hoi.db, pack)
+    reason = "hoi_reviews row 1: label 1 has been edited here since (round 1)"
+    assert report.conflicts == [{"kind": "label", "item_id": 1, "reason": reason}]
+    assert _conflict_reasons(hoi.db) == [reason] and _reviews(hoi.db) == []
+
+
+def test_a_review_of_a_label_deleted_here_since_is_kept_aside(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    with open_project(hoi.db) as p:
+        p.hoi.delete_label(1, p.annotators.find("ana"))
+    report = merge_package(hoi.db, pack)
+    reason = "hoi_reviews row 1: label 1 has been deleted here since"
+    assert [c["reason"] for c in report.conflicts] == [reason]
+    assert _reviews(hoi.db) == []
+
+
+def test_a_review_of_a_label_the_package_did_not_hold_is_kept_aside(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    _edit(pack, "UPDATE hoi_reviews SET label_id = 2")
+    report = merge_package(hoi.db, pack)
+    reason = "hoi_reviews row 1: label 2 was not in this package for review"
+    assert report.conflicts == [{"kind": "label", "item_id": 2, "reason": reason}]
+    assert _reviews(hoi.db) == []
+
+
+def test_an_annotators_label_merges_with_its_fields(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
+    with open_project(pack) as p:
+        p.hoi.add_label(
+            frame_id=hoi.frame_ids[1],
+            subject_entity_id=person,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=p.annotators.sign_in("fay"),
+        )
+    report = merge_package(hoi.db, pack)
+    assert report.merged["labels"] == 1 and not report.conflicts
+    with open_project(hoi.db) as p:
+        fay = p.annotators.find("fay").id
+        [label] = [lab for lab in p.hoi.labels_for_frame(hoi.frame_ids[1]) if lab.id > 2]
+    assert (
+        label.frame_id,
+        label.subject_entity_id,
+        label.object_entity_id,
+        label.category,
+        label.predicate,
+        label.difficulty,
+        label.annotator_id,
+    ) == (hoi.frame_ids[1], person, thing, "physical", "touching", 1, fay)
+
+
+def test_an_annotators_label_on_a_frame_the_package_did_not_hold_is_kept_aside(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
+    with open_project(pack) as p:
+        label = p.hoi.add_label(
+            frame_id=hoi.frame_ids[0],
+            subject_entity_id=person,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=p.annotators.sign_in("fay"),
+        )
+    _edit(pack, "UPDATE hoi_labels SET frame_id = 999 WHERE id = ?", label.id)
+    report = merge_package(hoi.db, pack)
+    reason = f"hoi_labels row {label.id}: frame 999 was not in this package"
+    assert report.conflicts == [{"kind": "frame", "item_id": 999, "reason": reason}]
+
+
+# -- deciding a conflict --------------------------------------------------------------------------
+def test_a_review_kept_aside_is_applied_to_the_labels_current_round_and_audited(reviewed):
+    hoi, pack, package_id, review = reviewed
+    with open_project(hoi.db) as p:
+        p.hoi.update_label(1, p.annotators.find("ana"), predicate="touching")
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        [conflict] = p.packages.conflicts()
+        ben = p.annotators.find("ben").id
+    target = apply_conflict(hoi.db, conflict["id"])
+    assert _reviews(hoi.db) == [(1, ben, 1, "review", "fix", 3, "cup", review.created_at)]
+    with open_project(hoi.db) as p:
+        assert p.packages.conflicts() == []
+        row = p.db.execute(
+            "SELECT annotator_id, action, table_name, row_id, detail FROM audit_log "
+            "WHERE action = 'conflict_applied' ORDER BY id"
+        ).fetchall()[-1]
+    detail = f'{{"package":"{package_id}","conflict":{conflict["id"]}}}'
+    assert row == (ben, "conflict_applied", "labels", str(target), detail)
+
+
+def test_applying_a_conflict_refuses_with_the_reason(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    with pytest.raises(ProjectError) as refused:
+        apply_conflict(hoi.db, 99)
+    assert str(refused.value) == f"{hoi.db}: no open conflict #99"
+    _edit(pack, "UPDATE hoi_reviews SET label_id = 2")  # a label the package did not hold
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        [conflict] = p.packages.conflicts()
+    with pytest.raises(ProjectError) as refused:
+        apply_conflict(hoi.db, conflict["id"])
+    assert str(refused.value) == (
+        f"{hoi.db}: conflict #{conflict['id']}: label 2 was not (or is no longer) in the "
+        "package; its work cannot be applied"
+    )
+    assert _reviews(hoi.db) == []
