@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hoi_fixtures import build_hoi_project, copy_of
 
+from annotation.verification import Verdict
 from app.demo.jrdb_synth import SynthConfig
 from app.work_packages.create import PackageRequest, create_package
 from app.work_packages.merge import MergeReport, apply_conflict, merge_package
@@ -238,16 +239,24 @@ def test_a_review_kept_aside_is_applied_to_the_labels_current_round_and_audited(
     with open_project(hoi.db) as p:
         [conflict] = p.packages.conflicts()
         ben = p.annotators.find("ben").id
+        audited = p.db.execute("SELECT max(id) FROM audit_log").fetchone()[0]
     target = apply_conflict(hoi.db, conflict["id"])
     assert _reviews(hoi.db) == [(1, ben, 1, "review", "fix", 3, "cup", review.created_at)]
     with open_project(hoi.db) as p:
         assert p.packages.conflicts() == []
-        row = p.db.execute(
+        [resolved] = p.packages.conflicts(open_only=False)
+        assert resolved["resolution"] == "applied"
+        rows = p.db.execute(
             "SELECT annotator_id, action, table_name, row_id, detail FROM audit_log "
-            "WHERE action = 'conflict_applied' ORDER BY id"
-        ).fetchall()[-1]
+            "WHERE id > ? ORDER BY id",
+            [audited],
+        ).fetchall()
     detail = f'{{"package":"{package_id}","conflict":{conflict["id"]}}}'
-    assert row == (ben, "conflict_applied", "labels", str(target), detail)
+    # the review itself is not audited a second time: the entry names the conflict
+    assert rows == [
+        (None, "conflict_applied", "package_conflicts", str(conflict["id"]), "{}"),
+        (ben, "conflict_applied", "labels", str(target), detail),
+    ]
 
 
 def test_applying_a_conflict_refuses_with_the_reason(reviewed):
@@ -266,3 +275,83 @@ def test_applying_a_conflict_refuses_with_the_reason(reviewed):
         "package; its work cannot be applied"
     )
     assert _reviews(hoi.db) == []
+
+
+# -- verdicts from packages -------------------------------------------------------------------
+BODY = {
+    "id": "mug_1",
+    "name": "red mug",
+    "asset": "mug.urdf",
+    "position": [0, 0, 0.8],
+    "orientation": [0, 0, 0, 1],
+}
+APPROVE = Verdict(True, True, True, "approve")
+
+
+@pytest.fixture(scope="module")
+def verifier_base(tmp_path_factory):
+    path = tmp_path_factory.mktemp("merge_verdicts") / "project.reasonscope"
+    with open_project(path, create=True) as p:
+        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
+        for i in range(2):
+            p.questions.add(
+                {
+                    "benchmark": "mgvqa",
+                    "task": "count",
+                    "text": f"How many mugs? {i}",
+                    "answer": 1,
+                    "evidence_ids": ["mug_1"],
+                    "scene_id": scene,
+                }
+            )
+        for name in ("ben", "cy"):
+            p.annotators.sign_in(name)
+    return path
+
+
+@pytest.fixture
+def verdict_pack(verifier_base, tmp_path):
+    """A copy of the project and ana's verifier package for question 1, approved."""
+    db = tmp_path / "project.reasonscope"
+    db.write_bytes(verifier_base.read_bytes())
+    pack = tmp_path / "ana.rspack"
+    create_package(db, PackageRequest("ana", "verifier", questions=[1]), pack)
+    with open_project(pack) as p:
+        p.verifications.submit(1, p.annotators.sign_in("ana"), APPROVE, 3.0)
+    return db, pack
+
+
+def _verdicts(db: Path) -> list[tuple]:
+    with open_project(db) as p:
+        return p.db.execute(
+            "SELECT question_id, annotator_id, round, decision FROM verifications ORDER BY id"
+        ).fetchall()
+
+
+def test_a_verdict_on_a_question_the_package_did_not_hold_is_kept_aside(verdict_pack):
+    db, pack = verdict_pack
+    _edit(pack, "UPDATE verifications SET question_id = 2")
+    report = merge_package(db, pack)
+    reason = "verifications row 1: question 2 was not in this package"
+    assert report.conflicts == [{"kind": "question", "item_id": 2, "reason": reason}]
+    assert _verdicts(db) == []
+
+
+def test_a_verdict_on_a_question_with_two_first_round_verdicts_here_is_kept_aside(verdict_pack):
+    db, pack = verdict_pack
+    conn = sqlite3.connect(db)  # two others filled the first round here meanwhile
+    for annotator in (1, 2):  # ben and cy
+        conn.execute(
+            "INSERT INTO verifications(question_id, annotator_id, round, unambiguous, "
+            "evidence_withheld, evidence_recoverable, decision, reason, corrections, "
+            "seconds_on_task, created_at) VALUES (1, ?, 'first', 1, 1, 1, 'approve', '', '{}', "
+            "1.0, '2026-01-01T00:00:00+00:00')",
+            [annotator],
+        )
+    conn.commit()
+    conn.close()
+    before = _verdicts(db)
+    report = merge_package(db, pack)
+    reason = "verifications row 1: question 1 got its two first-round verdicts here meanwhile"
+    assert report.conflicts == [{"kind": "question", "item_id": 1, "reason": reason}]
+    assert _verdicts(db) == before
