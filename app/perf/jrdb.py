@@ -77,11 +77,17 @@ def _rss_mb() -> float:
 
 
 def _settle(app, done, timeout: float = 120.0) -> None:
+    """Run the event loop until `done()`. Deferred deletions are run too: without `exec()`,
+    `processEvents` never deletes what `deleteLater` was called on, and memory would grow
+    where the app's own event loop frees it."""
+    from PySide6.QtCore import QEvent
+
     end = time.monotonic() + timeout
     while not done():
         if time.monotonic() > end:
             raise TimeoutError("annotate_step: the frame did not come")
         app.processEvents()
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         time.sleep(0.0005)
 
 
@@ -118,7 +124,7 @@ def _open_annotate(app, db):
 
 def _looked_at(app, annotate) -> None:
     """The annotator looks at the frame until the frames ahead are prepared."""
-    _settle(app, lambda: annotate.task is None and annotate.prefetch.idle())
+    _settle(app, lambda: annotate.preparing_done())
 
 
 def _walk(app, annotate, frames: int, returns: int) -> dict[str, list[float]]:

@@ -66,6 +66,7 @@ class _CloudGL(gl.GLViewWidget):
         if self.owner.still_frame_ms is not None:
             GL.glFinish()  # so that the time below is the frame's, not just its commands'
             self.owner._painted(time.perf_counter() - start)
+        self.owner.painted.emit()
 
     def mousePressEvent(self, ev) -> None:  # noqa: N802
         self._press = ev.position()
@@ -85,6 +86,7 @@ class CloudView(QWidget):
     entity_clicked = Signal(int)
     background_clicked = Signal()
     cloud_changed = Signal()  # another frame's points (or none) are shown
+    painted = Signal()  # a frame of the GL view was drawn
 
     def __init__(
         self,
@@ -119,7 +121,8 @@ class CloudView(QWidget):
         for item in (self.wires, self.selected_wires, self.robot):
             item.setGLOptions("translucent")
             self.view.addItem(item)
-        self.texts: list[QLabel] = []  # name tags over the GL view
+        self.texts: list[QLabel] = []  # the name tags shown over the GL view
+        self.tag_pool: list[QLabel] = []  # every tag made; those past `texts` are hidden
         self.caption = QLabel("No point cloud.")
         self.caption.setObjectName("cloud_caption")
         layout = QVBoxLayout(self)
@@ -173,7 +176,7 @@ class CloudView(QWidget):
             self.grid.translate(0, 0, floor)
             if first:
                 self.reset_camera()
-        self._kick()
+        self._redraw()
         self.cloud_changed.emit()
 
     def clear(self, caption: str = "No point cloud.") -> None:
@@ -194,7 +197,7 @@ class CloudView(QWidget):
             self._update_entities()
             self.scatter.set_colours(self._point_colours())
         self._draw_boxes()
-        self._kick()
+        self._redraw()
 
     def _update_entities(self) -> None:
         """Which entity each point belongs to; the worker's answer if it used these boxes."""
@@ -211,14 +214,14 @@ class CloudView(QWidget):
         self.selected = entity_id
         self.scatter.set_colours(self._point_colours())
         self._draw_boxes()
-        self._kick()
+        self._redraw()
 
     def set_colour_mode(self, mode: str) -> None:
         if mode not in COLOUR_MODES:
             raise ValueError(f"colour mode must be one of {COLOUR_MODES}, not {mode!r}")
         self.colour_mode = mode
         self.scatter.set_colours(self._point_colours())
-        self._kick()
+        self._redraw()
 
     def cycle_colour_mode(self) -> str:
         self.set_colour_mode(COLOUR_MODES[(COLOUR_MODES.index(self.colour_mode) + 1) % 3])
@@ -227,7 +230,7 @@ class CloudView(QWidget):
     def set_point_size(self, size: float) -> None:
         self.point_size = float(min(max(size, POINT_SIZES[0]), POINT_SIZES[-1]))
         self.scatter.set_point_size(self.point_size)
-        self._kick()
+        self._redraw()
 
     def change_point_size(self, steps: int) -> float:
         """One size up (+1) or down (-1) the ladder of `POINT_SIZES`."""
@@ -262,33 +265,48 @@ class CloudView(QWidget):
         self._kick()
 
     def _draw_boxes(self) -> None:
-        for tag in self.texts:
-            tag.hide()
-            tag.deleteLater()
-        self.texts = []
+        used = 0
         lit, chosen = self.highlighted, self.selected
         for box in self.boxes:
             eid = box.entity_id  # type: ignore[attr-defined]
             label = self.labels.get(eid)
             if label and (lit is None or eid in lit or eid == chosen):
                 rgb = HIGHLIGHT if eid == chosen else self.colours.get(eid, (220, 220, 220))
-                self.texts.append(self._tag(label, rgb, (box.cx, box.cy, box.cz + box.h / 2)))
+                tag = self._tag(used, label, rgb, (box.cx, box.cy, box.cz + box.h / 2))
+                used += 1
                 if eid == chosen:
-                    self.texts[-1].raise_()  # the selection's name stays readable
+                    tag.raise_()  # the selection's name stays readable
+        for tag in self.tag_pool[used:]:
+            tag.hide()
+        self.texts = self.tag_pool[:used]
         (thin, thin_rgba), (bold, bold_rgba) = box_wires(self.boxes, self.colours, chosen, lit)
         self.wires.setData(pos=thin, color=thin_rgba)
         self.selected_wires.setData(pos=bold, color=bold_rgba)
 
-    def _tag(self, text: str, rgb: tuple[int, int, int], anchor: tuple[float, float, float]):
-        """A name tag: a small label widget over the GL view, kept above `anchor` on screen."""
-        tag = QLabel(text, self.view)
-        fg = "#141414" if sum(rgb) > 400 else "#fafafa"
-        tag.setStyleSheet(
-            f"background: rgba({rgb[0]}, {rgb[1]}, {rgb[2]}, 225); color: {fg}; "
-            "font-weight: bold; padding: 0 3px; border-radius: 2px;"
-        )
-        tag.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        tag.adjustSize()
+    def _tag(
+        self, index: int, text: str, rgb: tuple[int, int, int], anchor: tuple[float, float, float]
+    ) -> QLabel:
+        """Name tag `index`: a small label widget over the GL view, kept above `anchor` on
+        screen. Tags are reused from frame to frame (a frame of 40 boxes would otherwise make
+        and drop 40 styled widgets at every step), restyled only when their colour changes."""
+        while len(self.tag_pool) <= index:
+            # A sibling over the GL view, not its child: moving a child repaints the GL
+            # view, so placing the tags in `paintGL` would paint every frame twice.
+            tag = QLabel(self)
+            tag.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            tag.setProperty("rgb", None)
+            self.tag_pool.append(tag)
+        tag = self.tag_pool[index]
+        if tag.property("rgb") != list(rgb):
+            fg = "#141414" if sum(rgb) > 400 else "#fafafa"
+            tag.setStyleSheet(
+                f"background: rgba({rgb[0]}, {rgb[1]}, {rgb[2]}, 225); color: {fg}; "
+                "font-weight: bold; padding: 0 3px; border-radius: 2px;"
+            )
+            tag.setProperty("rgb", list(rgb))
+        if tag.text() != text:
+            tag.setText(text)
+            tag.adjustSize()
         tag.setProperty("anchor", anchor)
         tag.show()
         return tag
@@ -299,11 +317,13 @@ class CloudView(QWidget):
         anchors = np.array([t.property("anchor") for t in self.texts], dtype=float)
         screen, front = self.project(anchors)
         w, h = self.view.width(), self.view.height()
+        origin = self.view.pos()
         for tag, (x, y), ok in zip(self.texts, screen, front, strict=True):
-            visible = bool(ok and -50 < x < w + 50 and -20 < y < h + 20)
-            tag.setVisible(visible)
+            visible = bool(ok and 0 <= x <= w and tag.height() + 2 <= y <= h)  # not clipped
+            tag.setVisible(visible)  # by the GL view: shown only above a point in it
             if visible:
-                tag.move(int(x - tag.width() / 2), int(y - tag.height() - 2))
+                left = min(max(int(x - tag.width() / 2), 0), max(w - tag.width(), 0))
+                tag.move(origin.x() + left, origin.y() + int(y - tag.height() - 2))
 
     # -- camera and level of detail ----------------------------------------------------------------
     def reset_camera(self) -> None:
@@ -369,6 +389,11 @@ class CloudView(QWidget):
 
     def _settle(self) -> None:
         self.moving = False
+        self.view.update()
+
+    def _redraw(self) -> None:
+        """What is drawn changed, not the camera: one frame at the detail of the moment
+        (full when still). A coarse frame then a full one would paint a still view twice."""
         self.view.update()
 
     def _before_paint(self) -> None:

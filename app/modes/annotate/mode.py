@@ -18,7 +18,7 @@ in a bounded `FrameCache`.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -56,6 +56,7 @@ from widgets.mode import ModeWindow, mode_toolbar
 from widgets.tasks import TaskRunner
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
+NEAR_FALLBACK_MS = 120  # ms: neighbours are prepared by then even if the cloud never paints
 
 
 class AnnotateMode(QObject):
@@ -134,6 +135,13 @@ class AnnotateMode(QObject):
         self.cache = FrameCache(cached_frames())  # frames shown or prepared ahead
         self.prefetch = FramePrefetcher(self)  # the neighbours of the frame shown
         self.prefetch.prepared.connect(self._prepared)
+        # Neighbours are prepared once the frame is painted: a worker started with the step
+        # would take the interpreter from the paint (the GIL) and slow the step it serves.
+        # The timer covers a cloud view not on screen, which never paints.
+        self.near_pending = False
+        self.near_timer = QTimer(self, singleShot=True, interval=NEAR_FALLBACK_MS)
+        self.near_timer.timeout.connect(self._prefetch_now)
+        self.cloud.painted.connect(self._prefetch_now)
         self.direction = 1  # of travel: +1 forward, -1 back
         self.last_index: int | None = None
         self.image_shown: tuple[int | None, object] = (None, None)  # (frame id, its QImage)
@@ -295,8 +303,23 @@ class AnnotateMode(QObject):
         self.panorama.set_selected(s.selected)
 
     def _prefetch_near(self) -> None:
+        """Prepare the shown frame's neighbours once it is painted (`_prefetch_now`), or
+        once the fallback timer runs out (nothing to paint: no repaint is forced)."""
+        self.near_pending = True
+        self.near_timer.start()
+
+    def preparing_done(self) -> bool:
+        """Nothing is being read or prepared, nor waits to be (the frame is on screen and its
+        neighbours are ready)."""
+        return self.task is None and not self.near_pending and self.prefetch.idle()
+
+    def _prefetch_now(self) -> None:
         """Prepare the shown frame's neighbours in the direction of travel, in the
         background (boxes and whether relations are stored are read here)."""
+        if not self.near_pending:
+            return
+        self.near_pending = False
+        self.near_timer.stop()
         s, project = self.state, self.session.project
         if project is None or s.sequence is None or s.frame is None:
             return
@@ -526,6 +549,7 @@ class AnnotateMode(QObject):
     def shutdown(self) -> None:
         self.hoi.shutdown()
         self.generator.shutdown()
+        self.near_timer.stop()
         self.prefetch.shutdown()
         self.graph.shutdown()
         self.wanted = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -151,3 +152,39 @@ def test_an_interpolated_box_is_drawn_with_dashed_edges():
     (solid, _), _ = box_wires([keyed], {}, None)
     (broken, _), _ = box_wires([derived], {}, None)
     assert len(broken) == 3 * len(solid)  # each edge in three dashes
+
+
+def test_name_tags_are_reused_from_frame_to_frame(view):
+    """A step to a frame with the same boxes makes no new tag widgets (each frame made and
+    dropped one styled QLabel per box before: about 1 MB a JRDB frame until the event loop
+    deleted them), and a frame with fewer boxes hides the tags it does not use."""
+    labels = {7: "7", 8: "table 1", 9: "laptop 1"}
+    view.set_boxes([PERSON, TABLE, LAPTOP], COLOURS, labels)
+    made = list(view.tag_pool)
+    for _ in range(5):
+        view.set_boxes([PERSON, TABLE, LAPTOP], COLOURS, labels)
+    assert view.tag_pool == made and len(made) == 3
+    view.set_boxes([TABLE], COLOURS, {8: "table 1"})
+    assert [t.text() for t in view.texts] == ["table 1"]
+    assert view.texts[0].isVisibleTo(view) and not made[2].isVisibleTo(view)
+    tags = [t for t in view.findChildren(type(made[0])) if t is not view.caption]
+    assert len(tags) == len(made)
+
+
+def test_a_new_frame_paints_the_gl_view_once(qtbot, view):
+    """A step shows new points and boxes: one GL frame, not a coarse one and then a full
+    one, nor a second one because the name tags moved (tags over the view are its siblings,
+    and moving a child of the GL view would repaint it)."""
+    view.set_cloud(scene_points(2_000))
+    view.set_boxes([PERSON, TABLE, LAPTOP], COLOURS, {7: "7", 8: "table 1", 9: "laptop 1"})
+    qtbot.wait(300)
+    painted = []
+    view.painted.connect(lambda: painted.append(True))
+    view.set_cloud(scene_points(2_000, seed=1))
+    moved = [dataclasses.replace(b, cx=b.cx - 1.0, cy=b.cy - 0.5) for b in (PERSON, TABLE)]
+    view.set_boxes(moved, COLOURS, {7: "7", 8: "table 1"})  # the tags move with them
+    qtbot.waitUntil(lambda: bool(painted), timeout=5000)
+    qtbot.wait(300)  # longer than the still delay (80 ms here)
+    assert len(painted) == 1
+    assert [t.text() for t in view.texts] == ["7", "table 1"]
+    assert all(view.view.geometry().contains(t.geometry().center()) for t in view.texts)

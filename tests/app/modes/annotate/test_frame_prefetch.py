@@ -58,14 +58,14 @@ def annotate(qtbot, imported, tmp_path, monkeypatch):
     a = w.mode("annotate")
     a.reads = reads
     qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
-    qtbot.waitUntil(lambda: a.task is None and a.prefetch.idle(), timeout=30000)
+    qtbot.waitUntil(lambda: a.preparing_done(), timeout=30000)
     yield a
     w.close()
 
 
 def settled(qtbot, a) -> None:
     qtbot.waitUntil(lambda: a.shown == a.state.frame.id, timeout=30000)
-    qtbot.waitUntil(lambda: a.task is None and a.prefetch.idle(), timeout=30000)
+    qtbot.waitUntil(lambda: a.preparing_done(), timeout=30000)
 
 
 def test_the_next_frames_are_prepared_and_used_without_reading_again(qtbot, annotate):
