@@ -355,3 +355,49 @@ def test_a_verdict_on_a_question_with_two_first_round_verdicts_here_is_kept_asid
     reason = "verifications row 1: question 1 got its two first-round verdicts here meanwhile"
     assert report.conflicts == [{"kind": "question", "item_id": 1, "reason": reason}]
     assert _verdicts(db) == before
+
+
+def test_a_verdict_merges_with_its_time_on_task_even_zero(verdict_pack):
+    db, pack = verdict_pack
+    _edit(pack, "UPDATE verifications SET seconds_on_task = 0")
+    assert merge_package(db, pack).merged["verdicts"] == 1
+    with open_project(db) as p:
+        assert p.db.execute("SELECT seconds_on_task FROM verifications").fetchall() == [(0.0,)]
+
+
+def test_a_verdict_for_a_round_the_question_is_not_in_here_is_kept_aside(verdict_pack):
+    db, pack = verdict_pack
+    _edit(pack, "UPDATE verifications SET round = 'adjudication'")
+    report = merge_package(db, pack)
+    reason = "verifications row 1: question 1: its adjudication slot is gone here"
+    assert report.conflicts == [{"kind": "question", "item_id": 1, "reason": reason}]
+    assert _verdicts(db) == []
+
+
+def test_an_annotators_frames_are_done_once_work_on_them_merges(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    manifest = create_package(
+        hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack
+    )
+    person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
+    with open_project(pack) as p:
+        p.hoi.add_label(
+            frame_id=hoi.frame_ids[0],
+            subject_entity_id=person,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=p.annotators.sign_in("fay"),
+        )
+    with open_project(hoi.db) as p:
+        assert [i["done_at"] for i in p.packages.assignments(manifest["package_id"])] == [
+            None,
+            None,
+        ]
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        items = p.packages.assignments(manifest["package_id"])
+    assert [(i["kind"], i["item_id"]) for i in items] == [("frame", f) for f in hoi.frame_ids]
+    assert all(i["done_at"] is not None for i in items)
