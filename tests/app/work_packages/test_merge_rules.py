@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hoi_fixtures import build_hoi_project, copy_of
+from question_fixtures import build_study_project
 
 from annotation.verification import Verdict
 from app.demo.jrdb_synth import SynthConfig
@@ -401,3 +402,54 @@ def test_an_annotators_frames_are_done_once_work_on_them_merges(hoi_base, tmp_pa
         items = p.packages.assignments(manifest["package_id"])
     assert [(i["kind"], i["item_id"]) for i in items] == [("frame", f) for f in hoi.frame_ids]
     assert all(i["done_at"] is not None for i in items)
+
+
+def test_a_box_kept_aside_is_applied_over_the_box_drawn_here(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    person, frame = list(hoi.persons.values())[0], hoi.frame_ids[0]
+    with open_project(pack) as p:
+        p.sequences.set_box_2d(person, frame, (10, 20, 30, 40), p.annotators.sign_in("fay"))
+    with open_project(hoi.db) as p:  # meanwhile, bea draws it here
+        p.sequences.set_box_2d(person, frame, (50, 60, 30, 40), p.annotators.sign_in("bea"))
+    report = merge_package(hoi.db, pack)
+    [conflict] = report.conflicts
+    assert conflict["reason"].endswith("has been changed here since the package went out")
+    with open_project(hoi.db) as p:
+        [kept] = p.packages.conflicts()
+        assert kept["work"]["work_kind"] == "box"
+    apply_conflict(hoi.db, kept["id"])
+    with open_project(hoi.db) as p:
+        record = p.sequences.box_record(person, frame)
+        fay = p.annotators.find("fay").id
+        assert (record.box.x, record.box.y, record.annotator_id) == (10.0, 20.0, fay)
+        assert p.packages.conflicts() == []
+
+
+# -- ratings and answers ----------------------------------------------------------------------
+def test_a_rating_and_an_answer_kept_aside_apply_to_the_questions_current_version(tmp_path):
+    db = build_study_project(tmp_path)  # question 2: a JRDB vqa-count
+    rater, answerer = tmp_path / "ada.rspack", tmp_path / "ben.rspack"
+    create_package(db, PackageRequest("Ada", "rater", questions=[2]), rater)
+    create_package(db, PackageRequest("Ben", "human-baseline", questions=[2]), answerer)
+    with open_project(rater) as p:
+        p.reasoning.rate(2, p.annotators.sign_in("Ada"), 4)
+    with open_project(answerer) as p:
+        p.reasoning.answer(2, p.annotators.sign_in("Ben"), 3)
+    with open_project(db) as p:
+        p.questions.correct(2, {"text": "How many people stand?"}, p.annotators.sign_in("Olga"))
+        [current] = [q for q in p.questions.versions(p.questions.get(2).uid) if q.is_current]
+    merge_package(db, rater)
+    merge_package(db, answerer)
+    with open_project(db) as p:
+        kept = {c["kind"]: c["id"] for c in p.packages.conflicts()}
+    assert sorted(kept) == ["answer", "rating"]
+    rating_id = apply_conflict(db, kept["rating"])
+    answer_id = apply_conflict(db, kept["answer"])
+    with open_project(db) as p:
+        [rating] = p.reasoning.ratings(current.id, annotator=p.annotators.find("Ada"))
+        [answer] = p.reasoning.human_answers(annotator=p.annotators.find("Ben"))
+        assert p.packages.conflicts() == []
+    assert (rating.id, rating.question_id, rating.rating) == (rating_id, current.id, 4)
+    assert (answer.id, answer.question_id, answer.answer) == (answer_id, current.id, 3)
