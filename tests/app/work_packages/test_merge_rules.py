@@ -7,6 +7,7 @@ of the rules"): each assertion is on a value, a count or the exact line a user r
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -453,3 +454,28 @@ def test_a_rating_and_an_answer_kept_aside_apply_to_the_questions_current_versio
         assert p.packages.conflicts() == []
     assert (rating.id, rating.question_id, rating.rating) == (rating_id, current.id, 4)
     assert (answer.id, answer.question_id, answer.answer) == (answer_id, current.id, 3)
+
+
+def test_a_merge_is_audited_with_its_person_counts_and_conflicts(verdict_pack):
+    db, pack = verdict_pack
+    with open_project(pack) as p:
+        package_id = p.packages.manifest()["package_id"]
+    merge_package(db, pack)
+    with open_project(db) as p:
+        at, who, action, table, row, detail = p.db.execute(
+            "SELECT at, annotator_id, action, table_name, row_id, detail FROM audit_log "
+            "ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    assert (who, action, table, row) == (None, "package_merge", "packages", package_id)
+    counts = dict.fromkeys(
+        ["verdicts", "reviews", "entities", "boxes", "removals", "track ends", "labels"]
+        + ["label edits", "label deletions", "error labels", "ratings", "answers"],
+        0,
+    )
+    assert json.loads(detail) == {
+        "person": "ana",
+        **counts,
+        "verdicts": 1,
+        "audit entries": 1,
+        "conflicts": 0,
+    }
