@@ -479,3 +479,34 @@ def test_a_merge_is_audited_with_its_person_counts_and_conflicts(verdict_pack):
         "audit entries": 1,
         "conflicts": 0,
     }
+
+
+@pytest.mark.parametrize("stored_before_work_kind", [False, True])
+def test_a_verdict_kept_aside_is_applied_to_the_questions_current_version_by_its_rules(
+    verdict_pack, stored_before_work_kind
+):
+    db, pack = verdict_pack
+    with open_project(db) as p:
+        p.questions.correct(1, {"text": "How many mugs now?"}, p.annotators.sign_in("olga"))
+        [current] = [q for q in p.questions.versions(p.questions.get(1).uid) if q.is_current]
+    report = merge_package(db, pack)
+    [conflict] = report.conflicts
+    assert conflict["reason"] == (
+        "verifications row 1: question 1 has been corrected here since (no longer current)"
+    )
+    if stored_before_work_kind:  # a row kept aside by an older build: its kind from the item
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE package_conflicts SET work = json_remove(work, '$.work_kind')")
+        conn.commit()
+        conn.close()
+    with open_project(db) as p:
+        [kept] = p.packages.conflicts()
+    assert ("work_kind" in kept["work"]) is not stored_before_work_kind
+    with pytest.raises(ProjectError) as refused:  # a corrected version is not verified
+        apply_conflict(db, kept["id"])
+    assert str(refused.value) == (
+        f"{db}: question {current.id}: is corrected already; nothing to verify"
+    )
+    assert _verdicts(db) == []
+    with open_project(db) as p:
+        assert [c["id"] for c in p.packages.conflicts()] == [kept["id"]]
