@@ -22,6 +22,7 @@ from app.work_packages.merge import MergeReport, apply_conflict, merge_package
 from store import ProjectError, open_project
 
 SMALL = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=500)
+NOW = "2026-01-01T00:00:00+00:00"
 
 
 def _edit(pack: Path, sql: str, *params) -> None:
@@ -510,3 +511,34 @@ def test_a_verdict_kept_aside_is_applied_to_the_questions_current_version_by_its
     assert _verdicts(db) == []
     with open_project(db) as p:
         assert [c["id"] for c in p.packages.conflicts()] == [kept["id"]]
+
+
+# -- signatures -------------------------------------------------------------------------------
+def test_a_verdict_signed_by_anyone_else_refuses_the_package_naming_the_signer(verdict_pack):
+    db, pack = verdict_pack
+    conn = sqlite3.connect(pack)
+    conn.execute("INSERT INTO annotators(id, name, created_at) VALUES (77, 'mallory', ?)", [NOW])
+    conn.commit()
+    conn.close()
+    for signer, shown in (
+        (77, "mallory"),
+        (999, "annotator 999"),
+        ("'x' || 'y'", "annotator 'xy'"),
+    ):
+        _edit(pack, f"UPDATE verifications SET annotator_id = {signer}")
+        with pytest.raises(ProjectError) as refused:
+            merge_package(db, pack)
+        assert str(refused.value) == (
+            f"{pack}: verdict 1 is signed by {shown}, not by ana whose package it is"
+        )
+    assert _verdicts(db) == []
+
+
+def test_a_review_signed_by_anyone_else_refuses_the_package(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    _edit(pack, "UPDATE hoi_reviews SET reviewer_id = 999")
+    with pytest.raises(ProjectError) as refused:
+        merge_package(hoi.db, pack)
+    assert str(refused.value) == (
+        f"{pack}: review 1 is signed by annotator 999, not by ben whose package it is"
+    )
