@@ -542,3 +542,13 @@ def test_a_review_signed_by_anyone_else_refuses_the_package(reviewed):
     assert str(refused.value) == (
         f"{pack}: review 1 is signed by annotator 999, not by ben whose package it is"
     )
+
+
+def test_a_quality_check_from_a_package_is_judged_as_one(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    _edit(pack, "UPDATE hoi_reviews SET kind = 'qc'")
+    report = merge_package(hoi.db, pack)
+    [conflict] = report.conflicts
+    assert conflict["reason"].startswith("hoi_reviews row 1: ")
+    assert conflict["reason"].endswith("label #1 needs its two reviews before a quality check")
+    assert _reviews(hoi.db) == []
