@@ -8,6 +8,7 @@ of the rules"): each assertion is on a value, a count or the exact line a user r
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -552,3 +553,69 @@ def test_a_quality_check_from_a_package_is_judged_as_one(reviewed):
     assert conflict["reason"].startswith("hoi_reviews row 1: ")
     assert conflict["reason"].endswith("label #1 needs its two reviews before a quality check")
     assert _reviews(hoi.db) == []
+
+
+def _fays_package(hoi, tmp_path) -> tuple[Path, int]:
+    """fay's annotator package with a label and a 2D box of hers: (package, label id)."""
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        label = p.hoi.add_label(
+            frame_id=hoi.frame_ids[0],
+            subject_entity_id=person,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=fay,
+        )
+        p.sequences.set_box_2d(person, hoi.frame_ids[0], (10, 20, 30, 40), fay)
+    return pack, label.id
+
+
+@pytest.mark.parametrize(
+    ("sql", "what"),
+    [
+        ("UPDATE hoi_labels SET annotator_id = 999 WHERE id = {label}", "label {label}"),
+        ("UPDATE boxes_2d SET annotator_id = 999 WHERE source = 'annotator'", "2d box {box}"),
+        ("UPDATE audit_log SET annotator_id = 999 WHERE id = {audit}", "audit entry {audit}"),
+    ],
+)
+def test_annotator_work_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_path, sql, what):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack, label = _fays_package(hoi, tmp_path)
+    conn = sqlite3.connect(pack)
+    box = conn.execute("SELECT id FROM boxes_2d WHERE source = 'annotator'").fetchone()[0]
+    audit = conn.execute("SELECT max(id) FROM audit_log WHERE annotator_id IS NOT NULL")
+    audit = audit.fetchone()[0]
+    conn.close()
+    ids = {"label": label, "box": box, "audit": audit}
+    _edit(pack, sql.format(**ids))
+    with pytest.raises(ProjectError) as refused:
+        merge_package(hoi.db, pack)
+    assert str(refused.value) == (
+        f"{pack}: {what.format(**ids)} is signed by annotator 999, not by fay whose package it is"
+    )
+
+
+@pytest.mark.parametrize(
+    ("role", "table", "what"),
+    [("rater", "difficulty_ratings", "rating"), ("human-baseline", "human_answers", "answer")],
+)
+def test_a_rating_or_answer_signed_by_anyone_else_refuses_the_package(tmp_path, role, table, what):
+    db = build_study_project(tmp_path)
+    pack = tmp_path / "ada.rspack"
+    create_package(db, PackageRequest("Ada", role, questions=[2]), pack)
+    with open_project(pack) as p:
+        ada = p.annotators.sign_in("Ada")
+        if role == "rater":
+            p.reasoning.rate(2, ada, 4)
+        else:
+            p.reasoning.answer(2, ada, 3)
+    _edit(pack, f"UPDATE {table} SET annotator_id = 999")
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, pack)
+    signed = rf"^{re.escape(str(pack))}: {what} \d+ is signed by annotator 999, not by Ada whose"
+    assert re.match(signed + " package it is$", str(refused.value)), str(refused.value)
