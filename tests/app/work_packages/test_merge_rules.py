@@ -619,3 +619,53 @@ def test_a_rating_or_answer_signed_by_anyone_else_refuses_the_package(tmp_path, 
         merge_package(db, pack)
     signed = rf"^{re.escape(str(pack))}: {what} \d+ is signed by annotator 999, not by Ada whose"
     assert re.match(signed + " package it is$", str(refused.value)), str(refused.value)
+
+
+# -- error labels from an episode package -----------------------------------------------------
+@pytest.fixture
+def episode_pack(verifier_base, tmp_path):
+    """A copy of the project with a failed episode, and eve's package with her error label."""
+    db = tmp_path / "project.reasonscope"
+    db.write_bytes(verifier_base.read_bytes())
+    steps = [{"kind": "observation", "name": "observe", "ok": True, "state": {"t": 0}}]
+    steps.append(
+        {"kind": "tool", "name": "grasp", "arguments": {}, "ok": False, "feedback": ""}
+        | {"state": {"t": 1}}
+    )
+    with open_project(db) as p:
+        episode = p.episodes.add(
+            {"model": "m1", "task": "find", "success": False, "scene_id": 1}, steps
+        ).id
+    pack = tmp_path / "eve.rspack"
+    create_package(db, PackageRequest("eve", "annotator", episodes=[episode]), pack)
+    with open_project(pack) as p:
+        p.episodes.add_label(
+            episode,
+            1,
+            "evidence_gathering",
+            "failed_grasp_recovery",
+            "grasped it again",
+            p.annotators.sign_in("eve"),
+        )
+    return db, pack, episode
+
+
+def test_an_error_label_merges_with_its_note(episode_pack):
+    db, pack, episode = episode_pack
+    assert merge_package(db, pack).merged["error labels"] == 1
+    with open_project(db) as p:
+        [label] = p.episodes.labels(episode)
+    assert (label.step_index, label.category, label.subcategory, label.note) == (
+        1,
+        "evidence_gathering",
+        "failed_grasp_recovery",
+        "grasped it again",
+    )
+
+
+def test_an_error_label_on_an_episode_the_package_did_not_hold_is_kept_aside(episode_pack):
+    db, pack, _episode = episode_pack
+    _edit(pack, "UPDATE error_labels SET episode_id = 999")
+    report = merge_package(db, pack)
+    reason = "error_labels row 1: episode 999 was not in this package"
+    assert report.conflicts == [{"kind": "episode", "item_id": 999, "reason": reason}]
