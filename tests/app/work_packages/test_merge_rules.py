@@ -669,3 +669,150 @@ def test_an_error_label_on_an_episode_the_package_did_not_hold_is_kept_aside(epi
     report = merge_package(db, pack)
     reason = "error_labels row 1: episode 999 was not in this package"
     assert report.conflicts == [{"kind": "episode", "item_id": 999, "reason": reason}]
+
+
+# -- the package as a whole -------------------------------------------------------------------
+def _set_manifest(pack: Path, path: str, value: str) -> None:
+    _edit(
+        pack,
+        "UPDATE project_meta SET value = json_set(value, ?, ?) WHERE key = 'package'",
+        path,
+        value,
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "refusal"),
+    [
+        ("$.format", "x", "{pack}: not a ReasonScope work package (format 'x')"),
+        (
+            "$.project_id",
+            "elsewhere",
+            "{pack}: a package of another project (elsewhere), not of {db.name} ({own})",
+        ),
+        ("$.package_id", "nope", "{pack}: package nope was never sent from {db.name}"),
+        ("$.person", "mallory", "{pack}: tampered: its manifest differs from the one sent"),
+    ],
+)
+def test_a_package_whose_manifest_is_not_the_one_sent_is_refused(
+    verdict_pack, path, value, refusal
+):
+    db, pack = verdict_pack
+    with open_project(db) as p:
+        own = p.packages.project_id()
+    _set_manifest(pack, path, value)
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, pack)
+    assert str(refused.value) == refusal.format(pack=pack, db=db, own=own)
+    assert _verdicts(db) == []
+
+
+def test_a_package_whose_content_changed_is_refused_with_both_hashes(verdict_pack):
+    db, pack = verdict_pack
+    with open_project(pack) as p:
+        package_id = p.packages.manifest()["package_id"]
+    with open_project(db) as p:
+        sent = p.packages.get(package_id)["content_sha256"]
+    _edit(pack, "UPDATE questions SET answer = '7'")
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, pack)
+    found = re.fullmatch(
+        rf"{re.escape(str(pack))}: tampered: its content hash is ([0-9a-f]{{16}}), "
+        rf"the package was sent with {sent[:16]}",
+        str(refused.value),
+    )
+    assert found and found.group(1) != sent[:16], str(refused.value)
+
+
+def test_a_dry_run_reports_what_would_merge_and_writes_nothing(verdict_pack):
+    db, pack = verdict_pack
+    with open_project(db) as p:
+        audit = p.db.execute("SELECT count(*) FROM audit_log").fetchone()
+    report = merge_package(db, pack, dry_run=True)
+    assert report.dry_run and report.merged["verdicts"] == 1
+    assert report.lines()[0].startswith("Would merge ana's verifier package ")
+    assert _verdicts(db) == []
+    with open_project(db) as p:
+        assert p.db.execute("SELECT count(*) FROM audit_log").fetchone() == audit
+        assert p.db.execute("SELECT count(*) FROM package_work").fetchone() == (0,)
+    assert not merge_package(db, pack).dry_run
+    assert len(_verdicts(db)) == 1
+
+
+def test_progress_is_told_after_each_row_of_work(episode_pack):
+    db, pack, episode = episode_pack
+    with open_project(pack) as p:
+        p.episodes.add_label(episode, 0, "environment", "", "", p.annotators.find("eve"))
+    told = []
+    merge_package(db, pack, progress=lambda done, total: told.append((done, total)))
+    assert told == [(1, 2), (2, 2)]
+
+
+def test_a_second_merge_counts_what_was_merged_before(verdict_pack):
+    db, pack = verdict_pack
+    merge_package(db, pack)
+    again = merge_package(db, pack)
+    assert (again.already, again.changed) == (2, False)  # the verdict and its audit entry
+    assert again.lines()[1] == "2 rows were merged before (unchanged)"
+
+
+def test_work_changed_in_the_package_after_its_merge_is_kept_aside(verdict_pack):
+    db, pack = verdict_pack
+    merge_package(db, pack)
+    _edit(pack, "UPDATE verifications SET seconds_on_task = 5")
+    report = merge_package(db, pack)
+    reason = "verifications row 1: its verdict was changed in the package after a merge"
+    assert report.conflicts == [{"kind": "question", "item_id": 1, "reason": reason}]
+
+
+def test_a_blob_in_work_is_kept_aside_shown_by_its_size(verdict_pack):
+    db, pack = verdict_pack
+    _edit(pack, "UPDATE verifications SET reason = x'00ff'")
+    report = merge_package(db, pack)
+    reason = "verifications row 1: reason holds bytes (a BLOB), not a value of this build"
+    assert report.conflicts == [{"kind": "question", "item_id": 1, "reason": reason}]
+    with open_project(db) as p:
+        [kept] = p.packages.conflicts()
+    assert (kept["work"]["reason"], kept["work"]["work_kind"]) == ("<2 bytes>", "verdict")
+
+
+def test_work_on_a_crafted_item_id_is_kept_aside_under_item_0(verdict_pack):
+    db, pack = verdict_pack
+    _edit(pack, "UPDATE verifications SET question_id = 'one'")
+    [conflict] = merge_package(db, pack).conflicts
+    assert (conflict["kind"], conflict["item_id"]) == ("question", 0)
+
+
+# -- audit entries ----------------------------------------------------------------------------
+def test_an_audit_entry_comes_over_naming_the_package_and_the_row_it_became(verdict_pack):
+    db, pack = verdict_pack
+    with open_project(db) as p:  # a verdict here first: ana's becomes row 2
+        p.verifications.submit(2, p.annotators.find("ben"), APPROVE, 1.0)
+    with open_project(pack) as p:
+        package_id = p.packages.manifest()["package_id"]
+    report = merge_package(db, pack)
+    assert report.merged["audit entries"] == 1
+    with open_project(db) as p:
+        ana = p.annotators.find("ana").id
+        rows = p.db.execute(
+            "SELECT annotator_id, action, table_name, row_id, detail FROM audit_log "
+            "WHERE annotator_id = ? AND action = 'verdict'",
+            [ana],
+        ).fetchall()
+    [(who, action, table, row, detail)] = rows
+    assert (who, action, table, row) == (ana, "verdict", "verifications", "2")
+    assert json.loads(detail)["package"] == package_id
+
+
+def test_an_audit_entry_that_is_none_of_reasonscope_refuses_the_package(verdict_pack):
+    db, pack = verdict_pack
+    conn = sqlite3.connect(pack)
+    [(entry,)] = conn.execute("SELECT id FROM audit_log WHERE action = 'verdict'").fetchall()
+    conn.close()
+    _edit(pack, "UPDATE audit_log SET detail = '[1]' WHERE id = ?", entry)
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, pack)
+    assert str(refused.value) == (
+        f"{pack}: audit_log row {entry}: not an audit entry of ReasonScope"
+    )
+    assert _verdicts(db) == []
