@@ -32,6 +32,7 @@ _BY_PARENT = {
     "person_labels": ("frame_id", "frames"),
     "person_label_entries": ("frame_id", "frames"),
     "geometric_relations": ("frame_id", "frames"),
+    "track_ends": ("entity_id", "entities"),  # where the copied tracks end (or reopened)
     "steps": ("episode_id", "episodes"),
 }
 # Content-addressed tables: the rows the copied steps refer to.
@@ -45,6 +46,7 @@ COPY_ORDER = (
     "entities",
     "boxes_2d",
     "boxes_3d",
+    "track_ends",
     "person_labels",
     "person_label_entries",
     "geometric_relations",
@@ -89,6 +91,8 @@ def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
 def _key(table: str) -> str:
     if table in _BY_STEPS:
         return "sha256"
+    if table == "track_ends":
+        return "entity_id"
     return "rowid" if table == "person_label_entries" else "id"
 
 
@@ -586,11 +590,18 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
                 }
             )
         track_ends = [
-            dict(zip(("id", "entity_id", "end_frame", "frame_id", "annotator_id"), r, strict=True))
+            dict(
+                zip(
+                    ("id", "entity_id", "end_frame", "reopened", "frame_id", "annotator_id"),
+                    r,
+                    strict=True,
+                )
+            )
             for r in conn.execute(
-                "SELECT t.entity_id, t.entity_id, t.end_frame, f.id, t.annotator_id "
-                "FROM track_ends t JOIN entities e ON e.id = t.entity_id JOIN frames f "
-                "ON f.sequence_id = e.sequence_id AND f.frame_index = t.end_frame "
+                "SELECT t.entity_id, t.entity_id, t.end_frame, t.end_frame IS NULL, f.id, "
+                "t.annotator_id FROM track_ends t JOIN entities e ON e.id = t.entity_id "
+                "JOIN frames f ON f.sequence_id = e.sequence_id "
+                "AND f.frame_index = coalesce(t.end_frame, t.reopened_from) "
                 "WHERE t.ended_at > ? ORDER BY t.entity_id",
                 [since],
             )

@@ -645,4 +645,26 @@ def m0017_track_ends(db: Database) -> None:
     )
 
 
+@migrations(name="0018_track_reopenings")
+def m0018_track_reopenings(db: Database) -> None:
+    """A reopened track keeps its row, with no end (`end_frame` NULL) and the end it had
+    (`reopened_from`), so that the reopening is work with an author and a time that a
+    work package carries home like any other; deleting the row left nothing to carry."""
+    db.execute(
+        "CREATE TABLE track_ends_new ("
+        "entity_id INTEGER PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE, "
+        "end_frame INTEGER, "
+        "reopened_from INTEGER, "
+        "annotator_id INTEGER REFERENCES annotators(id), "
+        "ended_at TEXT NOT NULL, "
+        "CHECK ((end_frame IS NULL) != (reopened_from IS NULL)))"
+    )
+    db.execute(
+        "INSERT INTO track_ends_new(entity_id, end_frame, annotator_id, ended_at) "
+        "SELECT entity_id, end_frame, annotator_id, ended_at FROM track_ends"
+    )
+    db.execute("DROP TABLE track_ends")
+    db.execute("ALTER TABLE track_ends_new RENAME TO track_ends")
+
+
 SCHEMA_VERSION = len(known_migration_names())

@@ -101,23 +101,40 @@ class TrackMethods(Repository):
         return self.set_track_end(entity_id, index, annotator)
 
     def set_track_end(self, entity_id: int, end: int | None, annotator: Annotator) -> int | None:
-        """Set (or with None, clear: reopen) where the track ends; returns the old end."""
+        """Set (or with None, clear: reopen) where the track ends; returns the old end. A
+        reopening is kept as a row with no end and the end it had (it travels in work
+        packages); reopening a track that has no end changes nothing."""
         self._require(annotator)
         with self.project.write():
             old = self.track_end(entity_id)
-            if end is None:
-                self.db.execute("DELETE FROM track_ends WHERE entity_id = ?", [entity_id])
-            else:
-                self.db.execute(
-                    "INSERT INTO track_ends(entity_id, end_frame, annotator_id, ended_at) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT(entity_id) DO UPDATE SET "
-                    "end_frame = excluded.end_frame, annotator_id = excluded.annotator_id, "
-                    "ended_at = excluded.ended_at",
-                    [entity_id, int(end), annotator.id, utc_now()],
-                )
+            if end is None and old is None:
+                return None
+            self.db.execute(
+                "INSERT INTO track_ends(entity_id, end_frame, reopened_from, annotator_id, "
+                "ended_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(entity_id) DO UPDATE SET "
+                "end_frame = excluded.end_frame, reopened_from = excluded.reopened_from, "
+                "annotator_id = excluded.annotator_id, ended_at = excluded.ended_at",
+                [
+                    entity_id,
+                    None if end is None else int(end),
+                    old if end is None else None,
+                    annotator.id,
+                    utc_now(),
+                ],
+            )
             detail = {"entity_id": entity_id, "end_frame": [old, end]}
             self._audit(annotator, "update", "track_ends", entity_id, detail)
         return old
+
+    def reopen_track(self, entity_id: int, annotator: Annotator) -> int | None:
+        """Undo a track's end: it runs on to the sequence's last frame again. Returns the end
+        it had (None: it had none, and nothing changed). Refused for an entity that is not
+        tracked."""
+        self._require(annotator)
+        if not self.is_tracked(entity_id):
+            key = self._entity_key(entity_id)
+            raise TrackError(f"{key} was boxed by the dataset: it has no track to reopen")
+        return self.set_track_end(entity_id, None, annotator)
 
     def delete_keyframe(
         self, entity_id: int, frame_id: int, dims: str, annotator: Annotator

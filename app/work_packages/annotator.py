@@ -129,10 +129,14 @@ def apply_removal(project: Project, person: Annotator, row: dict, version, conte
 
 def apply_track_end(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     """A track ended in the package: ended here too, under the store's rules (not before
-    a keyframe set here meanwhile)."""
+    a keyframe set here meanwhile). A track reopened there (its row names the frame where
+    it had ended) is reopened here."""
     _in_package(version, row["frame_id"])
     entity_id = entity_here(context, row["entity_id"])
-    project.sequences.end_track(entity_id, row["frame_id"], person)
+    if row.get("reopened"):
+        project.sequences.reopen_track(entity_id, person)
+    else:
+        project.sequences.end_track(entity_id, row["frame_id"], person)
     return entity_id
 
 

@@ -163,9 +163,16 @@ def _worked_on(table: str, role: str) -> bool:
     return role == "annotator" and table in ANNOTATOR_WORK
 
 
-# What an annotator's work changes in the copied tables: labels, entities and boxes, and
-# the relations a removed entity (or Relations ↻) takes out of a frame.
-ANNOTATOR_WORK = ("hoi_labels", "entities", "boxes_2d", "boxes_3d", "geometric_relations")
+# What an annotator's work changes in the copied tables: labels, entities, boxes and where
+# tracks end, and the relations a removed entity (or Relations ↻) takes out of a frame.
+ANNOTATOR_WORK = (
+    "hoi_labels",
+    "entities",
+    "boxes_2d",
+    "boxes_3d",
+    "track_ends",
+    "geometric_relations",
+)
 
 
 def _choose(project: Project, person: Annotator, request: PackageRequest):

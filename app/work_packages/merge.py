@@ -315,13 +315,16 @@ def _apply(
         context,
     )
     new_labels = [lab for lab in work["labels"] if not lab["copied"]]
+    reopened = [t for t in work["track_ends"] if t.get("reopened")]  # before the keyframes
+    ended = [t for t in work["track_ends"] if not t.get("reopened")]  # after them
     kinds = (
         ("verdict", work["verdicts"], _verdict),
         ("review", work["reviews"], _review),
         ("entity", work["entities"], apply_entity),
+        ("track end", reopened, apply_track_end),
         ("box", work["boxes"], apply_box),
         ("removal", work["removals"], apply_removal),
-        ("track end", work["track_ends"], apply_track_end),
+        ("track end", ended, apply_track_end),
         ("label", new_labels, _new_label),
         ("label edit", work["label_edits"], apply_label_edit),
         ("label deletion", work["label_deletions"], apply_label_deletion),

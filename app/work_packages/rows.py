@@ -112,7 +112,11 @@ _SHAPES: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "values": (_numbers, "finite numbers"),
     },
     "removal": {"entity_id": (_id, "an entity id"), "frame_id": (_id, "a frame id")},
-    "track end": {"entity_id": (_id, "an entity id"), "frame_id": (_id, "a frame id")},
+    "track end": {
+        "entity_id": (_id, "an entity id"),
+        "frame_id": (_id, "a frame id"),
+        "reopened": (_yes_no_or_none, "true, false or empty"),  # empty: before reopenings
+    },
     "label": {
         "frame_id": (_id, "a frame id"),
         "subject_entity_id": (_id, "an entity id"),

@@ -113,3 +113,28 @@ def test_copy_along_the_track_reaches_every_frame_the_target_has_a_box(project, 
     )
     created, _plan = project.hoi.propagate(label.id, alice, 9)
     assert sorted(c.frame_id for c in created) == [f.id for f in frames[1:8]]
+
+
+def test_a_reopening_is_kept_as_work_with_its_author_and_the_end_it_undid(project, track, alice):
+    """Reopened, a track keeps a row with no end and the end it had, so that the
+    reopening has an author and a time (a work package carries it home); reopening a
+    track with no end, or an imported person's, changes nothing or is refused."""
+    repo, frames, bag, person = track
+    repo.set_box_2d(bag, frames[0].id, (100, 50, 20, 40), alice)
+    assert repo.reopen_track(bag, alice) is None  # nothing to reopen: no row written
+    assert project.db.execute("SELECT count(*) FROM track_ends").fetchone() == (0,)
+    repo.end_track(bag, frames[4].id, alice)
+    assert repo.reopen_track(bag, alice) == 4
+    row = project.db.execute(
+        "SELECT end_frame, reopened_from, annotator_id FROM track_ends WHERE entity_id = ?",
+        [bag],
+    ).fetchone()
+    assert row == (None, 4, alice.id)
+    assert repo.track_end(bag) is None and repo.box_record(bag, frames[9].id) is not None
+    assert repo.end_track(bag, frames[6].id, alice) is None  # ended again: a plain end
+    assert project.db.execute(
+        "SELECT end_frame, reopened_from FROM track_ends WHERE entity_id = ?", [bag]
+    ).fetchone() == (6, None)
+    with pytest.raises(TrackError, match="boxed by the dataset"):
+        repo.reopen_track(person, alice)
+    assert "0018_track_reopenings" in schema.known_migration_names()

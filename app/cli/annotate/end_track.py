@@ -34,7 +34,7 @@ def cmd_end_track(args: argparse.Namespace) -> int:
         entity = at.entity(args.entity)
         repo = project.sequences
         if args.reopen:
-            before = repo.set_track_end(entity, None, person)
+            before = repo.reopen_track(entity, person)
             text = f"Reopened the track of {args.entity} as {person.name}"
         else:
             before = repo.end_track(entity, at.frame.id, person)

@@ -237,3 +237,47 @@ def test_a_track_drawn_in_a_package_comes_back_with_its_keyframes_and_end(sent, 
         assert p.sequences.box_record(chair_id, frames[16]).source == "interpolated"
         assert p.sequences.box_record(chair_id, frames[30]) is None
     assert not merge_package(db, pack).changed  # a second merge changes nothing
+
+
+def test_a_track_reopened_in_a_package_comes_back_reopened(tmp_path, capsys):
+    """A chair's track ended at home in frame 30 travels in Ada's package; she finds the
+    chair still there and reopens the track (annotate end-track --reopen), then keys it in
+    frame 30. Merged, the track is reopened at home too (it had been dropped: a reopening
+    deleted the end's row, and nothing was left to carry), the keyframe after the old end
+    is accepted, and the audit names Ada."""
+    db, _root = imported_fixture(tmp_path)
+    chair = annotate(
+        db, capsys, "add-entity", NAME, "15", "--kind", "object", "--category", "chair",
+        "--box", "1200,250,80,80",
+    )  # fmt: skip
+    annotate(db, capsys, "end-track", NAME, "30", chair)
+    out = tmp_path / "ada.rspack"
+    create_package(db, PackageRequest("Ada", "annotator", sequence=NAME, frames=(15, 30)), out)
+    with open_project(out) as p:  # the package shows the track as it ends at home
+        seq = p.sequences.find(NAME)
+        entity = p.sequences.entity_ids(seq.id)[chair]
+        assert p.sequences.track_end(entity) == 30
+        last = next(f for f in p.sequences.frames(seq.id) if f.index == 30)
+        assert p.sequences.box_record(entity, last.id) is None
+    annotate(out, capsys, "end-track", NAME, "30", chair, "--reopen")
+    annotate(out, capsys, "box", NAME, "30", chair, "--box", "1260,250,80,80", "--keyframe")
+    with open_project(out) as p:
+        entity = p.sequences.entity_ids(p.sequences.find(NAME).id)[chair]
+        assert p.sequences.track_end(entity) is None
+    report = merge_package(db, out)
+    assert report.conflicts == [] and report.merged["track ends"] == 1
+    with open_project(db) as p:
+        seq = p.sequences.find(NAME)
+        frames = {f.index: f.id for f in p.sequences.frames(seq.id)}
+        entity = p.sequences.entity_ids(seq.id)[chair]
+        assert p.sequences.track_end(entity) is None
+        assert sorted(p.sequences.keyframes(entity)) == [15, 30]
+        assert p.sequences.box_record(entity, frames[16]).source == "interpolated"
+        assert p.sequences.box_record(entity, frames[16]).box.x == 1200 + 60 / 15
+        who = p.db.execute(
+            "SELECT a.name FROM track_ends t JOIN annotators a ON a.id = t.annotator_id "
+            "WHERE t.entity_id = ?",
+            [entity],
+        ).fetchone()
+        assert who == ("Ada",)
+    assert not merge_package(db, out).changed  # a second merge changes nothing
