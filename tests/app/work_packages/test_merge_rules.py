@@ -418,10 +418,14 @@ def test_a_box_kept_aside_is_applied_over_the_box_drawn_here(hoi_base, tmp_path)
         p.sequences.set_box_2d(person, frame, (50, 60, 30, 40), p.annotators.sign_in("bea"))
     report = merge_package(hoi.db, pack)
     [conflict] = report.conflicts
+    assert conflict["reason"].startswith("boxes_2d row ")
     assert conflict["reason"].endswith("has been changed here since the package went out")
     with open_project(hoi.db) as p:
         [kept] = p.packages.conflicts()
         assert kept["work"]["work_kind"] == "box"
+        # no work on its frames merged: they are not done (a frame is done with its work)
+        items = p.packages.assignments(p.packages.list()[0]["package_id"])
+        assert [i["done_at"] for i in items if i["kind"] == "frame"] == [None, None]
     apply_conflict(hoi.db, kept["id"])
     with open_project(hoi.db) as p:
         record = p.sequences.box_record(person, frame)
@@ -707,6 +711,15 @@ def test_a_package_whose_manifest_is_not_the_one_sent_is_refused(
     assert _verdicts(db) == []
 
 
+def test_a_refusal_names_the_package_by_its_full_path(verdict_pack, monkeypatch):
+    db, pack = verdict_pack
+    _set_manifest(pack, "$.format", "x")
+    monkeypatch.chdir(pack.parent)
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, Path(pack.name))
+    assert str(refused.value) == f"{pack}: not a ReasonScope work package (format 'x')"
+
+
 def test_a_package_whose_content_changed_is_refused_with_both_hashes(verdict_pack):
     db, pack = verdict_pack
     with open_project(pack) as p:
@@ -748,12 +761,23 @@ def test_progress_is_told_after_each_row_of_work(episode_pack):
     assert told == [(1, 2), (2, 2)]
 
 
-def test_a_second_merge_counts_what_was_merged_before(verdict_pack):
+def test_a_merge_marks_its_items_done_and_a_second_counts_what_was_merged_before(verdict_pack):
     db, pack = verdict_pack
+    with open_project(pack) as p:
+        package_id = p.packages.manifest()["package_id"]
     merge_package(db, pack)
+    with open_project(db) as p:
+        [item] = p.packages.assignments(package_id)
+        merged_at = p.packages.get(package_id)["merged_at"]
+        audited = p.db.execute("SELECT count(*) FROM audit_log").fetchone()
+    assert (item["kind"], item["item_id"]) == ("question", 1)
+    assert item["done_at"] is not None and merged_at == item["done_at"]
     again = merge_package(db, pack)
     assert (again.already, again.changed) == (2, False)  # the verdict and its audit entry
     assert again.lines()[1] == "2 rows were merged before (unchanged)"
+    with open_project(db) as p:  # nothing new: not audited again
+        assert p.db.execute("SELECT count(*) FROM audit_log").fetchone() == audited
+        assert p.packages.get(package_id)["merged_at"] == merged_at
 
 
 def test_work_changed_in_the_package_after_its_merge_is_kept_aside(verdict_pack):
