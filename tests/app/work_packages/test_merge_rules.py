@@ -840,3 +840,24 @@ def test_an_audit_entry_that_is_none_of_reasonscope_refuses_the_package(verdict_
         f"{pack}: audit_log row {entry}: not an audit entry of ReasonScope"
     )
     assert _verdicts(db) == []
+
+
+def test_a_package_upgraded_since_it_was_sent_is_refused_naming_the_migrations(verdict_pack):
+    db, pack = verdict_pack
+    conn = sqlite3.connect(pack)
+    names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid")]
+    conn.close()
+    # as if a newer build had applied its last two migrations on opening the package
+    _edit(
+        pack,
+        "UPDATE _sqlite_migrations SET applied_at = '2999-01-01T00:00:00+00:00' WHERE name IN (?, ?)",
+        *names[-2:],
+    )
+    _edit(pack, "UPDATE questions SET answer = '7'")
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, pack)
+    assert str(refused.value) == (
+        f"{pack}: made by an older ReasonScope and upgraded since it was sent "
+        f"({names[-2]}, {names[-1]}), so it no longer matches what was sent; "
+        "recall it (reasonscope pack recall) and send the work out again"
+    )
