@@ -861,3 +861,44 @@ def test_a_package_upgraded_since_it_was_sent_is_refused_naming_the_migrations(v
         f"({names[-2]}, {names[-1]}), so it no longer matches what was sent; "
         "recall it (reasonscope pack recall) and send the work out again"
     )
+
+
+def test_an_entity_drawn_in_the_package_whose_key_was_taken_here_comes_under_the_next_key(
+    hoi_base, tmp_path
+):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    frame, thing = hoi.frame_ids[0], list(hoi.objects.values())[0]
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, frame, (100, 100, 50, 120), fay)
+        key = next(k for k, i in p.sequences.entity_ids(hoi.sequence_id).items() if i == drawn)
+        p.hoi.add_label(
+            frame_id=frame,
+            subject_entity_id=drawn,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=fay,
+        )
+    with open_project(hoi.db) as p:  # meanwhile bea draws one here, taking that key
+        bea = p.annotators.sign_in("bea")
+        taken = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", bea)
+        assert p.sequences.entity_ids(hoi.sequence_id)[key] == taken
+    report = merge_package(hoi.db, pack)
+    assert not report.conflicts
+    assert report.merged["entities"] == 1 and report.merged["labels"] == 1
+    with open_project(hoi.db) as p:
+        ids = p.sequences.entity_ids(hoi.sequence_id)
+        [(new, here)] = [
+            (k, i)
+            for k, i in ids.items()
+            if i not in (taken, *hoi.persons.values()) and i not in hoi.objects.values()
+        ]
+        [label] = [lab for lab in p.hoi.labels_for_frame(frame) if lab.annotator_id != 1]
+    assert report.notes == [f"{key} drawn in the package is {new} here ({key} was taken)"]
+    assert report.lines()[-1] == report.notes[0]
+    assert label.subject_entity_id == here  # the label followed the entity to its new id
