@@ -902,3 +902,23 @@ def test_an_entity_drawn_in_the_package_whose_key_was_taken_here_comes_under_the
     assert report.notes == [f"{key} drawn in the package is {new} here ({key} was taken)"]
     assert report.lines()[-1] == report.notes[0]
     assert label.subject_entity_id == here  # the label followed the entity to its new id
+
+
+def test_a_verdict_merges_with_its_criteria_decision_reason_and_time(verifier_base, tmp_path):
+    db = tmp_path / "project.reasonscope"
+    db.write_bytes(verifier_base.read_bytes())
+    pack = tmp_path / "ana.rspack"
+    create_package(db, PackageRequest("ana", "verifier", questions=[1]), pack)
+    reject = Verdict(True, False, True, "reject", reason="the mug shows from the start")
+    with open_project(pack) as p:
+        given = p.verifications.submit(1, p.annotators.sign_in("ana"), reject, 4.5)
+    assert merge_package(db, pack).merged["verdicts"] == 1
+    with open_project(db) as p:
+        assert p.db.execute(
+            "SELECT question_id, round, unambiguous, evidence_withheld, evidence_recoverable, "
+            "volumes_distinct, decision, reason, corrections, seconds_on_task, created_at "
+            "FROM verifications"
+        ).fetchall() == [
+            (1, "first", 1, 0, 1, None, "reject", "the mug shows from the start", "{}", 4.5)
+            + (given.created_at,)
+        ]
