@@ -9,7 +9,9 @@ are stored; the box of any other frame is derived here:
   3D box's centre and size, its yaw along the shorter way around (never through the
   long side of +-pi);
 - after the last keyframe, the last keyframe's box is carried forward until the track's
-  end (the first frame the object is gone, set by the annotator) or the sequence's end;
+  end (the first frame the object is gone: set by the annotator, or found when a frame
+  is shown whose lidar points leave the carried 3D box empty, `has_left_view`) or the
+  sequence's end;
 - before the first keyframe, nothing.
 
 The rules a keyframe must meet (`check_keyframe_2d`, `check_keyframe_3d`) live here too,
@@ -61,6 +63,18 @@ def check_keyframe_3d(box: Sequence[float]) -> Values:
         sizes = ", ".join(f"{k}={v:g}" for k, v in zip("lwh", values[3:6], strict=True))
         raise TrackError(f"a keyframe's size must be positive (l, w, h > 0), got {sizes}")
     return values
+
+
+#: A box carried forward after its track's last 3D keyframe that holds fewer lidar points
+#: than this in the frame shown: the object has left the view there, and its track ends.
+#: One point is enough to keep it: a small object far away gives only a few.
+MIN_POINTS_IN_VIEW = 1
+
+
+def has_left_view(points_in_box: int) -> bool:
+    """Whether a carried-forward 3D box with this many of the frame's lidar points in it
+    means the object is gone from the view (`MIN_POINTS_IN_VIEW`)."""
+    return points_in_box < MIN_POINTS_IN_VIEW
 
 
 def is_interpolated(box: object) -> bool:

@@ -39,11 +39,13 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QObject, QRectF, Qt
 
 from annotation.jrdb.box_fit import fit_box
 from annotation.jrdb.object_categories import load_object_categories
 from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
+from annotation.jrdb.tracks import has_left_view, is_interpolated
 from annotation.models import Annotator, Box3D
 from app.io.jrdb import stored_calibration
 from app.session import ProjectSession
@@ -319,6 +321,46 @@ class BoxEditing(QObject):
             "(Ctrl+Alt+Z takes it back)."
         )
 
+    def end_tracks_left_view(self) -> None:
+        """The frame's cloud is on screen: a track whose 3D box is carried forward here
+        (after its last keyframe) and holds no lidar point has left the view, and ends
+        in this frame (one undo step each; with nobody signed in, it is only said)."""
+        project, s, cloud = self.session.project, self.state, self.cloud
+        frame = s.frame
+        if project is None or frame is None or cloud is None or cloud.cloud is None:
+            return
+        repo = project.sequences
+        ids, counts = np.unique(cloud.entities[cloud.entities >= 0], return_counts=True)
+        inside = dict(zip(ids.tolist(), counts.tolist(), strict=True))
+        gone = [
+            box.entity_id
+            for box in s.boxes_3d
+            if is_interpolated(box)
+            and has_left_view(inside.get(box.entity_id, 0))
+            and max(repo.keyframes(box.entity_id, "3d"), default=frame.index) < frame.index
+        ]
+        if not gone:
+            return
+        names = ", ".join(s.label(e) for e in gone)
+        annotator = self.session.annotator
+        if annotator is None:
+            self._message(f"{names}: no lidar point in the carried box; sign in to end the track.")
+            return
+        ended = []
+        for entity_id in gone:
+            try:
+                before = repo.end_track(entity_id, frame.id, annotator)
+            except (ProjectError, ValueError):
+                continue  # a 2D keyframe here or later: the track goes on
+            self.history.push(("end", entity_id, frame.id, "", before))
+            ended.append(s.label(entity_id))
+        if ended:
+            s.refresh()  # the ended boxes go
+            self._saved(
+                f"{', '.join(ended)} left the view (no lidar point in the carried box): "
+                f"track ended at frame {frame.index} (Ctrl+Alt+Z takes it back)."
+            )
+
     def fit_to_points(self) -> None:
         """The selected entity's 3D box here: the tightest one with its yaw around the
         cloud's points in its 2D box's column (annotation.jrdb.box_fit); with too few
@@ -388,6 +430,7 @@ class BoxEditing(QObject):
     def _cloud_changed(self) -> None:
         prepared = self.cloud.cloud if self.cloud is not None else None
         self.views.set_points(prepared.points if prepared is not None else None)
+        self.end_tracks_left_view()
 
     def _box_changing(self, entity_id: int, values: tuple[float, ...]) -> None:
         """A drag in the cuboid views goes on: the spin boxes follow (nothing is saved)."""

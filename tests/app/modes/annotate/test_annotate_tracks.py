@@ -91,3 +91,30 @@ def test_a_moving_object_boxed_through_30_frames_with_three_keyframe_edits(qtbot
     a.state.select(bag)
     press_shortcut(qtbot, window, Qt.Key.Key_K, CTRL)
     assert sorted(repo.keyframes(bag, "2d")) == [0, 10, 15]
+
+
+def test_a_carried_box_with_no_point_in_it_ends_its_track_where_it_is_shown(qtbot, window):
+    """Two objects keyed in 3D in frame 0 only: a chair's box around a person's points
+    (they are there in frame 1 too) and a bag's box three metres up in the air (no point
+    there). Stepping to frame 1 shows their carried boxes: the bag has left the view, and
+    its track ends there (one undo step); the chair's goes on."""
+    a = window.mode("annotate")
+    repo, s = window.session.project.sequences, a.state
+    ada = window.session.annotator
+    seq = s.sequence
+    first = s.frames[0]
+    person = next(b for b in s.boxes_3d if s.entities[b.entity_id].kind == "human")
+    chair = repo.add_drawn_entity(seq.id, "object", "chair", ada)
+    bag = repo.add_drawn_entity(seq.id, "object", "bag", ada)
+    around = (person.cx, person.cy, person.cz, person.l, person.w, person.h, person.rot_z)
+    repo.set_box_3d(chair, first.id, around, ada)
+    repo.set_box_3d(bag, first.id, (2.0, 0.0, 3.0, 0.4, 0.3, 0.4, 0.0), ada)
+    s.refresh()
+    go_to(qtbot, a, 1)
+    qtbot.waitUntil(lambda: repo.track_end(bag) == 1, timeout=10000)
+    assert repo.track_end(chair) is None and s.box_3d(chair) is not None
+    assert s.box_3d(bag) is None  # gone from the frame shown
+    message = a.mode.statusBar().currentMessage()
+    assert "bag" in message and "left the view" in message and "frame 1" in message
+    press_shortcut(qtbot, window, Qt.Key.Key_Z, CTRL_ALT)  # taken back: reopened
+    assert repo.track_end(bag) is None
