@@ -922,3 +922,40 @@ def test_a_verdict_merges_with_its_criteria_decision_reason_and_time(verifier_ba
             (1, "first", 1, 0, 1, None, "reject", "the mug shows from the start", "{}", 4.5)
             + (given.created_at,)
         ]
+
+
+def test_a_review_kept_aside_on_a_label_gone_here_is_refused(reviewed):
+    hoi, pack, _package_id, _review = reviewed
+    with open_project(hoi.db) as p:
+        p.hoi.update_label(1, p.annotators.find("ana"), predicate="touching")
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        [kept] = p.packages.conflicts()
+    conn = sqlite3.connect(hoi.db)  # gone for good, as no one can do in the app
+    conn.execute("DELETE FROM hoi_labels WHERE id = 1")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ProjectError) as refused:
+        apply_conflict(hoi.db, kept["id"])
+    assert str(refused.value) == f"{hoi.db}: label 1 is deleted"
+
+
+def test_a_rating_kept_aside_on_a_question_with_no_current_version_is_refused(tmp_path):
+    db = build_study_project(tmp_path)
+    rater = tmp_path / "ada.rspack"
+    create_package(db, PackageRequest("Ada", "rater", questions=[2]), rater)
+    with open_project(rater) as p:
+        p.reasoning.rate(2, p.annotators.sign_in("Ada"), 4)
+    with open_project(db) as p:
+        p.questions.correct(2, {"text": "How many people stand?"}, p.annotators.sign_in("Olga"))
+        uid = p.questions.get(2).uid
+    merge_package(db, rater)
+    with open_project(db) as p:
+        [kept] = p.packages.conflicts()
+    conn = sqlite3.connect(db)  # as no one can do in the app: no version is current
+    conn.execute("UPDATE questions SET is_current = 0 WHERE uid = ?", [uid])
+    conn.commit()
+    conn.close()
+    with pytest.raises(ProjectError) as refused:
+        apply_conflict(db, kept["id"])
+    assert str(refused.value) == f"{db}: question 2 has no current version"
