@@ -959,3 +959,28 @@ def test_a_rating_kept_aside_on_a_question_with_no_current_version_is_refused(tm
     with pytest.raises(ProjectError) as refused:
         apply_conflict(db, kept["id"])
     assert str(refused.value) == f"{db}: question 2 has no current version"
+
+
+def test_an_entity_changed_in_the_package_after_its_merge_applies_under_a_new_key(
+    hoi_base, tmp_path
+):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, hoi.frame_ids[0], (100, 100, 50, 120), fay)
+    assert merge_package(hoi.db, pack).merged["entities"] == 1
+    _edit(pack, "UPDATE entities SET category = 'child' WHERE id = ?", drawn)
+    [conflict] = merge_package(hoi.db, pack).conflicts
+    assert conflict["reason"].endswith("its entity was changed in the package after a merge")
+    with open_project(hoi.db) as p:
+        [kept] = p.packages.conflicts()
+        before = p.sequences.entity_ids(hoi.sequence_id)
+    target = apply_conflict(hoi.db, kept["id"])  # its key is taken (by itself): the next one
+    with open_project(hoi.db) as p:
+        after = p.sequences.entity_ids(hoi.sequence_id)
+    assert target not in before.values() and set(after) - set(before) == {
+        k for k, i in after.items() if i == target
+    }
