@@ -984,3 +984,34 @@ def test_an_entity_changed_in_the_package_after_its_merge_applies_under_a_new_ke
     assert target not in before.values() and set(after) - set(before) == {
         k for k, i in after.items() if i == target
     }
+
+
+def test_a_package_of_frames_and_episodes_has_both_done_once_their_work_merges(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    steps = [{"kind": "observation", "name": "observe", "ok": True, "state": {"t": 0}}]
+    with open_project(hoi.db) as p:
+        episode = p.episodes.add({"model": "m1", "task": "find", "success": False}, steps).id
+    pack = tmp_path / "fay.rspack"
+    request = PackageRequest("fay", "annotator", sequence="synthetic-cafe_0", episodes=[episode])
+    manifest = create_package(hoi.db, request, pack)
+    person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        p.episodes.add_label(episode, 0, "environment", "", "", fay)
+        p.hoi.add_label(
+            frame_id=hoi.frame_ids[0],
+            subject_entity_id=person,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=fay,
+        )
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        items = p.packages.assignments(manifest["package_id"])
+    assert sorted((i["kind"], i["done_at"] is not None) for i in items) == [
+        ("episode", True),
+        ("frame", True),
+        ("frame", True),
+    ]
