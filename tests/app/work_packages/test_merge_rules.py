@@ -1015,3 +1015,27 @@ def test_a_package_of_frames_and_episodes_has_both_done_once_their_work_merges(h
         ("frame", True),
         ("frame", True),
     ]
+
+
+def test_a_compare_verdict_merges_with_criterion_4(tmp_path):
+    db = tmp_path / "project.reasonscope"
+    with open_project(db, create=True) as p:
+        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
+        p.questions.add(
+            {
+                "benchmark": "mgvqa",
+                "task": "compare",
+                "text": "Which is largest?",
+                "answer": "A",
+                "evidence_ids": ["mug_1"],
+                "scene_id": scene,
+            }
+        )
+    pack = tmp_path / "ana.rspack"
+    create_package(db, PackageRequest("ana", "verifier", questions=[1]), pack)
+    distinct = Verdict(True, True, True, "approve", volumes_distinct=True)
+    with open_project(pack) as p:
+        p.verifications.submit(1, p.annotators.sign_in("ana"), distinct, 2.0)
+    assert merge_package(db, pack).merged["verdicts"] == 1
+    with open_project(db) as p:
+        assert p.db.execute("SELECT volumes_distinct FROM verifications").fetchall() == [(1,)]
