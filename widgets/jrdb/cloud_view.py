@@ -199,6 +199,14 @@ class CloudView(QWidget):
         self._draw_boxes()
         self._redraw()
 
+    def preview_box(self, box: BoxLike) -> None:
+        """A box being dragged elsewhere (the cuboid views): its wireframe and name follow at
+        once; the points' colours wait for `set_boxes` when the box is saved."""
+        eid = box.entity_id  # type: ignore[attr-defined]
+        self.boxes = [box if b.entity_id == eid else b for b in self.boxes]  # type: ignore[attr-defined]
+        self._draw_boxes()
+        self._redraw()
+
     def _update_entities(self) -> None:
         """Which entity each point belongs to; the worker's answer if it used these boxes."""
         if self.cloud is None:

@@ -162,7 +162,7 @@ class BoxEditing(QObject):
         self.panel.create_requested.connect(self.create_box_3d)
         self.views.box_edited.connect(self.save_box_3d)
         self.views.box_changing.connect(self._box_changing)
-        self.views.drag_cancelled.connect(lambda _entity: self._show_box())
+        self.views.drag_cancelled.connect(lambda _entity: self.state.refresh())  # put back
         if cloud is not None:
             cloud.cloud_changed.connect(self._cloud_changed)
             self._cloud_changed()
@@ -433,11 +433,14 @@ class BoxEditing(QObject):
         self.end_tracks_left_view()
 
     def _box_changing(self, entity_id: int, values: tuple[float, ...]) -> None:
-        """A drag in the cuboid views goes on: the spin boxes follow (nothing is saved)."""
+        """A drag in the cuboid views goes on: the spin boxes and the cloud's wireframe
+        follow (nothing is saved)."""
         frame = self.state.frame
         if frame is not None:
             box = Box3D(entity_id, frame.id, *values)
             self.panel.show_box(entity_id, self.state.label(entity_id), box)
+            if self.cloud is not None:
+                self.cloud.preview_box(box)  # the cloud's wireframe follows the drag
 
     def save_box_3d(self, entity_id: int, values: tuple[float, ...]) -> None:
         annotator = self._annotator("edit boxes")

@@ -188,3 +188,16 @@ def test_a_new_frame_paints_the_gl_view_once(qtbot, view):
     assert len(painted) == 1
     assert [t.text() for t in view.texts] == ["7", "table 1"]
     assert all(view.view.geometry().contains(t.geometry().center()) for t in view.texts)
+
+
+def test_a_box_being_dragged_elsewhere_moves_its_wireframe_only(view):
+    """`preview_box`: the wireframe follows a drag in the cuboid views at once; the points
+    keep their entity colours until the box is saved (`set_boxes`)."""
+    view.set_cloud(scene_points(2_000))
+    view.set_boxes([PERSON, TABLE, LAPTOP], COLOURS, {7: "7", 8: "table 1", 9: "laptop 1"})
+    entities = view.entities.copy()
+    before = view.wires.pos.copy()
+    view.preview_box(dataclasses.replace(TABLE, cx=TABLE.cx + 1.0))
+    assert [b.cx for b in view.boxes] == [PERSON.cx, TABLE.cx + 1.0, LAPTOP.cx]
+    assert not np.array_equal(view.wires.pos, before)
+    assert np.array_equal(view.entities, entities)

@@ -106,6 +106,18 @@ def test_a_new_object_is_boxed_in_2d_and_3d_with_the_mouse_only(qtbot, window):
     shown = next(b for b in a.cloud.boxes if b.entity_id == new)
     assert shown.l == pytest.approx(longer.box.l)  # the cloud's wireframe follows
 
+    # while a drag goes on the cloud's wireframe follows it; Esc puts it back, unsaved
+    a_, b_ = top.to_screen(longer.box.l / 2, 0.0).toPoint(), top.to_screen(0.0, 0.0).toPoint()
+    qtbot.mousePress(top, LEFT, NONE, a_)
+    qtbot.mouseMove(top, (a_ + b_) / 2)
+    qtbot.mouseMove(top, b_)
+    dragging = next(b for b in a.cloud.boxes if b.entity_id == new)
+    assert dragging.l < longer.box.l - 0.1 and stored_3d(project, frame.id, new).box == longer.box
+    qtbot.keyClick(top, Qt.Key.Key_Escape)
+    qtbot.mouseRelease(top, LEFT, NONE, b_)
+    shown = next(b for b in a.cloud.boxes if b.entity_id == new)
+    assert shown.l == pytest.approx(longer.box.l) and len(a.boxes.history.steps) == undo_steps + 1
+
     # the handle in front of it, a quarter turn to the left
     box = a.state.box_3d(new)
     reach = box.l / 2 + 22 / top.scale
