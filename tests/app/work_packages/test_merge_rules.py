@@ -759,6 +759,8 @@ def test_progress_is_told_after_each_row_of_work(episode_pack):
     told = []
     merge_package(db, pack, progress=lambda done, total: told.append((done, total)))
     assert told == [(1, 2), (2, 2)]
+    again = merge_package(db, pack)  # both labels and their two audit entries
+    assert (again.already, again.changed) == (4, False)
 
 
 def test_a_merge_marks_its_items_done_and_a_second_counts_what_was_merged_before(verdict_pack):
