@@ -1041,3 +1041,24 @@ def test_a_compare_verdict_merges_with_criterion_4(tmp_path):
     assert merge_package(db, pack).merged["verdicts"] == 1
     with open_project(db) as p:
         assert p.db.execute("SELECT volumes_distinct FROM verifications").fetchall() == [(1,)]
+
+
+def test_a_reason_kept_aside_drops_the_project_path_even_one_with_spaces(verifier_base, tmp_path):
+    folder = tmp_path / "our projects" / "table top"
+    folder.mkdir(parents=True)
+    db = folder / "project.reasonscope"
+    db.write_bytes(verifier_base.read_bytes())
+    pack = tmp_path / "ana.rspack"
+    create_package(db, PackageRequest("ana", "verifier", questions=[1]), pack)
+    with open_project(pack) as p:
+        p.verifications.submit(1, p.annotators.sign_in("ana"), APPROVE, 3.0)
+    _edit(pack, "UPDATE verifications SET volumes_distinct = 1")  # asked of Compare only
+    report = merge_package(db, pack)
+    assert report.conflicts == [
+        {
+            "kind": "question",
+            "item_id": 1,
+            "reason": "verifications row 1: question 1: criterion 4 (volumes distinct) is "
+            "asked only for a Compare question, not for a 'count' one",
+        }
+    ]
