@@ -376,6 +376,14 @@ def test_a_verdict_for_a_round_the_question_is_not_in_here_is_kept_aside(verdict
     reason = "verifications row 1: question 1: its adjudication slot is gone here"
     assert report.conflicts == [{"kind": "question", "item_id": 1, "reason": reason}]
     assert _verdicts(db) == []
+    with open_project(db) as p:  # kept aside: it became no row here, and its audit entry
+        # still names the package's row
+        assert p.db.execute(
+            "SELECT kind, target_id FROM package_work ORDER BY kind"
+        ).fetchall() == [("audit", None), ("verdict", None)]
+        assert p.db.execute(
+            "SELECT table_name, row_id FROM audit_log WHERE action = 'verdict'"
+        ).fetchall() == [("verifications", "1")]
 
 
 def test_an_annotators_frames_are_done_once_work_on_them_merges(hoi_base, tmp_path):
