@@ -110,17 +110,19 @@ def plan_grasp(
     and 20 degrees of one are left out. `names` (segmentation id -> name) lets a
     refusal name what is in the way.
     """
-    ys, xs = np.nonzero(mask)
+    box = bounding_box(mask)  # the per-pixel work on the mask is done within its box
+    ys, xs = np.nonzero(mask[box])
     if len(xs) < 10:
         return GraspPlan((0, 0, 0), 0, 0, 0, False, "no feasible grasp: the mask is too small")
+    if len(xs) > MAX_POINTS:  # an even subsample keeps the outline within a pixel or two
+        pick = np.random.default_rng(len(xs)).choice(len(xs), MAX_POINTS, replace=False)
+        # every outline pixel: the contacts lie there
+        pick = np.union1d(pick, outline(mask[box], ys, xs))
+    ys, xs = ys + box[0].start, xs + box[1].start
     depth = view.depth_m[ys, xs]
     flat_top = float(np.mean(depth - depth.min() < 0.01))
     px = float(np.median(depth)) / intrinsics(camera)[0, 0]  # metres per pixel
-    if len(xs) > MAX_POINTS:  # an even subsample keeps the outline within a pixel or two
-        pick = np.random.default_rng(len(xs)).choice(len(xs), MAX_POINTS, replace=False)
-        pick = np.union1d(
-            pick, outline(mask, ys, xs)
-        )  # every outline pixel: the contacts lie there
+    if len(xs) > MAX_POINTS:
         ys, xs = ys[pick], xs[pick]
     pts = lift_pixels(camera, view.depth_m, ys, xs)
     top_z = float(pts[:, 2].max())
@@ -128,7 +130,7 @@ def plan_grasp(
     raw = cross_sections(pts, model, px)
     size = max(float(np.linalg.norm(pts[:, :2] - middle[:2], axis=1).max()), 0.01)
     hmap = height_map(view, middle[:2], size + model.stroke_m / 2 + FINGER_THICKNESS + 0.02)
-    target = masked_body(view, mask)  # its own parts may rise beside the contacts
+    target = masked_body(view, mask, box)  # its own parts may rise beside the contacts
     assessed = _assess(raw, model, hmap, middle, table_z, target, radius=size)
     assessed = _cut_by_the_image(assessed, camera, view, mask)
     candidates = _dedupe(assessed, avoid)
@@ -170,10 +172,12 @@ def _cut_by_the_image(
     """Candidates with a contact where the object runs off the image rejected: the mask
     ends there because the camera's view does, not the object (a grasp planned across
     the visible sliver closed on nothing, or came down on the rest of the object)."""
-    edge = np.zeros_like(mask)
-    edge[[0, -1], :] = mask[[0, -1], :]
-    edge[:, [0, -1]] |= mask[:, [0, -1]]
-    ys, xs = np.nonzero(edge)
+    h, w = mask.shape
+    # the image's border, row 0, row h - 1, column 0, column w - 1 (corners twice)
+    ys = np.concatenate((np.zeros(w, int), np.full(w, h - 1), np.arange(h), np.arange(h)))
+    xs = np.concatenate((np.arange(w), np.arange(w), np.zeros(h, int), np.full(h, w - 1)))
+    on = mask[ys, xs]
+    ys, xs = ys[on], xs[on]
     if len(xs) == 0:
         return candidates
     cut = lift_pixels(camera, view.depth_m, ys, xs)[:, :2]
@@ -191,9 +195,22 @@ def _cut_by_the_image(
     return out
 
 
-def masked_body(view: RenderedView, mask: np.ndarray) -> int | None:
-    """The body most of the mask's pixels show (the planner's own bookkeeping)."""
-    seg = view.segmentation[mask]
+def bounding_box(mask: np.ndarray) -> tuple[slice, slice]:
+    """The rows and columns the mask's pixels span, as slices (empty for an empty mask)."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return slice(0, 0), slice(0, 0)
+    cols = np.flatnonzero(mask.any(axis=0))
+    return slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1)
+
+
+def masked_body(
+    view: RenderedView, mask: np.ndarray, box: tuple[slice, slice] | None = None
+) -> int | None:
+    """The body most of the mask's pixels show (the planner's own bookkeeping); `box`, the
+    mask's `bounding_box` where the caller has it."""
+    box = bounding_box(mask) if box is None else box
+    seg = view.segmentation[box][mask[box]]
     if seg.size == 0:
         return None
     values, counts = np.unique(seg, return_counts=True)

@@ -36,6 +36,20 @@ def runs(s: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(([0], breaks + 1)), np.concatenate((breaks, [s.size - 1]))
 
 
+def centred(x: np.ndarray) -> np.ndarray:
+    """`x - x.mean()` of a float array, to the bit, without `mean`'s overhead (the planner
+    fits thousands of small slopes a plan)."""
+    return x - x.sum() / x.size
+
+
+def median(x: np.ndarray) -> float:
+    """`np.median` of a non-empty float array without NaNs, to the bit, without its
+    overhead: the middle value, or the mean of the middle two."""
+    v = np.sort(x)
+    h = v.size // 2
+    return v[h] if v.size % 2 else (v[h - 1] + v[h]) / 2
+
+
 def outline(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     """Indices into (ys, xs) of the mask's pixels with a 4-neighbour outside it."""
     m = np.pad(mask, 1)
@@ -169,10 +183,11 @@ def slab_depth(t: np.ndarray, z: np.ndarray) -> float | None:
     more than ACROSS_LEAN_DEG (a line fitted to its heights `z` over the offsets across
     it `t`): the height the lean spans over the strip's width and SLAB_DEPTH more; None
     where it does not lean so."""
-    spread = float(((t - t.mean()) ** 2).sum())
+    tc = centred(t)
+    spread = float((tc**2).sum())
     if len(t) < 5 or float(t.max() - t.min()) < 0.01 or spread <= 0:
         return None
-    slope = abs(float(((t - t.mean()) * (z - z.mean())).sum()) / spread)
+    slope = abs(float((tc * centred(z)).sum()) / spread)
     if math.degrees(math.atan(slope)) <= ACROSS_LEAN_DEG:
         return None
     return slope * float(t.max() - t.min()) + SLAB_DEPTH
@@ -200,7 +215,7 @@ def incline_angle(s: np.ndarray, z: np.ndarray, cut: float) -> float:
             return 90.0
         first = float(reached.min())  # where the surface comes up to the pads' level
         at = (d >= first) & (d <= first + INCLINE_EDGE)
-        if first <= INCLINE_EDGE and float(np.median(z[at])) - cut > INCLINE_LOW:
+        if first <= INCLINE_EDGE and float(median(z[at])) - cut > INCLINE_LOW:
             # an edge well above the pads: the wall below it takes them, unless the top
             # comes down to it as a plane sloping 30-60 degrees (a box standing on an
             # edge or a corner): the face below is square to that plane and narrows the
@@ -209,11 +224,12 @@ def incline_angle(s: np.ndarray, z: np.ndarray, cut: float) -> float:
             continue
         near = (d >= first) & (d <= first + INCLINE_BAND)
         dn, zn = d[near], z[near]
-        spread = float(((dn - dn.mean()) ** 2).sum())
-        if near.sum() < 3 or spread <= 0:
+        dc = centred(dn)
+        spread = float((dc**2).sum())
+        if dn.size < 3 or spread <= 0:
             angles.append(0.0)  # too few points to measure a slope
             continue
-        rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
+        rise = float((dc * centred(zn)).sum()) / spread
         angles.append(90.0 - math.degrees(math.atan(rise)) if rise > 0 else 90.0)
     return max(angles)
 
@@ -239,10 +255,11 @@ def lean_angle(s: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
     if i1 - i0 < 5:
         return 0.0
     sm, zm = s[i0:i1], z[i0:i1]
-    spread = float(((sm - sm.mean()) ** 2).sum())
+    sc = centred(sm)
+    spread = float((sc**2).sum())
     if spread <= 0:
         return 0.0
-    slope = float(((sm - sm.mean()) * (zm - zm.mean())).sum()) / spread
+    slope = float((sc * centred(zm)).sum()) / spread
     lean = math.degrees(math.atan(abs(slope)))
     return min(lean, 90.0 - lean)
 
@@ -262,12 +279,13 @@ def roof_angle(d: np.ndarray, z: np.ndarray) -> float:
     def slope(band: float) -> float | None:
         near = (d >= 0) & (d <= band)
         dn, zn = d[near], z[near]
-        if near.sum() < 4:
+        if dn.size < 4:
             return None
-        spread = float(((dn - dn.mean()) ** 2).sum())
+        dc = centred(dn)
+        spread = float((dc**2).sum())
         if spread <= 0:
             return None
-        rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
+        rise = float((dc * centred(zn)).sum()) / spread
         return math.degrees(math.atan(rise))
 
     whole, outer = slope(ROOF_BAND), slope(ROOF_OUTER)
@@ -296,10 +314,11 @@ def flank_angle(s: np.ndarray, z: np.ndarray, ends: tuple[bool, bool]) -> float 
         d = (s - end) * inward
         near = (d >= 0) & (d <= INCLINE_BAND)
         dn, zn = d[near], z[near]
-        spread = float(((dn - dn.mean()) ** 2).sum()) if near.sum() >= 3 else 0.0
+        dc = centred(dn) if dn.size >= 3 else None
+        spread = float((dc**2).sum()) if dc is not None else 0.0
         if spread <= 0:
             return None
-        rise = float(((dn - dn.mean()) * (zn - zn.mean())).sum()) / spread
+        rise = float((dc * centred(zn)).sum()) / spread
         worst = max(worst, 90.0 - math.degrees(math.atan(rise)) if rise > 0 else 90.0)
     return worst
 
@@ -313,8 +332,8 @@ def widening_ends(s, z, all_runs, lo: float, hi: float, cut: float, px: float) -
     first, last = s[starts[k]], s[ends[k]]
     near_first = z[starts[k] : int(np.searchsorted(s, first + px, side="right"))]
     near_last = z[int(np.searchsorted(s, last - px)) : ends[k] + 1]
-    out_lo = lo - first > px and near_first.size and np.median(near_first) < cut
-    out_hi = last - hi > px and near_last.size and np.median(near_last) < cut
+    out_lo = lo - first > px and near_first.size and median(near_first) < cut
+    out_hi = last - hi > px and near_last.size and median(near_last) < cut
     return bool(out_lo), bool(out_hi)
 
 
@@ -323,25 +342,20 @@ def normal_angle(s: np.ndarray, t: np.ndarray, pad_width: float) -> float:
     either end: the slope of the outline's ends across the strip, fitted over 2 mm slices
     (a strip over a round object's flank, a chord, slopes steeply at both ends)."""
     bins = ((t - t.min()) * 500.0).astype(int)  # 2 mm slices
-    if bins.max() < 2:
+    top = int(bins.max())
+    if top < 2:
         return 0.0  # a sliver: no slope to measure
-    # `s` is sorted: a slice's first point is its lowest s, its last its highest
-    order = np.argsort(bins, kind="stable")
-    sorted_bins = bins[order]
-    change = np.empty(len(sorted_bins), dtype=bool)
-    change[0] = True
-    np.not_equal(sorted_bins[1:], sorted_bins[:-1], out=change[1:])
-    starts = np.flatnonzero(change)
-    counts = np.diff(starts, append=len(order))
-    lo = s[order[starts]]
-    hi = s[order[starts + counts - 1]]
     # slices with a point or two are grazing views of a face, not the outline
-    full = counts >= 3
-    if full.sum() < 3:
+    full = np.flatnonzero(np.bincount(bins, minlength=top + 1) >= 3)
+    if full.size < 3:
         return 0.0
-    x = sorted_bins[starts][full].astype(float)
-    x -= x.mean()
+    # `s` is sorted: a slice's lowest s is its first point's, its highest its last's
+    lo, hi = np.full(top + 1, np.inf), np.full(top + 1, -np.inf)
+    np.minimum.at(lo, bins, s)
+    np.maximum.at(hi, bins, s)
+    x = full.astype(float)
+    x -= x.sum() / x.size
     var = float(x @ x) * 0.002  # slope per metre: slices are 2 mm apart
-    slope_lo = float(x @ (lo[full] - lo[full].mean())) / var
-    slope_hi = float(x @ (hi[full] - hi[full].mean())) / var
+    slope_lo = float(x @ centred(lo[full])) / var
+    slope_hi = float(x @ centred(hi[full])) / var
     return math.degrees(math.atan(max(abs(slope_lo), abs(slope_hi))))
