@@ -94,6 +94,23 @@ def test_the_next_frames_are_prepared_and_used_without_reading_again(qtbot, anno
     assert set(started) <= set(a.prefetch.started)
 
 
+def test_the_neighbours_are_prepared_only_once_the_frame_is_painted(qtbot, annotate):
+    """A step to a prepared frame asks for nothing in the background until the cloud view
+    has painted it (a worker started with the step would slow its paint)."""
+    a, window = annotate, annotate.mode.window()
+    frames = a.state.frames
+    painted = []
+    a.cloud.painted.connect(lambda: painted.append(a.near_pending))
+    started = len(a.prefetch.started)
+    press_shortcut(qtbot, window, Qt.Key.Key_PageDown)
+    assert a.shown == frames[1].id and a.near_pending  # waiting for the paint
+    assert len(a.prefetch.started) == started and not a.prefetch.queued()
+    qtbot.waitUntil(lambda: bool(painted), timeout=10000)
+    assert painted[0] is False  # the paint itself asked for them (before this slot ran)
+    settled(qtbot, a)
+    assert not a.near_pending and frames[3].id in a.cache  # then the next ones came
+
+
 def test_a_jump_drops_the_preparation_of_frames_no_longer_near(qtbot, annotate, monkeypatch):
     a, window = annotate, annotate.mode.window()
     frames = a.state.frames
