@@ -780,8 +780,11 @@ def test_a_merge_marks_its_items_done_and_a_second_counts_what_was_merged_before
         [item] = p.packages.assignments(package_id)
         merged_at = p.packages.get(package_id)["merged_at"]
         audited = p.db.execute("SELECT count(*) FROM audit_log").fetchone()
+        work = p.db.execute("SELECT kind, target_id FROM package_work ORDER BY kind").fetchall()
+        [(verdict,)] = p.db.execute("SELECT id FROM verifications").fetchall()
     assert (item["kind"], item["item_id"]) == ("question", 1)
     assert item["done_at"] is not None and merged_at == item["done_at"]
+    assert work == [("audit", None), ("verdict", verdict)]  # the row each became here
     again = merge_package(db, pack)
     assert (again.already, again.changed) == (2, False)  # the verdict and its audit entry
     assert again.lines()[1] == "2 rows were merged before (unchanged)"
@@ -1070,3 +1073,14 @@ def test_a_reason_kept_aside_drops_the_project_path_even_one_with_spaces(verifie
             "asked only for a Compare question, not for a 'count' one",
         }
     ]
+
+
+def test_an_audit_entry_naming_no_row_id_comes_over_as_it_is(verdict_pack):
+    db, pack = verdict_pack
+    _edit(pack, "UPDATE audit_log SET row_id = 'first' WHERE action = 'verdict'")
+    report = merge_package(db, pack)
+    assert report.merged["audit entries"] == 1 and not report.conflicts
+    with open_project(db) as p:
+        assert p.db.execute(
+            "SELECT table_name, row_id FROM audit_log WHERE action = 'verdict'"
+        ).fetchall() == [("verifications", "first")]
