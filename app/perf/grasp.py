@@ -1,6 +1,11 @@
 """Perf cases of the grasp tool: every catalog kind alone, clutter, environment errors,
 and how long planning takes beside the grasp's simulation.
 
+Every case renders the top-down view at the size `run-agent` shows the model and plans
+on (`MODEL_IMAGE_SIZE`, 1024 x 1024). `grasp_planning` is judged by the planning
+thread's CPU time per plan (planning runs on one thread), which another program on a
+busy machine cannot stretch; the wall-clock median is reported beside it.
+
 `grasp_isolated` is the default gripper's (the 2F-140's) figure; the 2F-85's is
 reported beside it. `environment_errors` runs the scripted search agent in
 Manipulation mode and counts the grasp and push calls that failed for reasons
@@ -26,11 +31,17 @@ from sim.tabletop.grasp.plan import (
     plan_grasp,
 )
 from sim.tabletop.scenes import SpawnSpec, generate_scene, spawn
-from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
+from sim.tabletop.world import (
+    MODEL_IMAGE_SIZE,
+    TABLE_TOP_Z,
+    TOP_DOWN,
+    WORKSPACE_CENTRE,
+    TabletopWorld,
+)
 
 ORDER = 50  # where these cases run in `reasonscope bench` (see app.perf.harness)
 
-CAMERA = TOP_DOWN.with_size(512, 512)
+CAMERA = TOP_DOWN.with_size(MODEL_IMAGE_SIZE, MODEL_IMAGE_SIZE)  # as `run-agent` renders
 POSES = {False: 3, True: 1}  # seeded poses per kind
 CLUTTER_SEEDS = {False: 8, True: 2}
 CLUTTER_GRASPS = 5  # the most visible objects of each scene, each from the scene's start
@@ -291,16 +302,22 @@ def _as_question(record: dict):
     )
 
 
-@perf_case("grasp_planning", goal="median <= 50 ms")
+PLAN_GOAL_MS = 50  # grasp_planning: the most CPU time a plan may take, median
+PLAN_GOAL = f"median <= {PLAN_GOAL_MS} ms of CPU a plan (one thread)"
+
+
+@perf_case("grasp_planning", goal=PLAN_GOAL)
 def grasp_planning(quick: bool) -> PerfResult:
     """Planning alone (mask, depth, intrinsics -> ranked candidates) on the objects of
     generated scenes, beside the time the simulated grasp of one takes."""
-    times: list[float] = []
+    cpu: list[float] = []
+    process: list[float] = []
+    wall: list[float] = []
     sims: list[float] = []
     renders: list[float] = []
     seed = 0
-    while len(times) < PLANS[quick]:
-        report(f"grasp_planning: {len(times)} of {PLANS[quick]} plans")
+    while len(cpu) < PLANS[quick]:
+        report(f"grasp_planning: {len(cpu)} of {PLANS[quick]} plans")
         scene = generate_scene(100 + seed, objects=(8, 15))
         seed += 1
         world = scene.world
@@ -312,9 +329,14 @@ def grasp_planning(quick: bool) -> PerfResult:
                 mask = view.segmentation == body.uid
                 if mask.sum() < 50:
                     continue
-                t0 = time.perf_counter()
+                # the thread's CPU time: planning runs on this thread alone, and a busy
+                # machine's other programs cannot stretch it as they do the wall clock
+                # (the process's is reported too: work handed to other threads shows there)
+                t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
                 plan_grasp(CAMERA, mask, view, world.gripper_model, table_z=TABLE_TOP_Z)
-                times.append(time.perf_counter() - t0)
+                cpu.append(time.thread_time() - c0)
+                process.append(time.process_time() - p0)
+                wall.append(time.perf_counter() - t0)
             if len(sims) < 3:
                 body = max(world.objects(), key=lambda b: int((view.segmentation == b.uid).sum()))
                 t0 = time.perf_counter()
@@ -322,16 +344,20 @@ def grasp_planning(quick: bool) -> PerfResult:
                 sims.append(time.perf_counter() - t0)
         finally:
             world.close()
-    median = statistics.median(times) * 1000
+    median = statistics.median(cpu) * 1000
+    wall_ms = statistics.median(wall) * 1000
+    process_ms = statistics.median(process) * 1000
     render_ms = statistics.median(renders) * 1000
     return PerfResult(
         "grasp_planning",
         median,
         "ms",
-        "median <= 50 ms",
-        median <= 50,
-        f"median {median:.0f} ms over {len(times)} plans at {CAMERA.width} px "
-        f"({median / render_ms:.2f}x one getCameraImage of the scene, {render_ms:.0f} ms); "
+        PLAN_GOAL,
+        median <= PLAN_GOAL_MS,
+        f"median {median:.0f} ms of the thread's CPU a plan over {len(cpu)} plans at "
+        f"{CAMERA.width} x {CAMERA.height} px ({process_ms:.0f} ms of the process's), "
+        f"{wall_ms:.0f} ms of wall clock "
+        f"({wall_ms / render_ms:.2f}x one getCameraImage of the scene, {render_ms:.0f} ms); "
         f"a whole simulated grasp (plan, approach, close, lift, carry) takes a median "
-        f"{statistics.median(sims):.1f} s",
+        f"{statistics.median(sims):.1f} s of wall clock",
     )
