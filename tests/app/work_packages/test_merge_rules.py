@@ -765,8 +765,9 @@ def test_progress_is_told_after_each_row_of_work(episode_pack):
     with open_project(pack) as p:
         p.episodes.add_label(episode, 0, "environment", "", "", p.annotators.find("eve"))
     told = []
-    merge_package(db, pack, progress=lambda done, total: told.append((done, total)))
+    report = merge_package(db, pack, progress=lambda done, total: told.append((done, total)))
     assert told == [(1, 2), (2, 2)]
+    assert (report.merged["error labels"], report.merged["audit entries"]) == (2, 2)
     again = merge_package(db, pack)  # both labels and their two audit entries
     assert (again.already, again.changed) == (4, False)
 
