@@ -14,7 +14,9 @@ from sim.tabletop.grasp.execute import grasp, in_basket
 from sim.tabletop.scenes import world_from_records
 from sim.tabletop.world import TOP_DOWN
 
-CAM = TOP_DOWN.with_size(512, 512)  # the bench's camera
+# the camera of the bench these scenes were recorded from; the bench renders at 1024 px
+# since 2026-12-05, and all of these hold there too (checked once; 512 px is quicker)
+CAM = TOP_DOWN.with_size(512, 512)
 DATA = Path(__file__).parents[3] / "data" / "grasp"
 
 
