@@ -1085,3 +1085,38 @@ def test_an_audit_entry_naming_no_row_id_comes_over_as_it_is(verdict_pack):
         assert p.db.execute(
             "SELECT table_name, row_id FROM audit_log WHERE action = 'verdict'"
         ).fetchall() == [("verifications", "first")]
+
+
+def test_work_on_an_entity_drawn_in_an_earlier_merge_of_the_package_follows_it(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    frame, thing = hoi.frame_ids[0], list(hoi.objects.values())[0]
+    with open_project(hoi.db) as p:  # bea takes the next key here first
+        p.sequences.add_drawn_entity(
+            hoi.sequence_id, "human", "person", p.annotators.sign_in("bea")
+        )
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, frame, (100, 100, 50, 120), fay)
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        [(_source, here)] = p.db.execute(
+            "SELECT source_id, target_id FROM package_work WHERE kind = 'entity'"
+        ).fetchall()
+    with open_project(pack) as p:  # she goes on working in the package
+        p.hoi.add_label(
+            frame_id=frame,
+            subject_entity_id=drawn,
+            object_entity_id=thing,
+            category="physical",
+            predicate="touching",
+            difficulty=1,
+            annotator=p.annotators.find("fay"),
+        )
+    report = merge_package(hoi.db, pack)
+    assert report.merged["labels"] == 1 and not report.conflicts
+    with open_project(hoi.db) as p:
+        [label] = [lab for lab in p.hoi.labels_for_frame(frame) if lab.predicate == "touching"]
+    assert label.subject_entity_id == here != drawn
