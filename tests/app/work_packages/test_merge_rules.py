@@ -1120,3 +1120,24 @@ def test_work_on_an_entity_drawn_in_an_earlier_merge_of_the_package_follows_it(h
     with open_project(hoi.db) as p:
         [label] = [lab for lab in p.hoi.labels_for_frame(frame) if lab.predicate == "touching"]
     assert label.subject_entity_id == here != drawn
+
+
+def test_a_removal_and_a_track_end_come_back_from_a_package(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    persons = list(hoi.persons.values())
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        p.sequences.remove_entity(persons[2], hoi.frame_ids[1], fay)
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, hoi.frame_ids[0], (100, 100, 50, 120), fay)
+        p.sequences.end_track(drawn, hoi.frame_ids[1], fay)
+        ended = p.sequences.track_end(drawn)
+    report = merge_package(hoi.db, pack)
+    assert (report.merged["removals"], report.merged["track ends"]) == (1, 1)
+    assert not report.conflicts
+    with open_project(hoi.db) as p:
+        removed = p.db.execute("SELECT entity_id, frame_id FROM entity_removals").fetchall()
+        assert removed == [(persons[2], hoi.frame_ids[1])]
+        assert p.sequences.track_end(drawn) == ended is not None
