@@ -1141,3 +1141,19 @@ def test_a_removal_and_a_track_end_come_back_from_a_package(hoi_base, tmp_path):
         removed = p.db.execute("SELECT entity_id, frame_id FROM entity_removals").fetchall()
         assert removed == [(persons[2], hoi.frame_ids[1])]
         assert p.sequences.track_end(drawn) == ended is not None
+
+
+def test_a_label_edit_and_a_label_deletion_come_back_from_a_package(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "ana.rspack"
+    create_package(hoi.db, PackageRequest("ana", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:  # her own labels 1 and 2, copied into the package
+        ana = p.annotators.sign_in("ana")
+        p.hoi.set_difficulty(1, 3, ana)
+        p.hoi.delete_label(2, ana)
+    report = merge_package(hoi.db, pack)
+    assert (report.merged["label edits"], report.merged["label deletions"]) == (1, 1)
+    assert not report.conflicts
+    with open_project(hoi.db) as p:
+        assert p.hoi.get_label(1).difficulty == 3
+        assert p.hoi.record(2) is None  # gone (to the trash)
