@@ -43,6 +43,7 @@ from app.modes.annotate.prefetch import (
     image_path,
     neighbours,
     read_image,
+    release_freed_memory,
 )
 from app.session import ProjectSession
 from widgets.jrdb.cloud_points import PreparedCloud
@@ -320,6 +321,7 @@ class AnnotateMode(QObject):
             return
         self.near_pending = False
         self.near_timer.stop()
+        release_freed_memory()  # what the step freed, before the next frames are read
         s, project = self.state, self.session.project
         if project is None or s.sequence is None or s.frame is None:
             return
@@ -350,6 +352,8 @@ class AnnotateMode(QObject):
             prepared.relations = None
         self.cache.put(prepared)
         self.graph.prepare(prepared.frame_id)  # with the graph on screen: its graph too
+        if self.prefetch.idle() and self.task is None:
+            release_freed_memory()  # the neighbours are ready: the worker's leftovers go
         frame = s.frame
         if frame is not None and frame.id == prepared.frame_id and self.shown != frame.id:
             if prepared.error:

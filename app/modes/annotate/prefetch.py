@@ -19,6 +19,8 @@ recently used out first, so memory has a ceiling whatever the length of the walk
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -77,6 +79,24 @@ def cached_frames() -> int:
         return max(AHEAD + BEHIND + 1, int(value))
     except (TypeError, ValueError):
         return DEFAULT_CACHED_FRAMES
+
+
+def release_freed_memory() -> None:
+    """Give the heap's freed pages back to the system (glibc's `malloc_trim`; elsewhere
+    nothing). Frames are decoded and read on a worker thread, whose malloc arena keeps what
+    it freed: without this the process settles 50-60 MB higher on a JRDB walk. A few
+    milliseconds; called when preparing has nothing left to do."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            _TRIM = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):  # not glibc: its allocator gives memory back itself
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None
 
 
 def read_image(path: Path | None) -> QImage | None:
