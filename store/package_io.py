@@ -33,6 +33,7 @@ _BY_PARENT = {
     "person_label_entries": ("frame_id", "frames"),
     "geometric_relations": ("frame_id", "frames"),
     "track_ends": ("entity_id", "entities"),  # where the copied tracks end (or reopened)
+    "entity_removals": ("frame_id", "frames"),  # who was taken out of a copied frame
     "steps": ("episode_id", "episodes"),
 }
 # Content-addressed tables: the rows the copied steps refer to.
@@ -47,6 +48,7 @@ COPY_ORDER = (
     "boxes_2d",
     "boxes_3d",
     "track_ends",
+    "entity_removals",
     "person_labels",
     "person_label_entries",
     "geometric_relations",
@@ -195,6 +197,8 @@ def _content_hash(path: Path, copied: Mapping[str, Iterable[int]]) -> str:
         for table in COPY_ORDER:
             ids = sorted(set(copied.get(table, ())))
             columns = [c for c in _columns(conn, "main", table) if c not in MUTABLE.get(table, ())]
+            if not columns and not ids:
+                continue  # a table newer than the file, of which nothing was copied
             key = _key(table)
             rows = conn.execute(
                 f"SELECT {key}, {', '.join(columns)} FROM {table} "
@@ -566,7 +570,8 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
             }
             for r in conn.execute(
                 "SELECT id, frame_id, entity_id, annotator_id, removed_at FROM entity_removals "
-                "ORDER BY id"
+                "WHERE removed_at > ? ORDER BY id",  # not those copied from the project
+                [since],
             )
         ]
         present = {r[0]: r for r in conn.execute(f"SELECT {_LABEL} FROM hoi_labels")}

@@ -163,14 +163,15 @@ def _worked_on(table: str, role: str) -> bool:
     return role == "annotator" and table in ANNOTATOR_WORK
 
 
-# What an annotator's work changes in the copied tables: labels, entities, boxes and where
-# tracks end, and the relations a removed entity (or Relations ↻) takes out of a frame.
+# What an annotator's work changes in the copied tables: labels, entities, boxes, where
+# tracks end and who is taken out of a frame, and the relations a removed entity (or Relations ↻) takes out of a frame.
 ANNOTATOR_WORK = (
     "hoi_labels",
     "entities",
     "boxes_2d",
     "boxes_3d",
     "track_ends",
+    "entity_removals",
     "geometric_relations",
 )
 

@@ -281,3 +281,27 @@ def test_a_track_reopened_in_a_package_comes_back_reopened(tmp_path, capsys):
         ).fetchone()
         assert who == ("Ada",)
     assert not merge_package(db, out).changed  # a second merge changes nothing
+
+
+def test_a_package_shows_who_was_taken_out_of_a_frame_at_home(tmp_path, capsys):
+    """A bag drawn at home in frame 15, keyed in 16, taken out of frame 16 at home
+    before the package is made: the package has no box of it there either (removals were
+    not copied, so its carried box came back in the package), and the copied removal is
+    not work of the package's: merged, nothing."""
+    db, _root = imported_fixture(tmp_path)
+    bag = annotate(
+        db, capsys, "add-entity", NAME, "15", "--kind", "object", "--category", "bag",
+        "--box", "820,250,40,40",
+    )  # fmt: skip
+    annotate(db, capsys, "box", NAME, "16", bag, "--box", "830,250,40,40", "--keyframe")
+    annotate(db, capsys, "delete-entity", NAME, "16", bag)  # its keyframe there goes too
+    out = tmp_path / "ada.rspack"
+    create_package(db, PackageRequest("Ada", "annotator", sequence=NAME, frames=(15, 30)), out)
+    with open_project(out) as p:
+        seq = p.sequences.find(NAME)
+        frames = {f.index: f.id for f in p.sequences.frames(seq.id)}
+        entity = p.sequences.entity_ids(seq.id)[bag]
+        assert p.sequences.box_record(entity, frames[16]) is None
+        assert p.sequences.box_record(entity, frames[30]).source == "interpolated"
+    report = merge_package(db, out)
+    assert report.conflicts == [] and report.merged.get("removals", 0) == 0
