@@ -45,7 +45,7 @@ from PySide6.QtCore import QObject, QRectF, Qt
 from annotation.jrdb.box_fit import fit_box
 from annotation.jrdb.object_categories import load_object_categories
 from annotation.jrdb.panorama import PANORAMA_FOCAL_PX, PANORAMA_HORIZON_ROW
-from annotation.jrdb.tracks import has_left_view, is_interpolated
+from annotation.jrdb.tracks import has_left_view
 from annotation.models import Annotator, Box3D
 from app.io.jrdb import stored_calibration
 from app.session import ProjectSession
@@ -330,15 +330,12 @@ class BoxEditing(QObject):
         if project is None or frame is None or cloud is None or cloud.cloud is None:
             return
         repo = project.sequences
-        ids, counts = np.unique(cloud.entities[cloud.entities >= 0], return_counts=True)
-        inside = dict(zip(ids.tolist(), counts.tolist(), strict=True))
-        gone = [
-            box.entity_id
-            for box in s.boxes_3d
-            if is_interpolated(box)
-            and has_left_view(inside.get(box.entity_id, 0))
-            and max(repo.keyframes(box.entity_id, "3d"), default=frame.index) < frame.index
+        carried = [  # derived boxes after their last keyframe (most frames have none)
+            r.box.entity_id
+            for r in repo.derived_records(frame.id, "3d")
+            if max(repo.keyframes(r.box.entity_id, "3d"), default=frame.index) < frame.index
         ]
+        gone = [e for e in carried if has_left_view(int(np.count_nonzero(cloud.entities == e)))]
         if not gone:
             return
         names = ", ".join(s.label(e) for e in gone)
