@@ -36,6 +36,19 @@ def _edit(pack: Path, sql: str, *params) -> None:
 
 
 # -- the report ---------------------------------------------------------------------------------
+def _touching(p, frame_id: int, subject: int, target: int, annotator):
+    """A physical 'touching' label, difficulty 1, added in the project or package `p`."""
+    return p.hoi.add_label(
+        frame_id=frame_id,
+        subject_entity_id=subject,
+        object_entity_id=target,
+        category="physical",
+        predicate="touching",
+        difficulty=1,
+        annotator=annotator,
+    )
+
+
 def test_the_report_as_a_dict():
     report = MergeReport(
         "0123456789abcdef",
@@ -188,15 +201,7 @@ def test_an_annotators_label_merges_with_its_fields(hoi_base, tmp_path):
     create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
     person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
     with open_project(pack) as p:
-        p.hoi.add_label(
-            frame_id=hoi.frame_ids[1],
-            subject_entity_id=person,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=p.annotators.sign_in("fay"),
-        )
+        _touching(p, hoi.frame_ids[1], person, thing, p.annotators.sign_in("fay"))
     report = merge_package(hoi.db, pack)
     assert report.merged["labels"] == 1 and not report.conflicts
     with open_project(hoi.db) as p:
@@ -219,15 +224,7 @@ def test_an_annotators_label_on_a_frame_the_package_did_not_hold_is_kept_aside(h
     create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
     person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
     with open_project(pack) as p:
-        label = p.hoi.add_label(
-            frame_id=hoi.frame_ids[0],
-            subject_entity_id=person,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=p.annotators.sign_in("fay"),
-        )
+        label = _touching(p, hoi.frame_ids[0], person, thing, p.annotators.sign_in("fay"))
     _edit(pack, "UPDATE hoi_labels SET frame_id = 999 WHERE id = ?", label.id)
     report = merge_package(hoi.db, pack)
     reason = f"hoi_labels row {label.id}: frame 999 was not in this package"
@@ -394,15 +391,7 @@ def test_an_annotators_frames_are_done_once_work_on_them_merges(hoi_base, tmp_pa
     )
     person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
     with open_project(pack) as p:
-        p.hoi.add_label(
-            frame_id=hoi.frame_ids[0],
-            subject_entity_id=person,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=p.annotators.sign_in("fay"),
-        )
+        _touching(p, hoi.frame_ids[0], person, thing, p.annotators.sign_in("fay"))
     with open_project(hoi.db) as p:
         assert [i["done_at"] for i in p.packages.assignments(manifest["package_id"])] == [
             None,
@@ -574,15 +563,7 @@ def _fays_package(hoi, tmp_path) -> tuple[Path, int]:
     person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
     with open_project(pack) as p:
         fay = p.annotators.sign_in("fay")
-        label = p.hoi.add_label(
-            frame_id=hoi.frame_ids[0],
-            subject_entity_id=person,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=fay,
-        )
+        label = _touching(p, hoi.frame_ids[0], person, thing, fay)
         p.sequences.set_box_2d(person, hoi.frame_ids[0], (10, 20, 30, 40), fay)
     return pack, label.id
 
@@ -889,15 +870,7 @@ def test_an_entity_drawn_in_the_package_whose_key_was_taken_here_comes_under_the
         drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
         p.sequences.set_box_2d(drawn, frame, (100, 100, 50, 120), fay)
         key = next(k for k, i in p.sequences.entity_ids(hoi.sequence_id).items() if i == drawn)
-        p.hoi.add_label(
-            frame_id=frame,
-            subject_entity_id=drawn,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=fay,
-        )
+        _touching(p, frame, drawn, thing, fay)
     with open_project(hoi.db) as p:  # meanwhile bea draws one here, taking that key
         bea = p.annotators.sign_in("bea")
         taken = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", bea)
@@ -1012,15 +985,7 @@ def test_a_package_of_frames_and_episodes_has_both_done_once_their_work_merges(h
     with open_project(pack) as p:
         fay = p.annotators.sign_in("fay")
         p.episodes.add_label(episode, 0, "environment", "", "", fay)
-        p.hoi.add_label(
-            frame_id=hoi.frame_ids[0],
-            subject_entity_id=person,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=fay,
-        )
+        _touching(p, hoi.frame_ids[0], person, thing, fay)
     merge_package(hoi.db, pack)
     with open_project(hoi.db) as p:
         items = p.packages.assignments(manifest["package_id"])
@@ -1106,15 +1071,7 @@ def test_work_on_an_entity_drawn_in_an_earlier_merge_of_the_package_follows_it(h
             "SELECT source_id, target_id FROM package_work WHERE kind = 'entity'"
         ).fetchall()
     with open_project(pack) as p:  # she goes on working in the package
-        p.hoi.add_label(
-            frame_id=frame,
-            subject_entity_id=drawn,
-            object_entity_id=thing,
-            category="physical",
-            predicate="touching",
-            difficulty=1,
-            annotator=p.annotators.find("fay"),
-        )
+        _touching(p, frame, drawn, thing, p.annotators.find("fay"))
     report = merge_package(hoi.db, pack)
     assert report.merged["labels"] == 1 and not report.conflicts
     with open_project(hoi.db) as p:
