@@ -41,6 +41,30 @@ def build_hoi_project(tmp_path: Path, config: SynthConfig = SMALL) -> HoiProject
     )
 
 
+#: Two frames, three people, two objects: the package-rule tests' project.
+TWO_FRAMES = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=500)
+
+
+def labelled_hoi_project(tmp_path: Path) -> HoiProject:
+    """A `TWO_FRAMES` project with ana's label on each frame (labels 1 and 2): the first
+    person holding the first object, difficulty 2."""
+    base = build_hoi_project(tmp_path, TWO_FRAMES)
+    with open_project(base.db) as p:
+        ana = p.annotators.sign_in("ana")
+        person, thing = list(base.persons.values())[0], list(base.objects.values())[0]
+        for frame in base.frame_ids:
+            p.hoi.add_label(
+                frame_id=frame,
+                subject_entity_id=person,
+                object_entity_id=thing,
+                category="physical",
+                predicate="holding",
+                difficulty=2,
+                annotator=ana,
+            )
+    return base
+
+
 def copy_of(base: HoiProject, tmp_path: Path) -> HoiProject:
     """A private copy of a built project (building one takes seconds)."""
     import shutil

@@ -13,16 +13,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hoi_fixtures import build_hoi_project, copy_of
+from hoi_fixtures import copy_of, labelled_hoi_project
 from question_fixtures import build_study_project
 
 from annotation.verification import Verdict
-from app.demo.jrdb_synth import SynthConfig
 from app.work_packages.create import PackageRequest, create_package
 from app.work_packages.merge import MergeReport, apply_conflict, merge_package
 from store import ProjectError, open_project
 
-SMALL = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=500)
 NOW = "2026-01-01T00:00:00+00:00"
 
 
@@ -114,21 +112,7 @@ def test_the_report_lines_of_a_dry_run_with_rows_merged_before_conflicts_and_not
 @pytest.fixture(scope="module")
 def hoi_base(tmp_path_factory):
     """A JRDB-layout project with ana's label on each of its two frames (labels 1 and 2)."""
-    base = build_hoi_project(tmp_path_factory.mktemp("merge_rules"), SMALL)
-    with open_project(base.db) as p:
-        ana = p.annotators.sign_in("ana")
-        person, thing = list(base.persons.values())[0], list(base.objects.values())[0]
-        for frame in base.frame_ids:
-            p.hoi.add_label(
-                frame_id=frame,
-                subject_entity_id=person,
-                object_entity_id=thing,
-                category="physical",
-                predicate="holding",
-                difficulty=2,
-                annotator=ana,
-            )
-    return base
+    return labelled_hoi_project(tmp_path_factory.mktemp("merge_rules"))
 
 
 @pytest.fixture

@@ -9,18 +9,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hoi_fixtures import build_hoi_project
+from hoi_fixtures import labelled_hoi_project
 from question_fixtures import build_study_project
 
 from annotation.verification import Verdict
-from app.demo.jrdb_synth import SynthConfig
 from app.work_packages.create import PackageRequest, create_package
 from app.work_packages.merge import apply_conflict, merge_package
 from store import ProjectError, open_project
 
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
 APPROVE = Verdict(True, True, True, "approve")
-SMALL = SynthConfig(frames=2, people=3, objects=2, points_per_sweep=500)
 BODY = {
     "id": "mug_1",
     "name": "red mug",
@@ -169,21 +167,7 @@ def test_a_verdict_breaking_a_rule_is_kept_aside(verdicts, broken):
 
 @pytest.fixture(scope="module")
 def hoi_base(tmp_path_factory):
-    base = build_hoi_project(tmp_path_factory.mktemp("hoi_rules"), SMALL)
-    with open_project(base.db) as p:
-        ana = p.annotators.sign_in("ana")
-        person, thing = list(base.persons.values())[0], list(base.objects.values())[0]
-        for frame in base.frame_ids:
-            p.hoi.add_label(
-                frame_id=frame,
-                subject_entity_id=person,
-                object_entity_id=thing,
-                category="physical",
-                predicate="holding",
-                difficulty=2,
-                annotator=ana,
-            )
-    return base
+    return labelled_hoi_project(tmp_path_factory.mktemp("hoi_rules"))
 
 
 def _copy(base_db: Path, tmp_path: Path) -> Path:
