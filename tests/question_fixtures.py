@@ -14,6 +14,34 @@ from store import open_project
 WH_ANSWER = "middle_adulthood"  # the answer of `jrdb_questions`' Wh question
 
 
+#: One red mug on a table: the scene of the package and team tests' Count questions.
+MUG_BODY = {
+    "id": "mug_1",
+    "name": "red mug",
+    "asset": "mug.urdf",
+    "position": [0, 0, 0.8],
+    "orientation": [0, 0, 0, 1],
+}
+
+
+def add_mug_questions(project, count: int) -> int:
+    """A scene of `MUG_BODY` and `count` pending Count questions on it ("How many mugs?
+    i", answer 1, the mug as evidence), added to `project`; returns the scene's id."""
+    scene = project.scenes.add({"name": "table 1", "seed": 1, "bodies": [MUG_BODY]})
+    for i in range(count):
+        project.questions.add(
+            {
+                "benchmark": "mgvqa",
+                "task": "count",
+                "text": f"How many mugs? {i}",
+                "answer": 1,
+                "evidence_ids": ["mug_1"],
+                "scene_id": scene,
+            }
+        )
+    return scene
+
+
 def jrdb_question(**changes) -> Question:
     """A pending JRDB-Reasoning VG question on sequence 1, as stored, with `changes`."""
     fields = dict(

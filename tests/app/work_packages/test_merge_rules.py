@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from hoi_fixtures import copy_of, labelled_hoi_project
-from question_fixtures import build_study_project
+from question_fixtures import add_mug_questions, build_study_project
 
 from annotation.verification import Verdict
 from app.work_packages.create import PackageRequest, create_package
@@ -263,13 +263,6 @@ def test_applying_a_conflict_refuses_with_the_reason(reviewed):
 
 
 # -- verdicts from packages -------------------------------------------------------------------
-BODY = {
-    "id": "mug_1",
-    "name": "red mug",
-    "asset": "mug.urdf",
-    "position": [0, 0, 0.8],
-    "orientation": [0, 0, 0, 1],
-}
 APPROVE = Verdict(True, True, True, "approve")
 
 
@@ -277,18 +270,7 @@ APPROVE = Verdict(True, True, True, "approve")
 def verifier_base(tmp_path_factory):
     path = tmp_path_factory.mktemp("merge_verdicts") / "project.reasonscope"
     with open_project(path, create=True) as p:
-        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
-        for i in range(2):
-            p.questions.add(
-                {
-                    "benchmark": "mgvqa",
-                    "task": "count",
-                    "text": f"How many mugs? {i}",
-                    "answer": 1,
-                    "evidence_ids": ["mug_1"],
-                    "scene_id": scene,
-                }
-            )
+        add_mug_questions(p, 2)
         for name in ("ben", "cy"):
             p.annotators.sign_in(name)
     return path
@@ -983,7 +965,7 @@ def test_a_package_of_frames_and_episodes_has_both_done_once_their_work_merges(h
 def test_a_compare_verdict_merges_with_criterion_4(tmp_path):
     db = tmp_path / "project.reasonscope"
     with open_project(db, create=True) as p:
-        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
+        scene = add_mug_questions(p, 0)  # the mug's scene, no Count question
         p.questions.add(
             {
                 "benchmark": "mgvqa",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hoi_fixtures import labelled_hoi_project
-from question_fixtures import build_study_project
+from question_fixtures import add_mug_questions, build_study_project
 
 from annotation.verification import Verdict
 from app.work_packages.create import PackageRequest, create_package
@@ -19,13 +19,6 @@ from store import ProjectError, open_project
 
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
 APPROVE = Verdict(True, True, True, "approve")
-BODY = {
-    "id": "mug_1",
-    "name": "red mug",
-    "asset": "mug.urdf",
-    "position": [0, 0, 0.8],
-    "orientation": [0, 0, 0, 1],
-}
 
 
 def _edit(pack: Path, sql: str, *params) -> None:
@@ -60,18 +53,7 @@ def _merged_aside(db: Path, pack: Path, table: str, rule: str):
 def verifier_base(tmp_path_factory):
     path = tmp_path_factory.mktemp("rules") / "project.reasonscope"
     with open_project(path, create=True) as p:
-        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
-        for i in range(2):
-            p.questions.add(
-                {
-                    "benchmark": "mgvqa",
-                    "task": "count",
-                    "text": f"How many mugs? {i}",
-                    "answer": 1,
-                    "evidence_ids": ["mug_1"],
-                    "scene_id": scene,
-                }
-            )
+        add_mug_questions(p, 2)
     return path
 
 

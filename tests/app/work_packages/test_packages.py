@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from question_fixtures import add_mug_questions
 
 from annotation.verification import Verdict
 from app.work_packages.create import PackageRequest, create_package
@@ -14,31 +15,13 @@ from store import ProjectError, open_project
 
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
-BODY = {
-    "id": "mug_1",
-    "name": "red mug",
-    "asset": "mug.urdf",
-    "position": [0, 0, 0.8],
-    "orientation": [0, 0, 0, 1],
-}
 
 
 @pytest.fixture
 def main(tmp_path):
     path = tmp_path / "project.rsproj"
     with open_project(path, create=True) as p:
-        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
-        for i in range(4):
-            p.questions.add(
-                {
-                    "benchmark": "mgvqa",
-                    "task": "count",
-                    "text": f"How many mugs? {i}",
-                    "answer": 1,
-                    "evidence_ids": ["mug_1"],
-                    "scene_id": scene,
-                }
-            )
+        add_mug_questions(p, 4)
     return path
 
 

@@ -8,7 +8,7 @@ import pytest
 from gestures import shown_window
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
-from question_fixtures import jrdb_questions
+from question_fixtures import add_mug_questions, jrdb_questions
 
 from annotation.agreement import ONE_CATEGORY
 from annotation.verification import Verdict
@@ -21,13 +21,6 @@ from widgets.results.team import TeamResultsView
 
 APPROVE = Verdict(True, True, True, "approve")
 REJECT = Verdict(True, False, True, "reject", reason="the mug is visible from the start")
-BODY = {
-    "id": "mug_1",
-    "name": "red mug",
-    "asset": "mug.urdf",
-    "position": [0, 0, 0.8],
-    "orientation": [0, 0, 0, 1],
-}
 A, R = "accept", "reject"
 # ana and ben verify questions 1-4, Bob and Carol review labels 1-4, in packages:
 #   ana  approve approve reject reject     Bob   accept accept reject reject
@@ -50,18 +43,7 @@ def team_project(tmp_path_factory):
     hp = build_hoi_project(folder)
     db = hp.db
     with open_project(db) as p:
-        scene = p.scenes.add({"name": "table 1", "seed": 1, "bodies": [BODY]})
-        for i in range(6):
-            p.questions.add(
-                {
-                    "benchmark": "mgvqa",
-                    "task": "count",
-                    "text": f"How many mugs? {i}",
-                    "answer": 1,
-                    "evidence_ids": ["mug_1"],
-                    "scene_id": scene,
-                }
-            )
+        add_mug_questions(p, 6)
         alice = p.annotators.sign_in("Alice")
         for frame in range(4):
             p.hoi.add_label(
