@@ -513,6 +513,31 @@ _BOX_WORK = {
 _TRASHED = "label_id, record, deleted_at, deleted_by"
 
 
+def _restorations(conn: sqlite3.Connection, copied: set[int]) -> list[dict]:
+    """Copied removals no longer in the package: put back there. Where and by whom come
+    from the package's audit log (its last 'restore' entry of the removal)."""
+    present = {r[0] for r in conn.execute("SELECT id FROM entity_removals")}
+    out = []
+    for removal_id in sorted(copied - present):
+        entry = conn.execute(
+            "SELECT annotator_id, at, detail FROM audit_log WHERE action = 'restore' "
+            "AND table_name = 'entity_removals' AND row_id = ? ORDER BY id DESC LIMIT 1",
+            [str(removal_id)],
+        ).fetchone()
+        detail = loads(entry[2], {}) if entry else {}
+        detail = detail if isinstance(detail, dict) else {}
+        out.append(
+            {
+                "id": removal_id,
+                "entity_id": detail.get("entity_id"),
+                "frame_id": detail.get("frame_id"),
+                "restored_by": entry[0] if entry else None,
+                "restored_at": entry[1] if entry else None,
+            }
+        )
+    return out
+
+
 def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: str) -> dict:
     """What an annotator did in a package to the boxes and labels it was sent with, beyond
     the new labels of `read_work`:
@@ -522,6 +547,9 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
     - `boxes`: 2D and 3D boxes set there after the package was made (`since`), with
       `dims` ('2d'/'3d') and `values`;
     - `removals`: entities taken out of a frame there;
+    - `restorations`: entities the project had taken out of a frame (copied removals)
+      put back there, `id` being the removal's, with who put them back and when from
+      the package's audit log (None when it has no entry);
     - `track_ends`: tracks ended there after the package was made (`since`), with the
       frame (`frame_id`) they end in, `id` being the entity's;
     - `label_edits`: copied labels changed there (updated after `since`);
@@ -574,6 +602,7 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
                 [since],
             )
         ]
+        restorations = _restorations(conn, set(copied.get("entity_removals", ())))
         present = {r[0]: r for r in conn.execute(f"SELECT {_LABEL} FROM hoi_labels")}
         names = [c.strip() for c in _LABEL.split(",")]
         edits = [
@@ -615,6 +644,7 @@ def read_annotator_work(path: Path, copied: Mapping[str, Iterable[int]], since: 
             "entities": entities,
             "boxes": boxes,
             "removals": removals,
+            "restorations": restorations,
             "track_ends": track_ends,
             "label_edits": edits,
             "label_deletions": deletions,

@@ -127,6 +127,27 @@ def apply_removal(project: Project, person: Annotator, row: dict, version, conte
     ).fetchone()[0]
 
 
+def apply_restoration(
+    project: Project, person: Annotator, row: dict, version, context: dict
+) -> int:
+    """An entity the project had taken out of a frame, put back in the package: put back
+    here too, with the boxes it had, unless it was put back (or taken out anew) here
+    since the package went out."""
+    _in_package(version, row["frame_id"])
+    entity_id = entity_here(context, row["entity_id"])
+    here = project.db.execute(
+        "SELECT id FROM entity_removals WHERE entity_id = ? AND frame_id = ?",
+        [entity_id, row["frame_id"]],
+    ).fetchone()
+    if here is None or _removed_since(project, entity_id, row["frame_id"], context):
+        raise ProjectError(
+            f"{_where(project, entity_id, row['frame_id'])} has been put back or taken out "
+            "anew here since the package went out"
+        )
+    project.sequences.restore_entity(entity_id, row["frame_id"], person)
+    return row["id"]
+
+
 def apply_track_end(project: Project, person: Annotator, row: dict, version, context: dict) -> int:
     """A track ended in the package: ended here too, under the store's rules (not before
     a keyframe set here meanwhile). A track reopened there (its row names the frame where

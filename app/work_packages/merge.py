@@ -21,6 +21,7 @@ from app.work_packages.annotator import (
     apply_label_deletion,
     apply_label_edit,
     apply_removal,
+    apply_restoration,
     apply_track_end,
     entity_here,
 )
@@ -83,6 +84,7 @@ _ONE = {
     "entities": "entity",
     "boxes": "box",
     "removals": "removal",
+    "restorations": "restoration",
     "track ends": "track end",
     "labels": "label",
     "label edits": "label edit",
@@ -95,7 +97,16 @@ _ONE = {
 
 _MANY = {one: many for many, one in _ONE.items()}
 # Kinds of work on an annotator package's frames (a frame is done when any merges).
-_FRAME_WORK = ("entity", "box", "removal", "track end", "label", "label edit", "label deletion")
+_FRAME_WORK = (
+    "entity",
+    "box",
+    "restoration",
+    "removal",
+    "track end",
+    "label",
+    "label edit",
+    "label deletion",
+)
 
 # Audit tables whose row ids are rows of work: the merged entry names the row it became.
 _AUDITED = {
@@ -196,6 +207,7 @@ def _check_signatures(pack: Path, manifest: dict[str, Any], work: dict[str, Any]
         + [(e["annotator_id"], "audit entry", e["id"]) for e in work["audit"] if e["annotator_id"]]
         + [(b["annotator_id"], f"{b['dims']} box", b["id"]) for b in work["boxes"]]
         + [(r["annotator_id"], "removal", r["id"]) for r in work["removals"]]
+        + [(r["restored_by"], "putting back of removal", r["id"]) for r in work["restorations"]]
         + [(t["annotator_id"], "track end", t["id"]) for t in work["track_ends"]]
         + [(d["deleted_by"], "deletion of label", d["id"]) for d in work["label_deletions"]]
     )
@@ -322,6 +334,7 @@ def _apply(
         ("review", work["reviews"], _review),
         ("entity", work["entities"], apply_entity),
         ("track end", reopened, apply_track_end),
+        ("restoration", work["restorations"], apply_restoration),  # before boxes set on it
         ("box", work["boxes"], apply_box),
         ("removal", work["removals"], apply_removal),
         ("track end", ended, apply_track_end),
@@ -489,6 +502,7 @@ _BY_WORK = {
     "entity": apply_entity,
     "box": apply_box,
     "removal": apply_removal,
+    "restoration": apply_restoration,
     "track end": apply_track_end,
     "label": _new_label,
     "label edit": apply_label_edit,

@@ -24,6 +24,7 @@ TABLES = {
     "entity": "entities",
     "box": "boxes",
     "removal": "entity_removals",
+    "restoration": "entity_removals",
     "track end": "track_ends",
     "label": "hoi_labels",
     "label edit": "hoi_labels",
@@ -112,6 +113,7 @@ _SHAPES: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "values": (_numbers, "finite numbers"),
     },
     "removal": {"entity_id": (_id, "an entity id"), "frame_id": (_id, "a frame id")},
+    "restoration": {"entity_id": (_id, "an entity id"), "frame_id": (_id, "a frame id")},
     "track end": {
         "entity_id": (_id, "an entity id"),
         "frame_id": (_id, "a frame id"),

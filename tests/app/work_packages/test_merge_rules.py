@@ -437,7 +437,7 @@ def test_a_merge_is_audited_with_its_person_counts_and_conflicts(verdict_pack):
         ).fetchone()
     assert (who, action, table, row) == (None, "package_merge", "packages", package_id)
     counts = dict.fromkeys(
-        ["verdicts", "reviews", "entities", "boxes", "removals", "track ends", "labels"]
+        ["verdicts", "reviews", "entities", "boxes", "removals", "restorations", "track ends", "labels"]
         + ["label edits", "label deletions", "error labels", "ratings", "answers"],
         0,
     )
@@ -1080,3 +1080,97 @@ def test_a_label_edit_and_a_label_deletion_come_back_from_a_package(hoi_base, tm
     with open_project(hoi.db) as p:
         assert p.hoi.get_label(1).difficulty == 3
         assert p.hoi.record(2) is None  # gone (to the trash)
+
+
+def test_a_box_kept_aside_on_an_entity_drawn_in_the_package_is_applied_to_it_here(
+    hoi_base, tmp_path
+):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    frame = hoi.frame_ids[0]
+    with open_project(hoi.db) as p:  # bea takes the next key here first: the ids part
+        p.sequences.add_drawn_entity(
+            hoi.sequence_id, "human", "person", p.annotators.sign_in("bea")
+        )
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, frame, (100, 100, 50, 120), fay)
+    merge_package(hoi.db, pack)
+    with open_project(hoi.db) as p:
+        [(_source, here)] = p.db.execute(
+            "SELECT source_id, target_id FROM package_work WHERE kind = 'entity'"
+        ).fetchall()
+        p.sequences.set_box_2d(here, frame, (300, 100, 50, 120), p.annotators.find("bea"))
+    with open_project(pack) as p:  # she moves it in the package, bea moved it here
+        p.sequences.set_box_2d(drawn, frame, (200, 100, 50, 120), p.annotators.find("fay"))
+    [conflict] = merge_package(hoi.db, pack).conflicts
+    assert conflict["reason"].endswith(": its box was changed in the package after a merge")
+    with open_project(hoi.db) as p:
+        [kept] = p.packages.conflicts()
+    apply_conflict(hoi.db, kept["id"])
+    with open_project(hoi.db) as p:
+        record = p.sequences.box_record(here, frame)
+        assert (record.box.x, record.annotator_id) == (200.0, p.annotators.find("fay").id)
+        assert p.sequences.box_record(drawn, frame) is None
+        assert p.packages.conflicts() == []
+
+
+def test_an_entity_put_back_in_a_package_is_put_back_here(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    person, frame = list(hoi.persons.values())[2], hoi.frame_ids[1]
+    with open_project(hoi.db) as p:  # bea takes it out here before the package goes out
+        before = p.sequences.box_record(person, frame)
+        p.sequences.remove_entity(person, frame, p.annotators.sign_in("bea"))
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:  # fay puts it back there: no row is left in the package
+        p.sequences.restore_entity(person, frame, p.annotators.sign_in("fay"))
+    report = merge_package(hoi.db, pack)
+    assert (report.merged["restorations"], report.conflicts) == (1, [])
+    assert "1 restoration" in " ".join(report.lines())
+    with open_project(hoi.db) as p:
+        assert p.db.execute("SELECT count(*) FROM entity_removals").fetchone()[0] == 0
+        assert p.sequences.box_record(person, frame) == before
+        [entry] = p.db.execute(
+            "SELECT annotator_id FROM audit_log WHERE action = 'restore'"
+        ).fetchall()
+        assert entry[0] == p.annotators.find("fay").id
+    assert merge_package(hoi.db, pack).merged["restorations"] == 0  # once
+
+
+def test_an_entity_put_back_in_a_package_and_here_is_kept_aside(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    person, frame = list(hoi.persons.values())[2], hoi.frame_ids[1]
+    with open_project(hoi.db) as p:
+        p.sequences.remove_entity(person, frame, p.annotators.sign_in("bea"))
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:
+        p.sequences.restore_entity(person, frame, p.annotators.sign_in("fay"))
+    with open_project(hoi.db) as p:  # bea puts it back and takes it out again meanwhile
+        bea = p.annotators.find("bea")
+        p.sequences.restore_entity(person, frame, bea)
+        p.sequences.remove_entity(person, frame, bea)
+    [conflict] = merge_package(hoi.db, pack).conflicts
+    assert conflict["reason"].startswith("entity_removals row 1: ")
+    assert conflict["reason"].endswith(
+        "in frame 1 has been put back or taken out anew here since the package went out"
+    )
+    with open_project(hoi.db) as p:
+        assert p.sequences.box_record(person, frame) is None
+
+
+def test_putting_back_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    person, frame = list(hoi.persons.values())[2], hoi.frame_ids[1]
+    with open_project(hoi.db) as p:
+        p.sequences.remove_entity(person, frame, p.annotators.sign_in("bea"))
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:
+        p.sequences.restore_entity(person, frame, p.annotators.sign_in("fay"))
+    _edit(pack, "DELETE FROM audit_log WHERE action = 'restore'")
+    with pytest.raises(ProjectError, match=r"putting back of removal 1 is signed by annotator "):
+        merge_package(hoi.db, pack)
