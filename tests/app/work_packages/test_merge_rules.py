@@ -437,7 +437,16 @@ def test_a_merge_is_audited_with_its_person_counts_and_conflicts(verdict_pack):
         ).fetchone()
     assert (who, action, table, row) == (None, "package_merge", "packages", package_id)
     counts = dict.fromkeys(
-        ["verdicts", "reviews", "entities", "boxes", "removals", "restorations", "track ends", "labels"]
+        [
+            "verdicts",
+            "reviews",
+            "entities",
+            "boxes",
+            "removals",
+            "restorations",
+            "track ends",
+            "labels",
+        ]
         + ["label edits", "label deletions", "error labels", "ratings", "answers"],
         0,
     )
@@ -1018,12 +1027,13 @@ def test_an_audit_entry_naming_no_row_id_comes_over_as_it_is(verdict_pack):
         ).fetchall() == [("verifications", "first")]
 
 
-def test_work_on_an_entity_drawn_in_an_earlier_merge_of_the_package_follows_it(hoi_base, tmp_path):
-    hoi = copy_of(hoi_base, tmp_path)
+def _drawn_and_merged(hoi, tmp_path) -> tuple[Path, int, int, int]:
+    """fay's package in which she drew a person and boxed it in frame 0, merged once
+    after bea took the next key here: (package, frame id, its id there, its id here)."""
     pack = tmp_path / "fay.rspack"
     create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    frame, thing = hoi.frame_ids[0], list(hoi.objects.values())[0]
-    with open_project(hoi.db) as p:  # bea takes the next key here first
+    frame = hoi.frame_ids[0]
+    with open_project(hoi.db) as p:  # bea takes the next key here first: the ids part
         p.sequences.add_drawn_entity(
             hoi.sequence_id, "human", "person", p.annotators.sign_in("bea")
         )
@@ -1036,6 +1046,13 @@ def test_work_on_an_entity_drawn_in_an_earlier_merge_of_the_package_follows_it(h
         [(_source, here)] = p.db.execute(
             "SELECT source_id, target_id FROM package_work WHERE kind = 'entity'"
         ).fetchall()
+    return pack, frame, drawn, here
+
+
+def test_work_on_an_entity_drawn_in_an_earlier_merge_of_the_package_follows_it(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack, frame, drawn, here = _drawn_and_merged(hoi, tmp_path)
+    thing = list(hoi.objects.values())[0]
     with open_project(pack) as p:  # she goes on working in the package
         _touching(p, frame, drawn, thing, p.annotators.find("fay"))
     report = merge_package(hoi.db, pack)
@@ -1086,22 +1103,8 @@ def test_a_box_kept_aside_on_an_entity_drawn_in_the_package_is_applied_to_it_her
     hoi_base, tmp_path
 ):
     hoi = copy_of(hoi_base, tmp_path)
-    pack = tmp_path / "fay.rspack"
-    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    frame = hoi.frame_ids[0]
-    with open_project(hoi.db) as p:  # bea takes the next key here first: the ids part
-        p.sequences.add_drawn_entity(
-            hoi.sequence_id, "human", "person", p.annotators.sign_in("bea")
-        )
-    with open_project(pack) as p:
-        fay = p.annotators.sign_in("fay")
-        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
-        p.sequences.set_box_2d(drawn, frame, (100, 100, 50, 120), fay)
-    merge_package(hoi.db, pack)
+    pack, frame, drawn, here = _drawn_and_merged(hoi, tmp_path)
     with open_project(hoi.db) as p:
-        [(_source, here)] = p.db.execute(
-            "SELECT source_id, target_id FROM package_work WHERE kind = 'entity'"
-        ).fetchall()
         p.sequences.set_box_2d(here, frame, (300, 100, 50, 120), p.annotators.find("bea"))
     with open_project(pack) as p:  # she moves it in the package, bea moved it here
         p.sequences.set_box_2d(drawn, frame, (200, 100, 50, 120), p.annotators.find("fay"))
@@ -1117,22 +1120,33 @@ def test_a_box_kept_aside_on_an_entity_drawn_in_the_package_is_applied_to_it_her
         assert p.packages.conflicts() == []
 
 
-def test_an_entity_put_back_in_a_package_is_put_back_here(hoi_base, tmp_path):
-    hoi = copy_of(hoi_base, tmp_path)
+def _put_back_in_package(hoi, tmp_path) -> tuple[Path, int, int]:
+    """bea took a person out of frame 1 here; fay put it back in her package, which
+    leaves no row of it there: (package, the person's id, the frame's id)."""
     person, frame = list(hoi.persons.values())[2], hoi.frame_ids[1]
-    with open_project(hoi.db) as p:  # bea takes it out here before the package goes out
-        before = p.sequences.box_record(person, frame)
+    with open_project(hoi.db) as p:
         p.sequences.remove_entity(person, frame, p.annotators.sign_in("bea"))
     pack = tmp_path / "fay.rspack"
     create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    with open_project(pack) as p:  # fay puts it back there: no row is left in the package
+    with open_project(pack) as p:
         p.sequences.restore_entity(person, frame, p.annotators.sign_in("fay"))
+    return pack, person, frame
+
+
+def test_an_entity_put_back_in_a_package_is_put_back_here(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    with open_project(hoi.db) as p:
+        before = {
+            person: p.sequences.box_record(person, hoi.frame_ids[1])
+            for person in hoi.persons.values()
+        }
+    pack, person, frame = _put_back_in_package(hoi, tmp_path)
     report = merge_package(hoi.db, pack)
     assert (report.merged["restorations"], report.conflicts) == (1, [])
     assert "1 restoration" in " ".join(report.lines())
     with open_project(hoi.db) as p:
         assert p.db.execute("SELECT count(*) FROM entity_removals").fetchone()[0] == 0
-        assert p.sequences.box_record(person, frame) == before
+        assert p.sequences.box_record(person, frame) == before[person] is not None
         [entry] = p.db.execute(
             "SELECT annotator_id FROM audit_log WHERE action = 'restore'"
         ).fetchall()
@@ -1142,13 +1156,7 @@ def test_an_entity_put_back_in_a_package_is_put_back_here(hoi_base, tmp_path):
 
 def test_an_entity_put_back_in_a_package_and_here_is_kept_aside(hoi_base, tmp_path):
     hoi = copy_of(hoi_base, tmp_path)
-    person, frame = list(hoi.persons.values())[2], hoi.frame_ids[1]
-    with open_project(hoi.db) as p:
-        p.sequences.remove_entity(person, frame, p.annotators.sign_in("bea"))
-    pack = tmp_path / "fay.rspack"
-    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    with open_project(pack) as p:
-        p.sequences.restore_entity(person, frame, p.annotators.sign_in("fay"))
+    pack, person, frame = _put_back_in_package(hoi, tmp_path)
     with open_project(hoi.db) as p:  # bea puts it back and takes it out again meanwhile
         bea = p.annotators.find("bea")
         p.sequences.restore_entity(person, frame, bea)
@@ -1164,13 +1172,7 @@ def test_an_entity_put_back_in_a_package_and_here_is_kept_aside(hoi_base, tmp_pa
 
 def test_putting_back_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_path):
     hoi = copy_of(hoi_base, tmp_path)
-    person, frame = list(hoi.persons.values())[2], hoi.frame_ids[1]
-    with open_project(hoi.db) as p:
-        p.sequences.remove_entity(person, frame, p.annotators.sign_in("bea"))
-    pack = tmp_path / "fay.rspack"
-    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    with open_project(pack) as p:
-        p.sequences.restore_entity(person, frame, p.annotators.sign_in("fay"))
+    pack, person, frame = _put_back_in_package(hoi, tmp_path)
     _edit(pack, "DELETE FROM audit_log WHERE action = 'restore'")
     with pytest.raises(ProjectError, match=r"putting back of removal 1 is signed by annotator "):
         merge_package(hoi.db, pack)
