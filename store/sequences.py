@@ -34,11 +34,10 @@ from store.errors import ProjectError, utc_now
 from store.tracks import TrackMethods
 
 _BOX3D_FIELDS = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
-_BOX3D_COLUMNS = ", ".join(f"boxes_3d.{k}" for k in _BOX3D_FIELDS)
 # On a person's first change of an imported box, the imported values are kept (JSON).
-_ORIGINAL = (
-    "COALESCE({table}.original, CASE WHEN {table}.source = 'import' THEN json_array({values}) END)"
-)
+# The dataset's values of a box on its first change, as JSON written by Python (SQLite's
+# json_array keeps 15 digits: a yaw of 1.5707963267948966 would come back 1.5707963267949).
+_ORIGINAL = "COALESCE({table}.original, CASE WHEN {table}.source = 'import' THEN ? END)"
 _BOX_TABLES = (("2d", "boxes_2d", "x, y, w, h"), ("3d", "boxes_3d", ", ".join(_BOX3D_FIELDS)))
 #: What a person may draw in a sequence: someone or something the labels missed.
 DRAWN_KINDS = ("human", "object")
@@ -477,10 +476,11 @@ class SequenceRepository(TrackMethods):
                 "annotator_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'annotator', ?, ?) "
                 "ON CONFLICT(entity_id, frame_id) DO UPDATE SET x = excluded.x, y = excluded.y, "
                 "w = excluded.w, h = excluded.h, source = 'annotator', "
-                f"original = {_ORIGINAL.format(table='boxes_2d', values='boxes_2d.x, boxes_2d.y, boxes_2d.w, boxes_2d.h')}, "
+                f"original = {_ORIGINAL.format(table='boxes_2d')}, "
                 "annotator_id = excluded.annotator_id, updated_at = excluded.updated_at"
                 + (", attributes = excluded.attributes" if attributes is not None else ""),
-                [entity_id, frame_id, x, y, w, h, dumps(attributes or {}), annotator.id, utc_now()],
+                [entity_id, frame_id, x, y, w, h, dumps(attributes or {}), annotator.id, utc_now()]
+                + [dumps(old) if old else None],
             )
             detail = {"entity_id": entity_id, "frame_id": frame_id, "box": [old, [x, y, w, h]]}
             self._audit(annotator, "update" if old else "create", "boxes_2d", entity_id, detail)
@@ -508,11 +508,12 @@ class SequenceRepository(TrackMethods):
                 "attributes, source, annotator_id, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'annotator', ?, ?) "
                 f"ON CONFLICT(entity_id, frame_id) DO UPDATE SET {updates}, "
-                f"original = {_ORIGINAL.format(table='boxes_3d', values=_BOX3D_COLUMNS)}, "
+                f"original = {_ORIGINAL.format(table='boxes_3d')}, "
                 "source = 'annotator', annotator_id = excluded.annotator_id, "
                 "updated_at = excluded.updated_at"
                 + (", attributes = excluded.attributes" if attributes is not None else ""),
-                [entity_id, frame_id, *values, dumps(attributes or {}), annotator.id, utc_now()],
+                [entity_id, frame_id, *values, dumps(attributes or {}), annotator.id, utc_now()]
+                + [dumps(old) if old else None],
             )
             detail = {"entity_id": entity_id, "frame_id": frame_id, "box": [old, values]}
             self._audit(annotator, "update" if old else "create", "boxes_3d", entity_id, detail)

@@ -1,0 +1,350 @@
+"""The label export (`app/io/hoi_labels.py`) checked value by value against the project:
+every field it writes for a moved, drawn, removed and labelled person or object, in the
+activity file, the 2D and 3D box files and the objects file, and what the two writers put
+on disk. The project has two sequences (written by `app.demo.jrdb_synth.write_sequence`,
+the JRDB layout) so that nothing of one leaks into the other's files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from annotation.jrdb import dataset as L
+from app.demo.jrdb_synth import SynthConfig, write_sequence
+from app.io.hoi_labels import (
+    FORMAT,
+    export_label_files,
+    export_labels,
+    label_files,
+    labels_document,
+)
+from app.io.jrdb import import_jrdb
+from store import ProjectError, open_for_reading, open_project
+
+CAFE, HALL = "synthetic-cafe_0", "synthetic-hall_1"
+MOVED_2D = (10.5, 20.0, 30.0, 40.0)  # a fraction: whole numbers are written as integers
+MOVED_3D = (1.5, 2.0, -0.5, 0.5, 0.5, 0.9, 0.25)
+
+
+def _values(box, names) -> list:
+    return [getattr(box, k) for k in names]
+
+
+XYWH = ("x", "y", "w", "h")
+SOLID = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """Two sequences; in the cafe, ana moved pedestrian:1's 2D box and chair:1's 3D box in
+    frame 0, drew pedestrian:9 (2D) in frame 0 and pedestrian:10 (3D only) in frame 1,
+    drew and took pedestrian:11 and pedestrian:12 out of frame 2 and pedestrian:2 too,
+    and labelled pedestrian:1 (a pose, two interactions with the chair, one with the
+    table) and pedestrian:9; in the hall, one label of its own."""
+    tmp = tmp_path_factory.mktemp("label_values")
+    root = tmp / "jrdb"
+    write_sequence(root, SynthConfig(frames=3, people=3, objects=2, points_per_sweep=300))
+    write_sequence(root, SynthConfig(HALL, frames=2, people=2, objects=1, points_per_sweep=300))
+    db = tmp / "labels.reasonscope"
+    open_project(db, create=True).close()
+    import_jrdb(db, root)
+    with open_project(db) as p:
+        ana, repo = p.annotators.sign_in("ana"), p.sequences
+        ids = {}
+        for name in (CAFE, HALL):
+            seq = repo.find(name)
+            ids[name] = {e.key: e.id for e in repo.entities(seq.id)}
+            ids[name]["frames"] = [f.id for f in repo.frames(seq.id)]
+            ids[name]["sequence"] = seq.id
+        cafe = ids[CAFE]
+        f0, f1, f2 = cafe["frames"]
+        imported = {
+            "2d": _values(repo.box_record(cafe["pedestrian:1"], f0).box, XYWH),
+            "3d": _values(repo.box_record(cafe["chair:1"], f0, "3d").box, SOLID),
+        }
+        repo.set_box_2d(cafe["pedestrian:1"], f0, MOVED_2D, ana)
+        repo.set_box_3d(cafe["chair:1"], f0, MOVED_3D, ana)
+        drawn = {}
+        for key in ("pedestrian:9", "pedestrian:10", "pedestrian:11", "pedestrian:12"):
+            drawn[key] = repo.add_drawn_entity(cafe["sequence"], "human", "pedestrian", ana, key)
+        repo.set_box_2d(drawn["pedestrian:9"], f0, (100, 50, 20, 60), ana, {"occlusion": "x"})
+        repo.set_box_3d(drawn["pedestrian:10"], f1, (2, 1, 0, 0.5, 0.6, 1.7, 0), ana)
+        for key in ("pedestrian:11", "pedestrian:12"):
+            repo.set_box_2d(drawn[key], f2, (200, 50, 20, 60), ana)
+        for key in ("pedestrian:12", "pedestrian:11"):
+            repo.remove_entity(drawn[key], f2, ana)
+        repo.remove_entity(cafe["pedestrian:2"], f2, ana)
+        cafe.update(drawn)
+
+        def label(name, frame, subject, target, predicate, category, difficulty):
+            people = ids[name]
+            return p.hoi.add_label(
+                frame_id=people["frames"][frame],
+                subject_entity_id=people[subject],
+                object_entity_id=people[target] if target else None,
+                category=category,
+                predicate=predicate,
+                difficulty=difficulty,
+                annotator=ana,
+            )
+
+        label(CAFE, 0, "pedestrian:1", None, "standing", "pose", 1)
+        label(CAFE, 0, "pedestrian:1", "chair:1", "touching", "physical", 2)
+        label(CAFE, 0, "pedestrian:1", "chair:1", "looking_at", "observational", 3)
+        label(CAFE, 0, "pedestrian:1", "table:1", "holding", "physical", 1)
+        label(CAFE, 0, "pedestrian:9", "table:1", "touching", "physical", 2)
+        label(HALL, 1, "pedestrian:1", None, "sitting", "pose", 2)
+    return db, ids, imported
+
+
+@pytest.fixture(scope="module")
+def files(project):
+    db, _ids, _imported = project
+    with open_for_reading(db) as p:
+        return label_files(p, CAFE)
+
+
+def _entries(document: dict, frame: int, suffix: str = ".jpg") -> dict[str, dict]:
+    return {e["label_id"]: e for e in document["labels"][L.frame_name(frame, suffix)]}
+
+
+def _activity(files, frame: int) -> dict[str, dict]:
+    return _entries(files[f"{L.LABELS_ACTIVITY}/{CAFE}.json"], frame)
+
+
+def _flat(files, frame: int) -> dict[str, dict]:
+    return _entries(files[f"{L.LABELS_2D}/{CAFE}.json"], frame)
+
+
+def _solid(files, frame: int) -> dict[str, dict]:
+    return _entries(files[f"{L.LABELS_3D}/{CAFE}.json"], frame, ".pcd")
+
+
+def _objects(files, frame: int) -> dict[str, dict]:
+    return _entries(files[f"{L.LABELS_OBJECTS}/{CAFE}.json"], frame)
+
+
+def _record(db: Path, entity: int, frame: int, dims: str = "2d"):
+    with open_for_reading(db) as p:
+        return p.sequences.box_record(entity, frame, dims)
+
+
+def test_the_activity_file_says_what_it_is_and_what_went_out(files):
+    doc = files[f"{L.LABELS_ACTIVITY}/{CAFE}.json"]
+    assert (doc["format"], doc["sequence"], doc["taxonomy"], doc["status"]) == (
+        FORMAT,
+        CAFE,
+        "hoi",
+        "any",
+    )
+    assert doc["difficulty"] == {"1": "easy", "2": "medium", "3": "hard"}
+    # the words of each predicate, sorted, with its category; the hall's pose is not here
+    assert list(doc["categories"].items()) == [
+        ("holding", "physical"),
+        ("looking at", "observational"),
+        ("standing", "pose"),
+        ("touching", "physical"),
+    ]
+    # the people taken out of frame 2, in the dataset's order (11 after 2, 12 after 11)
+    assert doc["removed"] == {"000002.jpg": ["pedestrian:2", "pedestrian:11", "pedestrian:12"]}
+    assert list(doc["labels"]) == ["000000.jpg", "000001.jpg", "000002.jpg"]
+
+
+def test_a_persons_labels_go_into_its_entry_grouped_by_object(project, files):
+    db, ids, _imported = project
+    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
+    people = _activity(files, 0)
+    entry = people["pedestrian:1"]
+    assert entry["pose_label"] == {"standing": 1}
+    chair = _values(_record(db, cafe["chair:1"], f0).box, XYWH)
+    table = _values(_record(db, cafe["table:1"], f0).box, XYWH)
+    assert entry["HOI"] == [
+        {"pair": "chair:1", "box_pair": chair, "inter_labels": {"touching": 2, "looking at": 3}},
+        {"pair": "table:1", "box_pair": table, "inter_labels": {"holding": 1}},
+    ]
+    assert people["pedestrian:9"]["HOI"] == [
+        {"pair": "table:1", "box_pair": table, "inter_labels": {"touching": 2}}
+    ]
+    assert [(k, "HOI" in e or "pose_label" in e) for k, e in people.items()] == [
+        ("pedestrian:1", True),
+        ("pedestrian:2", False),
+        ("pedestrian:3", False),
+        ("pedestrian:9", True),
+    ]
+    for frame in (1, 2):
+        assert not any("HOI" in e or "pose_label" in e for e in _activity(files, frame).values())
+
+
+def test_a_moved_box_is_the_entrys_box_with_the_datasets_beside_it(project, files):
+    _db, _ids, imported = project
+    entry = _activity(files, 0)["pedestrian:1"]
+    assert entry["box"] == [10.5, 20, 30, 40]
+    assert [type(v) for v in entry["box"]] == [float, int, int, int]
+    assert entry["reasonscope"] == {"original_box": imported["2d"]}
+    # every field of the imported entry is still there
+    assert {"action_label", "social_group", "demographics_info", "H-interaction"} <= set(entry)
+    flat = _flat(files, 0)["pedestrian:1"]
+    assert (flat["file_id"], flat["box"], flat["reasonscope"]) == (
+        "000000.jpg",
+        [10.5, 20, 30, 40],
+        {"original_box": imported["2d"]},
+    )
+    assert "reasonscope" not in _flat(files, 0)["pedestrian:3"]
+    assert "reasonscope" not in _activity(files, 0)["pedestrian:3"]
+
+
+def test_an_object_is_one_entry_of_the_objects_file_with_both_boxes(project, files):
+    db, ids, imported = project
+    chair, table = _objects(files, 0)["chair:1"], _objects(files, 0)["table:1"]
+    assert files[f"{L.LABELS_OBJECTS}/{CAFE}.json"]["format"] == L.OBJECTS_FORMAT
+    assert (chair["category"], table["category"]) == ("chair", "table")
+    f0 = ids[CAFE]["frames"][0]
+    assert chair["box"] == _values(_record(db, ids[CAFE]["chair:1"], f0).box, XYWH)
+    assert chair["box_3d"] == dict(zip(SOLID, [1.5, 2, -0.5, 0.5, 0.5, 0.9, 0.25], strict=True))
+    original = dict(zip(SOLID, imported["3d"], strict=True))
+    assert chair["reasonscope"] == {"original_box_3d": original}
+    assert chair["attributes"]["interpolated"] is False  # a keyframe of its track
+    assert "reasonscope" not in table and table["attributes"]["interpolated"] is False
+    # people go to the people's files, objects to theirs
+    assert set(_objects(files, 0)) == {"chair:1", "table:1"}
+    assert "chair:1" not in _flat(files, 0) and "chair:1" not in _solid(files, 0)
+
+
+def test_a_person_drawn_is_an_entry_of_its_own_marked_added(files):
+    entry = _activity(files, 0)["pedestrian:9"]
+    assert {k: v for k, v in entry.items() if k != "HOI"} == {
+        "label_id": "pedestrian:9",
+        "file_id": "000000.jpg",
+        "box": [100, 50, 20, 60],
+        "attributes": {"occlusion": "x", "no_eval": True},
+        "reasonscope": {"added": True},
+    }
+    assert _flat(files, 0)["pedestrian:9"] == {
+        "label_id": "pedestrian:9",
+        "file_id": "000000.jpg",
+        "box": [100, 50, 20, 60],
+        "attributes": {"occlusion": "x", "interpolated": False},
+        "reasonscope": {"added": True},
+    }
+    # its track carries the box on to the frames after its keyframe
+    carried = _flat(files, 1)["pedestrian:9"]
+    assert (carried["box"], carried["attributes"]["interpolated"]) == ([100, 50, 20, 60], True)
+
+
+def test_a_person_drawn_in_3d_only_has_an_empty_2d_box_in_the_activity_file(files):
+    assert _activity(files, 1)["pedestrian:10"] == {
+        "label_id": "pedestrian:10",
+        "file_id": "000001.jpg",
+        "box": [0, 0, 0, 0],
+        "attributes": {"no_eval": True},
+        "reasonscope": {"added": True},
+    }
+    assert _solid(files, 1)["pedestrian:10"] == {
+        "label_id": "pedestrian:10",
+        "box": {"cx": 2, "cy": 1, "cz": 0, "l": 0.5, "w": 0.6, "h": 1.7, "rot_z": 0},
+        "attributes": {"interpolated": False},
+        "reasonscope": {"added": True},
+    }
+    assert "pedestrian:10" not in _activity(files, 0) and "pedestrian:10" not in _flat(files, 1)
+
+
+def test_people_taken_out_of_a_frame_are_left_out_of_it(files):
+    for people in (_activity(files, 2), _flat(files, 2), _solid(files, 2)):
+        assert not {"pedestrian:2", "pedestrian:11", "pedestrian:12"} & set(people)
+    assert "pedestrian:2" in _activity(files, 1) and "pedestrian:2" in _flat(files, 1)
+
+
+def test_only_accepted_labels_and_a_status_that_is_none(project):
+    db, _ids, _imported = project
+    with open_for_reading(db) as p:
+        accepted = labels_document(p, CAFE, status="accepted")
+        with pytest.raises(ValueError) as refused:
+            labels_document(p, CAFE, status="done")
+        with pytest.raises(ProjectError) as unknown:
+            labels_document(p, "nope")
+    assert (accepted["status"], accepted["categories"]) == ("accepted", {})
+    assert not any(
+        "HOI" in e or "pose_label" in e for people in accepted["labels"].values() for e in people
+    )
+    assert str(refused.value) == "status must be one of ('any', 'accepted'), not 'done'"
+    assert str(unknown.value) == f"{db}: no sequence 'nope' (sequences: {CAFE}, {HALL})"
+
+
+def test_a_box_moved_before_originals_were_kept_has_the_activity_files_box_beside_it(
+    project, tmp_path
+):
+    """Schema 0011 began keeping a moved box's dataset values; a box moved before it has
+    none, and the export puts the activity file's box beside it (unless that entry,
+    imported from our own export, already says what the dataset's box was)."""
+    db, ids, imported = project
+    old = tmp_path / "old.reasonscope"
+    old.write_bytes(db.read_bytes())
+    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
+    conn = sqlite3.connect(old)
+    conn.execute(
+        "UPDATE boxes_2d SET original = NULL WHERE entity_id = ? AND frame_id = ?",
+        [cafe["pedestrian:1"], f0],
+    )
+    conn.commit()
+    with open_for_reading(old) as p:
+        entry = _entries(labels_document(p, CAFE), 0)["pedestrian:1"]
+    assert entry["box"] == [10.5, 20, 30, 40]
+    assert entry["reasonscope"] == {"original_box": imported["2d"]}
+    said = json.dumps({"original_box": [1, 2, 3, 4], "note": "kept"})
+    conn.execute(
+        "UPDATE person_label_entries SET entry = json_set(entry, '$.reasonscope', json(?)) "
+        "WHERE entity_id = ? AND frame_id = ?",
+        [said, cafe["pedestrian:1"], f0],
+    )
+    conn.commit()
+    conn.close()
+    with open_for_reading(old) as p:
+        entry = _entries(labels_document(p, CAFE), 0)["pedestrian:1"]
+    assert entry["reasonscope"] == {"original_box": [1, 2, 3, 4], "note": "kept"}
+
+
+def test_export_labels_writes_the_three_files_with_objects_beside_the_people(
+    project, files, tmp_path
+):
+    db, _ids, _imported = project
+    out, flat, solid = (tmp_path / n for n in ("act.json", "2d.json", "3d.json"))
+    assert export_labels(db, CAFE, out, out_2d=flat, out_3d=solid) == 5  # the hall's: not
+    assert json.loads(out.read_text()) == files[f"{L.LABELS_ACTIVITY}/{CAFE}.json"]
+    flat_doc, solid_doc = json.loads(flat.read_text()), json.loads(solid.read_text())
+    assert _entries(flat_doc, 0)["chair:1"]["box"] == _objects(files, 0)["chair:1"]["box"]
+    assert (
+        _entries(solid_doc, 0, ".pcd")["chair:1"]["box"] == _objects(files, 0)["chair:1"]["box_3d"]
+    )
+    assert _entries(flat_doc, 0)["pedestrian:1"] == _flat(files, 0)["pedestrian:1"]
+    only = tmp_path / "only.json"
+    assert export_labels(db, CAFE, only, status="accepted") == 0
+    assert json.loads(only.read_text())["status"] == "accepted"
+    assert not (tmp_path / "2d-only.json").exists()
+
+
+def test_export_label_files_writes_the_dataset_layout_and_counts_it(project, files, tmp_path):
+    db, _ids, _imported = project
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    counts = export_label_files(db, CAFE, labels)
+    expected = {}
+    for path, document in files.items():
+        under = path.split("/", 1)[1]
+        assert json.loads((labels / under).read_text()) == document, path
+        expected[under.split("/")[0]] = sum(len(v) for v in document["labels"].values())
+    assert counts == {**expected, "hoi_labels": 5}
+    # frame 0: pedestrians 1-3 and 9; frame 1: 9 carried, 10 drawn; frame 2: 2 taken out
+    assert counts["labels_2d_activity_social_stitched"] == 4 + 5 + 4
+    accepted = tmp_path / "accepted"
+    accepted.mkdir()
+    assert export_label_files(db, CAFE, accepted, status="accepted")["hoi_labels"] == 0
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    with pytest.raises(ProjectError) as refused:
+        export_label_files(db, CAFE, not_a_folder)
+    assert str(refused.value) == (
+        f"{not_a_folder}: not a folder (give the dataset's labels/ folder to write)"
+    )
