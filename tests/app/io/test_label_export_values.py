@@ -100,8 +100,10 @@ def project(tmp_path_factory):
     return db, ids, imported
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def files(project):
+    """Built in each test (not once a module): mutation testing (make mutants) runs only
+    the tests that reached a mutated function, and a module's fixture reaches it once."""
     db, _ids, _imported = project
     with open_for_reading(db) as p:
         return label_files(p, CAFE)
@@ -271,6 +273,26 @@ def test_only_accepted_labels_and_a_status_that_is_none(project):
     )
     assert str(refused.value) == "status must be one of ('any', 'accepted'), not 'done'"
     assert str(unknown.value) == f"{db}: no sequence 'nope' (sequences: {CAFE}, {HALL})"
+
+
+def test_a_box_nobody_changed_is_written_as_the_activity_file_has_it(project, tmp_path):
+    """The activity file's box is kept even where the 2D file's differs (JRDB writes
+    both; a dataset may round them apart): only a box a person made replaces it."""
+    db, ids, _imported = project
+    other = tmp_path / "other.reasonscope"
+    other.write_bytes(db.read_bytes())
+    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
+    conn = sqlite3.connect(other)
+    conn.execute(
+        "UPDATE person_label_entries SET entry = json_set(entry, '$.box', json('[1, 2, 3, 4]')) "
+        "WHERE entity_id = ? AND frame_id = ?",
+        [cafe["pedestrian:3"], f0],
+    )
+    conn.commit()
+    conn.close()
+    with open_for_reading(other) as p:
+        entry = _entries(labels_document(p, CAFE), 0)["pedestrian:3"]
+    assert entry["box"] == [1, 2, 3, 4] and "reasonscope" not in entry
 
 
 def test_a_box_moved_before_originals_were_kept_has_the_activity_files_box_beside_it(
