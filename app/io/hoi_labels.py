@@ -236,7 +236,7 @@ def label_files(
     `labels/`-'s parent (`labels/labels_2d_stitched/NAME.json`, ...): the 2D and 3D person
     boxes and our object file as annotators left them (moved boxes with
     `reasonscope.original_box`, drawn ones with `reasonscope.added`, removed ones left
-    out), and the activity file of `labels_document`. A tracked entity's boxes carry JRDB's
+    out), and the activity file of `labels_document`. A track drawn here carries JRDB's
     `interpolated` attribute: false on keyframes, true on the boxes between and after them.
     With `objects_inline` the objects' boxes go into the 2D and 3D files beside the
     people's, as JRDB lays out any labelled thing, and the objects file is empty."""
@@ -300,7 +300,7 @@ def _box_entry(entity: Any, record: Any, image: str | None) -> dict[str, Any] | 
         values = {k: _number(getattr(box, k)) for k in ("cx", "cy", "cz", "l", "w", "h", "rot_z")}
         entry = {"label_id": entity.key, "box": values}
     entry["attributes"] = dict(box.attributes)
-    if entity.kind == "object" or entity.source == "annotator":  # a track: JRDB's flag
+    if entity.source == "annotator":  # a track drawn here: JRDB's flag from its keyframes
         entry["attributes"]["interpolated"] = record.source == "interpolated"
     ours: dict[str, Any] = {}
     if record.original is not None:

@@ -42,7 +42,8 @@ def project(tmp_path_factory):
     """Two sequences; in the cafe, ana moved pedestrian:1's 2D box and chair:1's 3D box in
     frame 0, drew pedestrian:9 (2D) in frame 0 and pedestrian:10 (3D only) in frame 1,
     drew and took pedestrian:11 and pedestrian:12 out of frame 2 and pedestrian:2 too,
-    and labelled pedestrian:1 (a pose, two interactions with the chair, one with the
+    moved table:1's 2D box in frame 0, drew bag:1 (3D only) in frame 1, cup:1 (both
+    boxes, each with attributes of its own) and cup:2 (2D only) in frame 0, and labelled pedestrian:1 (a pose, two interactions with the chair, one with the
     table) and pedestrian:9; in the hall, one label of its own."""
     tmp = tmp_path_factory.mktemp("label_values")
     root = tmp / "jrdb"
@@ -77,6 +78,14 @@ def project(tmp_path_factory):
         for key in ("pedestrian:12", "pedestrian:11"):
             repo.remove_entity(drawn[key], f2, ana)
         repo.remove_entity(cafe["pedestrian:2"], f2, ana)
+        imported["table"] = _values(repo.box_record(cafe["table:1"], f0).box, XYWH)
+        repo.set_box_2d(cafe["table:1"], f0, (600, 200, 150, 90), ana)
+        for key, category in (("bag:1", "bag"), ("cup:1", "cup"), ("cup:2", "cup")):
+            drawn[key] = repo.add_drawn_entity(cafe["sequence"], "object", category, ana, key)
+        repo.set_box_3d(drawn["bag:1"], f1, MOVED_3D, ana, {"note": "sac à dos"})
+        repo.set_box_2d(drawn["cup:1"], f0, (300, 300, 10, 10), ana, {"occlusion": "y"})
+        repo.set_box_3d(drawn["cup:1"], f0, (1, 1, 0, 0.1, 0.1, 0.1, 0), ana, {"num_points": 4})
+        repo.set_box_2d(drawn["cup:2"], f0, (320, 300, 10, 10), ana)
         cafe.update(drawn)
 
         def label(name, frame, subject, target, predicate, category, difficulty):
@@ -209,10 +218,36 @@ def test_an_object_is_one_entry_of_the_objects_file_with_both_boxes(project, fil
     original = dict(zip(SOLID, imported["3d"], strict=True))
     assert chair["reasonscope"] == {"original_box_3d": original}
     assert chair["attributes"]["interpolated"] is False  # a keyframe of its track
-    assert "reasonscope" not in table and table["attributes"]["interpolated"] is False
+    assert table["reasonscope"] == {"original_box": imported["table"]}
+    assert table["box"] == [600, 200, 150, 90] and "original_box_3d" not in table["reasonscope"]
     # people go to the people's files, objects to theirs
-    assert set(_objects(files, 0)) == {"chair:1", "table:1"}
+    assert set(_objects(files, 0)) == {"chair:1", "table:1", "cup:1", "cup:2"}
     assert "chair:1" not in _flat(files, 0) and "chair:1" not in _solid(files, 0)
+
+
+def test_objects_drawn_with_one_box_or_two(files):
+    assert _objects(files, 1)["bag:1"] == {
+        "label_id": "bag:1",
+        "category": "bag",
+        "box": None,
+        "box_3d": dict(zip(SOLID, [1.5, 2, -0.5, 0.5, 0.5, 0.9, 0.25], strict=True)),
+        "attributes": {"note": "sac à dos", "interpolated": False},
+        "reasonscope": {"added": True},
+    }
+    cup = _objects(files, 0)["cup:1"]  # the 2D box's attributes speak for the object
+    assert (cup["box"], cup["attributes"]) == (
+        [300, 300, 10, 10],
+        {"occlusion": "y", "interpolated": False},
+    )
+    assert cup["box_3d"] == {"cx": 1, "cy": 1, "cz": 0, "l": 0.1, "w": 0.1, "h": 0.1, "rot_z": 0}
+    assert cup["reasonscope"] == {"added": True}
+    only_2d = _objects(files, 0)["cup:2"]
+    assert (only_2d["box_3d"], only_2d["reasonscope"]) == (None, {"added": True})
+    carried = _objects(files, 2)["bag:1"]  # its track goes on after its keyframe
+    assert (carried["box_3d"], carried["attributes"]["interpolated"]) == (
+        _objects(files, 1)["bag:1"]["box_3d"],
+        True,
+    )
 
 
 def test_a_person_drawn_is_an_entry_of_its_own_marked_added(files):
@@ -370,3 +405,165 @@ def test_export_label_files_writes_the_dataset_layout_and_counts_it(project, fil
     assert str(refused.value) == (
         f"{not_a_folder}: not a folder (give the dataset's labels/ folder to write)"
     )
+
+
+def _changed(db: Path, tmp_path: Path, *statements: tuple[str, list]) -> Path:
+    """A copy of the project with the dataset's files as they might also have been: the
+    rows `statements` (SQL, parameters) change, as an import of such files would leave."""
+    copy = tmp_path / "changed.reasonscope"
+    copy.write_bytes(db.read_bytes())
+    conn = sqlite3.connect(copy)
+    for sql, params in statements:
+        assert conn.execute(sql, params).rowcount >= 1, sql
+    conn.commit()
+    conn.close()
+    return copy
+
+
+def _document(db: Path) -> dict:
+    with open_for_reading(db) as p:
+        return label_files(p, CAFE)
+
+
+def test_the_datasets_interpolated_flag_is_kept_on_what_it_boxed(project, tmp_path):
+    """What the dataset boxed (people, objects) says what the dataset says of each box;
+    only tracks drawn here get the flag from their keyframes (store/tracks.py)."""
+    db, ids, _imported = project
+    cafe, (f0, f1, _f2) = ids[CAFE], ids[CAFE]["frames"]
+    flag = "UPDATE boxes_2d SET attributes = json_set(attributes, '$.interpolated', json('true'))"
+    changed = _changed(
+        db,
+        tmp_path,
+        (f"{flag} WHERE entity_id = ? AND frame_id = ?", [cafe["pedestrian:3"], f0]),
+        (f"{flag} WHERE entity_id = ? AND frame_id = ?", [cafe["chair:1"], f1]),
+    )
+    files = _document(changed)
+    assert _flat(files, 0)["pedestrian:3"]["attributes"]["interpolated"] is True
+    assert _flat(files, 0)["pedestrian:1"]["attributes"]["interpolated"] is False
+    assert _objects(files, 1)["chair:1"]["attributes"]["interpolated"] is True
+    assert _objects(files, 0)["chair:1"]["attributes"]["interpolated"] is False
+    assert _objects(files, 1)["cup:1"]["attributes"]["interpolated"] is True  # carried
+
+
+def test_a_person_the_2d_file_lacks_keeps_the_activity_files_box(project, tmp_path):
+    db, ids, _imported = project
+    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
+    person = cafe["pedestrian:3"]
+    changed = _changed(
+        db,
+        tmp_path,
+        ("DELETE FROM boxes_2d WHERE entity_id = ? AND frame_id = ?", [person, f0]),
+    )
+    entry = _activity(_document(changed), 0)["pedestrian:3"]
+    dataset = entry["box"]
+    assert "reasonscope" not in entry and "pedestrian:3" not in _flat(_document(changed), 0)
+    with open_project(changed) as p:  # drawn where the activity file has it: nothing to say
+        p.sequences.set_box_2d(person, f0, dataset, p.annotators.sign_in("ana"))
+    entry = _activity(_document(changed), 0)["pedestrian:3"]
+    assert (entry["box"], "reasonscope" in entry) == (dataset, False)
+    with open_project(changed) as p:  # drawn elsewhere: the activity file's box beside it
+        p.sequences.set_box_2d(person, f0, (5, 6, 7, 8), p.annotators.sign_in("ana"))
+    entry = _activity(_document(changed), 0)["pedestrian:3"]
+    assert (entry["box"], entry["reasonscope"]) == ([5, 6, 7, 8], {"original_box": dataset})
+
+
+def test_a_labelled_person_the_activity_file_lacks_gets_an_entry_of_its_own(project, tmp_path):
+    """JRDB's activity file leaves people out; one of them is written only when labelled
+    (no_eval, so that JRDB's evaluation skips it), with the box a person moved."""
+    db, ids, imported = project
+    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
+    person = cafe["pedestrian:3"]
+    changed = _changed(
+        db,
+        tmp_path,
+        ("DELETE FROM person_label_entries WHERE entity_id = ? AND frame_id = ?", [person, f0]),
+    )
+    assert "pedestrian:3" not in _activity(_document(changed), 0)
+    with open_project(changed) as p:
+        ana = p.annotators.sign_in("ana")
+        before = _values(p.sequences.box_record(person, f0).box, XYWH)
+        p.sequences.set_box_2d(person, f0, (5, 6, 7, 8), ana)
+        p.hoi.add_label(
+            frame_id=f0,
+            subject_entity_id=person,
+            object_entity_id=cafe["bag:1"],
+            category="physical",
+            predicate="holding",
+            difficulty=3,
+            annotator=ana,
+        )
+    entry = _activity(_document(changed), 0)["pedestrian:3"]
+    assert {k: v for k, v in entry.items() if k != "HOI"} == {
+        "label_id": "pedestrian:3",
+        "file_id": "000000.jpg",
+        "box": [5, 6, 7, 8],
+        "attributes": {
+            **_flat(_document(changed), 0)["pedestrian:3"]["attributes"],
+            "no_eval": True,
+        },
+        "reasonscope": {"original_box": before},
+    }
+    # bag:1 has no box in frame 0 (drawn in 3D, in frame 1): its pair has no box there
+    assert entry["HOI"] == [{"pair": "bag:1", "box_pair": None, "inter_labels": {"holding": 3}}]
+    del imported
+
+
+def test_people_and_objects_are_written_in_the_datasets_order_of_their_ids(project, tmp_path):
+    db, ids, _imported = project
+    changed = tmp_path / "order.reasonscope"
+    changed.write_bytes(db.read_bytes())
+    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
+    with open_project(changed) as p:
+        ana = p.annotators.sign_in("ana")
+        for key in ("pedestrian:31", "pedestrian:5"):  # drawn in this order
+            drawn = p.sequences.add_drawn_entity(cafe["sequence"], "human", "pedestrian", ana, key)
+            p.sequences.set_box_2d(drawn, f0, (400, 100, 20, 50), ana)
+    files = _document(changed)
+    assert list(_activity(files, 0)) == [
+        "pedestrian:1",
+        "pedestrian:2",
+        "pedestrian:3",
+        "pedestrian:5",
+        "pedestrian:9",
+        "pedestrian:31",
+    ]
+    assert list(_flat(files, 0)) == list(_activity(files, 0))
+
+
+def test_the_files_are_indented_and_keep_their_text_as_written(project, tmp_path):
+    """One space a level (a file people read and diff), and text outside ASCII as it is
+    (a note "sac à dos", not "sac \\u00e0 dos"), from both writers."""
+    db, _ids, _imported = project
+    out, flat, solid = (tmp_path / n for n in ("act.json", "2d.json", "3d.json"))
+    export_labels(db, CAFE, out, out_2d=flat, out_3d=solid)
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    export_label_files(db, CAFE, labels)
+    for path in (out, flat, solid, *sorted(labels.glob("*/*.json"))):
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith('{\n "'), path
+        assert text == json.dumps(json.loads(text), indent=1, ensure_ascii=False) + "\n", path
+    assert "sac à dos" in solid.read_text(encoding="utf-8")
+    assert "sac à dos" in (labels / L.LABELS_OBJECTS.split("/", 1)[1] / f"{CAFE}.json").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_label_files_go_into_the_datasets_labels_folder_over_its_files(project, files, tmp_path):
+    """Written back where the dataset keeps them: its folders are there already."""
+    db, _ids, _imported = project
+    labels = tmp_path / "labels"
+    for folder in (L.LABELS_2D, L.LABELS_3D, L.LABELS_ACTIVITY, L.LABELS_OBJECTS):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / f"{CAFE}.json").write_text("{}")
+    export_label_files(db, CAFE, labels)
+    for path, document in files.items():
+        assert json.loads((tmp_path / path).read_text()) == document, path
+
+
+def test_a_project_with_no_sequence_says_so(tmp_path):
+    db = tmp_path / "empty.reasonscope"
+    open_project(db, create=True).close()
+    with open_for_reading(db) as p, pytest.raises(ProjectError) as refused:
+        labels_document(p, CAFE)
+    assert str(refused.value) == f"{db}: no sequence '{CAFE}' (sequences: none)"
