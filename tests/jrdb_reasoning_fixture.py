@@ -6,8 +6,9 @@ Three frames (numbers 5, 6, 7; their images numbered from 105, as when a sequenc
 from a longer recording, so a frame's number and its image's name differ), three people
 and a table. Every entity has a 2D box in every frame but two: pedestrian:3 and table:1
 have none in frame 7. pedestrian:2 walks together with pedestrian:1 and with
-pedestrian:3 (JRDB-Social interactions, both ways); pedestrian:1 holds the table (HOI,
-one way: person, then object). The questions are records as the query engine stores them
+pedestrian:3 (JRDB-Social interactions, both ways); pedestrian:1 and :3 are one JRDB-Social
+group; pedestrian:1 holds the table (HOI, one way: person, then object), and is
+front-left of the robot and at a moderate distance from the table (geometry). The questions are records as the query engine stores them
 (`steps` with their `key` and own `boxes`, `criteria` with the bound `pattern`), with
 every status the export tells apart: approved, corrected, pending and excluded, and one
 MG-VQA question, which no JRDB-Reasoning file takes.
@@ -15,22 +16,25 @@ MG-VQA question, which no JRDB-Reasoning file takes.
 
 from __future__ import annotations
 
+import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from question_fixtures import jrdb_question
 
 from annotation.models import Difficulty, Question
-from store import open_project
+from app.io.jrdb_reasoning import Window, element
+from store import open_for_reading, open_project
 
 SEQUENCE = "tiny-cafe_0"
 NUMBERS = (5, 6, 7)  # frame numbers (frame_index) of frames 0, 1, 2
 IMAGES = ("000105.jpg", "000106.jpg", "000107.jpg")
 P1, P2, P3, T1 = "pedestrian:1", "pedestrian:2", "pedestrian:3", "table:1"
 ENTITIES = {
-    P1: ("human", "pedestrian", {"gender": "male", "age": "adulthood"}),
+    P1: ("human", "pedestrian", {"gender": "male", "age": "adulthood", "social_group": "1"}),
     P2: ("human", "pedestrian", {"gender": "female", "age": "middle_adulthood"}),
-    P3: ("human", "pedestrian", {"gender": "male", "age": "young_adulthood"}),
+    P3: ("human", "pedestrian", {"gender": "male", "age": "young_adulthood", "social_group": "1"}),
     T1: ("object", "table", {}),
 }
 NO_BOX = {(P3, 2), (T1, 2)}  # (entity, frame) without a 2D box
@@ -318,7 +322,64 @@ def vg_robot() -> dict:
         "steps": [with_boxes(s, 0) for s in steps],
         "difficulty": {"S": 3, "R": 2, "T": 1},
         "criteria": image_criteria(
-            "vg", 0, pattern={"nodes": nodes, "edges": [HOI, to_robot], "answer_slot": 0}
+            "vg", 0, pattern={"nodes": nodes, "edges": [to_robot, HOI], "answer_slot": 0}
+        ),
+    }
+
+
+def wh_walk() -> dict:
+    """Image, frame 1: what the woman is doing (pedestrian:2, walking)."""
+    steps = [
+        step("Find all people.", "human", [P1, P2, P3], 0),
+        step("Find the women.", "gender", [P2], 0),
+    ]
+    node = {"kind": "human", "bound": P2, "filters": [["gender", "female", None]]}
+    return {
+        "uid": "wh-walk",
+        "task": "vqa-wh",
+        "status": "approved",
+        "text": "What is the woman doing?",
+        "answer": "walking",
+        "steps": [with_boxes(s, 1) for s in steps],
+        "difficulty": {"S": 1, "R": 0, "T": 1},
+        "criteria": image_criteria(
+            "vqa-wh", 1, asked="action", pattern={"nodes": [node], "edges": []}
+        ),
+    }
+
+
+def vg_group() -> dict:
+    """Image, frame 1: the man at a moderate distance from a table who is in the same
+    group as another man: relations the real engine names `hoG` and `social_group`."""
+    distance = {**HOI, "family": "distance", "value": "moderate"}
+    group = {**HHI, "child": 2, "family": "spatial", "value": "in the same group as"}
+    steps = [
+        step("Find all people.", "human", [P1, P2, P3], 0),
+        step("Find all tables.", "hoG_pair: category", [T1], 0, node=1),
+        step("Find the people at a moderate distance from a table.", "hoG", [P1], 0),
+        step("Find all people.", "social_group_pair: human", [P1, P2, P3], 0, node=2),
+        step("Find the men.", "social_group_pair: gender", [P1, P3], 0, node=2),
+        step(
+            "Find the people at a moderate distance from a table who are in the same "
+            "group as a man.",
+            "hoG, social_group",
+            [P1],
+            0,
+        ),
+    ]
+    man = {"kind": "human", "bound": P3, "filters": [["gender", "male", None]]}
+    nodes = [{"kind": "human", "bound": P1, "filters": []}, TABLE, man]
+    return {
+        "uid": "vg-group",
+        "task": "vg",
+        "status": "approved",
+        "text": "Find the person at a moderate distance from a table who is in the same "
+        "group as a man.",
+        "answer": {"entity_ids": [P1], "image_id": IMAGES[1], "boxes": [box(P1, 1)]},
+        "steps": [with_boxes(s, 1) for s in steps],
+        "difficulty": {"S": 3, "R": 2, "T": 1},
+        "criteria": image_criteria(
+            "vg", 1, pattern={"nodes": nodes, "edges": [distance, group], "answer_slot": 0}
         ),
     }
 
@@ -354,6 +415,30 @@ def vg_two() -> dict:
     }
 
 
+def imported_count() -> dict:
+    """A Count question imported from a line naming no sequence and no frames, only two
+    images; its one step was evaluated in the second and kept pedestrian:1's box there."""
+    human = {**step("Find all people.", "human", [P1, P2], 1), "boxes": {P1: box(P1, 0)}}
+    target = {
+        "kind": "human",
+        "bound": P1,
+        "filters": [["gender", "male", None], ["action", "walking", 0]],
+    }
+    return {
+        "uid": "imported",
+        "task": "vqa-count",
+        "status": "approved",
+        "sequence_id": None,
+        "text": "How many people hold a table?",
+        "answer": 2,
+        "steps": [human],
+        "criteria": {
+            "image_ids": ["cam2_000042.jpg", "last.jpg"],
+            "pattern": {"nodes": [target, TABLE], "edges": [HOI]},
+        },
+    }
+
+
 def questions() -> list[dict]:
     """The records, in the order they are stored (the export's order)."""
     return [
@@ -361,9 +446,10 @@ def questions() -> list[dict]:
         vg_video(),
         vg_simple("vg-nobox", "approved", 2, P3),  # no box of the answer: left out
         vg_simple("vg-pending", "pending", 0, P1),
-        vg_simple("vg-excluded", "excluded", 0, P3),
+        vg_simple("vg-excluded", "excluded", 2, P3),  # no box either
         vqa_count(),
-        vqa_wh("wh-action", "approved", "action", "looking at sth."),
+        vqa_wh("wh-action", "corrected", "action", "looking at sth."),
+        wh_walk(),
         vqa_wh("wh-age", "pending", "age", "young adult"),
         {
             "uid": "mug",
@@ -418,7 +504,8 @@ def build_tiny_project(path: Path, records: list[dict] | None = None) -> TinyPro
                 "distance_m": 4.8,
                 "method": "box_centre",
             }
-            p.sequences.set_relations(frame.id, [robot])
+            table = {**robot, "reference_entity_id": ids[T1], "direction": "left"}
+            p.sequences.set_relations(frame.id, [robot, table])
             p.hoi.add_label(
                 frame_id=frame.id,
                 subject_entity_id=ids[P1],
@@ -434,12 +521,19 @@ def build_tiny_project(path: Path, records: list[dict] | None = None) -> TinyPro
     return TinyProject(path, seq.id, row, ids)
 
 
-def stored_record(r: dict, sequence_id: int, frame_ids: list[int]) -> dict:
+def questions_only_project(path: Path, records: list[dict]) -> Path:
+    """A project holding only `records` (no sequence: what is read before any frame)."""
+    with open_project(path, create=True) as p:
+        p.questions.add_many(stored_record(r, None, []) for r in records)
+    return path
+
+
+def stored_record(r: dict, sequence_id: int | None, frame_ids: list[int]) -> dict:
     """A record as stored: the frames it names (positions 0-2) as their row ids."""
     record = {"benchmark": "jrdb", "options": None, "sequence_id": sequence_id, "seed": 0}
     record.update(r)
     c = dict(record.get("criteria") or {})
-    if "frame_ids" in c:
+    if "frame_ids" in c and frame_ids:
         c["frame_ids"] = [frame_ids[i] for i in c["frame_ids"]]
     record["criteria"] = c
     answer = record["answer"]
@@ -454,3 +548,61 @@ def as_question(tiny: TinyProject, r: dict) -> Question:
     record = stored_record(r, tiny.sequence_id, tiny.frame_ids)
     d = record.pop("difficulty")
     return jrdb_question(**{**record, "difficulty": Difficulty(d["S"], d["R"], d["T"])})
+
+
+# -- what the export should write, read back ---------------------------------------
+
+
+def element_of(tiny, q, options=None, seq=SEQUENCE, keys=None):
+    """element() of one question over the tiny project."""
+    with reading(tiny, keys) as element_of_question:
+        return element_of_question(q, options, seq)
+
+
+@contextmanager
+def reading(tiny, keys=None):
+    """element() of questions over the tiny project, opened once."""
+    with open_for_reading(tiny.db) as p:
+        frames = {f.id: f for f in p.sequences.frames(tiny.sequence_id)}
+        if keys is None:
+            keys = {e.id: e.key for e in p.sequences.entities(tiny.sequence_id)}
+
+        def element_of_question(q, options=None, seq=SEQUENCE):
+            return element(q, seq, Window(p, q, frames, keys), options or {})
+
+        yield element_of_question
+
+
+def sub(ids, frame, **extra):
+    """A key's entry: the entities with a box in the frame and their boxes, then those
+    without one, then the rest (target_answer, slot)."""
+    boxed = [i for i in ids if (i, frame) not in NO_BOX]
+    entry = {"target_ID": boxed, "target_bbox": [box(i, frame) for i in boxed]}
+    if len(boxed) < len(ids):
+        entry["unboxed_ID"] = [i for i in ids if i not in boxed]
+    return {**entry, **extra}
+
+
+def same(got, expected):
+    """Equal, keys in the same order, and numbers of the same type (6.0 is not 6)."""
+    assert got == expected
+    assert json.dumps(got) == json.dumps(expected)
+
+
+def slot_times(name, numbers, image_ids):
+    return {
+        name: {
+            "t1": float(numbers[0]),
+            "t2": float(numbers[-1]),
+            "image_ids": image_ids,
+            "type": "specific",
+        }
+    }
+
+
+def assert_count_options(options, answer):
+    """generate_options_count: five different numbers, sorted, the answer among them and
+    the others from 1 to 12."""
+    assert len(options) == 5 and options == sorted(set(options)), options
+    assert answer in options and set(options) - {answer} <= set(range(1, 13)), options
+    assert all(type(o) is int for o in options)
