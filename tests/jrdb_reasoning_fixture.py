@@ -151,18 +151,18 @@ def vg_pair() -> dict:
 
 def vg_video() -> dict:
     """Video over frames 0-2, evaluated at 0 and 2 (slot1 = [0], slot2 = [1, 2]): the
-    person walking at the end who holds a table at the start. Corrected: the verifier drew
+    person running at the end who holds a table at the start. Corrected: the verifier drew
     the answer's box in frame 2 anew; the table's step kept its box as it was then."""
     steps = [
         with_boxes(step("Find all people.", "human", [P1, P2, P3], 2), 2),
-        with_boxes(step("Find the people walking at the end.", "action", [P1, P2], 2), 2),
+        with_boxes(step("Find the people running at the end.", "action", [P1, P2], 2), 2),
         {
             **step("Find all tables.", "hoi_pair: category", [T1], 0, node=1),
             "boxes": {T1: STEP_TABLE_BOX},
         },
         with_boxes(
             step(
-                "Find the people walking at the end who hold a table at the start.",
+                "Find the people running at the end who hold a table at the start.",
                 "action, hoi",
                 [P1],
                 0,
@@ -170,7 +170,7 @@ def vg_video() -> dict:
             0,
         ),
     ]
-    nodes = [{"kind": "human", "bound": P1, "filters": [["action", "walking", 2]]}, TABLE]
+    nodes = [{"kind": "human", "bound": P1, "filters": [["action", "running", 2]]}, TABLE]
     track = [
         {"frame_id": 0, "image_id": IMAGES[0], "boxes": [box(P1, 0)]},
         {"frame_id": 1, "image_id": IMAGES[1], "boxes": [None]},  # out of view
@@ -180,7 +180,7 @@ def vg_video() -> dict:
         "uid": "vg-video",
         "task": "vg",
         "status": "corrected",
-        "text": "Find the person walking at the end who holds a table at the start.",
+        "text": "Find the person running at the end who holds a table at the start.",
         "answer": {
             "entity_ids": [P1],
             "image_id": IMAGES[2],

@@ -199,7 +199,7 @@ def test_a_video_vg_question_splits_its_window_into_its_slots(tiny, stored, tmp_
         "slot2": {
             "start": 6,
             "end": 7,
-            "variable": {"action": {"variable": ["walking"]}},
+            "variable": {"action": {"variable": ["running"]}},
             "type": "specific",
         },
     }
@@ -463,9 +463,16 @@ def test_wh_options_are_the_answer_and_at_most_fourteen_others_shuffled(tiny, st
 def test_a_question_without_a_sequence_numbers_its_frames_from_its_image_names(tmp_path):
     """An imported line naming no sequence and no frames: frame numbers are the last
     digits of each image name (0 without any), the last image is the key frame, nothing
-    has a box and nothing is a pair (there is no graph); the file names no sequence."""
-    db = questions_only_project(tmp_path / "imported.reasonscope", [imported_count()])
+    has a box and nothing is a pair (there is no graph); the file names no sequence. A Wh
+    question naming no attribute asks for the "answer"."""
+    wh = {"uid": "wh", "task": "vqa-wh", "status": "approved", "text": "What?", "answer": "walking"}
+    db = questions_only_project(tmp_path / "imported.reasonscope", [imported_count(), wh])
     _, elements = export(db, tmp_path, VQA)
+    asked = elements["wh"]["question"]["sub_questions"]
+    assert asked == {"answer": {"question": "What?", "options": ["walking"]}}
+    with open_for_reading(db) as p:
+        options = exported_options(p, p.questions.page().rows)
+    assert options == {"imported": elements["imported"]["question"]["options"], "wh": ["walking"]}
     el = elements["imported"]
     assert el["data"]["seq"] == ".json"
     images = ["cam2_000042.jpg", "last.jpg"]
@@ -487,19 +494,13 @@ def test_a_question_without_a_sequence_numbers_its_frames_from_its_image_names(t
         "key_image_id": "last.jpg",
     }
     same(el["labels"], {"slot1": labels})
-    same(
-        el["question"]["timestamps"],
-        {"slot1": {"t1": 42.0, "t2": 0.0, "image_ids": images, "type": "specific"}},
-    )
-    variable = {
-        "action": {"variable": ["walking"]},
-        "hoi": {"variable": ["holding"], "id_pair": T1},
-    }
+    times = {"t1": 42.0, "t2": 0.0, "image_ids": images, "type": "specific"}
+    same(el["question"]["timestamps"], {"slot1": times})
+    hoi = {"hoi": {"variable": ["holding"], "id_pair": T1}}
+    variable = {"action": {"variable": ["walking"]}, **hoi}
     slot1 = {"start": 42, "end": 0, "variable": variable, "type": "specific"}
-    same(
-        el["question"]["entities"],
-        {"id": P1, "gender": "male", "variation_slots": {"slot1": slot1}},
-    )
+    entities = {"id": P1, "gender": "male", "variation_slots": {"slot1": slot1}}
+    same(el["question"]["entities"], entities)
     assert (el["question"]["spatial_level"], el["difficulty_level"], el["difficulty"]) == (1, 2, {})
 
 
