@@ -23,16 +23,16 @@ import io
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import tempfile
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from collections.abc import Callable, Sequence
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
+from hang_guard import deadline as alarm_deadline
 from hypothesis import HealthCheck, seed, settings
 from loaders import load_everything
 from mutations import Mutation, apply
@@ -86,20 +86,9 @@ class Run:
         return self.crash or f"exit {self.code}; stderr: {self.err[-1500:]!r}"
 
 
-def _alarm(_signum, _frame) -> None:
-    raise Hang
-
-
-@contextmanager
-def deadline() -> Iterator[None]:
+def deadline():
     """Raise `Hang` in the block once it has run TIMEOUT_S (not nested)."""
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return alarm_deadline(TIMEOUT_S, Hang)
 
 
 HANG = f"hang: still running after {TIMEOUT_S:g} s"
