@@ -220,6 +220,7 @@ def test_an_object_is_one_entry_of_the_objects_file_with_both_boxes(project, fil
     assert chair["attributes"]["interpolated"] is False  # a keyframe of its track
     assert table["reasonscope"] == {"original_box": imported["table"]}
     assert table["box"] == [600, 200, 150, 90] and "original_box_3d" not in table["reasonscope"]
+    assert "reasonscope" not in _objects(files, 1)["chair:1"]  # as the dataset gave it
     # people go to the people's files, objects to theirs
     assert set(_objects(files, 0)) == {"chair:1", "table:1", "cup:1", "cup:2"}
     assert "chair:1" not in _flat(files, 0) and "chair:1" not in _solid(files, 0)
