@@ -1176,3 +1176,102 @@ def test_putting_back_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_pa
     _edit(pack, "DELETE FROM audit_log WHERE action = 'restore'")
     with pytest.raises(ProjectError, match=r"putting back of removal 1 is signed by annotator "):
         merge_package(hoi.db, pack)
+
+
+def _fays_frame_work(hoi, tmp_path) -> tuple[Path, dict[str, int]]:
+    """fay's annotator package in which she took a person out of frame 1, ended the track
+    of a person she drew, and deleted a label of hers copied from home: (package, ids)."""
+    persons, frame0, frame1 = list(hoi.persons.values()), hoi.frame_ids[0], hoi.frame_ids[1]
+    with open_project(hoi.db) as p:
+        mine = _touching(
+            p, frame0, persons[1], list(hoi.objects.values())[1], p.annotators.sign_in("fay")
+        )
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        p.sequences.remove_entity(persons[2], frame1, fay)
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, frame0, (100, 100, 50, 120), fay)
+        p.sequences.end_track(drawn, frame1, fay)
+        p.hoi.delete_label(mine.id, fay)
+        removal = p.db.execute("SELECT id FROM entity_removals").fetchone()[0]
+    return pack, {"removal": removal, "track": drawn, "deleted": mine.id}
+
+
+@pytest.mark.parametrize(
+    ("sql", "what"),
+    [
+        ("UPDATE entity_removals SET annotator_id = 999", "removal {removal}"),
+        ("UPDATE track_ends SET annotator_id = 999", "track end {track}"),
+        ("UPDATE hoi_label_trash SET deleted_by = 999", "deletion of label {deleted}"),
+    ],
+)
+def test_frame_work_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_path, sql, what):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack, ids = _fays_frame_work(hoi, tmp_path)
+    _edit(pack, sql)
+    with pytest.raises(ProjectError) as refused:
+        merge_package(hoi.db, pack)
+    assert str(refused.value) == (
+        f"{pack}: {what.format(**ids)} is signed by annotator 999, not by fay whose package it is"
+    )
+
+
+def test_frame_work_signed_by_fay_merges(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack, ids = _fays_frame_work(hoi, tmp_path)
+    report = merge_package(hoi.db, pack)
+    assert report.conflicts == []
+    assert [report.merged[k] for k in ("removals", "track ends", "label deletions")] == [1, 1, 1]
+
+
+def test_an_error_label_signed_by_anyone_else_refuses_the_package(episode_pack):
+    db, pack, _episode = episode_pack
+    _edit(pack, "UPDATE error_labels SET annotator_id = 999")
+    with sqlite3.connect(pack) as conn:
+        [(error,)] = conn.execute("SELECT id FROM error_labels").fetchall()
+    with pytest.raises(ProjectError) as refused:
+        merge_package(db, pack)
+    assert str(refused.value) == (
+        f"{pack}: error label {error} is signed by annotator 999, not by eve whose package it is"
+    )
+
+
+def test_a_refusal_names_a_signer_in_at_most_60_characters_and_a_crafted_id_in_20(
+    hoi_base, tmp_path
+):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack, _label = _fays_package(hoi, tmp_path)
+    long_name = "b" * 59 + "cd"  # 61 characters: the refusal shows 60
+    _edit(pack, "INSERT INTO annotators(id, name, created_at) VALUES (998, ?, ?)", long_name, NOW)
+    _edit(pack, "UPDATE boxes_2d SET annotator_id = 998 WHERE source = 'annotator'")
+    with pytest.raises(ProjectError, match=rf"is signed by {'b' * 59}c, not by fay "):
+        merge_package(hoi.db, pack)
+    crafted = "x" * 20 + "yz"  # an id that is no id: 20 characters of it, quoted
+    _edit(pack, "UPDATE boxes_2d SET annotator_id = ? WHERE source = 'annotator'", crafted)
+    with pytest.raises(ProjectError, match=rf"is signed by annotator '{'x' * 20}', not by fay "):
+        merge_package(hoi.db, pack)
+
+
+def test_a_track_reopened_and_keyed_after_its_old_end_merges_without_a_conflict(hoi_base, tmp_path):
+    """The reopening is applied before the package's keyframes: the keyframe in frame 1,
+    at the old end, is then accepted (after them it would be refused)."""
+    hoi = copy_of(hoi_base, tmp_path)
+    frame0, frame1 = hoi.frame_ids
+    with open_project(hoi.db) as p:
+        bea = p.annotators.sign_in("bea")
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", bea)
+        p.sequences.set_box_2d(drawn, frame0, (100, 100, 50, 120), bea)
+        p.sequences.end_track(drawn, frame1, bea)
+    pack = tmp_path / "fay.rspack"
+    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
+    with open_project(pack) as p:
+        fay = p.annotators.sign_in("fay")
+        p.sequences.reopen_track(drawn, fay)
+        p.sequences.set_box_2d(drawn, frame1, (120, 100, 50, 120), fay)
+    report = merge_package(hoi.db, pack)
+    assert (report.conflicts, report.merged["track ends"], report.merged["boxes"]) == ([], 1, 1)
+    with open_project(hoi.db) as p:
+        assert p.sequences.track_end(drawn) is None
+        assert p.sequences.box_record(drawn, frame1).box.x == 120.0
