@@ -531,41 +531,66 @@ def test_a_quality_check_from_a_package_is_judged_as_one(reviewed):
     assert _reviews(hoi.db) == []
 
 
-def _fays_package(hoi, tmp_path) -> tuple[Path, int]:
-    """fay's annotator package with a label and a 2D box of hers: (package, label id)."""
+def _fays_package(hoi, tmp_path) -> tuple[Path, dict[str, int]]:
+    """fay's annotator package: a label and a 2D box of hers, a person taken out of frame
+    1, the track of a person she drew ended, a label of hers copied from home deleted;
+    (package, ids: label, box, audit, removal, track, deleted)."""
+    persons, frame0, frame1 = list(hoi.persons.values()), hoi.frame_ids[0], hoi.frame_ids[1]
+    thing = list(hoi.objects.values())[1]
+    with open_project(hoi.db) as p:
+        mine = _touching(p, frame0, persons[0], thing, p.annotators.sign_in("fay"))
     pack = tmp_path / "fay.rspack"
     create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    person, thing = list(hoi.persons.values())[1], list(hoi.objects.values())[1]
     with open_project(pack) as p:
         fay = p.annotators.sign_in("fay")
-        label = _touching(p, hoi.frame_ids[0], person, thing, fay)
-        p.sequences.set_box_2d(person, hoi.frame_ids[0], (10, 20, 30, 40), fay)
-    return pack, label.id
+        label = _touching(p, frame0, persons[1], thing, fay)
+        p.sequences.set_box_2d(persons[1], frame0, (10, 20, 30, 40), fay)
+        p.sequences.remove_entity(persons[2], frame1, fay)
+        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
+        p.sequences.set_box_2d(drawn, frame0, (100, 100, 50, 120), fay)
+        p.sequences.end_track(drawn, frame1, fay)
+        p.hoi.delete_label(mine.id, fay)
+        one = "SELECT {} FROM {} WHERE {}"
+        ids = {
+            key: p.db.execute(one.format(*query)).fetchone()[0]
+            for key, query in {
+                "box": ("id", "boxes_2d", f"source = 'annotator' AND entity_id = {persons[1]}"),
+                "audit": ("max(id)", "audit_log", "annotator_id IS NOT NULL"),
+                "removal": ("id", "entity_removals", "1"),
+            }.items()
+        }
+    return pack, {**ids, "label": label.id, "track": drawn, "deleted": mine.id}
 
 
 @pytest.mark.parametrize(
     ("sql", "what"),
     [
         ("UPDATE hoi_labels SET annotator_id = 999 WHERE id = {label}", "label {label}"),
-        ("UPDATE boxes_2d SET annotator_id = 999 WHERE source = 'annotator'", "2d box {box}"),
+        ("UPDATE boxes_2d SET annotator_id = 999 WHERE id = {box}", "2d box {box}"),
         ("UPDATE audit_log SET annotator_id = 999 WHERE id = {audit}", "audit entry {audit}"),
+        ("UPDATE entity_removals SET annotator_id = 999", "removal {removal}"),
+        ("UPDATE track_ends SET annotator_id = 999", "track end {track}"),
+        ("UPDATE hoi_label_trash SET deleted_by = 999", "deletion of label {deleted}"),
     ],
 )
 def test_annotator_work_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_path, sql, what):
     hoi = copy_of(hoi_base, tmp_path)
-    pack, label = _fays_package(hoi, tmp_path)
-    conn = sqlite3.connect(pack)
-    box = conn.execute("SELECT id FROM boxes_2d WHERE source = 'annotator'").fetchone()[0]
-    audit = conn.execute("SELECT max(id) FROM audit_log WHERE annotator_id IS NOT NULL")
-    audit = audit.fetchone()[0]
-    conn.close()
-    ids = {"label": label, "box": box, "audit": audit}
+    pack, ids = _fays_package(hoi, tmp_path)
     _edit(pack, sql.format(**ids))
     with pytest.raises(ProjectError) as refused:
         merge_package(hoi.db, pack)
     assert str(refused.value) == (
         f"{pack}: {what.format(**ids)} is signed by annotator 999, not by fay whose package it is"
     )
+
+
+def test_annotator_work_signed_by_fay_merges(hoi_base, tmp_path):
+    hoi = copy_of(hoi_base, tmp_path)
+    pack, _ids = _fays_package(hoi, tmp_path)
+    report = merge_package(hoi.db, pack)
+    assert report.conflicts == []
+    counts = ("labels", "boxes", "removals", "track ends", "label deletions")
+    assert [report.merged[k] for k in counts] == [1, 2, 1, 1, 1]
 
 
 @pytest.mark.parametrize(
@@ -1178,54 +1203,6 @@ def test_putting_back_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_pa
         merge_package(hoi.db, pack)
 
 
-def _fays_frame_work(hoi, tmp_path) -> tuple[Path, dict[str, int]]:
-    """fay's annotator package in which she took a person out of frame 1, ended the track
-    of a person she drew, and deleted a label of hers copied from home: (package, ids)."""
-    persons, frame0, frame1 = list(hoi.persons.values()), hoi.frame_ids[0], hoi.frame_ids[1]
-    with open_project(hoi.db) as p:
-        mine = _touching(
-            p, frame0, persons[1], list(hoi.objects.values())[1], p.annotators.sign_in("fay")
-        )
-    pack = tmp_path / "fay.rspack"
-    create_package(hoi.db, PackageRequest("fay", "annotator", sequence="synthetic-cafe_0"), pack)
-    with open_project(pack) as p:
-        fay = p.annotators.sign_in("fay")
-        p.sequences.remove_entity(persons[2], frame1, fay)
-        drawn = p.sequences.add_drawn_entity(hoi.sequence_id, "human", "person", fay)
-        p.sequences.set_box_2d(drawn, frame0, (100, 100, 50, 120), fay)
-        p.sequences.end_track(drawn, frame1, fay)
-        p.hoi.delete_label(mine.id, fay)
-        removal = p.db.execute("SELECT id FROM entity_removals").fetchone()[0]
-    return pack, {"removal": removal, "track": drawn, "deleted": mine.id}
-
-
-@pytest.mark.parametrize(
-    ("sql", "what"),
-    [
-        ("UPDATE entity_removals SET annotator_id = 999", "removal {removal}"),
-        ("UPDATE track_ends SET annotator_id = 999", "track end {track}"),
-        ("UPDATE hoi_label_trash SET deleted_by = 999", "deletion of label {deleted}"),
-    ],
-)
-def test_frame_work_signed_by_anyone_else_refuses_the_package(hoi_base, tmp_path, sql, what):
-    hoi = copy_of(hoi_base, tmp_path)
-    pack, ids = _fays_frame_work(hoi, tmp_path)
-    _edit(pack, sql)
-    with pytest.raises(ProjectError) as refused:
-        merge_package(hoi.db, pack)
-    assert str(refused.value) == (
-        f"{pack}: {what.format(**ids)} is signed by annotator 999, not by fay whose package it is"
-    )
-
-
-def test_frame_work_signed_by_fay_merges(hoi_base, tmp_path):
-    hoi = copy_of(hoi_base, tmp_path)
-    pack, ids = _fays_frame_work(hoi, tmp_path)
-    report = merge_package(hoi.db, pack)
-    assert report.conflicts == []
-    assert [report.merged[k] for k in ("removals", "track ends", "label deletions")] == [1, 1, 1]
-
-
 def test_an_error_label_signed_by_anyone_else_refuses_the_package(episode_pack):
     db, pack, _episode = episode_pack
     _edit(pack, "UPDATE error_labels SET annotator_id = 999")
@@ -1242,7 +1219,7 @@ def test_a_refusal_names_a_signer_in_at_most_60_characters_and_a_crafted_id_in_2
     hoi_base, tmp_path
 ):
     hoi = copy_of(hoi_base, tmp_path)
-    pack, _label = _fays_package(hoi, tmp_path)
+    pack, _ids = _fays_package(hoi, tmp_path)
     long_name = "b" * 59 + "cd"  # 61 characters: the refusal shows 60
     _edit(pack, "INSERT INTO annotators(id, name, created_at) VALUES (998, ?, ?)", long_name, NOW)
     _edit(pack, "UPDATE boxes_2d SET annotator_id = 998 WHERE source = 'annotator'")
