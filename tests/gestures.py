@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -110,6 +112,20 @@ def open_as_ada(qtbot, project_path, mode: str, *, copy_to=None, prepare=None):
     window.set_mode(mode)
     wait_for_mode(qtbot, window, mode)
     return window
+
+
+@contextmanager
+def annotate_window(qtbot, project_path, copy_to) -> Iterator[MainWindow]:
+    """Annotate HOI as Ada on a private copy of the project, its first frame shown;
+    closed after the block once any work it started has ended."""
+    window = open_as_ada(qtbot, project_path, "annotate", copy_to=copy_to)
+    annotate = window.mode("annotate")
+    qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
+    try:
+        yield window
+        qtbot.waitUntil(lambda: annotate.task is None, timeout=30000)
+    finally:
+        window.close()
 
 
 CRITERIA_KEYS = (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gestures import drag_on_panorama, open_as_ada, press_shortcut
+from gestures import annotate_window, drag_on_panorama, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import QRectF, Qt
 
@@ -22,13 +22,9 @@ def imported(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, imported, tmp_path):
-    w = open_as_ada(qtbot, imported, "annotate", copy_to=tmp_path)
-    annotate = w.mode("annotate")
-    qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
-    assert w.session.annotator is not None and w.session.annotator.name == "Ada"
-    yield w
-    qtbot.waitUntil(lambda: annotate.task is None, timeout=30000)
-    w.close()
+    with annotate_window(qtbot, imported, tmp_path) as w:
+        assert w.session.annotator is not None and w.session.annotator.name == "Ada"
+        yield w
 
 
 def record(project, frame_id, entity_id, dims="2d"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import annotate_window, open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
@@ -28,11 +28,8 @@ def imported(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, imported, tmp_path):
-    w = open_as_ada(qtbot, imported, "annotate", copy_to=tmp_path)
-    annotate = w.mode("annotate")
-    qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
-    yield w
-    w.close()
+    with annotate_window(qtbot, imported, tmp_path) as w:
+        yield w
 
 
 def test_the_sequence_opens_on_its_first_frame_in_every_view(window):
@@ -218,7 +215,7 @@ def hoi_db(tmp_path_factory):
 
 
 def test_a_new_label_stays_selected_across_frames_and_copies(qtbot, hoi_db, tmp_path):
-    from gestures import open_as_ada, press_shortcut
+    from gestures import press_shortcut
     from PySide6.QtCore import Qt
 
     window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)
@@ -252,7 +249,7 @@ def test_an_interaction_target_is_chosen_with_tab_and_enter_or_from_the_list(
 ):
     import math
 
-    from gestures import open_as_ada, press_shortcut
+    from gestures import press_shortcut
     from PySide6.QtCore import Qt
 
     window = open_as_ada(qtbot, hoi_db, "annotate", copy_to=tmp_path)

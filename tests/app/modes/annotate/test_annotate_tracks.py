@@ -4,7 +4,7 @@ frames with three keyframe edits, interpolated boxes drawn dashed, undo, End tra
 from __future__ import annotations
 
 import pytest
-from gestures import drag_on_panorama, open_as_ada, press_shortcut
+from gestures import annotate_window, drag_on_panorama, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import QRectF, Qt
 
@@ -23,12 +23,8 @@ def imported(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, imported, tmp_path):
-    w = open_as_ada(qtbot, imported, "annotate", copy_to=tmp_path)
-    annotate = w.mode("annotate")
-    qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
-    yield w
-    qtbot.waitUntil(lambda: annotate.task is None, timeout=30000)
-    w.close()
+    with annotate_window(qtbot, imported, tmp_path) as w:
+        yield w
 
 
 def go_to(qtbot, annotate, index: int) -> None:

@@ -4,7 +4,7 @@ step through the reasoning (highlighted in the panorama, the cloud and the graph
 from __future__ import annotations
 
 import pytest
-from gestures import open_as_ada, press_shortcut
+from gestures import annotate_window, open_as_ada, press_shortcut
 from hoi_fixtures import build_hoi_project
 from PySide6.QtCore import Qt
 
@@ -26,14 +26,12 @@ def imported(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, imported, tmp_path):
-    w = open_as_ada(qtbot, imported.db, "annotate", copy_to=tmp_path)
-    annotate = w.mode("annotate")
-    qtbot.waitUntil(lambda: annotate.shown == annotate.state.frame.id, timeout=30000)
-    annotate.generator.raise_dock()
-    qtbot.waitUntil(lambda: annotate.generator.in_view)
-    yield w
-    annotate.generator.shutdown()
-    w.close()
+    with annotate_window(qtbot, imported.db, tmp_path) as w:
+        annotate = w.mode("annotate")
+        annotate.generator.raise_dock()
+        qtbot.waitUntil(lambda: annotate.generator.in_view)
+        yield w
+        annotate.generator.shutdown()
 
 
 def generate(qtbot, window, prefs: Preferences, seed: int = 0):
