@@ -1,0 +1,127 @@
+"""What an MG-VQA question draws from its seed before its scene is built (the target, how
+many of it, the distractors, the letters, the question's words), pinned on a few seeds
+that generate fast at small images: the same seed gives the same question, as GENERATOR
+promises until its version changes. The criteria themselves are tested on hand-laid
+scenes in test_question_rules.py; these seeds are what `make mutants` can afford."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from sim.robotiq import DEFAULT_GRIPPER
+from sim.tabletop.catalog import catalog_by_name
+from sim.tabletop.questions import TASKS, Rejection, Timing, generate
+
+BY_NAME = catalog_by_name()
+
+
+def asked(task: str, seed: int, size: int = 64, **kwargs):
+    """(text, answer, options, evidence, confounding, the scene's objects by name, attempt)
+    of a seed's question, its world closed; or its rejection's reason."""
+    result = generate(task, seed, image_size=size, **kwargs)
+    if isinstance(result, Rejection):
+        return result.reason
+    with result.scene.world:
+        record = result.question_record()
+        assert record["task"] == task and record["seed"] == seed
+        timing = result.timing
+        assert isinstance(timing, Timing) and timing.gripper == kwargs.get(
+            "gripper", DEFAULT_GRIPPER
+        )
+        assert timing.scene_s >= timing.settle_s > 0 and timing.visibility_s > 0
+        if task != "beneath":  # Beneath may settle again after laying a cover
+            assert timing.settle_s == result.scene.settle_s
+        return (
+            record["text"],
+            record["answer"],
+            record["options"],
+            record["evidence_ids"],
+            record["criteria"]["confounding"],
+            [s.entry.name for s in result.scene.spawned],
+            result.scene.attempt,
+        )
+
+
+def test_count_draws_its_target_how_many_and_the_clutter_from_the_seed():
+    assert asked("count", 5) == (
+        "How many limes can be found in the clutter on the table?",
+        5, None, ["obj_00", "obj_01", "obj_02", "obj_03", "obj_04"], False,
+        ["lime"] * 5 + ["navy book", "white candle", "blue mug", "white candle",
+                        "blue cereal box", "pink eraser"],
+        0,
+    )  # fmt: skip
+    assert asked("count", 2) == (
+        "Count the red books in this scene. How many are there?",
+        2, None, ["obj_00", "obj_01"], False,
+        ["red book", "red book", "orange cereal box", "green stick", "yellow toy brick",
+         "orange toy plane", "green cube", "black marker"],
+        0,
+    )  # fmt: skip
+
+
+def test_find_asks_for_a_present_target_on_even_seeds_and_an_absent_one_on_odd():
+    assert asked("find", 3) == (
+        "Can you find a pink eraser on the table? Answer yes or no, and point to it if it is there.",
+        {"answer": "no", "point": None}, ["yes", "no"], [], False,
+        ["soccer ball", "red rubber ball", "tennis ball", "soccer ball", "jenga block",
+         "domino tile", "white candle", "white tissue box", "white mug", "ochre toy fish",
+         "yellow cube", "red matchbox"],
+        0,
+    )  # fmt: skip
+    assert asked("find", 2) == (
+        "Can you find a yellow sponge on the table? Answer yes or no, and point to it if it is there.",
+        {"answer": "yes", "point": [34.9, 31.3]}, ["yes", "no"], ["obj_00"], False,
+        ["yellow sponge", "soccer ball", "glass marble", "tennis ball", "orange cereal box",
+         "green stick", "yellow toy brick", "orange toy plane", "green cube", "black marker",
+         "ochre toy fish", "red matchbox", "black marker", "cork coaster", "domino tile"],
+        0,
+    )  # fmt: skip
+
+
+def test_beneath_draws_its_clutter_and_options_from_the_seed():
+    assert asked("beneath", 3) == (
+        "What is beneath the yellow sponge?",
+        "green toy brick",
+        ["green toy brick", "aa battery", "yellow cube", "None of the above"],
+        ["obj_09", "obj_05"], False,
+        ["green stick", "white tissue box", "green cube", "blue plate", "coral capsule",
+         "green toy brick", "yellow cube", "aa battery", "blue dvd case", "yellow sponge"],
+        1,
+    )  # fmt: skip
+    assert asked("beneath", 4) == "beneath: no cover reveals a hidden object"
+
+
+def test_compare_draws_three_sizes_the_extreme_and_the_letters_from_the_seed():
+    assert asked("compare", 4, size=256) == (
+        "Look at the objects marked A, B and C. Which is the smallest of the three?",
+        "B", ["A", "B", "C"], ["obj_00", "obj_01", "obj_02"], False,
+        ["green cube", "wooden cutting board", "blue cereal box", "plum", "orange", "plum",
+         "blue rubber ball", "blue rubber ball", "black dvd case", "teddy bear"],
+        0,
+    )  # fmt: skip
+
+
+def test_generate_refuses_an_unknown_task_and_a_catalog_with_no_three_sizes():
+    with pytest.raises(ValueError) as refused:
+        generate("stack", 0)
+    assert str(refused.value) == f"task must be one of {TASKS}, not 'stack'"
+    cubes = [BY_NAME[n] for n in ("red cube", "blue cube", "green cube")]
+    r = generate("compare", 0, entries=cubes, gripper="2f85")
+    assert isinstance(r, Rejection) and r.reason == "compare: no three clearly different sizes"
+    assert r.timing == Timing(gripper="2f85")
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_seed_whose_every_layout_fails_gives_no_question(task):
+    """Boxes 80 cm wide, as large as the table's half: every drop leaves the view."""
+    giant = replace(BY_NAME["red cube"], name="giant red box", size=(0.4, 0.4, 0.02))
+    giant = replace(giant, extent_m=(0.8, 0.8, 0.04), volume_m3=0.0128)
+    entries = [
+        replace(giant, name=f"giant box {i}", volume_m3=0.0128 * 2**i, colour=str(i))
+        for i in range(3)
+    ]
+    r = generate(task, 0, image_size=64, entries=entries)
+    assert isinstance(r, Rejection) and r.reason == "scene: no valid layout"
+    assert r.timing.scene_s >= r.timing.settle_s > 0
