@@ -12,7 +12,7 @@ import pytest
 
 from sim.robotiq import DEFAULT_GRIPPER
 from sim.tabletop.catalog import catalog_by_name
-from sim.tabletop.questions import TASKS, Rejection, Timing, generate
+from sim.tabletop.questions import MAX_VISIBILITY, TASKS, Rejection, Timing, generate
 
 BY_NAME = catalog_by_name()
 
@@ -26,6 +26,8 @@ def asked(task: str, seed: int, size: int = 64, **kwargs):
     with result.scene.world:
         record = result.question_record()
         assert record["task"] == task and record["seed"] == seed
+        threshold = kwargs.get("threshold", MAX_VISIBILITY)
+        assert record["criteria"]["max_evidence_visibility"] == threshold
         timing = result.timing
         assert isinstance(timing, Timing) and timing.gripper == kwargs.get(
             "gripper", DEFAULT_GRIPPER
@@ -100,6 +102,18 @@ def test_compare_draws_three_sizes_the_extreme_and_the_letters_from_the_seed():
         ["green cube", "wooden cutting board", "blue cereal box", "plum", "orange", "plum",
          "blue rubber ball", "blue rubber ball", "black dvd case", "teddy bear"],
         0,
+    )  # fmt: skip
+
+
+def test_compare_discards_a_draw_whose_sizes_are_too_close_before_dropping_it():
+    # seed 31's first three draws fail the size rule and are never dropped: attempt 5
+    assert asked("compare", 31, size=256) == (
+        "Look at the objects marked A, B and C. Which is the largest of the three?",
+        "C", ["A", "B", "C"], ["obj_00", "obj_01", "obj_02"], False,
+        ["yellow sponge", "navy book", "blue cereal box", "lime", "tennis ball", "blue plate",
+         "rubber duck", "teal rock", "rubber duck", "yellow cube", "green soda can", "red mug",
+         "yellow sticky notes", "black marker", "yellow cube"],
+        5,
     )  # fmt: skip
 
 

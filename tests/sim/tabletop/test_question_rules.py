@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from annotation.tabletop.question_text import (
@@ -24,7 +26,7 @@ from annotation.tabletop.question_text import (
     fill,
     phrase,
 )
-from sim.camera import project_points
+from sim.camera import pixel_ray, project_points
 from sim.tabletop import questions
 from sim.tabletop.catalog import catalog_by_name, load_catalog
 from sim.tabletop.labels import largest_label
@@ -39,7 +41,13 @@ from sim.tabletop.questions import (
     Timing,
 )
 from sim.tabletop.scenes import GeneratedScene, SettleReport, SpawnSpec, spawn
-from sim.tabletop.world import TABLE_TOP_Z, TOP_DOWN, WORKSPACE_CENTRE, TabletopWorld
+from sim.tabletop.world import (
+    TABLE_HALF,
+    TABLE_TOP_Z,
+    TOP_DOWN,
+    WORKSPACE_CENTRE,
+    TabletopWorld,
+)
 from tests.criteria_checks import visible
 
 CAM = TOP_DOWN.with_size(64, 64)
@@ -74,12 +82,36 @@ COUNT_SCENE = [
 ]
 
 
-def count(scene, *, threshold=MAX_VISIBILITY, confounding=False, rng_seed=3):
-    timing = Timing()
-    result = questions._count_question(
-        random.Random(rng_seed), scene, BY_NAME["red cube"], confounding, CAM, threshold, timing
-    )
+START = 5.0  # seconds an attempt's clock shows when its question is asked
+
+
+def asked(scene, ask, grows=("visibility_s",)):
+    """(result, timing) of `ask(timing)` about `scene`: the time it took is added to the
+    attempt's clock, to the parts that `grow` (rendering to visibility_s, dressing and
+    settling to scene_s, settling to settle_s) and no other; a rejection closes the
+    scene's world."""
+    timing = Timing(scene_s=START, visibility_s=START, settle_s=START)
+    t0 = time.perf_counter()
+    result = ask(timing)
+    took = time.perf_counter() - t0
+    for name in ("visibility_s", "scene_s", "settle_s"):
+        spent = getattr(timing, name)
+        assert (START < spent <= START + took) if name in grows else spent == START, name
+    if isinstance(result, Rejection):
+        assert result.timing is timing and not scene.world.client.isConnected()
+    else:
+        assert scene.world.client.isConnected()
     return result, timing
+
+
+def count(scene, *, threshold=MAX_VISIBILITY, confounding=False, rng_seed=3):
+    target = BY_NAME["red cube"]
+    return asked(
+        scene,
+        lambda timing: questions._count_question(
+            random.Random(rng_seed), scene, target, confounding, CAM, threshold, timing
+        ),
+    )
 
 
 # ---------------------------------------------------------------- small pure rules
@@ -190,11 +222,13 @@ def test_compare_draws_three_sizes_each_at_least_the_size_ratio_apart():
         ]
 
     same = [(1.0, 1.0)] * 3
-    trio = questions._compare_trio(random.Random(1), shapes([SIZE_RATIO**2, 1.0, SIZE_RATIO], same))
+    # 2 / 1.25 and 3.2 / 2 are SIZE_RATIO to the last bit: a ratio at it is enough
+    trio = questions._compare_trio(random.Random(1), shapes([3.2, 1.25, 2.0], same))
     assert [e.name for e in trio] == ["box 1", "box 2", "box 0"]
-    close = shapes([1.0, SIZE_RATIO, math.nextafter(SIZE_RATIO**2, 0)], same)
+    assert (2.0 / 1.25, 3.2 / 2.0) == (SIZE_RATIO, SIZE_RATIO)
+    close = shapes([1.25, 2.0, math.nextafter(3.2, 0)], same)
     assert questions._compare_trio(random.Random(1), close) is None
-    close = shapes([1.0, math.nextafter(SIZE_RATIO, 0), SIZE_RATIO**2], same)
+    close = shapes([1.25, math.nextafter(2.0, 0), 3.2], same)
     assert questions._compare_trio(random.Random(1), close) is None
     # sizes are compared at the middle of each scale range: 8 at 1.0 is 1 at 0.5
     ranges = [(1.0, 1.0), (0.5, 0.5), (1.0, 1.0)]
@@ -266,12 +300,23 @@ def test_count_of_no_target_is_zero_and_the_confounding_flag_needs_a_look_alike_
 # ---------------------------------------------------------------- Find
 
 
-def find(scene, *, present=True, threshold=MAX_VISIBILITY, target="red cube", confounding=False):
-    timing = Timing()
-    result = questions._find_question(
-        random.Random(5), scene, BY_NAME[target], present, confounding, CAM, threshold, timing
+def find(
+    scene,
+    *,
+    present=True,
+    threshold=MAX_VISIBILITY,
+    target="red cube",
+    confounding=False,
+    grows=("visibility_s",),
+):
+    entry = BY_NAME[target]
+    return asked(
+        scene,
+        lambda timing: questions._find_question(
+            random.Random(5), scene, entry, present, confounding, CAM, threshold, timing
+        ),
+        grows,
     )
-    return result, timing
 
 
 FIND_SCENE = [row for i, row in enumerate(COUNT_SCENE) if i != 1]  # the one red cube hidden
@@ -305,7 +350,7 @@ def test_find_points_to_a_present_target_hidden_at_the_threshold():
 
 
 def test_find_of_an_absent_target_searches_the_clutter_and_refuses_one_present():
-    present, _ = find(laid(FIND_SCENE), present=False)  # closes its world
+    present, _ = find(laid(FIND_SCENE), present=False, grows=())  # nothing measured
     assert isinstance(present, Rejection) and present.reason == "find: absent target present"
     scene = laid(FIND_SCENE)
     with scene.world:
@@ -335,13 +380,22 @@ BENEATH_ENTRIES = ["red matchbox", "red cube", "white plate", "green book", "lim
 
 
 def beneath(
-    rows, *, rng_seed=0, confounding=False, names=BENEATH_ENTRIES, threshold=MAX_VISIBILITY
+    rows,
+    *,
+    rng_seed=0,
+    confounding=False,
+    names=BENEATH_ENTRIES,
+    grows=("visibility_s", "scene_s"),
+    with_robot=False,
 ):
-    scene = laid(rows)
-    timing = Timing()
+    scene = laid(rows, with_robot=with_robot)
     entries = [BY_NAME[n] for n in names]
-    result = questions._beneath_question(
-        random.Random(rng_seed), scene, entries, confounding, CAM, threshold, timing
+    result, timing = asked(
+        scene,
+        lambda timing: questions._beneath_question(
+            random.Random(rng_seed), scene, entries, confounding, CAM, MAX_VISIBILITY, timing
+        ),
+        grows,
     )
     return scene, result, timing
 
@@ -389,22 +443,47 @@ def test_beneath_none_of_the_above_leaves_the_hidden_object_out():
 
 
 def test_beneath_with_confounding_offers_the_look_alikes_of_the_hidden_object_first():
-    names = [*BENEATH_ENTRIES, "red mug", "blue mug", "red apple"]
+    names = [*BENEATH_ENTRIES, "blue cube", "red mug", "blue mug", "red apple"]
     scene, c, _ = beneath(BENEATH_SCENE, rng_seed=NOT_NOTA, confounding=True, names=names)
     with scene.world:
         assert c.confounding is True
         # the red matchbox's look-alikes: the red cube (under the plate too, left out),
-        # then the red mug and the red apple, in catalog order
+        # then the red mug and the red apple, in catalog order (the blue cube is not one)
         assert sorted(c.options[:-1]) == ["red apple", "red matchbox", "red mug"]
-    scene, c, _ = beneath(BENEATH_SCENE, rng_seed=NOTA, confounding=True, names=names)
+    scene, c, _ = beneath(BENEATH_SCENE, rng_seed=1, confounding=True, names=names)  # NOTA of ten
     with scene.world:
         assert c.answer == NONE_OF_THE_ABOVE and len(set(c.options)) == 4
         assert {"red apple", "red mug"} < set(c.options[:-1])
 
 
+def test_beneath_records_the_reveal_and_the_visibility_to_four_places():
+    """A plum two of whose 21 pixels show beside a plate, which reveals 19 of them."""
+    rows = [
+        ("plum", 0.0, 0.0, 0.0, 0.0, 1.0),
+        ("white plate", -0.06, 0.0, 0.05, 0.0, 1.0),
+        ("green book", -0.12, -0.12, 0.0, 0.3, 1.0),
+    ]
+    scene, c, _ = beneath(rows, names=["plum", "white plate", "green book", "lime", "orange"])
+    with scene.world:
+        assert c.evidence_ids == ["obj_01", "obj_00"]
+        assert c.criteria["measured"]["reveal"] == 0.9048  # 19 / 21
+        assert c.criteria["measured"]["visibility"]["obj_00"] == 0.0952  # 2 / 21
+
+
+def test_beneath_measures_again_when_the_robot_reaches_into_an_objects_window():
+    """The folded arm's box touches the image's last row, as does a lime's there: the pairs
+    are measured again with the robot in the world (it shows no pixel: the same question)."""
+    rows = [*BENEATH_SCENE, ("lime", 0.0, -0.33, 0.0, 0.0, 1.0)]
+    scene, c, _ = beneath(rows, rng_seed=NOT_NOTA, with_robot=True)
+    with scene.world:
+        assert "robot_arm" in scene.world.bodies
+        assert (c.answer, c.evidence_ids) == ("red matchbox", ["obj_02", "obj_01"])
+
+
 def test_beneath_refuses_a_scene_with_nothing_hidden_and_nothing_to_cover():
     scene, r, timing = beneath(
-        [("green book", -0.12, -0.13, 0.0, 0.3, 1.0), ("lime", 0.1, 0.1, 0.0, 0.0, 1.0)]
+        [("green book", -0.12, -0.13, 0.0, 0.3, 1.0), ("lime", 0.1, 0.1, 0.0, 0.0, 1.0)],
+        grows=("visibility_s",),
     )
     assert isinstance(r, Rejection) and r.reason == "beneath: no cover reveals a hidden object"
     assert r.timing is timing
@@ -460,7 +539,9 @@ LAY_SCENE = [
 
 
 def test_a_scene_that_hides_nothing_gets_its_widest_flat_object_laid_on_a_small_one():
-    scene, c, timing = beneath(LAY_SCENE, names=["red matchbox", "blue dvd case", "lime", "plum"])
+    names = ["red matchbox", "blue dvd case", "lime", "plum"]
+    everything = ("visibility_s", "scene_s", "settle_s")
+    scene, c, timing = beneath(LAY_SCENE, names=names, grows=everything)
     with scene.world:
         assert isinstance(c, Candidate) and c.evidence_ids == ["obj_01", "obj_00"]
         assert c.criteria["measured"]["cover"] == "blue dvd case"
@@ -540,6 +621,37 @@ def test_covers_are_laid_on_small_low_objects_in_view_nearest_the_centre_first(m
         ]
 
 
+def test_covers_are_tried_nearest_the_workspace_centre_first_by_the_objects_middles():
+    """Four red cubes whose order by distance from the workspace's centre (0, 0.05) differs
+    from their order by any other point or measure of them."""
+    cubes = [(-0.2, 0.0), (0.15, -0.1), (-0.07, 0.15), (-0.12, 0.03)]
+    rows = [("red cube", x, y, 0.0, 0.0, 1.0) for x, y in cubes]
+    scene = laid([*rows, ("blue dvd case", 0.12, 0.14, 0.0, 0.0, 1.0)])
+    with scene.world:
+        shows = dict.fromkeys(scene.world.bodies, 1.0)
+        assert questions._cover_pairs(scene, shows) == [
+            ("obj_03", "obj_04"),
+            ("obj_02", "obj_04"),
+            ("obj_01", "obj_04"),
+        ]
+
+
+def test_an_object_lies_on_the_table_up_to_a_centimetre_above_its_top(monkeypatch):
+    scene = laid([LAY_SCENE[0], LAY_SCENE[1]])
+    shows = {"obj_00": 1.0, "obj_01": 1.0}
+    with scene.world:
+        bottom = scene.world.aabb("obj_00")[0][2]
+        top = bottom - 0.01
+        for _ in range(8):  # the table top a centimetre under it, to the last bit
+            if top + 0.01 != bottom:
+                top = math.nextafter(top, bottom if top + 0.01 < bottom else 0)
+        assert top + 0.01 == bottom
+        monkeypatch.setattr(questions, "TABLE_TOP_Z", top)
+        assert questions._cover_pairs(scene, shows) == [("obj_00", "obj_01")]
+        monkeypatch.setattr(questions, "TABLE_TOP_Z", math.nextafter(top, 0))
+        assert questions._cover_pairs(scene, shows) == []
+
+
 def test_cover_sizes_are_held_at_their_limits(monkeypatch):
     rows = [("red matchbox", 0.0, 0.0, 0.0, 0.0, 1.0), ("blue dvd case", 0.15, 0.12, 0.0, 0.0, 1.0)]
     scene = laid(rows)
@@ -570,41 +682,41 @@ def test_cover_sizes_are_held_at_their_limits(monkeypatch):
 LABEL_CAM = TOP_DOWN.with_size(
     256, 256
 )  # the least size at which a 4 cm label's letter shows 20 pixels
-# Three labellable boxes, smallest first, and a white plate over a quarter of the tea box's
-# letter (9 of its 36 pixels in view: exactly LABEL_OCCLUDED).
+# Three labellable boxes, the largest first (keys and sizes in different orders), and a white
+# plate over a quarter of the tea box's letter (8 of its 32 pixels in view: LABEL_OCCLUDED).
 COMPARE_SCENE = [
+    ("white tissue box", 0.12, -0.05, 0.0, 0.0, 1.0),
     ("yellow sticky notes", -0.12, 0.08, 0.0, 0.0, 1.0),
     ("green tea box", 0.0, 0.0, 0.0, 0.0, 1.0),
-    ("white tissue box", 0.12, -0.05, 0.0, 0.0, 1.0),
-    ("white plate", 0.075, 0.0, 0.07, 0.0, 1.0),
+    ("white plate", 0.076, 0.0, 0.07, 0.0, 1.0),
 ]
+ALL_THREE = ["obj_00", "obj_01", "obj_02"]
 
 
-def compare(rows=COMPARE_SCENE, extreme="largest"):
-    scene = laid(rows)
-    timing = Timing()
-    result = questions._compare_question(
-        random.Random(2), scene, extreme, ["B", "C", "A"], LABEL_CAM, 0.2, timing
+def compare(rows=COMPARE_SCENE, extreme="largest", grows=("visibility_s",), scene=None):
+    scene = scene or laid(rows)
+    result, timing = asked(
+        scene,
+        lambda timing: questions._compare_question(
+            random.Random(2), scene, extreme, ["B", "C", "A"], LABEL_CAM, 0.2, timing
+        ),
+        grows,
     )
     return scene, result, timing
 
 
 def test_compare_asks_for_the_extreme_size_with_a_label_hidden_at_label_occluded():
-    scene, c, timing = compare()
+    scene, c, _ = compare()
     with scene.world:
         assert isinstance(c, Candidate) and (c.task, c.seed, c.confounding) == ("compare", 7, False)
-        assert (c.answer, c.options, c.evidence_ids) == (
-            "A",
-            ["A", "B", "C"],
-            ["obj_00", "obj_01", "obj_02"],
-        )
+        assert (c.answer, c.options, c.evidence_ids) == ("B", ["A", "B", "C"], ALL_THREE)
         assert c.text == phrase("compare", random.Random(2), extreme="largest")
         assert c.steps == [
-            {"description": "read the labels in view: B, A", "entity_ids": ["obj_00", "obj_02"]},
-            {"description": "uncover the hidden labels", "entity_ids": ["obj_01"]},
-            {"description": "compare the three objects' sizes", "entity_ids": ["obj_00", "obj_01", "obj_02"]},
-            {"description": "the largest is A", "entity_ids": ["obj_02"]},
-        ]  # fmt: skip
+            {"description": "read the labels in view: B, C", "entity_ids": ["obj_00", "obj_01"]},
+            {"description": "uncover the hidden labels", "entity_ids": ["obj_02"]},
+            {"description": "compare the three objects' sizes", "entity_ids": ALL_THREE},
+            {"description": "the largest is B", "entity_ids": ["obj_00"]},
+        ]
         assert c.difficulty == {"S": 3, "R": 2, "T": 1, "D": 6}
         volumes = {
             letter: round(s.entry.volume(s.scale), 7)
@@ -615,60 +727,110 @@ def test_compare_asks_for_the_extreme_size_with_a_label_hidden_at_label_occluded
             "generator": GENERATOR,
             "measured": {
                 "visibility": {},
-                "label_visibility": {"B": 1.0, "C": 0.25, "A": 1.0},
+                "label_visibility": {"B": 1.0, "C": 1.0, "A": 0.25},
                 "label_occluded_below": 0.25,
                 "volumes_m3": volumes,
                 "labels": {
-                    "B": "yellow sticky notes",
-                    "C": "green tea box",
-                    "A": "white tissue box",
+                    "B": "white tissue box",
+                    "C": "yellow sticky notes",
+                    "A": "green tea box",
                 },
                 "label_sides_m": {"B": 0.04, "C": 0.04, "A": 0.04},
-                "label_letter_px": {"B": 36, "C": 36, "A": 63},
+                "label_letter_px": {"B": 76, "C": 27, "A": 32},
             },
         }
-        assert timing.visibility_s > 0
     scene, c, _ = compare(extreme="smallest")
     with scene.world:
-        assert c.answer == "B" and c.steps[-1] == {
-            "description": "the smallest is B",
-            "entity_ids": ["obj_00"],
-        }
+        assert c.answer == "C"
+        assert c.steps[-1] == {"description": "the smallest is C", "entity_ids": ["obj_01"]}
+
+
+def test_compare_records_label_visibility_and_sides_to_four_places():
+    """A red cube drawn at 0.937 carries a 3.748 cm label; 3 of the tea box's 32 letter
+    pixels show (0.09375)."""
+    rows = [
+        COMPARE_SCENE[0],
+        ("red cube", -0.12, 0.08, 0.0, 0.0, 0.937),
+        COMPARE_SCENE[2],
+        ("white plate", 0.073, 0.0, 0.07, 0.0, 1.0),
+    ]
+    scene, c, _ = compare(rows)
+    with scene.world:
+        assert c.criteria["measured"]["label_visibility"] == {"B": 1.0, "C": 1.0, "A": 0.0938}
+        assert c.criteria["measured"]["label_sides_m"] == {"B": 0.04, "C": 0.0375, "A": 0.04}
 
 
 def test_compare_refuses_when_every_label_is_readable_or_one_cannot_be_read_even_alone(
     monkeypatch,
 ):
+    readable = "compare: every label readable in the first view"
     monkeypatch.setattr(questions, "LABEL_OCCLUDED", math.nextafter(0.25, 0))
-    _, r, timing = compare()
-    assert (
-        isinstance(r, Rejection) and r.reason == "compare: every label readable in the first view"
-    )
-    assert r.timing is timing
+    assert compare()[1].reason == readable
+    monkeypatch.setattr(questions, "LABEL_OCCLUDED", 1.0)  # every label hidden: none read
+    scene, c, _ = compare()
+    with scene.world:
+        assert c.steps[:2] == [
+            {"description": "read the labels in view: none", "entity_ids": []},
+            {"description": "uncover the hidden labels", "entity_ids": ALL_THREE},
+        ]
     monkeypatch.undo()
-    open_view = [row for row in COMPARE_SCENE if row[0] != "white plate"]
-    _, r, _ = compare(open_view)
-    assert r.reason == "compare: every label readable in the first view"
-    monkeypatch.setattr(questions, "LETTER_MIN_PIXELS", 36)  # the least letter, alone
+    assert compare([row for row in COMPARE_SCENE if row[0] != "white plate"])[1].reason == readable
+    monkeypatch.setattr(questions, "LETTER_MIN_PIXELS", 27)  # the least letter, alone
     scene, c, _ = compare()
     with scene.world:
         assert isinstance(c, Candidate)
-    monkeypatch.setattr(questions, "LETTER_MIN_PIXELS", 37)
-    _, r, _ = compare()
-    assert r.reason == "compare: a label not visible even alone"
+    monkeypatch.setattr(questions, "LETTER_MIN_PIXELS", 28)
+    assert compare()[1].reason == "compare: a label not visible even alone"
 
 
 def test_compare_refuses_sizes_too_close_and_an_object_with_no_face_up():
-    close = [("green tea box", -0.12, 0.08, 0.0, 0.0, 1.0), *COMPARE_SCENE[1:]]
-    _, r, _ = compare(close)
+    close = [COMPARE_SCENE[0], ("green tea box", -0.12, 0.08, 0.0, 0.0, 1.0), COMPARE_SCENE[2]]
+    _, r, _ = compare(close, grows=())
     assert isinstance(r, Rejection) and r.reason == "compare: sampled sizes too close"
-    scene = laid([COMPARE_SCENE[0], ("red soda can", 0.0, 0.0, 0.0, 0.0, 1.0), COMPARE_SCENE[2]])
+    scene = laid([*COMPARE_SCENE[:2], ("red soda can", 0.0, 0.0, 0.0, 0.0, 1.0)])
     world = scene.world
-    uid = world.bodies["obj_01"].uid
+    uid = world.bodies["obj_02"].uid
     position = world.client.getBasePositionAndOrientation(uid)[0]
     lying = world.client.getQuaternionFromEuler((math.pi / 2, 0, 0))
     world.client.resetBasePositionAndOrientation(uid, position, lying)
-    r = questions._compare_question(
-        random.Random(2), scene, "largest", ["B", "C", "A"], LABEL_CAM, 0.2, Timing()
-    )
+    _, r, _ = compare(scene=scene, grows=())
     assert r.reason == "compare: red soda can: no face turned up (tilted 90 deg)"
+    two = laid(COMPARE_SCENE[:2])  # three letters need three objects
+    with two.world, pytest.raises(ValueError):
+        questions._compare_question(
+            random.Random(2), two, "largest", list("BCA"), LABEL_CAM, 0.2, Timing()
+        )
+
+
+# ---------------------------------------------------------------- what the view can skip
+
+
+def test_the_floor_and_legs_are_left_out_only_when_the_table_top_fills_every_corner():
+    """Turned 30 degrees, each corner of the image is the one nearest an edge of the table
+    in turn: a quarter of a pixel beyond it and the floor may show."""
+    world = TabletopWorld(with_robot=False)
+    hidden = ["floor", "table_leg_0", "table_leg_1", "table_leg_2", "table_leg_3"]
+    with world:
+        assert questions._under_table(world, CAM) == hidden
+        turned = replace(CAM, fov_deg=35.0, up=(math.sin(math.pi / 6), math.cos(math.pi / 6), 0))
+        pixel = 2 * (CAM.eye[2] - TABLE_TOP_Z) * math.tan(math.radians(35.0 / 2)) / 64
+        centre = np.array(CAM.target[:2])
+        edge = np.array(TABLE_HALF)
+        for u, v in ((0, 0), (64, 0), (0, 64), (64, 64)):
+            origin, direction = pixel_ray(turned, u, v)
+            hit = (origin + direction * (TABLE_TOP_Z - origin[2]) / direction[2])[:2]
+            axis = int(np.argmax(np.abs(hit) / edge))  # the edge this corner is nearest
+            beyond = np.zeros(2)
+            outward = np.sign(hit[axis])
+            beyond[axis] = outward * (edge[axis] + 0.25 * pixel) - hit[axis]
+            inside = beyond.copy()
+            inside[axis] -= outward * pixel  # three quarters of a pixel inside
+            for shift, expected in ((beyond, []), (inside, hidden)):
+                moved = replace(
+                    turned,
+                    eye=(*(np.array(turned.eye[:2]) + shift), turned.eye[2]),
+                    target=(*(centre + shift), turned.target[2]),
+                )
+                assert questions._under_table(world, moved) == expected, (u, v, expected)
+        up = replace(CAM, target=(CAM.eye[0], CAM.eye[1] + 0.3, CAM.eye[2] + 1.0))
+        assert questions._under_table(world, up) == []  # looking up: the floor is no matter
