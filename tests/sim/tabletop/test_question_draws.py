@@ -6,13 +6,16 @@ scenes in test_question_rules.py; these seeds are what `make mutants` can afford
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
 
 from sim.robotiq import DEFAULT_GRIPPER
+from sim.tabletop import questions
 from sim.tabletop.catalog import catalog_by_name
 from sim.tabletop.questions import MAX_VISIBILITY, TASKS, Rejection, Timing, generate
+from sim.tabletop.scenes import recorded_gripper
 
 BY_NAME = catalog_by_name()
 
@@ -35,6 +38,10 @@ def asked(task: str, seed: int, size: int = 64, **kwargs):
         assert timing.scene_s >= timing.settle_s > 0 and timing.visibility_s > 0
         if task != "beneath":  # Beneath may settle again after laying a cover
             assert timing.settle_s == result.scene.settle_s
+        # dressed: the robot with the gripper asked for, whatever the task checked without it
+        assert result.scene.dressed and "robot_arm" in result.scene.world.bodies
+        gripper = recorded_gripper(result.scene.world.body_records())
+        assert gripper == kwargs.get("gripper", DEFAULT_GRIPPER)
         return (
             record["text"],
             record["answer"],
@@ -49,37 +56,89 @@ def asked(task: str, seed: int, size: int = 64, **kwargs):
 def test_count_draws_its_target_how_many_and_the_clutter_from_the_seed():
     assert asked("count", 5) == (
         "How many limes can be found in the clutter on the table?",
-        5, None, ["obj_00", "obj_01", "obj_02", "obj_03", "obj_04"], False,
-        ["lime"] * 5 + ["navy book", "white candle", "blue mug", "white candle",
-                        "blue cereal box", "pink eraser"],
+        5,
+        None,
+        ["obj_00", "obj_01", "obj_02", "obj_03", "obj_04"],
+        False,
+        ["lime"] * 5
+        + [
+            "navy book",
+            "white candle",
+            "blue mug",
+            "white candle",
+            "blue cereal box",
+            "pink eraser",
+        ],
         0,
-    )  # fmt: skip
-    assert asked("count", 2) == (
-        "Count the red books in this scene. How many are there?",
-        2, None, ["obj_00", "obj_01"], False,
-        ["red book", "red book", "orange cereal box", "green stick", "yellow toy brick",
-         "orange toy plane", "green cube", "black marker"],
+    )
+    # look-alikes weighted up (a green stick, a green tea box), with the other gripper
+    assert asked("count", 97, gripper="2f85") == (
+        "Count the green books in this scene. How many are there?",
+        1,
+        None,
+        ["obj_00"],
+        True,
+        [
+            "green book",
+            "grey tray",
+            "green stick",
+            "blue toy brick",
+            "wooden cutting board",
+            "paper cup",
+            "white candle",
+            "white candle",
+            "green tea box",
+            "green stick",
+        ],
         0,
-    )  # fmt: skip
+    )
 
 
 def test_find_asks_for_a_present_target_on_even_seeds_and_an_absent_one_on_odd():
-    assert asked("find", 3) == (
-        "Can you find a pink eraser on the table? Answer yes or no, and point to it if it is there.",
-        {"answer": "no", "point": None}, ["yes", "no"], [], False,
-        ["soccer ball", "red rubber ball", "tennis ball", "soccer ball", "jenga block",
-         "domino tile", "white candle", "white tissue box", "white mug", "ochre toy fish",
-         "yellow cube", "red matchbox"],
+    assert asked("find", 1) == (
+        "Is there an orange on the table? If so, point to it.",
+        {"answer": "no", "point": None},
+        ["yes", "no"],
+        [],
+        True,
+        [
+            "lime",
+            "plum",
+            "red mug",
+            "green toy brick",
+            "white candle",
+            "navy book",
+            "orange toy plane",
+            "orange cereal box",
+            "green toy brick",
+            "paper cup",
+            "yellow toy brick",
+        ],
+        3,
+    )
+    assert asked("find", 6) == (
+        "Is there a wooden cutting board on the table? If so, point to it.",
+        {"answer": "yes", "point": [35.0, 38.2]},
+        ["yes", "no"],
+        ["obj_00"],
+        False,
+        [
+            "wooden cutting board",
+            "plum",
+            "glass marble",
+            "navy book",
+            "black dvd case",
+            "ochre toy fish",
+            "teal rock",
+            "yellow sticky notes",
+            "teal rock",
+            "orange cereal box",
+            "domino tile",
+            "pink eraser",
+            "yellow cube",
+        ],
         0,
-    )  # fmt: skip
-    assert asked("find", 2) == (
-        "Can you find a yellow sponge on the table? Answer yes or no, and point to it if it is there.",
-        {"answer": "yes", "point": [34.9, 31.3]}, ["yes", "no"], ["obj_00"], False,
-        ["yellow sponge", "soccer ball", "glass marble", "tennis ball", "orange cereal box",
-         "green stick", "yellow toy brick", "orange toy plane", "green cube", "black marker",
-         "ochre toy fish", "red matchbox", "black marker", "cork coaster", "domino tile"],
-        0,
-    )  # fmt: skip
+    )
 
 
 def test_beneath_draws_its_clutter_and_options_from_the_seed():
@@ -87,34 +146,95 @@ def test_beneath_draws_its_clutter_and_options_from_the_seed():
         "What is beneath the yellow sponge?",
         "green toy brick",
         ["green toy brick", "aa battery", "yellow cube", "None of the above"],
-        ["obj_09", "obj_05"], False,
-        ["green stick", "white tissue box", "green cube", "blue plate", "coral capsule",
-         "green toy brick", "yellow cube", "aa battery", "blue dvd case", "yellow sponge"],
+        ["obj_09", "obj_05"],
+        False,
+        [
+            "green stick",
+            "white tissue box",
+            "green cube",
+            "blue plate",
+            "coral capsule",
+            "green toy brick",
+            "yellow cube",
+            "aa battery",
+            "blue dvd case",
+            "yellow sponge",
+        ],
         1,
-    )  # fmt: skip
+    )
+    assert asked("beneath", 13) == (
+        "What is beneath the orange cereal box?",
+        "None of the above",
+        ["teddy bear", "green stick", "red soda can", "None of the above"],
+        ["obj_06", "obj_00"],
+        False,
+        [
+            "lime",
+            "red apple",
+            "purple glue stick",
+            "wooden cutting board",
+            "blue cube",
+            "green soda can",
+            "orange cereal box",
+            "grey tray",
+            "navy book",
+            "blue cube",
+        ],
+        4,
+    )
     assert asked("beneath", 4) == "beneath: no cover reveals a hidden object"
 
 
 def test_compare_draws_three_sizes_the_extreme_and_the_letters_from_the_seed():
     assert asked("compare", 4, size=256) == (
         "Look at the objects marked A, B and C. Which is the smallest of the three?",
-        "B", ["A", "B", "C"], ["obj_00", "obj_01", "obj_02"], False,
-        ["green cube", "wooden cutting board", "blue cereal box", "plum", "orange", "plum",
-         "blue rubber ball", "blue rubber ball", "black dvd case", "teddy bear"],
+        "B",
+        ["A", "B", "C"],
+        ["obj_00", "obj_01", "obj_02"],
+        False,
+        [
+            "green cube",
+            "wooden cutting board",
+            "blue cereal box",
+            "plum",
+            "orange",
+            "plum",
+            "blue rubber ball",
+            "blue rubber ball",
+            "black dvd case",
+            "teddy bear",
+        ],
         0,
-    )  # fmt: skip
+    )
 
 
 def test_compare_discards_a_draw_whose_sizes_are_too_close_before_dropping_it():
     # seed 31's first three draws fail the size rule and are never dropped: attempt 5
     assert asked("compare", 31, size=256) == (
         "Look at the objects marked A, B and C. Which is the largest of the three?",
-        "C", ["A", "B", "C"], ["obj_00", "obj_01", "obj_02"], False,
-        ["yellow sponge", "navy book", "blue cereal box", "lime", "tennis ball", "blue plate",
-         "rubber duck", "teal rock", "rubber duck", "yellow cube", "green soda can", "red mug",
-         "yellow sticky notes", "black marker", "yellow cube"],
+        "C",
+        ["A", "B", "C"],
+        ["obj_00", "obj_01", "obj_02"],
+        False,
+        [
+            "yellow sponge",
+            "navy book",
+            "blue cereal box",
+            "lime",
+            "tennis ball",
+            "blue plate",
+            "rubber duck",
+            "teal rock",
+            "rubber duck",
+            "yellow cube",
+            "green soda can",
+            "red mug",
+            "yellow sticky notes",
+            "black marker",
+            "yellow cube",
+        ],
         5,
-    )  # fmt: skip
+    )
 
 
 def test_generate_refuses_an_unknown_task_and_a_catalog_with_no_three_sizes():
@@ -139,3 +259,20 @@ def test_a_seed_whose_every_layout_fails_gives_no_question(task):
     r = generate(task, 0, image_size=64, entries=entries)
     assert isinstance(r, Rejection) and r.reason == "scene: no valid layout"
     assert r.timing.scene_s >= r.timing.settle_s > 0
+
+
+def test_building_a_scene_adds_its_time_to_the_attempts_clock():
+    """A one-object scene, then one that never lands in view: the time spent is added to
+    what the attempt's clock already shows, settling to settle_s and all of it to scene_s."""
+    giant = replace(BY_NAME["red cube"], name="giant box", size=(0.4, 0.4, 0.02))
+    giant = replace(giant, extent_m=(0.8, 0.8, 0.04))
+    for pool, built in (([BY_NAME["red cube"]], True), ([giant], False)):
+        timing = Timing(scene_s=5.0, visibility_s=5.0, settle_s=5.0)
+        t0 = time.perf_counter()
+        scene = questions._timed_scene(timing, 0, 1, pool, [])
+        took = time.perf_counter() - t0
+        assert (scene is not None) == built and timing.visibility_s == 5.0
+        assert 5.0 < timing.settle_s <= timing.scene_s <= 5.0 + took
+        if built:
+            with scene.world:
+                assert timing.settle_s == 5.0 + scene.settle_s and scene.dressed
