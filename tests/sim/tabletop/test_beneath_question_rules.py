@@ -183,6 +183,9 @@ def test_a_cover_is_an_object_in_view_above_the_threshold():
         assert [p[1:3] for p in pairs_of(scene, plate)] == [("obj_02", "obj_01")]
         under = pairs_of(scene, math.nextafter(plate, 0))
         assert [p[1:3] for p in under] == [("obj_01", "obj_00")]
+        keys = [b.key for b in scene.world.objects()]
+        vis, _, windows = questions._beneath_pairs(scene.world, CAM, keys, MAX_VISIBILITY)
+        assert windows["obj_03"] is None and vis["obj_03"] == 0.0  # nothing of it to see
 
 
 def test_an_object_under_its_own_twin_is_not_asked_about():
@@ -301,6 +304,37 @@ def test_an_object_exactly_the_covers_reach_away_is_not_under_it(monkeypatch, ax
         scene.spawned[1] = replace(cover, entry=replace(cover.entry, extent_m=extent))
         _, seen, _, _ = lay(scene, monkeypatch)
         assert seen["pose"][0][2] == pytest.approx(hi[2] + 0.014 / 2 + 0.005, abs=1e-6)
+
+
+# Where the red matchbox lies (off the workspace's centre), and what stands about it: the
+# dvd case (half its diagonal, 11.65 cm, its reach) is laid above that when its box comes
+# within reach of the matchbox's middle in both x and y, else above the matchbox.
+CAN, TEA = "red soda can", "green tea box"  # 12.2 cm and 7 cm tall
+REACH_CASES = {
+    "9 cm beyond it in y: within reach": ((0.0, 0.0), (CAN, 0.0, 0.123), True),
+    "13 cm to its right": ((0.0, 0.0), (CAN, 0.163, 0.0), False),
+    "13 cm to its left": ((0.0, 0.0), (CAN, -0.163, 0.0), False),
+    "13 cm beyond it in y": ((0.0, 0.0), (CAN, 0.0, 0.163), False),
+    "13 cm before it in y": ((0.0, 0.0), (CAN, 0.0, -0.163), False),
+    "5 cm beyond, 10 cm right of the centre": ((0.1, 0.0), (CAN, 0.1, 0.083), True),
+    "5 cm right, 10 cm beyond the centre": ((0.0, 0.1), (CAN, 0.083, 0.1), True),
+    "a box 14 cm wide 2.4 cm before it": ((0.1, 0.25), (TEA, 0.16, 0.186), True),
+}
+
+
+@pytest.mark.parametrize("case", REACH_CASES)
+def test_what_lies_within_the_covers_reach_in_both_directions(monkeypatch, case):
+    (tx, ty), (other, ox, oy), within = REACH_CASES[case]
+    rows = [
+        ("red matchbox", tx, ty, 0.0, 0.0, 1.0),
+        ("blue dvd case", -0.2, -0.25, 0.0, 0.0, 1.0),
+        (other, ox, oy, 0.0, 0.0, 1.0),
+    ]
+    scene = laid(rows)
+    with scene.world:
+        under = scene.world.aabb("obj_02" if within else "obj_00")[1][2]
+        _, seen, _, _ = lay(scene, monkeypatch)
+        assert seen["pose"][0][2] == pytest.approx(under + 0.014 / 2 + 0.005, abs=1e-6)
 
 
 def test_laying_a_cover_fails_when_it_ends_out_of_view_or_still_moving(monkeypatch):

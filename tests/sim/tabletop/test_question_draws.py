@@ -16,13 +16,20 @@ from sim.tabletop import questions
 from sim.tabletop.catalog import catalog_by_name
 from sim.tabletop.questions import MAX_VISIBILITY, TASKS, Rejection, Timing, generate
 from sim.tabletop.scenes import recorded_gripper
+from sim.tabletop.world import TabletopWorld
 
 BY_NAME = catalog_by_name()
 
 
-def asked(task: str, seed: int, size: int = 64, **kwargs):
+def folded_arm() -> dict[str, float]:
+    with TabletopWorld() as world:
+        return next(b["joints"] for b in world.body_records() if b["id"] == "robot_arm")
+
+
+def asked(task: str, seed: int, size: int = 64, rejected=None, **kwargs):
     """(text, answer, options, evidence, confounding, the scene's objects by name, attempt)
-    of a seed's question, its world closed; or its rejection's reason."""
+    of a seed's question, its world closed; or its rejection's reason. `rejected`: why the
+    scene's earlier attempts were discarded, as its record keeps them."""
     result = generate(task, seed, image_size=size, **kwargs)
     if isinstance(result, Rejection):
         return result.reason
@@ -40,8 +47,13 @@ def asked(task: str, seed: int, size: int = 64, **kwargs):
             assert timing.settle_s == result.scene.settle_s
         # dressed: the robot with the gripper asked for, whatever the task checked without it
         assert result.scene.dressed and "robot_arm" in result.scene.world.bodies
-        gripper = recorded_gripper(result.scene.world.body_records())
-        assert gripper == kwargs.get("gripper", DEFAULT_GRIPPER)
+        bodies = result.scene.world.body_records()
+        assert recorded_gripper(bodies) == kwargs.get("gripper", DEFAULT_GRIPPER)
+        # added after the last settle, so never simulated: the arm stands as it was built
+        arm = next(b["joints"] for b in bodies if b["id"] == "robot_arm")
+        assert arm == folded_arm()
+        if rejected is not None:
+            assert result.scene.rejected == rejected
         return (
             record["text"],
             record["answer"],
@@ -89,6 +101,60 @@ def test_count_draws_its_target_how_many_and_the_clutter_from_the_seed():
             "white candle",
             "green tea box",
             "green stick",
+        ],
+        0,
+    )
+
+
+def test_count_discards_a_scene_still_moving_after_twelve_seconds():
+    why = ["attempt 0: objects still moving after 12 s"]
+    why += [
+        f"attempt {i}: obj_{k} is outside the top-down view"
+        for i, k in ((1, 12), (2, "06"), (3, 10), (4, "07"), (5, "07"), (6, 10))
+    ]
+    assert asked("count", 29, rejected=why) == (
+        "How many jenga blocks can be found in the clutter on the table?",
+        3,
+        None,
+        ["obj_00", "obj_01", "obj_02"],
+        False,
+        [
+            "jenga block",
+            "jenga block",
+            "jenga block",
+            "red apple",
+            "orange cereal box",
+            "white tissue box",
+            "aa battery",
+            "black phone",
+            "pink toy dart",
+            "ochre toy fish",
+            "cork coaster",
+            "silver soda can",
+            "red mug",
+        ],
+        7,
+    )
+
+
+def test_find_points_to_a_present_target_to_a_tenth_of_a_pixel():
+    # seed 20 (even, not a multiple of 3) asks for a present target it finds in view
+    assert asked("find", 20) == "find: target visible above the threshold"
+    assert asked("find", 10) == (
+        "Can you find a blue toy rocket on the table? Answer yes or no, and point to it if it is there.",
+        {"answer": "yes", "point": [25.8, 28.7]},
+        ["yes", "no"],
+        ["obj_00"],
+        False,
+        [
+            "blue toy rocket",
+            "ping pong ball",
+            "grey tray",
+            "white cube",
+            "white candle",
+            "purple glue stick",
+            "black dvd case",
+            "green toy brick",
         ],
         0,
     )
@@ -185,6 +251,31 @@ def test_beneath_draws_its_clutter_and_options_from_the_seed():
     assert asked("beneath", 4) == "beneath: no cover reveals a hidden object"
 
 
+def test_beneath_lays_a_cover_before_the_robot_joins_the_scene():
+    # seed 11 buries nothing: a cover is laid and settled, the robot added only then
+    assert asked("beneath", 11) == (
+        "What is beneath the green book?",
+        "red matchbox",
+        ["green stick", "red matchbox", "plum", "None of the above"],
+        ["obj_08", "obj_05"],
+        False,
+        [
+            "lime",
+            "red toy brick",
+            "white candle",
+            "green book",
+            "green tea box",
+            "red matchbox",
+            "silver soda can",
+            "blue mug",
+            "green book",
+            "green toy brick",
+            "blue cube",
+        ],
+        0,
+    )
+
+
 def test_compare_draws_three_sizes_the_extreme_and_the_letters_from_the_seed():
     assert asked("compare", 4, size=256) == (
         "Look at the objects marked A, B and C. Which is the smallest of the three?",
@@ -210,7 +301,10 @@ def test_compare_draws_three_sizes_the_extreme_and_the_letters_from_the_seed():
 
 def test_compare_discards_a_draw_whose_sizes_are_too_close_before_dropping_it():
     # seed 31's first three draws fail the size rule and are never dropped: attempt 5
-    assert asked("compare", 31, size=256) == (
+    why = [f"attempt {i}: compare: sampled sizes too close" for i in range(3)]
+    why += ["attempt 3: obj_13 is outside the top-down view"]
+    why += ["attempt 4: obj_05 is outside the top-down view"]
+    assert asked("compare", 31, size=256, rejected=why) == (
         "Look at the objects marked A, B and C. Which is the largest of the three?",
         "C",
         ["A", "B", "C"],

@@ -494,5 +494,11 @@ def test_the_floor_and_legs_are_left_out_only_when_the_table_top_fills_every_cor
                     target=(*(centre + shift), turned.target[2]),
                 )
                 assert questions._under_table(world, moved) == expected, (u, v, expected)
-        up = replace(CAM, target=(CAM.eye[0], CAM.eye[1] + 0.3, CAM.eye[2] + 1.0))
-        assert questions._under_table(world, up) == []  # looking up: the floor is no matter
+        # looking up, though the rays met the table's plane behind the camera, inside it
+        up = replace(CAM, target=(CAM.eye[0], CAM.eye[1] + 0.01, CAM.eye[2] + 1.0))
+        assert questions._under_table(world, up) == []
+        # tilted toward -y: the table top ahead fills the view (not the rays mirrored back)
+        ahead = replace(
+            CAM, fov_deg=30.0, eye=(0.0, 0.35, CAM.eye[2]), target=(0.0, 0.0, TABLE_TOP_Z)
+        )
+        assert questions._under_table(world, ahead) == hidden
