@@ -255,6 +255,11 @@ def _count(rng, seed, entries, camera, threshold, timing):
     scene = _timed_scene(timing, seed, n, pool, [target] * k, 1)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
+    return _count_question(rng, scene, target, confounding, camera, threshold, timing)
+
+
+def _count_question(rng, scene, target, confounding, camera, threshold, timing):
+    """Count's question about a settled `scene`: how many `target`s, one of them hidden."""
     keys = [s.key for s in scene.spawned if s.entry.name == target.name]
     _, _, vis = _timed_visibility(timing, scene, camera, keys)
     if keys and min(vis.values()) > threshold:
@@ -276,7 +281,7 @@ def _count(rng, seed, entries, camera, threshold, timing):
         steps,
         _difficulty(max(1, len(keys)), 0),
         _criteria(threshold, vis, k=len(keys), target=target.name),
-        seed,
+        scene.seed,
         confounding and bool(_present_confounders(scene, target)),
         scene,
     )
@@ -291,6 +296,11 @@ def _find(rng, seed, entries, camera, threshold, timing):
     scene = _timed_scene(timing, seed, n, pool, [target] if present else [])
     if scene is None:
         return Rejection("scene: no valid layout", timing)
+    return _find_question(rng, scene, target, present, confounding, camera, threshold, timing)
+
+
+def _find_question(rng, scene, target, present, confounding, camera, threshold, timing):
+    """Find's question about a settled `scene`: is a `target` there (`present`), hidden?"""
     keys = [s.key for s in scene.spawned if s.entry.name == target.name]
     if not present and keys:
         return _reject(scene, "find: absent target present", timing)
@@ -330,7 +340,7 @@ def _find(rng, seed, entries, camera, threshold, timing):
         steps,
         _difficulty(1, 0),
         _criteria(threshold, vis, present=present, target=target.name),
-        seed,
+        scene.seed,
         confounding and bool(_present_confounders(scene, target)),
         scene,
     )
@@ -344,6 +354,11 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
     scene = _timed_scene(timing, seed, n, entries, [], BENEATH_PILE_ON, dress=False)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
+    return _beneath_question(rng, scene, entries, confounding, camera, threshold, timing)
+
+
+def _beneath_question(rng, scene, entries, confounding, camera, threshold, timing):
+    """Beneath's question about a settled, undressed `scene`: what lies under a cover."""
     world = scene.world
     keys = [b.key for b in world.objects()]
     t0 = time.perf_counter()
@@ -412,7 +427,7 @@ def _beneath(rng, seed, entries, camera, threshold, timing):
         steps,
         _difficulty(2, 1),
         criteria,
-        seed,
+        scene.seed,
         confounding,
         scene,
     )
@@ -582,14 +597,7 @@ def _window_area(window: tuple[int, int, int, int]) -> int:
 
 
 def _compare(rng, seed, entries, camera, threshold, timing):
-    shapes = [e for e in entries if _labellable(e)]
-    trio = None
-    for _ in range(30):
-        pick = sorted(rng.sample(shapes, 3), key=lambda e: e.volume(sum(e.scale_range) / 2))
-        v = [e.volume(sum(e.scale_range) / 2) for e in pick]
-        if v[1] / v[0] >= SIZE_RATIO and v[2] / v[1] >= SIZE_RATIO:
-            trio = pick
-            break
+    trio = _compare_trio(rng, entries)
     if trio is None:
         return Rejection("compare: no three clearly different sizes", timing)
     extreme = rng.choice(["largest", "smallest"])
@@ -598,6 +606,24 @@ def _compare(rng, seed, entries, camera, threshold, timing):
     scene = _timed_scene(timing, seed, rng.randint(9, 15), pool, trio, None, _sizes_too_close)
     if scene is None:
         return Rejection("scene: no valid layout", timing)
+    return _compare_question(rng, scene, extreme, letters, camera, threshold, timing)
+
+
+def _compare_trio(rng, entries) -> list[CatalogEntry] | None:
+    """Three labellable objects, smallest first, each at least SIZE_RATIO larger than the
+    one before at their middle scales: the first of 30 draws that are, or None."""
+    shapes = [e for e in entries if _labellable(e)]
+    for _ in range(30):
+        pick = sorted(rng.sample(shapes, 3), key=lambda e: e.volume(sum(e.scale_range) / 2))
+        v = [e.volume(sum(e.scale_range) / 2) for e in pick]
+        if v[1] / v[0] >= SIZE_RATIO and v[2] / v[1] >= SIZE_RATIO:
+            return pick
+    return None
+
+
+def _compare_question(rng, scene, extreme, letters, camera, threshold, timing):
+    """Compare's question about a settled `scene` whose first three objects get the
+    `letters`: which is the `extreme` one, a label hidden."""
     world = scene.world
     labelled = scene.spawned[:3]
     volumes = {s.key: s.entry.volume(s.scale) for s in labelled}
@@ -650,7 +676,7 @@ def _compare(rng, seed, entries, camera, threshold, timing):
         steps,
         _difficulty(3, 2),
         criteria,
-        seed,
+        scene.seed,
         False,
         scene,
     )
