@@ -29,6 +29,22 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _mutants_end_within_a_minute():
+    """Under `make mutants` (mutmut sets MUTANT_UNDER_TEST), a test still running after a
+    minute is a mutant's loop that never ends (a paging loop that reads the first page
+    again and again): it fails, and the mutant counts as killed, instead of running into
+    mutmut's CPU limit minutes later and counting as a timeout. The suite's own runs have
+    no deadline: they assert on no clock."""
+    if not os.environ.get("MUTANT_UNDER_TEST"):
+        yield
+        return
+    from hang_guard import StillRunning, deadline
+
+    with deadline(60, lambda: StillRunning("still running after 60 s under make mutants")):
+        yield
+
+
 @pytest.fixture
 def project(tmp_path):
     from store import open_project

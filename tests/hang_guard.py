@@ -8,6 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
+class StillRunning(BaseException):
+    """A test ran past its deadline. A BaseException, so that no `except Exception` (or
+    `except OSError`) in the code under test swallows it and loops on."""
+
+
 @contextmanager
 def deadline(seconds: float, raise_: Callable[[], BaseException]) -> Iterator[None]:
     """Raise `raise_()` in the block once it has run `seconds` of wall clock."""
