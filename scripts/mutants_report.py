@@ -19,6 +19,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 EQUIVALENT_FILE = Path("tests/mutants-equivalent.txt")
+# The tests noticed the mutant: they failed, or the process running them died (PyBullet
+# given None where it wants a number crashes the test process: mutmut says "segfault").
+CAUGHT = ("killed", "segfault")
 # "annotation.verification.xǁVerdictǁ__post_init____mutmut_3" or "...x_derive_outcome__mutmut_7"
 MODULE_OF_NAME = re.compile(r"^(?P<module>.+?)\.x[_ǁ]")
 
@@ -61,13 +64,14 @@ def module_of(name: str) -> str:
 
 def report(statuses: dict[str, str], listed: dict[str, str]) -> tuple[str, int]:
     """(the report's text, how many survivors are unexplained). A survivor is a mutant
-    with any status but killed and not checked ("no tests" and "timeout" included)."""
+    with any status but those of CAUGHT and not checked ("no tests" and "timeout"
+    included)."""
     by_module: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: dict[str, list[str]] = defaultdict(list)
     for name, status in statuses.items():
         module = module_of(name)
         by_module[module][status] += 1
-        if status not in ("killed", "not checked"):
+        if status not in (*CAUGHT, "not checked"):
             survivors[module].append(name)
     lines = ["Mutation testing of the rules (make mutants)", ""]
     columns = ("mutants", "killed", "survived", "equivalent", "unexplained", "not run")
@@ -81,7 +85,7 @@ def report(statuses: dict[str, str], listed: dict[str, str]) -> tuple[str, int]:
         unexplained_total += unexplained
         row = (
             sum(counts.values()),
-            counts["killed"],
+            sum(counts[s] for s in CAUGHT),
             len(survivors[module]),
             equivalent,
             unexplained,
@@ -92,10 +96,11 @@ def report(statuses: dict[str, str], listed: dict[str, str]) -> tuple[str, int]:
     if other:
         lines += [
             "",
-            "Other statuses (all but not checked count as survivors): "
+            "Other statuses (segfault counts as killed, the tests having crashed; "
+            "all others but not checked count as survivors): "
             + ", ".join(f"{s} {sum(c[s] for c in by_module.values())}" for s in other),
         ]
-    stale = sorted(n for n in listed if statuses.get(n) == "killed")
+    stale = sorted(n for n in listed if statuses.get(n) in CAUGHT)
     missing = sorted(n for n in listed if n not in statuses)
     if stale:
         lines += ["", "Listed as equivalent but now killed (remove from the list):"]
