@@ -56,7 +56,7 @@ $(VENV)/.installed-mutants: pyproject.toml $(VENV)/.installed-test
 
 mutants: $(VENV)/.installed-mutants
 	rm -rf mutants
-	$(BIN)/mutmut run --max-children 1
+	$(BIN)/mutmut run --max-children 2
 	$(BIN)/python scripts/mutants_report.py build/mutants/report.txt
 
 # Double-click opens .rspack packages and .reasonscope projects in the app (this user).
