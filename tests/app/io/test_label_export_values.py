@@ -471,7 +471,7 @@ def test_a_person_the_2d_file_lacks_keeps_the_activity_files_box(project, tmp_pa
 def test_a_labelled_person_the_activity_file_lacks_gets_an_entry_of_its_own(project, tmp_path):
     """JRDB's activity file leaves people out; one of them is written only when labelled
     (no_eval, so that JRDB's evaluation skips it), with the box a person moved."""
-    db, ids, imported = project
+    db, ids, _imported = project
     cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
     person = cafe["pedestrian:3"]
     changed = _changed(
@@ -506,7 +506,6 @@ def test_a_labelled_person_the_activity_file_lacks_gets_an_entry_of_its_own(proj
     }
     # bag:1 has no box in frame 0 (drawn in 3D, in frame 1): its pair has no box there
     assert entry["HOI"] == [{"pair": "bag:1", "box_pair": None, "inter_labels": {"holding": 3}}]
-    del imported
 
 
 def test_people_and_objects_are_written_in_the_datasets_order_of_their_ids(project, tmp_path):
