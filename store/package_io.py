@@ -517,22 +517,25 @@ def _restorations(conn: sqlite3.Connection, copied: set[int]) -> list[dict]:
     """Copied removals no longer in the package: put back there. Where and by whom come
     from the package's audit log (its last 'restore' entry of the removal)."""
     present = {r[0] for r in conn.execute("SELECT id FROM entity_removals")}
+    last = {  # removal id -> its last 'restore' entry (later entries overwrite earlier)
+        row_id: (who, at, detail)
+        for row_id, who, at, detail in conn.execute(
+            "SELECT row_id, annotator_id, at, detail FROM audit_log WHERE action = 'restore' "
+            "AND table_name = 'entity_removals' ORDER BY id"
+        )
+    }
     out = []
     for removal_id in sorted(copied - present):
-        entry = conn.execute(
-            "SELECT annotator_id, at, detail FROM audit_log WHERE action = 'restore' "
-            "AND table_name = 'entity_removals' AND row_id = ? ORDER BY id DESC LIMIT 1",
-            [str(removal_id)],
-        ).fetchone()
-        detail = loads(entry[2], {}) if entry else {}
+        who, at, detail = last.get(str(removal_id), (None, None, None))
+        detail = loads(detail, {})
         detail = detail if isinstance(detail, dict) else {}
         out.append(
             {
                 "id": removal_id,
                 "entity_id": detail.get("entity_id"),
                 "frame_id": detail.get("frame_id"),
-                "restored_by": entry[0] if entry else None,
-                "restored_at": entry[1] if entry else None,
+                "restored_by": who,
+                "restored_at": at,
             }
         )
     return out

@@ -136,10 +136,10 @@ def apply_restoration(
     _in_package(version, row["frame_id"])
     entity_id = entity_here(context, row["entity_id"])
     here = project.db.execute(
-        "SELECT id FROM entity_removals WHERE entity_id = ? AND frame_id = ?",
+        "SELECT removed_at FROM entity_removals WHERE entity_id = ? AND frame_id = ?",
         [entity_id, row["frame_id"]],
     ).fetchone()
-    if here is None or _removed_since(project, entity_id, row["frame_id"], context):
+    if here is None or _changed_since(here[0], context):
         raise ProjectError(
             f"{_where(project, entity_id, row['frame_id'])} has been put back or taken out "
             "anew here since the package went out"
