@@ -34,9 +34,9 @@ from store.errors import ProjectError, utc_now
 from store.tracks import TrackMethods
 
 _BOX3D_FIELDS = ("cx", "cy", "cz", "l", "w", "h", "rot_z")
-# On a person's first change of an imported box, the imported values are kept (JSON).
-# The dataset's values of a box on its first change, as JSON written by Python (SQLite's
-# json_array keeps 15 digits: a yaw of 1.5707963267948966 would come back 1.5707963267949).
+# On a person's first change of an imported box, the imported values are kept: JSON
+# written by Python, bound as the last parameter (SQLite's json_array keeps 15 digits: a
+# yaw of 1.5707963267948966 would come back 1.5707963267949).
 _ORIGINAL = "COALESCE({table}.original, CASE WHEN {table}.source = 'import' THEN ? END)"
 _BOX_TABLES = (("2d", "boxes_2d", "x, y, w, h"), ("3d", "boxes_3d", ", ".join(_BOX3D_FIELDS)))
 #: What a person may draw in a sequence: someone or something the labels missed.

@@ -164,7 +164,8 @@ def _worked_on(table: str, role: str) -> bool:
 
 
 # What an annotator's work changes in the copied tables: labels, entities, boxes, where
-# tracks end and who is taken out of a frame, and the relations a removed entity (or Relations ↻) takes out of a frame.
+# tracks end and who is taken out of a frame, and the relations a removed entity (or
+# Relations ↻) takes out of a frame.
 ANNOTATOR_WORK = (
     "hoi_labels",
     "entities",
