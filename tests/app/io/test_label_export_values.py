@@ -311,23 +311,39 @@ def test_only_accepted_labels_and_a_status_that_is_none(project):
     assert str(unknown.value) == f"{db}: no sequence 'nope' (sequences: {CAFE}, {HALL})"
 
 
+ROW = "WHERE entity_id = ? AND frame_id = ?"  # one entity's row of a frame
+
+
+def _at(ids: dict, key: str, frame: int = 0) -> list[int]:
+    """The parameters of ROW: the cafe's entity `key` in frame `frame`."""
+    return [ids[CAFE][key], ids[CAFE]["frames"][frame]]
+
+
+def _changed(db: Path, tmp_path: Path, *statements: tuple[str, list]) -> Path:
+    """A copy of the project with the dataset's files as they might also have been: the
+    rows `statements` (SQL, parameters) change, as an import of such files would leave."""
+    copy = tmp_path / f"changed{len(list(tmp_path.glob('changed*')))}.reasonscope"
+    copy.write_bytes(db.read_bytes())
+    conn = sqlite3.connect(copy)
+    for sql, params in statements:
+        assert conn.execute(sql, params).rowcount >= 1, sql
+    conn.commit()
+    conn.close()
+    return copy
+
+
+def _document(db: Path) -> dict:
+    with open_for_reading(db) as p:
+        return label_files(p, CAFE)
+
+
 def test_a_box_nobody_changed_is_written_as_the_activity_file_has_it(project, tmp_path):
     """The activity file's box is kept even where the 2D file's differs (JRDB writes
     both; a dataset may round them apart): only a box a person made replaces it."""
     db, ids, _imported = project
-    other = tmp_path / "other.reasonscope"
-    other.write_bytes(db.read_bytes())
-    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
-    conn = sqlite3.connect(other)
-    conn.execute(
-        "UPDATE person_label_entries SET entry = json_set(entry, '$.box', json('[1, 2, 3, 4]')) "
-        "WHERE entity_id = ? AND frame_id = ?",
-        [cafe["pedestrian:3"], f0],
-    )
-    conn.commit()
-    conn.close()
-    with open_for_reading(other) as p:
-        entry = _entries(labels_document(p, CAFE), 0)["pedestrian:3"]
+    box = "UPDATE person_label_entries SET entry = json_set(entry, '$.box', json('[1, 2, 3, 4]'))"
+    changed = _changed(db, tmp_path, (f"{box} {ROW}", _at(ids, "pedestrian:3")))
+    entry = _activity(_document(changed), 0)["pedestrian:3"]
     assert entry["box"] == [1, 2, 3, 4] and "reasonscope" not in entry
 
 
@@ -338,29 +354,14 @@ def test_a_box_moved_before_originals_were_kept_has_the_activity_files_box_besid
     none, and the export puts the activity file's box beside it (unless that entry,
     imported from our own export, already says what the dataset's box was)."""
     db, ids, imported = project
-    old = tmp_path / "old.reasonscope"
-    old.write_bytes(db.read_bytes())
-    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
-    conn = sqlite3.connect(old)
-    conn.execute(
-        "UPDATE boxes_2d SET original = NULL WHERE entity_id = ? AND frame_id = ?",
-        [cafe["pedestrian:1"], f0],
-    )
-    conn.commit()
-    with open_for_reading(old) as p:
-        entry = _entries(labels_document(p, CAFE), 0)["pedestrian:1"]
+    none_kept = (f"UPDATE boxes_2d SET original = NULL {ROW}", _at(ids, "pedestrian:1"))
+    entry = _activity(_document(_changed(db, tmp_path, none_kept)), 0)["pedestrian:1"]
     assert entry["box"] == [10.5, 20, 30, 40]
     assert entry["reasonscope"] == {"original_box": imported["2d"]}
     said = json.dumps({"original_box": [1, 2, 3, 4], "note": "kept"})
-    conn.execute(
-        "UPDATE person_label_entries SET entry = json_set(entry, '$.reasonscope', json(?)) "
-        "WHERE entity_id = ? AND frame_id = ?",
-        [said, cafe["pedestrian:1"], f0],
-    )
-    conn.commit()
-    conn.close()
-    with open_for_reading(old) as p:
-        entry = _entries(labels_document(p, CAFE), 0)["pedestrian:1"]
+    noted = "UPDATE person_label_entries SET entry = json_set(entry, '$.reasonscope', json(?))"
+    noted = (f"{noted} {ROW}", [said, *_at(ids, "pedestrian:1")])
+    entry = _activity(_document(_changed(db, tmp_path, none_kept, noted)), 0)["pedestrian:1"]
     assert entry["reasonscope"] == {"original_box": [1, 2, 3, 4], "note": "kept"}
 
 
@@ -408,35 +409,16 @@ def test_export_label_files_writes_the_dataset_layout_and_counts_it(project, fil
     )
 
 
-def _changed(db: Path, tmp_path: Path, *statements: tuple[str, list]) -> Path:
-    """A copy of the project with the dataset's files as they might also have been: the
-    rows `statements` (SQL, parameters) change, as an import of such files would leave."""
-    copy = tmp_path / "changed.reasonscope"
-    copy.write_bytes(db.read_bytes())
-    conn = sqlite3.connect(copy)
-    for sql, params in statements:
-        assert conn.execute(sql, params).rowcount >= 1, sql
-    conn.commit()
-    conn.close()
-    return copy
-
-
-def _document(db: Path) -> dict:
-    with open_for_reading(db) as p:
-        return label_files(p, CAFE)
-
-
 def test_the_datasets_interpolated_flag_is_kept_on_what_it_boxed(project, tmp_path):
     """What the dataset boxed (people, objects) says what the dataset says of each box;
     only tracks drawn here get the flag from their keyframes (store/tracks.py)."""
     db, ids, _imported = project
-    cafe, (f0, f1, _f2) = ids[CAFE], ids[CAFE]["frames"]
     flag = "UPDATE boxes_2d SET attributes = json_set(attributes, '$.interpolated', json('true'))"
     changed = _changed(
         db,
         tmp_path,
-        (f"{flag} WHERE entity_id = ? AND frame_id = ?", [cafe["pedestrian:3"], f0]),
-        (f"{flag} WHERE entity_id = ? AND frame_id = ?", [cafe["chair:1"], f1]),
+        (f"{flag} {ROW}", _at(ids, "pedestrian:3")),
+        (f"{flag} {ROW}", _at(ids, "chair:1", 1)),
     )
     files = _document(changed)
     assert _flat(files, 0)["pedestrian:3"]["attributes"]["interpolated"] is True
@@ -448,13 +430,8 @@ def test_the_datasets_interpolated_flag_is_kept_on_what_it_boxed(project, tmp_pa
 
 def test_a_person_the_2d_file_lacks_keeps_the_activity_files_box(project, tmp_path):
     db, ids, _imported = project
-    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
-    person = cafe["pedestrian:3"]
-    changed = _changed(
-        db,
-        tmp_path,
-        ("DELETE FROM boxes_2d WHERE entity_id = ? AND frame_id = ?", [person, f0]),
-    )
+    person, f0 = _at(ids, "pedestrian:3")
+    changed = _changed(db, tmp_path, (f"DELETE FROM boxes_2d {ROW}", [person, f0]))
     entry = _activity(_document(changed), 0)["pedestrian:3"]
     dataset = entry["box"]
     assert "reasonscope" not in entry and "pedestrian:3" not in _flat(_document(changed), 0)
@@ -472,13 +449,9 @@ def test_a_labelled_person_the_activity_file_lacks_gets_an_entry_of_its_own(proj
     """JRDB's activity file leaves people out; one of them is written only when labelled
     (no_eval, so that JRDB's evaluation skips it), with the box a person moved."""
     db, ids, _imported = project
-    cafe, f0 = ids[CAFE], ids[CAFE]["frames"][0]
-    person = cafe["pedestrian:3"]
-    changed = _changed(
-        db,
-        tmp_path,
-        ("DELETE FROM person_label_entries WHERE entity_id = ? AND frame_id = ?", [person, f0]),
-    )
+    cafe = ids[CAFE]
+    person, f0 = _at(ids, "pedestrian:3")
+    changed = _changed(db, tmp_path, (f"DELETE FROM person_label_entries {ROW}", [person, f0]))
     assert "pedestrian:3" not in _activity(_document(changed), 0)
     with open_project(changed) as p:
         ana = p.annotators.sign_in("ana")
